@@ -1,0 +1,1 @@
+"""L0: byte-exact codecs for IBM MQ structures, GPacket and ferrymq's own frames."""

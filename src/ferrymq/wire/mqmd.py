@@ -1,0 +1,171 @@
+"""MQMD, the message descriptor, versions 1 (324 bytes) and 2 (364 bytes).
+
+| Off | Len | Field            | Off | Len | Field                      |
+|----:|----:|------------------|----:|----:|----------------------------|
+|   0 |   4 | StrucId "MD  "   | 148 |  48 | ReplyToQMgr                |
+|   4 |   4 | Version          | 196 |  12 | UserIdentifier             |
+|   8 |   4 | Report           | 208 |  32 | AccountingToken (bytes)    |
+|  12 |   4 | MsgType          | 240 |  32 | ApplIdentityData           |
+|  16 |   4 | Expiry           | 272 |   4 | PutApplType                |
+|  20 |   4 | Feedback         | 276 |  28 | PutApplName                |
+|  24 |   4 | Encoding         | 304 |   8 | PutDate  YYYYMMDD (GMT)    |
+|  28 |   4 | CodedCharSetId   | 312 |   8 | PutTime  HHMMSSTH (GMT)    |
+|  32 |   8 | Format           | 320 |   4 | ApplOriginData             |
+|  40 |   4 | Priority         |     |     | -- end of version 1 (324)  |
+|  44 |   4 | Persistence      | 324 |  24 | GroupId (bytes)            |
+|  48 |  24 | MsgId (bytes)    | 348 |   4 | MsgSeqNumber               |
+|  72 |  24 | CorrelId (bytes) | 352 |   4 | Offset                     |
+|  96 |   4 | BackoutCount     | 356 |   4 | MsgFlags                   |
+| 100 |  48 | ReplyToQ         | 360 |   4 | OriginalLength             |
+
+The structure's own integers are in the writer's byte order (little-endian on x86-64);
+the Encoding field describes the data that follows, not the MQMD itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ferrymq.errors import DecodeError
+from ferrymq.mq import constants as C
+from ferrymq.wire.layout import Layout
+
+_V1_FIELDS = [
+    ("struc_id", "f", 4),
+    ("version", "l", 4),
+    ("report", "l", 4),
+    ("msg_type", "l", 4),
+    ("expiry", "l", 4),
+    ("feedback", "l", 4),
+    ("encoding", "l", 4),
+    ("coded_char_set_id", "l", 4),
+    ("format", "f", 8),
+    ("priority", "l", 4),
+    ("persistence", "l", 4),
+    ("msg_id", "b", 24),
+    ("correl_id", "b", 24),
+    ("backout_count", "l", 4),
+    ("reply_to_q", "c", 48),
+    ("reply_to_q_mgr", "c", 48),
+    ("user_identifier", "c", 12),
+    ("accounting_token", "b", 32),
+    ("appl_identity_data", "c", 32),
+    ("put_appl_type", "l", 4),
+    ("put_appl_name", "c", 28),
+    ("put_date", "c", 8),
+    ("put_time", "c", 8),
+    ("appl_origin_data", "c", 4),
+]
+_V2_FIELDS = [
+    ("group_id", "b", 24),
+    ("msg_seq_number", "l", 4),
+    ("offset", "l", 4),
+    ("msg_flags", "l", 4),
+    ("original_length", "l", 4),
+]
+
+LAYOUT_V1 = Layout.of("MQMD", _V1_FIELDS)
+LAYOUT_V2 = Layout.of("MQMD", _V1_FIELDS + _V2_FIELDS)
+assert LAYOUT_V1.size == C.MQMD_LENGTH_1 and LAYOUT_V2.size == C.MQMD_LENGTH_2
+
+NONE_ID = bytes(24)
+NONE_ACCOUNTING = bytes(32)
+
+
+@dataclass(frozen=True, slots=True)
+class MQMD:
+    """A message descriptor; the defaults are MQMD_DEFAULT (version 1)."""
+
+    struc_id: str = "MD"
+    version: int = C.MQMD_VERSION_1
+    report: int = C.MQRO_NONE
+    msg_type: int = C.MQMT_DATAGRAM
+    expiry: int = C.MQEI_UNLIMITED
+    feedback: int = C.MQFB_NONE
+    encoding: int = C.MQENC_NATIVE
+    coded_char_set_id: int = C.MQCCSI_Q_MGR
+    format: str = ""
+    priority: int = C.MQPRI_PRIORITY_AS_Q_DEF
+    persistence: int = C.MQPER_PERSISTENCE_AS_Q_DEF
+    msg_id: bytes = NONE_ID
+    correl_id: bytes = NONE_ID
+    backout_count: int = 0
+    reply_to_q: str = ""
+    reply_to_q_mgr: str = ""
+    user_identifier: str = ""
+    accounting_token: bytes = NONE_ACCOUNTING
+    appl_identity_data: str = ""
+    put_appl_type: int = C.MQAT_NO_CONTEXT
+    put_appl_name: str = ""
+    put_date: str = ""
+    put_time: str = ""
+    appl_origin_data: str = ""
+    group_id: bytes = NONE_ID
+    msg_seq_number: int = 1
+    offset: int = 0
+    msg_flags: int = C.MQMF_NONE
+    original_length: int = C.MQOL_UNDEFINED
+
+    def replace(self, **changes: Any) -> MQMD:
+        """A copy with some fields changed (the descriptor itself is immutable)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def has_v2_fields(self) -> bool:
+        """True when a version-1 reader would need an MQMDE to see the v2 fields."""
+        return (
+            self.group_id != NONE_ID
+            or self.msg_seq_number != 1
+            or self.offset != 0
+            or self.msg_flags != C.MQMF_NONE
+            or self.original_length != C.MQOL_UNDEFINED
+        )
+
+    def pack(self, *, big_endian: bool = False, version: int | None = None) -> bytes:
+        """The structure's bytes, in the version given (default: its own ``version``)."""
+        v = self.version if version is None else version
+        if v not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            raise ValueError(f"MQMD version must be 1 or 2, not {v}")
+        layout = LAYOUT_V2 if v == C.MQMD_VERSION_2 else LAYOUT_V1
+        values = [getattr(self, attr) for attr, _, _ in layout.fields]
+        values[1] = v
+        return layout.pack(values, big_endian)
+
+    @classmethod
+    def unpack_from(cls, buf: bytes | bytearray | memoryview, offset: int = 0, *, big_endian: bool | None = None) -> MQMD:
+        """Decode an MQMD at ``offset``; the byte order is detected from Version when not given.
+
+        Raises:
+            DecodeError: wrong StrucId, unknown version, or too few bytes.
+        """
+        LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
+        if big_endian is None:
+            big_endian = detect_big_endian(buf, offset, "MQMD", (1, 2))
+        version = int.from_bytes(bytes(buf[offset + 4 : offset + 8]), "big" if big_endian else "little", signed=True)
+        if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
+        layout = LAYOUT_V2 if version == C.MQMD_VERSION_2 else LAYOUT_V1
+        values = layout.unpack(buf, offset, big_endian)
+        return cls(**{attr: value for (attr, _, _), value in zip(layout.fields, values, strict=True)})
+
+    @staticmethod
+    def length(version: int) -> int:
+        return C.MQMD_LENGTH_2 if version == C.MQMD_VERSION_2 else C.MQMD_LENGTH_1
+
+
+def detect_big_endian(buf: bytes | bytearray | memoryview, offset: int, name: str, versions: tuple[int, ...]) -> bool:
+    """Tell the byte order of a structure from its Version field (the first integer).
+
+    Raises:
+        DecodeError: the Version is none of ``versions`` in either byte order.
+    """
+    raw = bytes(buf[offset + 4 : offset + 8])
+    if len(raw) < 4:
+        raise DecodeError(name, offset, "truncated before Version")
+    if int.from_bytes(raw, "little", signed=True) in versions:
+        return False
+    if int.from_bytes(raw, "big", signed=True) in versions:
+        return True
+    raise DecodeError(name, offset + 4, f"Version {raw.hex()} is not one of {versions} in either byte order")
