@@ -1,0 +1,486 @@
+"""Frame bodies of ferrymq's client protocol: event ↔ (packet type, flags, payload).
+
+Packets are GPackets (ferrymq.wire.gpacket, cluster-protocol.md §1). The client protocol
+uses packet types 1100..1199 (the cluster uses 1..76 and additions just above 26, so the
+ranges never meet). Header use: ``sequence`` = the correlation id, flag A (bit 0) = a
+reply is expected, ``timestamp`` = 0 (informational in GPacket; never read). Message
+properties travel in the GPacket properties section; everything else is in the payload.
+
+Body notation (all integers big-endian; ``str`` = uint16 byte length + UTF-8; ``md`` =
+the MQMD bytes in its own version, see mdcodec; ``status`` = int32 comp, int32 reason,
+str detail; ``rest`` = the remaining payload bytes):
+
+| type | frame          | body                                                                    |
+|-----:|----------------|-------------------------------------------------------------------------|
+| 1100 | CONNECT        | u16 min_ver, u16 max_ver, u32 max_msg_len, u32 heartbeat_ms, i32 options, i32 appl_type, str qmgr, str appl, str user |
+| 1101 | CONNECT_REPLY  | status, u16 version, u32 max_msg_len, u32 heartbeat_ms, 24 connection_id, str qmgr |
+| 1102 | DISCONNECT     | —                                                                       |
+| 1104 | OPEN           | i32 options, i32 object_type, str name, str qmgr, str dynamic, str altuser, str selection |
+| 1105 | OPEN_REPLY     | status, u32 hobj, str name, str resolved_q, str resolved_qmgr          |
+| 1106 | CLOSE          | u32 hobj, i32 options                                                   |
+| 1108 | PUT            | u32 hobj, i32 pmo_options, u32 context, md, rest = data                 |
+| 1109 | PUT_REPLY      | status, str resolved_q, str resolved_qmgr, md                           |
+| 1110 | PUT1           | i32 pmo_options, i32 object_type, u32 context, str name, str qmgr, str altuser, md, rest = data |
+| 1112 | GET            | u32 hobj, i32 gmo_options, i32 wait_ms, i32 match_options, u32 buffer_length, 16 msg_token, md |
+| 1113 | GET_REPLY      | status, u32 data_length, 16 msg_token, str resolved_q, md, rest = data  |
+| 1114 | COMMIT         | —                                                                       |
+| 1116 | BACKOUT        | —                                                                       |
+| 1118 | INQUIRE        | u32 hobj, u16 n, n x i32, u16 m, m x i32                                |
+| 1119 | INQUIRE_REPLY  | status, u16 n, n x i32, u16 m, m x str                                  |
+| 1120 | SET            | u32 hobj, u16 n, n x (i32 selector, i32 value), u16 m, m x (i32 selector, str value) |
+| 1122 | HEARTBEAT      | — (flag A: answer with HEARTBEAT_REPLY)                                 |
+| 1123 | HEARTBEAT_REPLY| —                                                                       |
+| 1124 | STAT           | i32 stat_type                                                           |
+| 1125 | STAT_REPLY     | status, u32 successes, u32 warnings, u32 failures, i32 first_comp, i32 first_reason, str first_detail |
+| 1126 | CONSUME        | u32 hobj, u32 window, i32 gmo_options                                   |
+| 1127 | CREDIT         | u32 hobj, u32 count                                                     |
+| 1128 | PUSHED         | u32 hobj, u32 data_length, 16 msg_token, md, rest = data                |
+| 1129 | ENDING         | i32 reason, str detail                                                  |
+| 1199 | REPLY          | status                                                                  |
+
+Decoding never raises anything but DecodeError.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from ferrymq.errors import DecodeError
+from ferrymq.protocol import events as E
+from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
+
+T_CONNECT = 1100
+T_CONNECT_REPLY = 1101
+T_DISCONNECT = 1102
+T_OPEN = 1104
+T_OPEN_REPLY = 1105
+T_CLOSE = 1106
+T_PUT = 1108
+T_PUT_REPLY = 1109
+T_PUT1 = 1110
+T_GET = 1112
+T_GET_REPLY = 1113
+T_COMMIT = 1114
+T_BACKOUT = 1116
+T_INQUIRE = 1118
+T_INQUIRE_REPLY = 1119
+T_SET = 1120
+T_HEARTBEAT = 1122
+T_HEARTBEAT_REPLY = 1123
+T_STAT = 1124
+T_STAT_REPLY = 1125
+T_CONSUME = 1126
+T_CREDIT = 1127
+T_PUSHED = 1128
+T_ENDING = 1129
+T_REPLY = 1199
+
+FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
+
+MAX_LIST = 256  # selectors per INQUIRE/SET (MQ's own limits are far lower)
+
+_I = struct.Struct(">i")
+_U32 = struct.Struct(">I")
+_U16 = struct.Struct(">H")
+_STATUS = struct.Struct(">ii")
+_CONNECT = struct.Struct(">HHIIii")
+_CONNECT_REPLY = struct.Struct(">HII24s")
+_OPEN = struct.Struct(">ii")
+_HOBJ_OPT = struct.Struct(">Ii")
+_PUT = struct.Struct(">IiI")
+_PUT1 = struct.Struct(">iiI")
+_GET = struct.Struct(">IiiiI16s")
+_GET_REPLY = struct.Struct(">I16s")
+_STAT_REPLY = struct.Struct(">IIIii")
+_UU = struct.Struct(">II")
+_CONSUME = struct.Struct(">IIi")
+_PUSHED = struct.Struct(">II16s")
+_II = struct.Struct(">ii")
+
+
+def _s(value: str) -> bytes:
+    raw = value.encode("utf-8")
+    if len(raw) > 0xFFFF:
+        raise ValueError(f"a string field is {len(raw)} bytes; the limit is 65535")
+    return _U16.pack(len(raw)) + raw
+
+
+def _md(md: Any) -> bytes:
+    if isinstance(md, bytes):
+        try:
+            if md_end(md) != len(md):
+                raise ValueError("packed MQMD has trailing bytes")
+        except DecodeError as exc:
+            raise ValueError(str(exc)) from None
+        return md
+    return pack_md(md)
+
+
+def _status(comp: int, reason: int, detail: str) -> bytes:
+    return _STATUS.pack(comp, reason) + _s(detail)
+
+
+class Reader:
+    """Bounds-checked reads from one payload; every failure is a DecodeError."""
+
+    __slots__ = ("buf", "frame", "pos")
+
+    def __init__(self, buf: bytes, frame: str) -> None:
+        self.buf = buf
+        self.pos = 0
+        self.frame = frame
+
+    def fail(self, message: str) -> DecodeError:
+        return DecodeError(self.frame, self.pos, message)
+
+    def unpack(self, st: struct.Struct) -> tuple[Any, ...]:
+        if len(self.buf) - self.pos < st.size:
+            raise self.fail(f"needs {st.size} bytes, {len(self.buf) - self.pos} present")
+        out = st.unpack_from(self.buf, self.pos)
+        self.pos += st.size
+        return out
+
+    def string(self) -> str:
+        (n,) = self.unpack(_U16)
+        if len(self.buf) - self.pos < n:
+            raise self.fail(f"string of {n} bytes, {len(self.buf) - self.pos} present")
+        raw = self.buf[self.pos : self.pos + n]
+        self.pos += n
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.fail("string is not UTF-8") from None
+
+    def status(self) -> tuple[int, int, str]:
+        comp, reason = self.unpack(_STATUS)
+        return comp, reason, self.string()
+
+    def md_bytes(self) -> bytes:
+        start = self.pos
+        self.pos = md_end(self.buf, start)  # the bytes stay packed: the client decodes lazily
+        return self.buf[start : self.pos]
+
+    def md(self) -> Any:
+        md, self.pos = unpack_md(self.buf, self.pos)
+        return md
+
+    def rest(self) -> bytes:
+        out = self.buf[self.pos :]
+        self.pos = len(self.buf)
+        return out
+
+    def count(self) -> int:
+        (n,) = self.unpack(_U16)
+        if n > MAX_LIST:
+            raise self.fail(f"list of {n} entries; the limit is {MAX_LIST}")
+        return int(n)
+
+    def end(self) -> None:
+        if self.pos != len(self.buf):
+            raise self.fail(f"{len(self.buf) - self.pos} bytes after the end of the body")
+
+
+# --- encoders: event -> (type, flags, payload parts) ------------------------------------
+
+Encoded = tuple[int, int, int, list[bytes]]  # type, flags, corr, payload parts
+
+
+def encode(ev: E.Event) -> Encoded:
+    """The packet type, flags, correlation id and payload parts of an event.
+
+    Raises:
+        ValueError: a field cannot be represented (string too long, bad MQMD field).
+    """
+    fn = _ENCODERS.get(type(ev))
+    if fn is None:
+        raise TypeError(f"not a protocol event: {ev!r}")
+    return fn(ev)
+
+
+_R = FLAG_REPLY_EXPECTED
+
+
+def _enc_connect(e: Any) -> Encoded:
+    head = _CONNECT.pack(e.min_version, e.max_version, e.max_msg_length, e.heartbeat_ms, e.options, e.appl_type)
+    return T_CONNECT, _R, e.corr, [head, _s(e.qmgr_name), _s(e.appl_name), _s(e.user)]
+
+
+def _enc_connect_reply(e: Any) -> Encoded:
+    if len(e.connection_id) != 24:
+        raise ValueError("connection_id must be 24 bytes")
+    body = _CONNECT_REPLY.pack(e.version, e.max_msg_length, e.heartbeat_ms, e.connection_id)
+    return T_CONNECT_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail), body, _s(e.qmgr_name)]
+
+
+def _enc_open(e: Any) -> Encoded:
+    parts = [_OPEN.pack(e.options, e.object_type), _s(e.object_name), _s(e.object_q_mgr_name)]
+    parts += [_s(e.dynamic_q_name), _s(e.alternate_user_id), _s(e.selection_string)]
+    return T_OPEN, _R, e.corr, parts
+
+
+def _enc_open_reply(e: Any) -> Encoded:
+    parts = [_status(e.comp, e.reason, e.detail), _U32.pack(e.hobj)]
+    parts += [_s(e.object_name), _s(e.resolved_q_name), _s(e.resolved_q_mgr_name)]
+    return T_OPEN_REPLY, 0, e.corr, parts
+
+
+def _enc_put(e: Any) -> Encoded:
+    flags = _R if e.reply else 0
+    return T_PUT, flags, e.corr, [_PUT.pack(e.hobj, e.options, e.context), _md(e.md), e.data]
+
+
+def _enc_put1(e: Any) -> Encoded:
+    flags = _R if e.reply else 0
+    parts = [_PUT1.pack(e.options, e.object_type, e.context), _s(e.object_name), _s(e.object_q_mgr_name)]
+    parts += [_s(e.alternate_user_id), _md(e.md), e.data]
+    return T_PUT1, flags, e.corr, parts
+
+
+def _enc_put_reply(e: Any) -> Encoded:
+    parts = [_status(e.comp, e.reason, e.detail), _s(e.resolved_q_name), _s(e.resolved_q_mgr_name), _md(e.md)]
+    return T_PUT_REPLY, 0, e.corr, parts
+
+
+def _enc_get(e: Any) -> Encoded:
+    if len(e.msg_token) != 16:
+        raise ValueError("msg_token must be 16 bytes")
+    head = _GET.pack(e.hobj, e.options, e.wait_interval, e.match_options, e.buffer_length, e.msg_token)
+    return T_GET, _R, e.corr, [head, _md(e.md)]
+
+
+def _enc_get_reply(e: Any) -> Encoded:
+    parts = [_status(e.comp, e.reason, e.detail), _GET_REPLY.pack(e.data_length, e.msg_token)]
+    parts += [_s(e.resolved_q_name), e.md_bytes, e.data]
+    return T_GET_REPLY, 0, e.corr, parts
+
+
+def _enc_inquire(e: Any) -> Encoded:
+    if len(e.int_selectors) > MAX_LIST or len(e.char_selectors) > MAX_LIST:
+        raise ValueError(f"at most {MAX_LIST} selectors of each kind")
+    n, m = len(e.int_selectors), len(e.char_selectors)
+    body = struct.pack(f">IH{n}iH{m}i", e.hobj, n, *e.int_selectors, m, *e.char_selectors)
+    return T_INQUIRE, _R, e.corr, [body]
+
+
+def _enc_inquire_reply(e: Any) -> Encoded:
+    n = len(e.ints)
+    parts = [_status(e.comp, e.reason, e.detail), struct.pack(f">H{n}iH", n, *e.ints, len(e.chars))]
+    parts += [_s(c) for c in e.chars]
+    return T_INQUIRE_REPLY, 0, e.corr, parts
+
+
+def _enc_set(e: Any) -> Encoded:
+    if len(e.ints) > MAX_LIST or len(e.chars) > MAX_LIST:
+        raise ValueError(f"at most {MAX_LIST} selectors of each kind")
+    parts = [struct.pack(">IH", e.hobj, len(e.ints))]
+    parts += [_II.pack(k, v) for k, v in e.ints.items()]
+    parts.append(_U16.pack(len(e.chars)))
+    for k, v in e.chars.items():
+        parts += [_I.pack(k), _s(v)]
+    return T_SET, _R, e.corr, parts
+
+
+def _enc_stat_reply(e: Any) -> Encoded:
+    body = _STAT_REPLY.pack(e.put_success, e.put_warning, e.put_failure, e.first_comp, e.first_reason)
+    return T_STAT_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail), body, _s(e.first_detail)]
+
+
+def _enc_pushed(e: Any) -> Encoded:
+    return T_PUSHED, 0, 0, [_PUSHED.pack(e.hobj, e.data_length, e.msg_token), e.md_bytes, e.data]
+
+
+_ENCODERS: dict[type, Callable[[Any], Encoded]] = {
+    E.Connect: _enc_connect,
+    E.ConnectReply: _enc_connect_reply,
+    E.Disconnect: lambda e: (T_DISCONNECT, _R, e.corr, []),
+    E.Open: _enc_open,
+    E.OpenReply: _enc_open_reply,
+    E.Close: lambda e: (T_CLOSE, _R, e.corr, [_HOBJ_OPT.pack(e.hobj, e.options)]),
+    E.Put: _enc_put,
+    E.Put1: _enc_put1,
+    E.PutReply: _enc_put_reply,
+    E.Get: _enc_get,
+    E.GetReply: _enc_get_reply,
+    E.Commit: lambda e: (T_COMMIT, _R, e.corr, []),
+    E.Backout: lambda e: (T_BACKOUT, _R, e.corr, []),
+    E.Inquire: _enc_inquire,
+    E.InquireReply: _enc_inquire_reply,
+    E.Set: _enc_set,
+    E.Heartbeat: lambda e: (T_HEARTBEAT, _R if e.reply else 0, e.corr, []),
+    E.HeartbeatReply: lambda e: (T_HEARTBEAT_REPLY, 0, e.corr, []),
+    E.Stat: lambda e: (T_STAT, _R, e.corr, [_I.pack(e.stat_type)]),
+    E.StatReply: _enc_stat_reply,
+    E.Consume: lambda e: (T_CONSUME, _R, e.corr, [_CONSUME.pack(e.hobj, e.window, e.options)]),
+    E.Credit: lambda e: (T_CREDIT, 0, 0, [_UU.pack(e.hobj, e.count)]),
+    E.Pushed: _enc_pushed,
+    E.Ending: lambda e: (T_ENDING, 0, 0, [_I.pack(e.reason), _s(e.detail)]),
+    E.Reply: lambda e: (T_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail)]),
+}
+
+
+def properties_of(ev: E.Event) -> E.Properties | None:
+    """The message properties an event carries in the GPacket properties section."""
+    return getattr(ev, "properties", None)
+
+
+# --- decoders: (type, flags, corr, payload, properties) -> event ------------------------
+
+
+def _dec_connect(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    lo, hi, maxlen, hb, options, appl_type = r.unpack(_CONNECT)
+    return E.Connect(corr, r.string(), r.string(), r.string(), appl_type, lo, hi, maxlen, hb, options)
+
+
+def _dec_connect_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, reason, detail = r.status()
+    version, maxlen, hb, cid = r.unpack(_CONNECT_REPLY)
+    return E.ConnectReply(corr, comp, reason, detail, version, maxlen, hb, r.string(), cid)
+
+
+def _dec_open(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    options, otype = r.unpack(_OPEN)
+    name, qmgr, dyn, alt, sel = r.string(), r.string(), r.string(), r.string(), r.string()
+    return E.Open(corr, name, options, otype, qmgr, dyn, alt, sel)
+
+
+def _dec_open_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, reason, detail = r.status()
+    (hobj,) = r.unpack(_U32)
+    return E.OpenReply(corr, hobj, r.string(), r.string(), r.string(), comp, reason, detail)
+
+
+def _dec_close(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    hobj, options = r.unpack(_HOBJ_OPT)
+    return E.Close(corr, hobj, options)
+
+
+def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    hobj, options, context = r.unpack(_PUT)
+    md = r.md()
+    return E.Put(corr, hobj, md, r.rest(), options, context, props, bool(flags & _R))
+
+
+def _dec_put1(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    options, otype, context = r.unpack(_PUT1)
+    name, qmgr, alt = r.string(), r.string(), r.string()
+    md = r.md()
+    return E.Put1(corr, name, md, r.rest(), options, otype, qmgr, alt, context, props, bool(flags & _R))
+
+
+def _dec_put_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, reason, detail = r.status()
+    q, qm = r.string(), r.string()
+    return E.PutReply(corr, r.md(), q, qm, comp, reason, detail)
+
+
+def _dec_get(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    hobj, options, wait, match, buflen, token = r.unpack(_GET)
+    return E.Get(corr, hobj, r.md(), options, wait, match, buflen, token)
+
+
+def _dec_get_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, reason, detail = r.status()
+    length, token = r.unpack(_GET_REPLY)
+    q = r.string()
+    md = r.md_bytes()
+    return E.GetReply(corr, md, r.rest(), length, token, q, props, comp, reason, detail)
+
+
+def _ints(r: Reader, n: int) -> tuple[int, ...]:
+    return r.unpack(struct.Struct(f">{n}i")) if n else ()
+
+
+def _dec_inquire(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    (hobj,) = r.unpack(_U32)
+    ints = _ints(r, r.count())
+    return E.Inquire(corr, hobj, ints, _ints(r, r.count()))
+
+
+def _dec_inquire_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, reason, detail = r.status()
+    ints = _ints(r, r.count())
+    chars = tuple(r.string() for _ in range(r.count()))
+    return E.InquireReply(corr, ints, chars, comp, reason, detail)
+
+
+def _dec_set(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    (hobj,) = r.unpack(_U32)
+    ints = dict(r.unpack(_II) for _ in range(r.count()))
+    chars: dict[int, str] = {}
+    for _ in range(r.count()):
+        (k,) = r.unpack(_I)
+        chars[k] = r.string()
+    return E.Set(corr, hobj, ints, chars)
+
+
+def _dec_stat_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, reason, detail = r.status()
+    ok, warn, fail, fcomp, freason = r.unpack(_STAT_REPLY)
+    return E.StatReply(corr, ok, warn, fail, fcomp, freason, r.string(), comp, reason, detail)
+
+
+def _dec_pushed(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    hobj, length, token = r.unpack(_PUSHED)
+    md = r.md_bytes()
+    return E.Pushed(hobj, md, r.rest(), length, token, props)
+
+
+def _dec_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    return E.Reply(corr, *r.status())
+
+
+Decoder = Callable[[Reader, int, int, Any], E.Event]
+
+CLIENT_FRAMES: dict[int, Decoder] = {
+    T_CONNECT: _dec_connect,
+    T_DISCONNECT: lambda r, c, f, p: E.Disconnect(c),
+    T_OPEN: _dec_open,
+    T_CLOSE: _dec_close,
+    T_PUT: _dec_put,
+    T_PUT1: _dec_put1,
+    T_GET: _dec_get,
+    T_COMMIT: lambda r, c, f, p: E.Commit(c),
+    T_BACKOUT: lambda r, c, f, p: E.Backout(c),
+    T_INQUIRE: _dec_inquire,
+    T_SET: _dec_set,
+    T_HEARTBEAT: lambda r, c, f, p: E.Heartbeat(c, bool(f & _R)),
+    T_HEARTBEAT_REPLY: lambda r, c, f, p: E.HeartbeatReply(c),
+    T_STAT: lambda r, c, f, p: E.Stat(c, r.unpack(_I)[0]),
+    T_CONSUME: lambda r, c, f, p: E.Consume(c, *r.unpack(_CONSUME)),
+    T_CREDIT: lambda r, c, f, p: E.Credit(*r.unpack(_UU)),
+}
+"""Frames a server accepts (sent by clients)."""
+
+SERVER_FRAMES: dict[int, Decoder] = {
+    T_CONNECT_REPLY: _dec_connect_reply,
+    T_OPEN_REPLY: _dec_open_reply,
+    T_PUT_REPLY: _dec_put_reply,
+    T_GET_REPLY: _dec_get_reply,
+    T_INQUIRE_REPLY: _dec_inquire_reply,
+    T_STAT_REPLY: _dec_stat_reply,
+    T_HEARTBEAT: lambda r, c, f, p: E.Heartbeat(c, bool(f & _R)),
+    T_HEARTBEAT_REPLY: lambda r, c, f, p: E.HeartbeatReply(c),
+    T_PUSHED: _dec_pushed,
+    T_ENDING: lambda r, c, f, p: E.Ending(r.unpack(_I)[0], r.string()),
+    T_REPLY: _dec_reply,
+}
+"""Frames a client accepts (sent by servers)."""
+
+NAMES = {v: k[2:] for k, v in globals().items() if k.startswith("T_") and isinstance(v, int)}
+
+
+def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload: bytes, props: Any) -> E.Event:
+    """One frame's event.
+
+    Raises:
+        DecodeError: unknown type for this direction, or a malformed body.
+    """
+    fn = table.get(ptype)
+    if fn is None:
+        raise DecodeError("frame", 0, f"packet type {ptype} is not valid in this direction")
+    r = Reader(payload, NAMES.get(ptype, str(ptype)))
+    ev = fn(r, corr, flags, props)
+    r.end()
+    return ev

@@ -1,0 +1,349 @@
+"""Sans-IO state machines of the client protocol: ``ClientConnection`` and ``ServerConnection``.
+
+The h11 shape: feed bytes with ``receive_data(data)`` (``b""`` = the peer closed), take
+events with ``next_event()`` until it returns ``NEED_DATA``, turn events into bytes with
+``send(event)``. No sockets, no clocks: the drivers (ferrymq.server, ferrymq.client) own
+I/O, timers and heartbeats.
+
+Invariants the machines enforce, so that drivers never see a frame out of place:
+- the packet length is checked against the limit as soon as the 36-byte header is in,
+  before any of the body is buffered (the limit is small until CONNECT has negotiated
+  the maximum message length);
+- CONNECT comes first and once; a request's correlation id is unique among the
+  requests still unanswered; every reply answers an outstanding request with the
+  right kind of reply; pushed messages arrive only for a handle that is consuming.
+Any breach raises ``RemoteProtocolError`` (the peer's fault) from ``next_event()`` and
+leaves the machine in ``ERROR``; ``send()`` raises ``LocalProtocolError`` for our own.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from typing import Final
+
+from ferrymq.errors import DecodeError
+from ferrymq.protocol import codec
+from ferrymq.protocol import events as E
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
+from ferrymq.protocol.framing import pack_packet
+from ferrymq.wire.gpacket import GPacketReader
+
+
+class _Sentinel(enum.Enum):
+    NEED_DATA = "NEED_DATA"
+    CLOSED = "CLOSED"
+
+
+NEED_DATA: Final = _Sentinel.NEED_DATA
+"""next_event(): no complete frame buffered; feed more bytes."""
+CLOSED: Final = _Sentinel.CLOSED
+"""next_event(): the peer closed its side (after every buffered frame was returned)."""
+
+Next = E.Event | _Sentinel
+
+
+class State(enum.Enum):
+    IDLE = "IDLE"  # before CONNECT
+    CONNECTING = "CONNECTING"  # CONNECT sent / received, reply outstanding
+    CONNECTED = "CONNECTED"
+    CLOSED = "CLOSED"  # disconnected, ended, or the peer hung up
+    ERROR = "ERROR"
+
+
+HANDSHAKE_LIMIT = 64 * 1024
+"""Largest packet accepted before CONNECT has negotiated the maximum message length."""
+FRAME_OVERHEAD = 64 * 1024
+"""Room for headers, names and properties on top of the maximum message length."""
+
+# Which reply types may answer which request (Reply answers all of them).
+_ANSWERS: dict[type, tuple[type, ...]] = {
+    E.Connect: (E.ConnectReply,),
+    E.Open: (E.OpenReply,),
+    E.Put: (E.PutReply,),
+    E.Put1: (E.PutReply,),
+    E.Get: (E.GetReply,),
+    E.Inquire: (E.InquireReply,),
+    E.Stat: (E.StatReply,),
+    E.Heartbeat: (E.HeartbeatReply,),
+}
+
+
+class _Machine:
+    """What both ends share: the byte buffer, the frame reader and the writer."""
+
+    _frames: dict[int, codec.Decoder]
+
+    def __init__(self) -> None:
+        self.state = State.IDLE
+        self.max_packet = HANDSHAKE_LIMIT
+        self.max_msg_length = 0
+        self._reader = GPacketReader(max_size=HANDSHAKE_LIMIT)
+        self._fed = 0  # bytes received, for stream offsets in error messages
+        self._eof = False
+        self._error: RemoteProtocolError | None = None
+        self._events: deque[E.Event] = deque()
+
+    # -- input ---------------------------------------------------------------------------
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        """Feed bytes from the peer; ``b""`` means the peer closed its side.
+
+        Raises:
+            RuntimeError: data after the end of the stream.
+        """
+        if not data:
+            self._eof = True
+            return
+        if self._eof:
+            raise RuntimeError("received data after the end of the stream")
+        if self._error is None:
+            self._fed += len(data)
+            self._reader.feed(data)
+
+    def next_event(self) -> Next:
+        """The next event, ``NEED_DATA`` or ``CLOSED``.
+
+        Raises:
+            RemoteProtocolError: the peer's bytes break the protocol (also on every later call).
+        """
+        if self._error is not None:
+            raise self._error
+        try:
+            ev = self._read_frame()
+        except RemoteProtocolError as exc:
+            self._fail(exc)
+            raise
+        except DecodeError as exc:  # the framing itself: bad magic, version, size over the limit
+            err = RemoteProtocolError(f"bad packet: {exc}", self._fed - self._reader.buffered)
+            self._fail(err)
+            raise err from None
+        if ev is None:
+            if self._eof:
+                if self._reader.buffered:
+                    err = RemoteProtocolError("stream ended inside a packet", self._fed - self._reader.buffered)
+                    self._fail(err)
+                    raise err
+                self.state = State.CLOSED
+                return CLOSED
+            return NEED_DATA
+        try:
+            self._check_incoming(ev)
+        except RemoteProtocolError as exc:
+            self._fail(exc)
+            raise
+        return ev
+
+    def _fail(self, exc: RemoteProtocolError) -> None:
+        self._error = exc
+        self.state = State.ERROR
+
+    def _read_frame(self) -> E.Event | None:
+        reader = self._reader
+        reader.max_size = self.max_packet
+        where = self._fed - reader.buffered
+        packet = reader.next_packet()
+        if packet is None:
+            return None
+        props = None if packet.properties is None else {k: p.value for k, p in packet.properties}
+        try:
+            return codec.decode(self._frames, packet.type, packet.flags, packet.sequence, packet.payload, props)
+        except DecodeError as exc:
+            raise RemoteProtocolError(f"malformed {codec.NAMES.get(packet.type, packet.type)} frame: {exc}", where) from None
+
+    def _check_incoming(self, ev: E.Event) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    # -- output --------------------------------------------------------------------------
+
+    def _pack(self, ev: E.Event) -> bytes:
+        try:
+            ptype, flags, corr, parts = codec.encode(ev)
+            return pack_packet(ptype, flags, corr, parts, codec.properties_of(ev))
+        except (ValueError, OverflowError) as exc:
+            raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
+
+    def _negotiated(self, max_msg_length: int) -> None:
+        self.max_msg_length = max_msg_length
+        self.max_packet = max_msg_length + FRAME_OVERHEAD
+
+
+class ClientConnection(_Machine):
+    """The client's end: sends requests, receives replies and pushed messages."""
+
+    _frames = codec.SERVER_FRAMES
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._outstanding: dict[int, type] = {}
+        self._consuming: set[int] = set()
+        self._closing: dict[int, int] = {}  # corr of an outstanding Close -> its hobj
+        # A Consume stays outstanding while the server pushes; its Reply ends it.
+        self._consume_req: dict[int, int] = {}  # corr of an outstanding Consume -> its hobj
+        self._proposed = 0
+
+    @property
+    def outstanding(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._outstanding)
+
+    def send(self, ev: E.ClientEvent) -> bytes:
+        """The bytes of one client frame.
+
+        Raises:
+            LocalProtocolError: not allowed in this state, or a duplicate correlation id.
+        """
+        t = type(ev)
+        if self.state is State.IDLE:
+            if t is not E.Connect:
+                raise LocalProtocolError(f"{t.__name__} before Connect")
+            assert isinstance(ev, E.Connect)
+            self._proposed = ev.max_msg_length
+            self.max_packet = ev.max_msg_length + FRAME_OVERHEAD
+            self.state = State.CONNECTING
+        elif self.state is not State.CONNECTED:
+            raise LocalProtocolError(f"cannot send {t.__name__} in state {self.state.value}")
+        elif t is E.Credit:
+            assert isinstance(ev, E.Credit)
+            if ev.hobj not in self._consuming:
+                raise LocalProtocolError(f"Credit for handle {ev.hobj}, which is not consuming")
+            return self._pack(ev)
+        elif t is E.Consume and ev.hobj in self._consuming:  # type: ignore[union-attr]
+            raise LocalProtocolError(f"handle {ev.hobj} is already consuming")  # type: ignore[union-attr]
+        if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
+            return self._pack(ev)
+        if t is E.Put or t is E.Put1:
+            if len(ev.data) > self.max_msg_length > 0:  # type: ignore[union-attr]
+                raise LocalProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
+            if not ev.reply:  # type: ignore[union-attr]
+                return self._pack(ev)
+        corr = ev.corr  # type: ignore[union-attr]
+        if corr <= 0 or corr in self._outstanding:
+            raise LocalProtocolError(f"correlation id {corr} is not positive or is still in use")
+        data = self._pack(ev)
+        self._outstanding[corr] = t
+        if t is E.Consume:
+            self._consuming.add(ev.hobj)  # type: ignore[union-attr]
+            self._consume_req[corr] = ev.hobj  # type: ignore[union-attr]
+        elif t is E.Close:
+            self._closing[corr] = ev.hobj  # type: ignore[union-attr]
+        return data
+
+    def _check_incoming(self, ev: E.Event) -> None:
+        t = type(ev)
+        if t is E.Pushed:
+            if ev.hobj not in self._consuming:  # type: ignore[union-attr]
+                raise RemoteProtocolError(f"pushed message for handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
+            return
+        if t is E.Heartbeat:
+            return
+        if t is E.Ending:
+            self.state = State.CLOSED
+            return
+        corr = ev.corr  # type: ignore[union-attr]
+        req = self._outstanding.pop(corr, None)
+        if req is None:
+            raise RemoteProtocolError(f"{t.__name__} answers correlation id {corr}, which is not outstanding")
+        if t is not E.Reply and t not in _ANSWERS.get(req, ()):
+            raise RemoteProtocolError(f"{t.__name__} cannot answer {req.__name__}")
+        if req is E.Connect:
+            ok = t is E.ConnectReply and ev.comp != 2  # type: ignore[union-attr]
+            if ok:
+                assert isinstance(ev, E.ConnectReply)
+                if ev.max_msg_length > self._proposed:
+                    raise RemoteProtocolError(f"server raised the maximum message length to {ev.max_msg_length}")
+                self._negotiated(ev.max_msg_length)
+            self.state = State.CONNECTED if ok else State.CLOSED
+        elif req is E.Disconnect:
+            self.state = State.CLOSED
+        elif req is E.Close:
+            self._closing.pop(corr)
+        elif req is E.Consume:  # the Consume's reply is its end: no pushes after it
+            self._consuming.discard(self._consume_req.pop(corr))
+
+
+class ServerConnection(_Machine):
+    """The server's end: receives requests, sends replies, pushed messages, heartbeats."""
+
+    _frames = codec.CLIENT_FRAMES
+
+    def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024) -> None:
+        super().__init__()
+        self.server_max_msg_length = max_msg_length
+        self._outstanding: dict[int, type] = {}
+        self._consuming: set[int] = set()
+        self._consume_req: dict[int, int] = {}  # corr of an outstanding Consume -> hobj
+
+    @property
+    def outstanding(self) -> int:
+        return len(self._outstanding)
+
+    def is_consuming(self, hobj: int) -> bool:
+        return hobj in self._consuming
+
+    def _check_incoming(self, ev: E.Event) -> None:
+        t = type(ev)
+        if self.state is State.IDLE:
+            if t is not E.Connect:
+                raise RemoteProtocolError(f"{t.__name__} before Connect")
+            self.state = State.CONNECTING
+        elif t is E.Connect:
+            raise RemoteProtocolError("a second Connect")
+        elif self.state is State.CLOSED:
+            raise RemoteProtocolError(f"{t.__name__} after Disconnect")
+        if t is E.Credit:  # may cross the Consume's end in flight: the driver ignores stale ones
+            return
+        if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
+            return
+        if t is E.Put or t is E.Put1:
+            if len(ev.data) > self.max_msg_length:  # type: ignore[union-attr]
+                raise RemoteProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
+            if not ev.reply:  # type: ignore[union-attr]
+                return
+        corr = ev.corr  # type: ignore[union-attr]
+        if corr <= 0 or corr in self._outstanding:
+            raise RemoteProtocolError(f"correlation id {corr} is not positive or is still in use")
+        self._outstanding[corr] = t
+        if t is E.Consume:
+            if ev.hobj in self._consuming:  # type: ignore[union-attr]
+                raise RemoteProtocolError(f"a second Consume on handle {ev.hobj}")  # type: ignore[union-attr]
+            self._consume_req[corr] = ev.hobj  # type: ignore[union-attr]
+            self._consuming.add(ev.hobj)  # type: ignore[union-attr]
+        elif t is E.Disconnect:
+            self.state = State.CLOSED
+
+    def send(self, ev: E.ServerEvent) -> bytes:
+        """The bytes of one server frame.
+
+        Raises:
+            LocalProtocolError: a reply to nothing outstanding, or a frame not allowed now.
+        """
+        t = type(ev)
+        if t is E.Pushed:
+            if ev.hobj not in self._consuming:  # type: ignore[union-attr]
+                raise LocalProtocolError(f"push on handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
+            return self._pack(ev)
+        if t is E.Ending:
+            self.state = State.CLOSED
+            return self._pack(ev)
+        if t is E.Heartbeat and not ev.reply:  # type: ignore[union-attr]
+            return self._pack(ev)
+        corr = ev.corr  # type: ignore[union-attr]
+        req = self._outstanding.get(corr)
+        if req is None:
+            raise LocalProtocolError(f"{t.__name__} for correlation id {corr}, which is not outstanding")
+        if t is not E.Reply and t not in _ANSWERS.get(req, ()):
+            raise LocalProtocolError(f"{t.__name__} cannot answer {req.__name__}")
+        data = self._pack(ev)
+        del self._outstanding[corr]
+        failed = getattr(ev, "comp", 0) == 2
+        if req is E.Connect:
+            if failed:
+                self.state = State.CLOSED
+            else:
+                assert isinstance(ev, E.ConnectReply)
+                self._negotiated(ev.max_msg_length)
+                self.state = State.CONNECTED
+        elif req is E.Consume:  # its reply ends the read-ahead
+            self._consuming.discard(self._consume_req.pop(corr))
+        return data

@@ -1,0 +1,282 @@
+"""The events of ferrymq's client protocol: one class per frame, requests and replies.
+
+Requests flow client → server and carry ``corr``, the correlation id the reply echoes
+(so requests can be pipelined and replies may come back in any order). Server-initiated
+frames (``Pushed``, ``Ending``, ``Heartbeat``) carry ``corr=0`` unless answering.
+``Reply`` is the generic answer: every request that fails is answered by a ``Reply``
+with ``comp``/``reason``/``detail``; requests without a result body are answered by one
+on success too. The packet type numbers and body layouts are in docs/protocol.md and
+ferrymq.protocol.codec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
+
+PROTOCOL_VERSION = 1
+MIN_PROTOCOL_VERSION = 1
+
+Properties = dict[str, bool | int | float | str]
+
+
+@dataclass(frozen=True, slots=True)
+class Connect:
+    corr: int
+    qmgr_name: str = ""
+    appl_name: str = ""
+    user: str = ""
+    appl_type: int = C.MQAT_DEFAULT
+    min_version: int = MIN_PROTOCOL_VERSION
+    max_version: int = PROTOCOL_VERSION
+    max_msg_length: int = 4 * 1024 * 1024
+    heartbeat_ms: int = 30_000
+    options: int = 0  # MQCNO_* the client wants the server to know of (e.g. MQCNO_RECONNECT)
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectReply:
+    corr: int
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+    version: int = PROTOCOL_VERSION
+    max_msg_length: int = 4 * 1024 * 1024
+    heartbeat_ms: int = 30_000
+    qmgr_name: str = ""
+    connection_id: bytes = bytes(24)
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect:
+    corr: int
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    corr: int
+    object_name: str
+    options: int
+    object_type: int = C.MQOT_Q
+    object_q_mgr_name: str = ""
+    dynamic_q_name: str = "AMQ.*"
+    alternate_user_id: str = ""
+    selection_string: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenReply:
+    corr: int
+    hobj: int
+    object_name: str
+    resolved_q_name: str = ""
+    resolved_q_mgr_name: str = ""
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    corr: int
+    hobj: int
+    options: int = C.MQCO_NONE
+
+
+@dataclass(frozen=True, slots=True)
+class Put:
+    """MQPUT. With ``reply=False`` (MQPMO_ASYNC_RESPONSE) the server sends no answer at
+    all; failures are counted and reported by ``Stat``."""
+
+    corr: int
+    hobj: int
+    md: MQMD | bytes  # bytes: an MQMD already packed (the client's fast path); decoded: MQMD
+    data: bytes
+    options: int = C.MQPMO_NONE
+    context: int = 0
+    properties: Properties | None = None
+    reply: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Put1:
+    corr: int
+    object_name: str
+    md: MQMD | bytes
+    data: bytes
+    options: int = C.MQPMO_NONE
+    object_type: int = C.MQOT_Q
+    object_q_mgr_name: str = ""
+    alternate_user_id: str = ""
+    context: int = 0
+    properties: Properties | None = None
+    reply: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PutReply:
+    corr: int
+    md: MQMD
+    resolved_q_name: str = ""
+    resolved_q_mgr_name: str = ""
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Get:
+    corr: int
+    hobj: int
+    md: MQMD | bytes  # the match fields (MsgId, CorrelId, GroupId, ...) and the version wanted back
+    options: int = C.MQGMO_NO_WAIT
+    wait_interval: int = 0  # milliseconds; MQWI_UNLIMITED = -1
+    match_options: int = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+    buffer_length: int = 4 * 1024 * 1024
+    msg_token: bytes = bytes(16)
+
+
+@dataclass(frozen=True, slots=True)
+class GetReply:
+    """A message. ``md_bytes`` is the MQMD exactly as sent, for lazy decoding."""
+
+    corr: int
+    md_bytes: bytes
+    data: bytes
+    data_length: int
+    msg_token: bytes = bytes(16)
+    resolved_q_name: str = ""
+    properties: Properties | None = None
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    corr: int
+
+
+@dataclass(frozen=True, slots=True)
+class Backout:
+    corr: int
+
+
+@dataclass(frozen=True, slots=True)
+class Inquire:
+    corr: int
+    hobj: int
+    int_selectors: tuple[int, ...] = ()
+    char_selectors: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class InquireReply:
+    corr: int
+    ints: tuple[int, ...] = ()
+    chars: tuple[str, ...] = ()
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Set:
+    corr: int
+    hobj: int
+    ints: dict[int, int] = field(default_factory=dict)
+    chars: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """A liveness probe; ``reply=True`` asks the peer for a ``HeartbeatReply``."""
+
+    corr: int = 0
+    reply: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HeartbeatReply:
+    corr: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stat:
+    """MQSTAT: the asynchronous-put results since the last Stat (the server resets them)."""
+
+    corr: int
+    stat_type: int = C.MQSTAT_TYPE_ASYNC_ERROR
+
+
+@dataclass(frozen=True, slots=True)
+class StatReply:
+    corr: int
+    put_success: int = 0
+    put_warning: int = 0
+    put_failure: int = 0
+    first_comp: int = C.MQCC_OK  # the first warning or failure among them
+    first_reason: int = C.MQRC_NONE
+    first_detail: str = ""
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Consume:
+    """Start read-ahead on ``hobj``: the server pushes up to ``window`` messages (Pushed)
+    taken with ``options`` (MQGMO_*, no syncpoint) and keeps pushing as credit returns."""
+
+    corr: int
+    hobj: int
+    window: int
+    options: int = C.MQGMO_NO_SYNCPOINT
+
+
+@dataclass(frozen=True, slots=True)
+class Credit:
+    """The client consumed ``count`` pushed messages of ``hobj``: the window reopens."""
+
+    hobj: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pushed:
+    """A message the server sent ahead to a read-ahead consumer (no request, corr 0)."""
+
+    hobj: int
+    md_bytes: bytes
+    data: bytes
+    data_length: int
+    msg_token: bytes = bytes(16)
+    properties: Properties | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """The server is ending the conversation: quiescing (2161), stopping (2162) or
+    refusing the peer's bytes (2009 with the rule in ``detail``)."""
+
+    reason: int
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The generic answer: status only."""
+
+    corr: int
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+Request = Connect | Disconnect | Open | Close | Put | Put1 | Get | Commit | Backout | Inquire | Set | Stat | Consume
+ReplyEvent = ConnectReply | OpenReply | PutReply | GetReply | InquireReply | StatReply | HeartbeatReply | Reply
+ClientEvent = Request | Heartbeat | HeartbeatReply | Credit
+ServerEvent = ReplyEvent | Pushed | Ending | Heartbeat
+Event = ClientEvent | ServerEvent
