@@ -1,0 +1,139 @@
+"""The engine's call and result types: the MQI option structures the engine reads.
+
+These are the in-memory forms of MQOD, MQPMO and MQGMO (only the fields the queue
+manager acts on); the byte layouts live in ferrymq.wire. Drivers (the server, the
+in-process connection) build them from frames and return the results.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
+
+
+class Clock(Protocol):
+    """Where the engine reads time: seconds since the epoch (UTC), as a float."""
+
+    def now(self) -> float: ...
+
+
+class SystemClock:
+    """The wall clock, for drivers (tests pass a FakeClock instead)."""
+
+    def now(self) -> float:
+        return time.time()
+
+
+class FakeClock:
+    """A clock a test moves by hand."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+@dataclass(slots=True)
+class ObjectDescriptor:
+    """MQOD: what to open."""
+
+    object_name: str = ""
+    object_q_mgr_name: str = ""
+    object_type: int = C.MQOT_Q
+    dynamic_q_name: str = "AMQ.*"
+    alternate_user_id: str = ""
+    selection_string: str = ""
+
+
+@dataclass(slots=True)
+class PutOptions:
+    """MQPMO: how to put. ``context`` is the input handle whose context is passed."""
+
+    options: int = C.MQPMO_NONE
+    context: int = 0
+
+
+@dataclass(slots=True)
+class GetOptions:
+    """MQGMO: how to get. ``wait_interval`` is in milliseconds (MQWI_UNLIMITED = -1)."""
+
+    options: int = C.MQGMO_NO_WAIT
+    wait_interval: int = 0
+    match_options: int = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+    msg_token: bytes = bytes(16)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenResult:
+    hobj: int
+    object_name: str  # the real name: the dynamic queue's generated name after a model open
+    resolved_q_name: str
+    resolved_q_mgr_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PutResult:
+    md: MQMD  # the descriptor as stored: MsgId, CorrelId, PutDate/PutTime, context filled
+    resolved_q_name: str
+    resolved_q_mgr_name: str
+    comp: int = C.MQCC_OK  # MQCC_WARNING with e.g. MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    reason: int = C.MQRC_NONE
+    sequence: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GetResult:
+    """A message returned by get (or browse).
+
+    ``data`` is at most the caller's buffer length; ``data_length`` is the message's full
+    length. ``comp``/``reason`` carry a warning (MQRC_TRUNCATED_MSG_ACCEPTED) when set.
+    """
+
+    md: MQMD
+    data: bytes
+    data_length: int
+    msg_token: bytes
+    resolved_q_name: str
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    sequence: int = 0
+    queue: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """get() found nothing and the caller asked to wait: the driver owns the timer.
+
+    ``deadline`` is absolute (Clock seconds) or None for MQWI_UNLIMITED. When a message
+    arrives the engine delivers it through take_deliveries(); when the deadline passes the
+    driver calls cancel_wait(), which answers MQRC_NO_MSG_AVAILABLE.
+    """
+
+    waiter_id: int
+    deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """The answer to a waiting get: a message, or the MQError that ended the wait."""
+
+    waiter_id: int
+    result: GetResult | None
+    error: Exception | None = None
+    sync_lsn: int = 0
+
+
+@dataclass(slots=True)
+class InquireResult:
+    ints: list[int] = field(default_factory=list)
+    chars: list[str] = field(default_factory=list)
+    comp: int = C.MQCC_OK  # MQCC_WARNING with MQRC_SELECTOR_NOT_FOR_TYPE
+    reason: int = C.MQRC_NONE

@@ -1,0 +1,220 @@
+"""The attribute catalog: every attribute of every object the engine has, once.
+
+One entry gives an attribute's MQSC keyword, its MQIA_/MQCA_ selector (for MQINQ, MQSET
+and PCF), its kind, its range or value words, its default, and the object types that
+have it. The engine's admin API, MQINQ/MQSET, and later MQSC and PCF all read this table,
+so the rules exist once.
+
+Values are stored as int (numbers and enumerations) or str (names, descriptions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ferrymq.errors import failed
+from ferrymq.mq import constants as C
+
+QLOCAL = "QLOCAL"
+QALIAS = "QALIAS"
+QMODEL = "QMODEL"
+QMGR = "QMGR"
+QUEUE_TYPES = (QLOCAL, QALIAS, QMODEL)
+ALL_Q = frozenset(QUEUE_TYPES)
+LOCAL_LIKE = frozenset({QLOCAL, QMODEL})
+ENQ = frozenset({QLOCAL, QALIAS, QMODEL})
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """One attribute. ``words`` maps MQSC value words to their integer values."""
+
+    name: str
+    selector: int
+    kind: str  # "int", "enum", "str"
+    default: int | str
+    types: frozenset[str]
+    words: dict[str, int] = field(default_factory=dict)
+    low: int = 0
+    high: int = 999_999_999
+    length: int = 48
+    readonly: bool = False  # status, not definition: never set by DEFINE/ALTER
+    settable: bool = False  # may be changed by MQSET
+    synonyms: tuple[str, ...] = ()
+
+    def word(self, value: int) -> str:
+        for w, v in self.words.items():
+            if v == value:
+                return w
+        return str(value)
+
+    def check(self, value: object) -> int | str:
+        """Coerce and validate one value for this attribute.
+
+        Raises:
+            MQError: a value outside the attribute's range or words (MQRC_INHIBIT_VALUE_ERROR,
+                the reason MQSET uses) or text too long (MQRC_CHAR_ATTR_LENGTH_ERROR); the
+                detail names the attribute and what it accepts.
+        """
+        if self.kind == "str":
+            if not isinstance(value, str):
+                raise failed(C.MQRC_CHAR_ATTR_LENGTH_ERROR, f"{self.name} takes text, not {value!r}")
+            text = value.rstrip()
+            if len(text) > self.length:
+                raise failed(C.MQRC_CHAR_ATTR_LENGTH_ERROR, f"{self.name} holds at most {self.length} characters, got {len(text)}")
+            return text
+        if isinstance(value, str):
+            key = value.strip().upper()
+            if key in self.words:
+                return self.words[key]
+            try:
+                value = int(key)
+            except ValueError:
+                allowed = ", ".join(self.words) or f"{self.low}..{self.high}"
+                raise failed(C.MQRC_INHIBIT_VALUE_ERROR, f"{self.name}({value}) is not one of {allowed}") from None
+        if not isinstance(value, int) or (isinstance(value, bool) and self.kind != "enum"):
+            raise failed(C.MQRC_INHIBIT_VALUE_ERROR, f"{self.name} takes a number, not {value!r}")
+        number = int(value)
+        if self.kind == "enum":
+            if number not in self.words.values():
+                allowed = ", ".join(f"{w}={v}" for w, v in self.words.items())
+                raise failed(C.MQRC_INHIBIT_VALUE_ERROR, f"{self.name} value {number} is not one of {allowed}")
+        elif not self.low <= number <= self.high:
+            raise failed(C.MQRC_INHIBIT_VALUE_ERROR, f"{self.name}({number}) is outside {self.low}..{self.high}")
+        return number
+
+
+def _int(name: str, sel: int, default: int, types: Iterable[str], low: int = 0, high: int = 999_999_999, **kw: object) -> Attr:
+    return Attr(name, sel, "int", default, frozenset(types), low=low, high=high, **kw)  # type: ignore[arg-type]
+
+
+def _enum(name: str, sel: int, default: int, types: Iterable[str], words: dict[str, int], **kw: object) -> Attr:
+    return Attr(name, sel, "enum", default, frozenset(types), words=words, **kw)  # type: ignore[arg-type]
+
+
+def _str(name: str, sel: int, default: str, types: Iterable[str], length: int = 48, **kw: object) -> Attr:
+    return Attr(name, sel, "str", default, frozenset(types), length=length, **kw)  # type: ignore[arg-type]
+
+
+ENABLED_DISABLED = {"ENABLED": 0, "DISABLED": 1}
+YES_NO = {"NO": 0, "YES": 1}
+
+QUEUE_ATTRS: tuple[Attr, ...] = (
+    _str("DESCR", C.MQCA_Q_DESC, "", ALL_Q, length=64),
+    _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, ALL_Q, ENABLED_DISABLED, settable=True),
+    _enum("GET", C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, ALL_Q, ENABLED_DISABLED, settable=True),
+    _int("DEFPRTY", C.MQIA_DEF_PRIORITY, 0, ALL_Q, high=9),
+    _enum("DEFPSIST", C.MQIA_DEF_PERSISTENCE, C.MQPER_NOT_PERSISTENT, ALL_Q, YES_NO),
+    _enum("DEFPRESP", C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQPRT_SYNC_RESPONSE, ALL_Q,
+          {"SYNC": C.MQPRT_SYNC_RESPONSE, "ASYNC": C.MQPRT_ASYNC_RESPONSE}),
+    _enum("DEFREADA", C.MQIA_DEF_READ_AHEAD, C.MQREADA_NO, ALL_Q,
+          {"NO": C.MQREADA_NO, "YES": C.MQREADA_YES, "DISABLED": C.MQREADA_DISABLED}),
+    _enum("PROPCTL", C.MQIA_PROPERTY_CONTROL, C.MQPROP_COMPATIBILITY, ALL_Q,
+          {"COMPAT": C.MQPROP_COMPATIBILITY, "NONE": C.MQPROP_NONE, "ALL": C.MQPROP_ALL,
+           "FORCE": C.MQPROP_FORCE_MQRFH2, "V6COMPAT": C.MQPROP_V6COMPAT}),
+    _int("MAXDEPTH", C.MQIA_MAX_Q_DEPTH, 5000, LOCAL_LIKE),
+    _int("MAXMSGL", C.MQIA_MAX_MSG_LENGTH, 4_194_304, LOCAL_LIKE, high=104_857_600),
+    _int("BOTHRESH", C.MQIA_BACKOUT_THRESHOLD, 0, LOCAL_LIKE),
+    _str("BOQNAME", C.MQCA_BACKOUT_REQ_Q_NAME, "", LOCAL_LIKE),
+    _enum("HARDENBO", C.MQIA_HARDEN_GET_BACKOUT, C.MQQA_BACKOUT_HARDENED, LOCAL_LIKE,
+          {"NOHARDENBO": 0, "HARDENBO": 1}),
+    _enum("SHARE", C.MQIA_SHAREABILITY, C.MQQA_SHAREABLE, LOCAL_LIKE, {"NOSHARE": 0, "SHARE": 1}),
+    _enum("DEFSOPT", C.MQIA_DEF_INPUT_OPEN_OPTION, C.MQOO_INPUT_SHARED, LOCAL_LIKE,
+          {"EXCL": C.MQOO_INPUT_EXCLUSIVE, "SHARED": C.MQOO_INPUT_SHARED}),
+    _enum("MSGDLVSQ", C.MQIA_MSG_DELIVERY_SEQUENCE, C.MQMDS_PRIORITY, LOCAL_LIKE,
+          {"PRIORITY": C.MQMDS_PRIORITY, "FIFO": C.MQMDS_FIFO}),
+    _enum("USAGE", C.MQIA_USAGE, C.MQUS_NORMAL, LOCAL_LIKE, {"NORMAL": C.MQUS_NORMAL, "XMITQ": C.MQUS_TRANSMISSION}),
+    _enum("TRIGGER", C.MQIA_TRIGGER_CONTROL, C.MQTC_OFF, LOCAL_LIKE, {"NOTRIGGER": C.MQTC_OFF, "TRIGGER": C.MQTC_ON},
+          settable=True),
+    _enum("TRIGTYPE", C.MQIA_TRIGGER_TYPE, C.MQTT_FIRST, LOCAL_LIKE,
+          {"NONE": C.MQTT_NONE, "FIRST": C.MQTT_FIRST, "EVERY": C.MQTT_EVERY, "DEPTH": C.MQTT_DEPTH}, settable=True),
+    _int("TRIGDPTH", C.MQIA_TRIGGER_DEPTH, 1, LOCAL_LIKE, low=1, settable=True),
+    _int("TRIGMPRI", C.MQIA_TRIGGER_MSG_PRIORITY, 0, LOCAL_LIKE, high=9, settable=True),
+    _str("TRIGDATA", C.MQCA_TRIGGER_DATA, "", LOCAL_LIKE, length=64, settable=True),
+    _str("INITQ", C.MQCA_INITIATION_Q_NAME, "", LOCAL_LIKE),
+    _str("PROCESS", C.MQCA_PROCESS_NAME, "", LOCAL_LIKE),
+    _int("RETINTVL", C.MQIA_RETENTION_INTERVAL, 999_999_999, LOCAL_LIKE),
+    _int("QDEPTHHI", C.MQIA_Q_DEPTH_HIGH_LIMIT, 80, LOCAL_LIKE, high=100),
+    _int("QDEPTHLO", C.MQIA_Q_DEPTH_LOW_LIMIT, 20, LOCAL_LIKE, high=100),
+    _enum("DISTL", C.MQIA_DIST_LISTS, C.MQDL_NOT_SUPPORTED, LOCAL_LIKE, YES_NO, settable=True),
+    _enum("DEFTYPE", C.MQIA_DEFINITION_TYPE, C.MQQDT_TEMPORARY_DYNAMIC, {QMODEL},
+          {"PERMDYN": C.MQQDT_PERMANENT_DYNAMIC, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC}),
+    _str("TARGET", C.MQCA_BASE_Q_NAME, "", {QALIAS}, synonyms=("TARGQ",)),
+    _enum("TARGTYPE", C.MQIA_BASE_TYPE, C.MQOT_Q, {QALIAS}, {"QUEUE": C.MQOT_Q}),
+)
+
+# Status of a queue: displayed and inquired, never defined.
+QUEUE_STATUS_ATTRS: tuple[Attr, ...] = (
+    _str("QUEUE", C.MQCA_Q_NAME, "", ALL_Q, readonly=True),
+    _enum("QTYPE", C.MQIA_Q_TYPE, C.MQQT_LOCAL, ALL_Q,
+          {QLOCAL: C.MQQT_LOCAL, QALIAS: C.MQQT_ALIAS, QMODEL: C.MQQT_MODEL}, readonly=True),
+    _int("CURDEPTH", C.MQIA_CURRENT_Q_DEPTH, 0, LOCAL_LIKE, readonly=True),
+    _int("IPPROCS", C.MQIA_OPEN_INPUT_COUNT, 0, LOCAL_LIKE, readonly=True),
+    _int("OPPROCS", C.MQIA_OPEN_OUTPUT_COUNT, 0, LOCAL_LIKE, readonly=True),
+    _enum("QDEFTYPE", C.MQIA_DEFINITION_TYPE, C.MQQDT_PREDEFINED, {QLOCAL},
+          {"PREDEFINED": C.MQQDT_PREDEFINED, "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
+           "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC}, readonly=True),
+    _str("CRDATE", C.MQCA_CREATION_DATE, "", ALL_Q, length=12, readonly=True),
+    _str("CRTIME", C.MQCA_CREATION_TIME, "", ALL_Q, length=8, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", ALL_Q, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", ALL_Q, length=8, readonly=True),
+)
+
+QMGR_ATTRS: tuple[Attr, ...] = (
+    _str("QMNAME", C.MQCA_Q_MGR_NAME, "", {QMGR}, readonly=True),
+    _str("DESCR", C.MQCA_Q_MGR_DESC, "", {QMGR}, length=64),
+    _int("CCSID", C.MQIA_CODED_CHAR_SET_ID, 1208, {QMGR}, low=1, high=65535),
+    _str("DEADQ", C.MQCA_DEAD_LETTER_Q_NAME, "SYSTEM.DEAD.LETTER.QUEUE", {QMGR}),
+    _int("MAXMSGL", C.MQIA_MAX_MSG_LENGTH, 4_194_304, {QMGR}, low=32_768, high=104_857_600),
+    _int("MAXUMSGS", C.MQIA_MAX_UNCOMMITTED_MSGS, 10_000, {QMGR}, low=1),
+    _int("MAXHANDS", C.MQIA_MAX_HANDLES, 256, {QMGR}, low=1),
+    _int("EXPRYINT", C.MQIA_EXPIRY_INTERVAL, 1800, {QMGR}),
+    _str("DEFXMITQ", C.MQCA_DEF_XMIT_Q_NAME, "", {QMGR}),
+    _str("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "SYSTEM.ADMIN.COMMAND.QUEUE", {QMGR}, readonly=True),
+    _int("MAXPRTY", C.MQIA_MAX_PRIORITY, 9, {QMGR}, readonly=True),
+    _int("CMDLEVEL", C.MQIA_COMMAND_LEVEL, C.MQCMDL_CURRENT_LEVEL, {QMGR}, readonly=True),
+    _int("PLATFORM", C.MQIA_PLATFORM, C.MQPL_UNIX, {QMGR}, readonly=True),
+    _int("SYNCPT", C.MQIA_SYNCPOINT, C.MQSP_AVAILABLE, {QMGR}, readonly=True),
+    _str("QMID", C.MQCA_Q_MGR_IDENTIFIER, "", {QMGR}, readonly=True),
+    _str("CRDATE", C.MQCA_CREATION_DATE, "", {QMGR}, length=12, readonly=True),
+    _str("CRTIME", C.MQCA_CREATION_TIME, "", {QMGR}, length=8, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", {QMGR}, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", {QMGR}, length=8, readonly=True),
+)
+
+
+def _index(attrs: Iterable[Attr]) -> dict[str, Attr]:
+    out: dict[str, Attr] = {}
+    for a in attrs:
+        out[a.name] = a
+        for s in a.synonyms:
+            out[s] = a
+    return out
+
+
+QUEUE_BY_NAME = _index(QUEUE_ATTRS + QUEUE_STATUS_ATTRS)
+QMGR_BY_NAME = _index(QMGR_ATTRS)
+QUEUE_BY_SELECTOR = {a.selector: a for a in QUEUE_ATTRS + QUEUE_STATUS_ATTRS if a.name != "QDEFTYPE"}
+# DEFTYPE of a model and the definition type of a local queue share MQIA_DEFINITION_TYPE.
+QUEUE_BY_SELECTOR[C.MQIA_DEFINITION_TYPE] = QUEUE_BY_NAME["QDEFTYPE"]
+QMGR_BY_SELECTOR = {a.selector: a for a in QMGR_ATTRS}
+
+
+def defaults_for(obj_type: str) -> dict[str, int | str]:
+    """The SYSTEM.DEFAULT.* values of a new object of this type (definition attributes only)."""
+    table = QMGR_ATTRS if obj_type == QMGR else QUEUE_ATTRS
+    return {a.name: a.default for a in table if obj_type in a.types and not a.readonly}
+
+
+def lookup(obj_type: str, name: str) -> Attr:
+    """The attribute ``name`` (MQSC keyword or synonym) of an object type.
+
+    Raises:
+        MQError: MQRC_SELECTOR_ERROR (2067) naming the unknown attribute.
+    """
+    table = QMGR_BY_NAME if obj_type == QMGR else QUEUE_BY_NAME
+    attr = table.get(name.upper())
+    if attr is None or obj_type not in attr.types:
+        raise failed(C.MQRC_SELECTOR_ERROR, f"{name.upper()} is not an attribute of {obj_type}")
+    return attr

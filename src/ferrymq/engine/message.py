@@ -1,0 +1,101 @@
+"""A message as the queue manager holds it, and its journal record.
+
+Record payload (kind MESSAGE), little-endian:
+
+| Off | Len | Field                                           |
+|----:|----:|-------------------------------------------------|
+|   0 |   1 | record version (1)                              |
+|   1 |   1 | flags (reserved, 0)                             |
+|   2 |   2 | queue-name length N (<= 48)                     |
+|   4 |   8 | sequence number on its queue                    |
+|  12 |   8 | put time, float seconds since the epoch (UTC)   |
+|  20 |   4 | properties length P (0 until properties exist)  |
+|  24 |   N | queue name (ASCII)                              |
+|     | 364 | MQMD version 2, little-endian, as stored        |
+|     |   P | properties blob                                 |
+|     |   … | application data                                |
+
+The put time is kept so the remaining Expiry is computed from the clock, not from a
+counter that restarts would reset.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ferrymq.errors import DecodeError
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
+
+KIND_MESSAGE = 1
+# A priority above MaxPriority is kept in the MQMD but queued at MaxPriority (IBM).
+MAX_PRIORITY = 9
+
+_HEAD = struct.Struct("<BBHQdI")
+_RECORD_VERSION = 1
+
+
+class Message:
+    """One message on one queue. ``key`` orders the queue (priority first unless FIFO)."""
+
+    __slots__ = ("data", "expires_at", "key", "locked_by", "md", "put_at", "queue", "record_id", "seq", "skip_backout")
+
+    def __init__(self, queue: str, seq: int, md: MQMD, data: bytes, put_at: float, fifo: bool) -> None:
+        self.queue = queue
+        self.seq = seq
+        self.md = md
+        self.data = data
+        self.put_at = put_at
+        self.expires_at: float | None = None if md.expiry == C.MQEI_UNLIMITED else put_at + md.expiry / 10.0
+        self.key: tuple[int, int] = (0 if fifo else -min(md.priority, MAX_PRIORITY), seq)
+        self.record_id = 0  # non-zero while the message has a journal record
+        self.locked_by = 0  # the object handle holding a browse lock, if any
+        self.skip_backout = False
+
+    @property
+    def persistent(self) -> bool:
+        return self.md.persistence == C.MQPER_PERSISTENT
+
+    @property
+    def token(self) -> bytes:
+        """MsgToken: 16 bytes unique on this queue (the sequence number, then zeros)."""
+        return self.seq.to_bytes(8, "big") + bytes(8)
+
+    def expired(self, now: float) -> bool:
+        return self.expires_at is not None and now >= self.expires_at
+
+    def remaining_expiry(self, now: float) -> int:
+        """Expiry as the getter sees it: tenths of a second left, at least 1, or unlimited."""
+        if self.expires_at is None:
+            return C.MQEI_UNLIMITED
+        return max(1, int((self.expires_at - now) * 10 + 0.999))
+
+    def encode(self) -> bytes:
+        name = self.queue.encode("ascii")
+        return b"".join(
+            (_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, 0), name, self.md.pack(version=2), self.data)
+        )
+
+    def reposition(self, fifo: bool) -> None:
+        self.key = (0 if fifo else -min(self.md.priority, MAX_PRIORITY), self.seq)
+
+
+def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
+    """Rebuild a Message from its record.
+
+    Raises:
+        DecodeError: the record is not a message record this version can read.
+    """
+    if len(payload) < _HEAD.size:
+        raise DecodeError("message record", 0, "shorter than its header")
+    version, _flags, name_len, seq, put_at, prop_len = _HEAD.unpack_from(payload, 0)
+    if version != _RECORD_VERSION:
+        raise DecodeError("message record", 0, f"record version {version} is not {_RECORD_VERSION}")
+    off = _HEAD.size
+    if name_len > C.MQ_Q_NAME_LENGTH or off + name_len + C.MQMD_LENGTH_2 + prop_len > len(payload):
+        raise DecodeError("message record", 2, "lengths exceed the record")
+    queue = payload[off : off + name_len].decode("ascii")
+    off += name_len
+    md = MQMD.unpack_from(payload, off, big_endian=False)
+    off += C.MQMD_LENGTH_2 + prop_len
+    return Message(queue, seq, md, payload[off:], put_at, fifo_of.get(queue, False))

@@ -1,0 +1,366 @@
+"""MQPUT, MQGET and browse: validation, queue placement, search, waits, expiry.
+
+Every refusal raises before anything changes. Search order is the queue's key order
+(priority then sequence, or sequence alone on FIFO queues); an expired message met by a
+search is discarded then and there, as IBM MQ does, and never returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ferrymq.engine import validate
+from ferrymq.engine.api import Delivery, GetOptions, GetResult, PutOptions, PutResult, Waiting
+from ferrymq.engine.message import Message
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.session import Connection, Handle, UnitOfWork
+from ferrymq.engine.state import EngineState, Waiter
+from ferrymq.errors import MQError, failed
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD, NONE_ID
+
+_BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+_PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+                  | C.MQOO_SET_ALL_CONTEXT)
+_CONTEXT_RULES = (
+    (C.MQPMO_PASS_IDENTITY_CONTEXT, _PASS_IDENT_OK, C.MQRC_NOT_OPEN_FOR_PASS_IDENT),
+    (C.MQPMO_PASS_ALL_CONTEXT, C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_PASS_ALL),
+    (C.MQPMO_SET_IDENTITY_CONTEXT, C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_SET_IDENT),
+    (C.MQPMO_SET_ALL_CONTEXT, C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_SET_ALL),
+)
+
+
+class Messaging(EngineState):
+    """put, get and their helpers; mixed into QueueManager."""
+
+    # -- put -------------------------------------------------------------------------------
+    def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes) -> PutResult:
+        """MQPUT.
+
+        Raises:
+            MQError: IBM's reason for every refusal (see validate.py and _place).
+        """
+        conn = self.conn(hconn)
+        h = self.handle(conn, hobj)
+        if h.queue is None or not h.options & C.MQOO_OUTPUT:
+            raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{h.name} was not opened with MQOO_OUTPUT")
+        validate.put_options(pmo.options)
+        self.check_quiescing(pmo.options, C.MQPMO_FAIL_IF_QUIESCING)
+        for flag, needed, reason in _CONTEXT_RULES:
+            if pmo.options & flag and not h.options & needed:
+                raise failed(reason, f"{h.name} was not opened with the context option this put needs")
+        warning = validate.descriptor_for_put(md)
+        return self.place(conn, h, md, pmo, data, warning)
+
+    def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int) -> PutResult:
+        """Put a validated message on the handle's queue (shared by MQPUT and MQPUT1)."""
+        q = h.queue
+        assert q is not None
+        definer = h.alias or q
+        if len(data) > self.qmgr_attr("MAXMSGL"):
+            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds queue manager MAXMSGL({self.qmgr_attr('MAXMSGL')})")
+        if len(data) > int(q["MAXMSGL"]):
+            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {len(data)} bytes exceeds {q.name} MAXMSGL({q['MAXMSGL']})")
+        for obj in (h.alias, q):
+            if obj is not None and obj["PUT"] == C.MQQA_PUT_INHIBITED:
+                raise failed(C.MQRC_PUT_INHIBITED, f"{obj.name} has PUT(DISABLED)")
+        priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
+        persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
+        if persistence == C.MQPER_PERSISTENT and q.temporary:
+            raise failed(C.MQRC_PERSISTENT_NOT_ALLOWED, f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
+        if q.messages.depth >= int(q["MAXDEPTH"]):
+            raise failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({q['MAXDEPTH']}) messages")
+        in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
+        if in_uow and conn.uow is not None and len(conn.uow) >= self.qmgr_attr("MAXUMSGS"):
+            raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.qmgr_attr('MAXUMSGS')}) messages")
+        now = self.clock.now()
+        stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
+        msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, q.fifo)
+        self.enqueue(conn, q, msg, in_uow)
+        q.last_put = now
+        comp = C.MQCC_WARNING if warning else C.MQCC_OK
+        return PutResult(stored, q.name, self.name, comp, warning, msg.seq)
+
+    def fill_descriptor(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int,
+                        persistence: int, now: float) -> MQMD:
+        """The descriptor as stored: identifiers, context and defaults resolved."""
+        opts = pmo.options
+        msg_id = self.new_id() if opts & C.MQPMO_NEW_MSG_ID or md.msg_id == NONE_ID else md.msg_id
+        correl_id = self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id
+        date, tod = self.stamp_put(now)
+        identity = {"user_identifier": conn.user[:12], "accounting_token": bytes(32), "appl_identity_data": ""}
+        origin = {"put_appl_type": conn.appl_type, "put_appl_name": conn.appl_name[-28:], "put_date": date,
+                  "put_time": tod, "appl_origin_data": ""}
+        if opts & C.MQPMO_NO_CONTEXT:
+            identity = {"user_identifier": "", "accounting_token": bytes(32), "appl_identity_data": ""}
+            origin = {"put_appl_type": C.MQAT_NO_CONTEXT, "put_appl_name": "", "put_date": "", "put_time": "",
+                      "appl_origin_data": ""}
+        elif opts & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):
+            identity = {"user_identifier": md.user_identifier, "accounting_token": md.accounting_token,
+                        "appl_identity_data": md.appl_identity_data}
+            if opts & C.MQPMO_SET_ALL_CONTEXT:
+                origin = {"put_appl_type": md.put_appl_type, "put_appl_name": md.put_appl_name,
+                          "put_date": md.put_date, "put_time": md.put_time, "appl_origin_data": md.appl_origin_data}
+        elif opts & (C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT):
+            source = conn.handles.get(pmo.context)
+            if source is None or not source.options & C.MQOO_SAVE_ALL_CONTEXT:
+                raise failed(C.MQRC_CONTEXT_HANDLE_ERROR, f"Context {pmo.context} is not a handle opened with MQOO_SAVE_ALL_CONTEXT")
+            ctx = source.saved_context
+            if ctx is not None:
+                identity = {"user_identifier": ctx.user_identifier, "accounting_token": ctx.accounting_token,
+                            "appl_identity_data": ctx.appl_identity_data}
+                if opts & C.MQPMO_PASS_ALL_CONTEXT:
+                    origin = {"put_appl_type": ctx.put_appl_type, "put_appl_name": ctx.put_appl_name,
+                              "put_date": ctx.put_date, "put_time": ctx.put_time,
+                              "appl_origin_data": ctx.appl_origin_data}
+        return md.replace(version=C.MQMD_VERSION_2, msg_id=msg_id, correl_id=correl_id, priority=priority,
+                          persistence=persistence, backout_count=0, reply_to_q_mgr=md.reply_to_q_mgr or self.name,
+                          **identity, **origin)
+
+    def enqueue(self, conn: Connection | None, q: QueueObject, msg: Message, in_uow: bool) -> None:
+        """Place a message: visible now, or held by the connection's unit of work."""
+        if in_uow:
+            assert conn is not None
+            uow = self.uow_of(conn)
+            if msg.persistent:
+                self.journal_message(msg, uow.txid)
+                uow.journaled = True
+            uow.puts.append((q, msg))
+            q.messages.uncommitted += 1
+            return
+        if msg.persistent:
+            self.journal_message(msg)
+            self.need_sync()
+        q.messages.insert(msg)
+        self.wake(q)
+
+    def uow_of(self, conn: Connection) -> UnitOfWork:
+        if conn.uow is None:
+            conn.uow = UnitOfWork(self.new_txid())
+        return conn.uow
+
+    # -- get -------------------------------------------------------------------------------
+    def get(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int) -> GetResult | Waiting:
+        """MQGET (destructive or browse); a WAIT with nothing to return registers a waiter.
+
+        Raises:
+            MQError: IBM's reason for every refusal; MQRC_NO_MSG_AVAILABLE when nothing matches.
+        """
+        conn = self.conn(hconn)
+        h = self.handle(conn, hobj)
+        opts = gmo.options
+        validate.get_options(opts, gmo.wait_interval, gmo.match_options, buffer_length)
+        browse = bool(opts & (_BROWSE | C.MQGMO_UNLOCK))
+        if h.queue is None:
+            raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, "the queue manager object has no messages")
+        if browse and not h.options & C.MQOO_BROWSE:
+            raise failed(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{h.name} was not opened with MQOO_BROWSE")
+        if not browse and not h.input_mode:
+            raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{h.name} was not opened for input")
+        self.check_quiescing(opts, C.MQGMO_FAIL_IF_QUIESCING)
+        self.check_get_allowed(h)
+        if opts & C.MQGMO_UNLOCK:
+            return self.unlock(h)
+        if opts & C.MQGMO_MARK_SKIP_BACKOUT and conn.uow is not None and conn.uow.marked_skip is not None:
+            raise failed(C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message in this unit of work is already marked skip-backout")
+        result = self.attempt(conn, h, md, gmo, buffer_length)
+        if result is not None:
+            return result
+        if not opts & C.MQGMO_WAIT or gmo.wait_interval == 0:
+            raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {h.queue.name} matches")
+        wid = self._next_waiter
+        self._next_waiter += 1
+        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, h.queue.name)
+        self.queue_waiters.setdefault(h.queue.name, []).append(wid)
+        conn.waiters.add(wid)
+        deadline = None if gmo.wait_interval == C.MQWI_UNLIMITED else self.clock.now() + gmo.wait_interval / 1000.0
+        return Waiting(wid, deadline)
+
+    def check_get_allowed(self, h: Handle) -> None:
+        for obj in (h.alias, h.queue):
+            if obj is not None and obj["GET"] == C.MQQA_GET_INHIBITED:
+                raise failed(C.MQRC_GET_INHIBITED, f"{obj.name} has GET(DISABLED)")
+
+    def attempt(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int) -> GetResult | None:
+        """Find and take (or browse) a message now; None when nothing matches."""
+        q = h.queue
+        assert q is not None
+        opts = gmo.options
+        now = self.clock.now()
+        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            msg = h.under_cursor
+            if msg is None or q.messages.by_seq.get(msg.seq) is not msg or (msg.locked_by not in (0, h.hobj)):
+                raise failed(C.MQRC_NO_MSG_UNDER_CURSOR, f"the browse cursor of {h.name} is on no available message")
+            if msg.expired(now):
+                self.discard_expired(q, msg)
+                raise failed(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the cursor has expired")
+        else:
+            after = h.cursor if opts & C.MQGMO_BROWSE_NEXT else None
+            msg = self.search(q, h, md, gmo, after, now)
+            if msg is None:
+                return None
+        browse = bool(opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
+        truncated = len(msg.data) > buffer_length
+        if browse:
+            h.cursor, h.under_cursor = msg.key, msg
+        if truncated and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # The message stays where it is; a browse cursor now sits on it so the caller can
+            # retry with a bigger buffer and MQGMO_(BROWSE_)MSG_UNDER_CURSOR.
+            h.under_cursor = msg
+            return self.result(h, msg, buffer_length, now, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if truncated else C.MQRC_NONE
+        comp = C.MQCC_WARNING if truncated else C.MQCC_OK
+        if browse:
+            if opts & C.MQGMO_LOCK:
+                if h.locked is not None and h.locked is not msg:
+                    h.locked.locked_by = 0
+                    self.wake(q)
+                msg.locked_by, h.locked = h.hobj, msg
+            return self.result(h, msg, buffer_length, now, comp, reason)
+        self.take(conn, h, q, msg, opts)
+        q.last_get = now
+        return self.result(h, msg, buffer_length, now, comp, reason)
+
+    def search(self, q: QueueObject, h: Handle, md: MQMD, gmo: GetOptions, after: tuple[int, int] | None,
+               now: float) -> Message | None:
+        mo = gmo.match_options
+        want_msg = md.msg_id if mo & C.MQMO_MATCH_MSG_ID and md.msg_id != NONE_ID else None
+        want_correl = md.correl_id if mo & C.MQMO_MATCH_CORREL_ID and md.correl_id != NONE_ID else None
+        want_group = md.group_id if mo & C.MQMO_MATCH_GROUP_ID and md.group_id != NONE_ID else None
+        want_seqno = md.msg_seq_number if mo & C.MQMO_MATCH_MSG_SEQ_NUMBER else None
+        want_offset = md.offset if mo & C.MQMO_MATCH_OFFSET else None
+        want_token = gmo.msg_token if mo & C.MQMO_MATCH_MSG_TOKEN and gmo.msg_token != bytes(16) else None
+        messages = q.messages
+        expired: list[Message] = []
+        found: Message | None = None
+        keys: Iterator[tuple[int, int]]
+        if want_token is not None:
+            keys = iter(())
+            cand = messages.by_seq.get(int.from_bytes(want_token[:8], "big"))
+            if cand is not None and cand.token == want_token and (after is None or cand.key > after):
+                keys = iter((cand.key,))
+        else:
+            keys = messages.candidates(want_msg, want_correl, after)
+        for key in keys:
+            m = messages.get(key)
+            if m is None or m.locked_by not in (0, h.hobj):
+                continue
+            mmd = m.md
+            if ((want_msg is not None and mmd.msg_id != want_msg)
+                    or (want_correl is not None and mmd.correl_id != want_correl)
+                    or (want_group is not None and mmd.group_id != want_group)
+                    or (want_seqno is not None and mmd.msg_seq_number != want_seqno)
+                    or (want_offset is not None and mmd.offset != want_offset)):
+                continue
+            if m.expired(now):
+                expired.append(m)
+                continue
+            found = m
+            break
+        for m in expired:
+            self.discard_expired(q, m)
+        return found
+
+    def take(self, conn: Connection, h: Handle, q: QueueObject, msg: Message, opts: int) -> None:
+        """Remove a message destructively: into the unit of work, or gone now."""
+        in_uow = bool(opts & C.MQGMO_SYNCPOINT) or bool(opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
+        q.messages.remove(msg)
+        if msg.locked_by:
+            holder = self.handles.get(msg.locked_by)
+            if holder is not None and holder.locked is msg:
+                holder.locked = None
+            msg.locked_by = 0
+        if h.options & C.MQOO_SAVE_ALL_CONTEXT:
+            h.saved_context = msg.md
+        if in_uow:
+            uow = self.uow_of(conn)
+            uow.gets.append((q, msg))
+            q.messages.uncommitted += 1
+            if msg.record_id:
+                self.journal.delete(msg.record_id, uow.txid)
+                uow.journaled = True
+            if opts & C.MQGMO_MARK_SKIP_BACKOUT:
+                uow.marked_skip = msg
+            return
+        if msg.record_id:
+            self.journal.delete(msg.record_id)
+            msg.record_id = 0
+            self.need_sync()
+
+    def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int) -> GetResult:
+        md = msg.md.replace(expiry=msg.remaining_expiry(now))
+        return GetResult(md, msg.data[:buffer_length], len(msg.data), msg.token, h.queue.name if h.queue else "",
+                         comp, reason, msg.seq, msg.queue)
+
+    def unlock(self, h: Handle) -> GetResult:
+        if h.locked is None:
+            raise MQError(C.MQCC_WARNING, C.MQRC_NO_MSG_LOCKED, f"{h.name} holds no locked message")
+        msg, h.locked = h.locked, None
+        msg.locked_by = 0
+        assert h.queue is not None
+        self.wake(h.queue)
+        return GetResult(MQMD(), b"", 0, bytes(16), h.queue.name)
+
+    def discard_expired(self, q: QueueObject, msg: Message) -> None:
+        """An expired message met by a search or the expiry scan: removed, never delivered."""
+        q.messages.remove(msg)
+        if msg.record_id:
+            self.journal.delete(msg.record_id)
+            msg.record_id = 0
+        for hobj in q.handles:
+            h = self.handles.get(hobj)
+            if h is not None and h.under_cursor is msg:
+                h.under_cursor = None
+
+    # -- waits -----------------------------------------------------------------------------
+    def wake(self, q: QueueObject) -> None:
+        """Give newly available messages to waiting gets, in the order they started waiting."""
+        ids = self.queue_waiters.get(q.name)
+        if not ids or not len(q.messages):
+            return
+        for wid in list(ids):
+            if not len(q.messages):
+                break
+            w = self.waiters.get(wid)
+            if w is None:
+                continue
+            conn = self.connections.get(w.hconn)
+            h = conn.handles.get(w.hobj) if conn is not None else None
+            if conn is None or h is None:
+                self.end_wait(wid)
+                continue
+            # The waiter's own durability is separate from the call that woke it.
+            outer, self._sync_lsn = self._sync_lsn, 0
+            try:
+                self.check_get_allowed(h)
+                found = self.attempt(conn, h, w.md, w.gmo, w.buffer_length)
+            except MQError as exc:
+                found = None
+                self.end_wait(wid)
+                self.deliveries.append(Delivery(wid, None, exc))
+            lsn, self._sync_lsn = self._sync_lsn, max(outer, self._sync_lsn)
+            if found is not None:
+                self.end_wait(wid)
+                self.deliveries.append(Delivery(wid, found, None, lsn))
+
+    def end_wait(self, waiter_id: int) -> Waiter | None:
+        w = self.waiters.pop(waiter_id, None)
+        if w is None:
+            return None
+        ids = self.queue_waiters.get(w.queue)
+        if ids is not None:
+            ids.remove(waiter_id)
+            if not ids:
+                del self.queue_waiters[w.queue]
+        conn = self.connections.get(w.hconn)
+        if conn is not None:
+            conn.waiters.discard(waiter_id)
+        return w
+
+    def cancel_wait(self, waiter_id: int) -> bool:
+        """The driver's timer ran out: True if the get was still waiting (answer 2033)."""
+        return self.end_wait(waiter_id) is not None
+
+    def take_deliveries(self) -> list[Delivery]:
+        out, self.deliveries = self.deliveries, []
+        return out

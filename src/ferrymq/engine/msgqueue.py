@@ -1,0 +1,85 @@
+"""The message index of one local queue: delivery order, identifier lookup, depth.
+
+Only messages that a getter may see are in the index; a message put or got inside an
+uncommitted unit of work is held by that unit and counted in ``uncommitted`` so that
+CURDEPTH and MAXDEPTH include it, as IBM MQ does.
+
+Order is a sorted list of keys: ``(-priority, seq)`` on a PRIORITY queue, ``(0, seq)`` on
+a FIFO one, so priority order with FIFO inside a priority falls out of the sort, and a
+backed-out message returns to exactly the place it had.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+
+from sortedcontainers import SortedList
+
+from ferrymq.engine.message import Message
+from ferrymq.wire.mqmd import NONE_ID
+
+Key = tuple[int, int]
+
+
+class MessageQueue:
+    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "order", "uncommitted")
+
+    def __init__(self) -> None:
+        self.by_seq: dict[int, Message] = {}
+        self.order = SortedList()
+        # Identifier indexes hold sorted keys, so a get by CorrelId does not scan the queue.
+        self.by_msg_id: dict[bytes, list[Key]] = {}
+        self.by_correl_id: dict[bytes, list[Key]] = {}
+        self.uncommitted = 0
+
+    def __len__(self) -> int:
+        return len(self.by_seq)
+
+    @property
+    def depth(self) -> int:
+        return len(self.by_seq) + self.uncommitted
+
+    def insert(self, msg: Message) -> None:
+        self.by_seq[msg.seq] = msg
+        self.order.add(msg.key)
+        bisect.insort(self.by_msg_id.setdefault(msg.md.msg_id, []), msg.key)
+        if msg.md.correl_id != NONE_ID:
+            bisect.insort(self.by_correl_id.setdefault(msg.md.correl_id, []), msg.key)
+
+    def remove(self, msg: Message) -> None:
+        del self.by_seq[msg.seq]
+        self.order.remove(msg.key)
+        _unindex(self.by_msg_id, msg.md.msg_id, msg.key)
+        if msg.md.correl_id != NONE_ID:
+            _unindex(self.by_correl_id, msg.md.correl_id, msg.key)
+
+    def get(self, key: Key) -> Message | None:
+        return self.by_seq.get(key[1])
+
+    def keys_after(self, after: Key | None) -> Iterator[Key]:
+        """Keys in delivery order, strictly after ``after`` (all when None)."""
+        if after is None:
+            return iter(self.order)
+        return iter(self.order.irange(minimum=after, inclusive=(False, True)))
+
+    def candidates(self, msg_id: bytes | None, correl_id: bytes | None, after: Key | None) -> Iterator[Key]:
+        """Keys that may match, in delivery order, using the smallest identifier index."""
+        lists = []
+        if msg_id is not None:
+            lists.append(self.by_msg_id.get(msg_id, []))
+        if correl_id is not None:
+            lists.append(self.by_correl_id.get(correl_id, []))
+        if not lists:
+            return self.keys_after(after)
+        keys = min(lists, key=len)
+        start = 0 if after is None else bisect.bisect_right(keys, after)
+        return iter(keys[start:])
+
+
+def _unindex(index: dict[bytes, list[Key]], ident: bytes, key: Key) -> None:
+    keys = index[ident]
+    if len(keys) == 1:
+        del index[ident]
+    else:
+        del keys[bisect.bisect_left(keys, key)]

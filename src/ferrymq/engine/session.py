@@ -1,0 +1,57 @@
+"""Connections, object handles and units of work: the per-application state of the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ferrymq.engine.message import Message
+from ferrymq.engine.msgqueue import Key
+from ferrymq.engine.objects import QueueObject
+from ferrymq.wire.mqmd import MQMD
+
+
+@dataclass(slots=True)
+class UnitOfWork:
+    """Puts and gets made under syncpoint by one connection, not yet committed.
+
+    ``puts`` are invisible to getters; ``gets`` are out of their queue's index. Both
+    still count in their queue's depth (MessageQueue.uncommitted).
+    """
+
+    txid: int
+    puts: list[tuple[QueueObject, Message]] = field(default_factory=list)
+    gets: list[tuple[QueueObject, Message]] = field(default_factory=list)
+    journaled: bool = False  # a record was written under txid, so commit/rollback is journaled
+    marked_skip: Message | None = None
+
+    def __len__(self) -> int:
+        return len(self.puts) + len(self.gets)
+
+
+@dataclass(slots=True)
+class Handle:
+    """An open object: a queue (resolved through an alias) or the queue manager itself."""
+
+    hobj: int
+    hconn: int
+    options: int
+    name: str  # the name as opened (an alias's own name)
+    queue: QueueObject | None  # the local queue messages go to or come from; None for QMGR
+    alias: QueueObject | None = None
+    input_mode: int = 0  # MQOO_INPUT_SHARED or MQOO_INPUT_EXCLUSIVE when open for input
+    cursor: Key | None = None  # browse position
+    under_cursor: Message | None = None  # the message the browse cursor is on
+    locked: Message | None = None
+    saved_context: MQMD | None = None  # the context of the last message got (MQOO_SAVE_ALL_CONTEXT)
+    deleted: bool = False
+
+
+@dataclass(slots=True)
+class Connection:
+    hconn: int
+    appl_name: str
+    user: str
+    appl_type: int
+    handles: dict[int, Handle] = field(default_factory=dict)
+    uow: UnitOfWork | None = None
+    waiters: set[int] = field(default_factory=set)

@@ -1,0 +1,228 @@
+"""MQGET and browse: order, matching, truncation, cursors, locks, expiry, waits."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import Env
+
+from ferrymq.engine.api import GetOptions, GetResult, Waiting
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
+
+BROWSE_FIRST = C.MQGMO_BROWSE_FIRST
+BROWSE_NEXT = C.MQGMO_BROWSE_NEXT
+
+
+def test_priority_then_fifo(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    for data, prio in [(b"a", 1), (b"b", 5), (b"c", 1), (b"d", 5), (b"e", 9)]:
+        env.put(h, data, priority=prio)
+    assert [env.get(h).data for _ in range(5)] == [b"e", b"b", b"d", b"a", b"c"]
+
+
+def test_fifo_queue_ignores_priority(env: Env) -> None:
+    env.define("Q1", MSGDLVSQ="FIFO")
+    h = env.open("Q1")
+    for data, prio in [(b"a", 1), (b"b", 5), (b"c", 9)]:
+        env.put(h, data, priority=prio)
+    assert [env.get(h).data for _ in range(3)] == [b"a", b"b", b"c"]
+
+
+def test_no_message_and_get_inhibited(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    with pytest.raises(MQError) as e:
+        env.get(h)
+    assert (e.value.comp, e.value.reason) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
+    env.put(h)
+    env.qm.objects.alter("Q1", {"GET": "DISABLED"})
+    for opts in (0, BROWSE_FIRST):
+        with pytest.raises(MQError) as e:
+            env.get(h, opts)
+        assert e.value.reason == C.MQRC_GET_INHIBITED
+    assert env.depth("Q1") == 1
+
+
+def test_match_by_ids_and_none_matches_any(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"1", correl_id=b"A" * 24)
+    m2 = env.put(h, b"2", correl_id=b"B" * 24).md
+    env.put(h, b"3", correl_id=b"B" * 24)
+    assert env.get(h, correl_id=b"B" * 24).data == b"2"
+    with pytest.raises(MQError):
+        env.get(h, msg_id=m2.msg_id)
+    assert env.get(h, match=C.MQMO_NONE, correl_id=b"Z" * 24).data == b"1"
+    assert env.get(h).data == b"3"
+
+
+def test_match_msg_token_and_group_and_seq(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"a", version=2, group_id=b"G" * 24, msg_seq_number=1, msg_flags=C.MQMF_MSG_IN_GROUP)
+    env.put(h, b"b", version=2, group_id=b"G" * 24, msg_seq_number=2, msg_flags=C.MQMF_LAST_MSG_IN_GROUP)
+    b = env.get(h, BROWSE_FIRST)
+    tok = env.qm.get(env.hconn, h, MQMD(), GetOptions(BROWSE_NEXT), 100)
+    assert isinstance(tok, GetResult)
+    got = env.qm.get(env.hconn, h, MQMD(), GetOptions(0, 0, C.MQMO_MATCH_MSG_TOKEN, tok.msg_token), 100)
+    assert isinstance(got, GetResult) and got.data == b"b"
+    assert env.get(h, match=C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER, version=2, group_id=b"G" * 24,
+                   msg_seq_number=1).data == b.data
+
+
+def test_truncation(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"0123456789")
+    r = env.get(h, buffer=4)
+    assert (r.comp, r.reason, r.data, r.data_length) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED, b"0123", 10)
+    assert env.depth("Q1") == 1
+    r = env.get(h, C.MQGMO_ACCEPT_TRUNCATED_MSG, buffer=4)
+    assert (r.comp, r.reason, r.data, r.data_length) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED, b"0123", 10)
+    assert env.depth("Q1") == 0
+
+
+def test_browse_cursor_and_msg_under_cursor(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    for d in (b"a", b"b", b"c"):
+        env.put(h, d)
+    assert env.get(h, BROWSE_FIRST).data == b"a"
+    assert env.get(h, BROWSE_NEXT).data == b"b"
+    assert env.get(h, C.MQGMO_BROWSE_MSG_UNDER_CURSOR).data == b"b"
+    assert env.get(h, C.MQGMO_MSG_UNDER_CURSOR).data == b"b"
+    with pytest.raises(MQError) as e:
+        env.get(h, C.MQGMO_MSG_UNDER_CURSOR)
+    assert e.value.reason == C.MQRC_NO_MSG_UNDER_CURSOR
+    assert env.get(h, BROWSE_NEXT).data == b"c"
+    with pytest.raises(MQError) as e:
+        env.get(h, BROWSE_NEXT)
+    assert e.value.reason == C.MQRC_NO_MSG_AVAILABLE
+    assert env.depth("Q1") == 2
+
+
+def test_browse_truncated_then_retry_under_cursor(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"0123456789")
+    assert env.get(h, BROWSE_FIRST, buffer=2).reason == C.MQRC_TRUNCATED_MSG_FAILED
+    assert env.get(h, C.MQGMO_BROWSE_MSG_UNDER_CURSOR, buffer=100).data == b"0123456789"
+
+
+def test_lock_hides_message_from_others_until_unlock(env: Env) -> None:
+    env.define("Q1")
+    h1 = env.open("Q1")
+    h2 = env.open("Q1")
+    env.put(h1, b"a")
+    env.put(h1, b"b")
+    assert env.get(h1, BROWSE_FIRST | C.MQGMO_LOCK).data == b"a"
+    assert env.get(h2).data == b"b"
+    with pytest.raises(MQError):
+        env.get(h2)
+    env.get(h1, C.MQGMO_UNLOCK)
+    assert env.get(h2).data == b"a"
+    with pytest.raises(MQError) as e:
+        env.get(h1, C.MQGMO_UNLOCK)
+    assert (e.value.comp, e.value.reason) == (C.MQCC_WARNING, C.MQRC_NO_MSG_LOCKED)
+
+
+@pytest.mark.parametrize(
+    ("opts", "reason"),
+    [
+        (C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT, C.MQRC_OPTIONS_ERROR),
+        (BROWSE_FIRST | BROWSE_NEXT, C.MQRC_OPTIONS_ERROR),
+        (BROWSE_FIRST | C.MQGMO_SYNCPOINT, C.MQRC_OPTIONS_ERROR),
+        (C.MQGMO_LOCK, C.MQRC_OPTIONS_ERROR),
+        (C.MQGMO_MARK_SKIP_BACKOUT, C.MQRC_OPTIONS_ERROR),
+        (0x80000000, C.MQRC_OPTIONS_ERROR),
+    ],
+)
+def test_get_option_errors(env: Env, opts: int, reason: int) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h)
+    with pytest.raises(MQError) as e:
+        env.get(h, opts)
+    assert e.value.reason == reason
+    assert env.depth("Q1") == 1
+
+
+def test_open_mode_errors(env: Env) -> None:
+    env.define("Q1")
+    out = env.open("Q1", C.MQOO_OUTPUT)
+    env.put(out)
+    with pytest.raises(MQError) as e:
+        env.get(out)
+    assert e.value.reason == C.MQRC_NOT_OPEN_FOR_INPUT
+    with pytest.raises(MQError) as e:
+        env.get(out, BROWSE_FIRST)
+    assert e.value.reason == C.MQRC_NOT_OPEN_FOR_BROWSE
+    with pytest.raises(MQError) as e:
+        env.get(out, match=0x1000)
+    assert e.value.reason == C.MQRC_MATCH_OPTIONS_ERROR
+    with pytest.raises(MQError) as e:
+        env.qm.get(env.hconn, out, MQMD(), GetOptions(C.MQGMO_WAIT, -5), 10)
+    assert e.value.reason == C.MQRC_WAIT_INTERVAL_ERROR
+    with pytest.raises(MQError) as e:
+        env.get(out, buffer=-1)
+    assert e.value.reason == C.MQRC_BUFFER_LENGTH_ERROR
+
+
+def test_expiry_counts_down_and_expired_never_returned(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"short", expiry=20)  # 2 seconds
+    env.put(h, b"long", expiry=600)
+    env.clock.advance(1.0)
+    r = env.get(h, BROWSE_FIRST)
+    assert r.data == b"short" and r.md.expiry == 10
+    env.clock.advance(1.5)
+    assert env.depth("Q1") == 2  # expired but not yet discarded still counts
+    r = env.get(h)
+    assert r.data == b"long" and 0 < r.md.expiry <= 600 - 25
+    assert env.depth("Q1") == 0
+
+
+def test_expiry_scan_discards(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"x", expiry=1, persistence=1)
+    env.clock.advance(5)
+    env.qm.tick()
+    assert env.depth("Q1") == 0
+
+
+def test_wait_satisfied_by_later_put_in_order(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    c2 = env.qm.connect()
+    h2 = env.open("Q1", hconn=c2)
+    w1 = env.qm.get(env.hconn, h, MQMD(), GetOptions(C.MQGMO_WAIT, 5000), 100)
+    w2 = env.qm.get(c2, h2, MQMD(), GetOptions(C.MQGMO_WAIT, -1), 100)
+    assert isinstance(w1, Waiting) and isinstance(w2, Waiting)
+    assert w1.deadline == env.clock.now() + 5 and w2.deadline is None
+    env.put(h, b"first")
+    env.put(h, b"second")
+    d = env.qm.take_deliveries()
+    assert [(x.waiter_id, x.result.data if x.result else None) for x in d] == [(w1.waiter_id, b"first"),
+                                                                                 (w2.waiter_id, b"second")]
+    assert env.depth("Q1") == 0
+
+
+def test_wait_cancel_and_quiesce(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    w = env.qm.get(env.hconn, h, MQMD(), GetOptions(C.MQGMO_WAIT, 100), 100)
+    assert isinstance(w, Waiting)
+    assert env.qm.cancel_wait(w.waiter_id) is True
+    assert env.qm.cancel_wait(w.waiter_id) is False
+    w = env.qm.get(env.hconn, h, MQMD(), GetOptions(C.MQGMO_WAIT | C.MQGMO_FAIL_IF_QUIESCING, -1), 100)
+    assert isinstance(w, Waiting)
+    env.qm.quiesce()
+    (d,) = env.qm.take_deliveries()
+    assert isinstance(d.error, MQError) and d.error.reason == C.MQRC_Q_MGR_QUIESCING
+    with pytest.raises(MQError) as e:
+        env.get(h, C.MQGMO_FAIL_IF_QUIESCING)
+    assert e.value.reason == C.MQRC_Q_MGR_QUIESCING

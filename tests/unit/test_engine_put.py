@@ -1,0 +1,182 @@
+"""MQPUT/MQPUT1 rules: IBM's reason for each refusal, and nothing changes after one."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import Env
+
+from ferrymq.engine.api import ObjectDescriptor, PutOptions
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD, NONE_ID
+
+
+def refuse(env: Env, hobj: int, reason: int, data: bytes = b"x", pmo: int = 0, **md: object) -> None:
+    before = env.depth("Q1")
+    with pytest.raises(MQError) as e:
+        env.put(hobj, data, pmo=pmo, **md)
+    assert (e.value.comp, e.value.reason) == (C.MQCC_FAILED, reason), e.value
+    assert env.depth("Q1") == before
+
+
+@pytest.mark.parametrize(
+    ("md", "reason"),
+    [
+        ({"msg_type": 0}, C.MQRC_MSG_TYPE_ERROR),
+        ({"msg_type": 3}, C.MQRC_MSG_TYPE_ERROR),
+        ({"expiry": 0}, C.MQRC_EXPIRY_ERROR),
+        ({"expiry": -2}, C.MQRC_EXPIRY_ERROR),
+        ({"feedback": -5}, C.MQRC_FEEDBACK_ERROR),
+        ({"persistence": 3}, C.MQRC_PERSISTENCE_ERROR),
+        ({"priority": -2}, C.MQRC_PRIORITY_ERROR),
+        ({"msg_type": C.MQMT_REQUEST}, C.MQRC_MISSING_REPLY_TO_Q),
+        ({"report": C.MQRO_COA}, C.MQRC_MISSING_REPLY_TO_Q),
+        ({"report": C.MQRO_COD_WITH_FULL_DATA}, C.MQRC_MISSING_REPLY_TO_Q),
+        ({"report": 0x00100000}, C.MQRC_REPORT_OPTIONS_ERROR),
+    ],
+)
+def test_descriptor_errors(env: Env, md: dict[str, object], reason: int) -> None:
+    env.define("Q1")
+    refuse(env, env.open("Q1"), reason, **md)
+
+
+def test_application_message_types_and_feedback_ranges_accepted(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, msg_type=C.MQMT_APPL_FIRST, feedback=C.MQFB_APPL_LAST)
+    env.put(h, msg_type=C.MQMT_REPORT, feedback=C.MQFB_QUIT, reply_to_q="R")
+    assert env.depth("Q1") == 2
+
+
+def test_queue_limits(env: Env) -> None:
+    env.define("Q1", MAXDEPTH=2, MAXMSGL=10)
+    h = env.open("Q1")
+    refuse(env, h, C.MQRC_MSG_TOO_BIG_FOR_Q, data=b"x" * 11)
+    env.put(h)
+    env.put(h)
+    refuse(env, h, C.MQRC_Q_FULL)
+    env.qm.objects.alter_qmgr({"MAXMSGL": 32768})
+    env.qm.objects.alter("Q1", {"MAXMSGL": 100000, "MAXDEPTH": 10})
+    refuse(env, h, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, data=b"x" * 40000)
+
+
+def test_put_inhibited_on_queue_and_alias(env: Env) -> None:
+    env.define("Q1")
+    env.qm.objects.define("QALIAS", "A1", {"TARGET": "Q1"})
+    ha = env.open("A1", C.MQOO_OUTPUT)
+    env.qm.objects.alter("A1", {"PUT": "DISABLED"})
+    refuse(env, ha, C.MQRC_PUT_INHIBITED)
+    env.qm.objects.alter("A1", {"PUT": "ENABLED"})
+    env.qm.objects.alter("Q1", {"PUT": "DISABLED"})
+    refuse(env, ha, C.MQRC_PUT_INHIBITED)
+
+
+def test_not_open_for_output_and_bad_handles(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1", C.MQOO_INPUT_SHARED)
+    refuse(env, h, C.MQRC_NOT_OPEN_FOR_OUTPUT)
+    refuse(env, 999, C.MQRC_HOBJ_ERROR)
+    with pytest.raises(MQError) as e:
+        env.put(h, hconn=777)
+    assert e.value.reason == C.MQRC_HCONN_ERROR
+
+
+@pytest.mark.parametrize(
+    ("pmo", "reason"),
+    [
+        (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT, C.MQRC_OPTIONS_ERROR),
+        (C.MQPMO_NO_CONTEXT | C.MQPMO_DEFAULT_CONTEXT, C.MQRC_OPTIONS_ERROR),
+        (0x40000000, C.MQRC_OPTIONS_ERROR),
+        (C.MQPMO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_SET_ALL),
+        (C.MQPMO_SET_IDENTITY_CONTEXT, C.MQRC_NOT_OPEN_FOR_SET_IDENT),
+        (C.MQPMO_PASS_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_PASS_ALL),
+        (C.MQPMO_PASS_IDENTITY_CONTEXT, C.MQRC_NOT_OPEN_FOR_PASS_IDENT),
+    ],
+)
+def test_put_option_errors(env: Env, pmo: int, reason: int) -> None:
+    env.define("Q1")
+    refuse(env, env.open("Q1"), reason, pmo=pmo)
+
+
+def test_output_descriptor_fields(env: Env) -> None:
+    env.define("Q1", DEFPRTY=4, DEFPSIST="YES")
+    env.clock.t = 1_700_000_000.25  # 2023-11-14 22:13:20.25 GMT
+    res = env.put(env.open("Q1"), b"hello")
+    md = res.md
+    assert md.msg_id[:4] == b"AMQ " and md.msg_id[4:16] == b"QM1".ljust(12)
+    assert md.correl_id == NONE_ID
+    assert (md.priority, md.persistence) == (4, C.MQPER_PERSISTENT)
+    assert (md.put_date, md.put_time) == ("20231114", "22132025")
+    assert md.user_identifier == "tester" and md.put_appl_name == "tests" and md.put_appl_type == C.MQAT_DEFAULT
+    assert md.reply_to_q_mgr == "QM1"
+    other = env.put(env.open("Q1"), b"hello").md.msg_id
+    assert other != md.msg_id
+
+
+def test_new_ids_and_given_ids(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    given = b"G" * 24
+    assert env.put(h, msg_id=given).md.msg_id == given
+    assert env.put(h, msg_id=given, pmo=C.MQPMO_NEW_MSG_ID).md.msg_id != given
+    assert env.put(h, correl_id=given).md.correl_id == given
+    assert env.put(h, pmo=C.MQPMO_NEW_CORREL_ID).md.correl_id[:4] == b"AMQ "
+
+
+def test_context_options(env: Env) -> None:
+    env.define("Q1")
+    env.define("Q2")
+    h = env.open("Q1", C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+    md = env.put(h, pmo=C.MQPMO_SET_ALL_CONTEXT, user_identifier="alice", put_appl_name="app",
+                 put_date="20200101", put_time="01020304", appl_origin_data="AB").md
+    assert (md.user_identifier, md.put_appl_name, md.put_date, md.put_time, md.appl_origin_data) == (
+        "alice", "app", "20200101", "01020304", "AB")
+    none = env.put(h, pmo=C.MQPMO_NO_CONTEXT).md
+    assert (none.user_identifier, none.put_appl_type, none.put_date) == ("", C.MQAT_NO_CONTEXT, "")
+    hin = env.open("Q1", C.MQOO_INPUT_SHARED | C.MQOO_SAVE_ALL_CONTEXT)
+    env.get(hin)
+    hout = env.open("Q2", C.MQOO_OUTPUT | C.MQOO_PASS_ALL_CONTEXT)
+    passed = env.qm.put(env.hconn, hout, MQMD(), PutOptions(C.MQPMO_PASS_ALL_CONTEXT, hin), b"y").md
+    assert (passed.user_identifier, passed.put_date) == ("alice", "20200101")
+    with pytest.raises(MQError) as e:
+        env.qm.put(env.hconn, hout, MQMD(), PutOptions(C.MQPMO_PASS_ALL_CONTEXT, hout), b"y")
+    assert e.value.reason == C.MQRC_CONTEXT_HANDLE_ERROR
+
+
+def test_priority_above_maximum_warns_and_queues_at_nine(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"p9", priority=9)
+    res = env.put(h, b"p12", priority=12)
+    assert (res.comp, res.reason) == (C.MQCC_WARNING, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
+    assert env.get(h).data == b"p9"  # same effective priority: FIFO among them
+
+
+def test_put1_and_its_errors(env: Env) -> None:
+    env.define("Q1")
+    res = env.qm.put1(env.hconn, ObjectDescriptor("Q1"), MQMD(), PutOptions(), b"one")
+    assert res.resolved_q_name == "Q1" and env.depth("Q1") == 1
+    with pytest.raises(MQError) as e:
+        env.qm.put1(env.hconn, ObjectDescriptor("NOPE"), MQMD(), PutOptions(), b"one")
+    assert e.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    with pytest.raises(MQError) as e:
+        env.qm.put1(env.hconn, ObjectDescriptor("Q1"), MQMD(msg_type=C.MQMT_REQUEST), PutOptions(), b"one")
+    assert e.value.reason == C.MQRC_MISSING_REPLY_TO_Q
+    q = env.qm.objects.require("Q1")
+    assert (q.output_count, q.handles) == (0, set())
+
+
+def test_persistent_not_allowed_on_temporary_dynamic(env: Env) -> None:
+    h = env.open("SYSTEM.DEFAULT.MODEL.QUEUE", C.MQOO_OUTPUT | C.MQOO_INPUT_EXCLUSIVE, dynamic_q_name="TMP.*")
+    with pytest.raises(MQError) as e:
+        env.put(h, persistence=C.MQPER_PERSISTENT)
+    assert e.value.reason == C.MQRC_PERSISTENT_NOT_ALLOWED
+
+
+def test_syncpoint_limit(env: Env) -> None:
+    env.define("Q1")
+    env.qm.objects.alter_qmgr({"MAXUMSGS": 2})
+    h = env.open("Q1")
+    env.put(h, pmo=C.MQPMO_SYNCPOINT)
+    env.put(h, pmo=C.MQPMO_SYNCPOINT)
+    refuse(env, h, C.MQRC_SYNCPOINT_LIMIT_REACHED, pmo=C.MQPMO_SYNCPOINT)
