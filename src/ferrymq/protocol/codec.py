@@ -372,7 +372,7 @@ def _dec_put1(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 def _dec_put_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     comp, reason, detail = r.status()
     q, qm = r.string(), r.string()
-    return E.PutReply(corr, r.md(), q, qm, comp, reason, detail)
+    return E.PutReply(corr, r.md_bytes(), q, qm, comp, reason, detail)
 
 
 def _dec_get(r: Reader, corr: int, flags: int, props: Any) -> E.Event:

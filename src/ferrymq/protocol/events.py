@@ -118,7 +118,7 @@ class Put1:
 @dataclass(frozen=True, slots=True)
 class PutReply:
     corr: int
-    md: MQMD
+    md: MQMD | bytes  # decoded as the packed bytes (the client decodes lazily)
     resolved_q_name: str = ""
     resolved_q_mgr_name: str = ""
     comp: int = C.MQCC_OK

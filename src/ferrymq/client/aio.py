@@ -1,0 +1,395 @@
+"""The asyncio client: ``AsyncClient`` and ``AsyncQueue``, the same methods as the sync ones.
+
+The protocol logic is ``session``'s; here an asyncio Protocol feeds it and wakes the
+futures of the requests whose replies arrived. Many tasks may share one AsyncClient:
+their requests are pipelined on the one connection (correlation ids keep them apart).
+Writes are coalesced: frames queued in one loop iteration leave in one write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Any
+
+from ferrymq.client import session as S
+from ferrymq.client.connname import parse_conn_name
+from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, broken
+from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import events as E
+from ferrymq.wire.mqmd import MQMD
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self, client: AsyncClient) -> None:
+        self.client = client
+
+    def data_received(self, data: bytes) -> None:
+        self.client._received(data)
+
+    def eof_received(self) -> bool:
+        self.client._received(b"")
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.client._lost(exc)
+
+    def pause_writing(self) -> None:
+        self.client._can_write.clear()
+
+    def resume_writing(self) -> None:
+        self.client._can_write.set()
+
+
+class AsyncClient:
+    """A connection to a queue manager for asyncio code. Prefer ``connect_async()``."""
+
+    def __init__(self) -> None:
+        self._s = S.Session()
+        self._transport: asyncio.Transport | None = None
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._arrived = asyncio.Event()
+        self._can_write = asyncio.Event()
+        self._can_write.set()
+        self._flush_scheduled = False
+        self._in_tx = False
+        self._watchdog: asyncio.Task[None] | None = None
+        self.closed = False
+        self.timeout = 30.0
+
+    @classmethod
+    async def from_socket(cls, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
+                          heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024,
+                          timeout: float = 30.0) -> AsyncClient:
+        """Handshake over a connected socket (TCP, or a socketpair in bindings mode).
+
+        Raises:
+            MQError: the queue manager refused the connection.
+        """
+        self = cls()
+        self.timeout = timeout
+        loop = asyncio.get_running_loop()
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(False)
+        transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        ev = E.Connect(self._s.next_corr(), qmgr, appl_name, user, max_msg_length=max_msg_length,
+                       heartbeat_ms=int(heartbeat * 1000))
+        try:
+            reply = S.check(await self._call(ev))
+        except BaseException:
+            transport.close()
+            raise
+        self._s.connected(reply)
+        if self._s.idle_limit() is not None:
+            self._watchdog = loop.create_task(self._watch())
+        return self
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _received(self, data: bytes) -> None:
+        s = self._s
+        try:
+            s.feed(data)
+        except ConnectionBroken as exc:
+            self._fail_all(exc)
+            if self._transport is not None:
+                self._transport.close()
+            return
+        if s.out:
+            self._schedule_flush()
+        if s.replies:
+            for corr in [c for c in s.replies if c in self._waiting]:
+                fut = self._waiting.pop(corr)
+                if not fut.done():
+                    fut.set_result(s.replies.pop(corr))
+        self._arrived.set()
+        if s.ending is not None or s.eof:
+            self._fail_all(None)
+
+    def _lost(self, exc: Exception | None) -> None:
+        self._s.eof = True
+        self._fail_all(exc)
+
+    def _fail_all(self, exc: BaseException | None) -> None:
+        try:
+            self._s.check_alive()
+            err: BaseException = broken(f"connection lost: {exc!r}")
+        except MQError as e:
+            err = e
+        for fut in self._waiting.values():
+            if not fut.done():
+                fut.set_exception(err)
+        self._waiting.clear()
+        self._arrived.set()
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self._s.out and self._transport is not None and not self._transport.is_closing():
+            self._transport.write(self._s.take_out())
+
+    async def _call(self, ev: Any) -> Any:
+        self._s.send(ev)
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[ev.corr] = fut
+        self._schedule_flush()
+        return await fut
+
+    async def _watch(self) -> None:
+        limit = self._s.idle_limit()
+        assert limit is not None
+        while not self.closed:
+            await asyncio.sleep(limit / 4)
+            if time.monotonic() - self._s.last_rx > limit and self._transport is not None:
+                self._s.eof = True
+                self._fail_all(TimeoutError(f"no heartbeat for {limit:.0f} s"))
+                self._transport.abort()
+                return
+
+    # -- MQI ---------------------------------------------------------------------------------
+
+    @property
+    def qmgr_name(self) -> str:
+        return self._s.qmgr_name
+
+    async def open(self, name: str, *, options: int | None = None, read_ahead: int = 0, async_put: bool = False,
+                   object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*") -> AsyncQueue:
+        """Open a queue (MQOPEN); see ``Client.open``."""
+        opts = S.DEFAULT_OPEN if options is None else options
+        if read_ahead:
+            opts |= C.MQOO_READ_AHEAD
+        try:
+            reply = S.check(await self._call(E.Open(self._s.next_corr(), name, opts, C.MQOT_Q, object_q_mgr_name,
+                                                    dynamic_q_name)))
+        except MQError as exc:
+            if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
+                raise
+            reply = S.check(await self._call(E.Open(self._s.next_corr(), name, S.OUTPUT_ONLY, C.MQOT_Q,
+                                                    object_q_mgr_name)))
+        return AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put)
+
+    async def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
+        """MQPUT1; same keywords as ``AsyncQueue.put``."""
+        return await AsyncQueue(self, 0, queue, 0, kw.pop("async_put", False)).put(data, **kw, _put1=True)
+
+    async def commit(self) -> None:
+        S.check(await self._call(E.Commit(self._s.next_corr())))
+
+    async def backout(self) -> None:
+        S.check(await self._call(E.Backout(self._s.next_corr())))
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """A unit of work: commits on normal exit, backs out when the block raises."""
+        if self._in_tx:
+            raise RuntimeError("a unit of work is already active on this connection")
+        self._in_tx = True
+        try:
+            yield
+        except BaseException:
+            self._in_tx = False
+            with contextlib.suppress(MQError):
+                await self.backout()
+            raise
+        self._in_tx = False
+        await self.commit()
+
+    async def stat(self) -> AsyncPutStatus:
+        return S.stat_result(await self._call(E.Stat(self._s.next_corr())))
+
+    async def ping(self) -> float:
+        t0 = time.perf_counter()
+        await self._call(E.Heartbeat(self._s.next_corr(), reply=True))
+        return time.perf_counter() - t0
+
+    async def disconnect(self) -> None:
+        """MQDISC."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            with contextlib.suppress(ConnectionBroken):
+                await self._call(E.Disconnect(self._s.next_corr()))
+        finally:
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+            if self._transport is not None:
+                self._transport.close()
+
+    close = disconnect
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        await self.disconnect()
+
+
+class AsyncQueue:
+    """An open queue for asyncio code; methods mirror ``Queue``."""
+
+    def __init__(self, client: AsyncClient, hobj: int, name: str, read_ahead: int, async_put: bool) -> None:
+        self.client = client
+        self.hobj = hobj
+        self.name = name
+        self.read_ahead = read_ahead
+        self.async_put = async_put
+        self.closed = False
+
+    async def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
+                  expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
+                  reply_to_q: str = "", reply_to_q_mgr: str = "", format: str | None = None,
+                  msg_type: int | None = None, report: int = 0, feedback: int = 0,
+                  properties: dict[str, Any] | None = None, syncpoint: bool | None = None,
+                  async_put: bool | None = None, md: MQMD | None = None, options: int = 0,
+                  _put1: bool = False) -> PutResult:
+        """MQPUT; see ``Queue.put``."""
+        c = self.client
+        s = c._s
+        asy = self.async_put if async_put is None else async_put
+        ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data, priority=priority,
+                              persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
+                              reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format, msg_type=msg_type,
+                              report=report, feedback=feedback, properties=properties,
+                              syncpoint=c._in_tx if syncpoint is None else syncpoint, async_put=asy, md=md,
+                              options=options)
+        if res is not None:
+            s.send(ev)
+            if s.out_bytes >= S.FLUSH_AT:
+                c._flush()
+                await c._can_write.wait()  # the server is slow: hold the producer
+            else:
+                c._schedule_flush()
+            return res
+        return S.put_result(await c._call(ev))
+
+    async def get(self, wait: float | None = 0.0, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
+                  syncpoint: bool | None = None, max_length: int | None = None, accept_truncated: bool = False,
+                  options: int = 0) -> Message:
+        """MQGET; see ``Queue.get``."""
+        c = self.client
+        sp = c._in_tx if syncpoint is None else syncpoint
+        if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
+            return await self._get_ahead(wait)
+        ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id, syncpoint=sp,
+                         max_length=max_length or c._s.max_msg_length, accept_truncated=accept_truncated,
+                         options=options)
+        return S.message_from(await c._call(ev))
+
+    async def _get_ahead(self, wait: float | None) -> Message:
+        c = self.client
+        s = c._s
+        if self.hobj not in s.consumers:
+            s.start_consume(self.hobj, self.read_ahead, C.MQGMO_FAIL_IF_QUIESCING)
+            c._schedule_flush()
+        deadline = None if wait is None else time.monotonic() + wait
+        while True:
+            msg = s.take_pushed(self.hobj)
+            if msg is not None:
+                if s.out:
+                    c._schedule_flush()
+                return msg
+            s.check_alive()
+            c._arrived.clear()
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise NoMessageAvailable(C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE, "no message arrived within the wait")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(c._arrived.wait(), remaining)
+
+    async def messages(self, wait: float | None = 0.0, **kw: Any) -> AsyncIterator[Message]:
+        """Get messages until none arrives within ``wait`` seconds."""
+        while True:
+            try:
+                yield await self.get(wait, **kw)
+            except NoMessageAvailable:
+                return
+
+    def __aiter__(self) -> AsyncIterator[Message]:
+        return self.messages()
+
+    async def browse(self, *, msg_id: bytes | None = None, correl_id: bytes | None = None, wait: float = 0.0,
+                     max_length: int | None = None) -> AsyncIterator[Message]:
+        """Browse in delivery order without removing anything."""
+        c = self.client
+        flag = C.MQGMO_BROWSE_FIRST
+        while True:
+            ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id,
+                             syncpoint=False, max_length=max_length or c._s.max_msg_length, accept_truncated=True,
+                             browse=flag)
+            try:
+                yield S.message_from(await c._call(ev))
+            except NoMessageAvailable:
+                return
+            flag = C.MQGMO_BROWSE_NEXT
+
+    async def inquire(self, *selectors: int) -> dict[int, int | str]:
+        ints = tuple(x for x in selectors if x < C.MQCA_FIRST)
+        chars = tuple(x for x in selectors if x >= C.MQCA_FIRST)
+        r = S.check(await self.client._call(E.Inquire(self.client._s.next_corr(), self.hobj, ints, chars)))
+        out: dict[int, int | str] = dict(zip(ints, r.ints, strict=False))
+        out.update(zip(chars, r.chars, strict=False))
+        return out
+
+    async def depth(self) -> int:
+        return int((await self.inquire(C.MQIA_CURRENT_Q_DEPTH))[C.MQIA_CURRENT_Q_DEPTH])
+
+    async def set(self, attrs: dict[int, int | str]) -> None:
+        ints = {k: v for k, v in attrs.items() if isinstance(v, int)}
+        chars = {k: v for k, v in attrs.items() if isinstance(v, str)}
+        S.check(await self.client._call(E.Set(self.client._s.next_corr(), self.hobj, ints, chars)))
+
+    async def close(self, options: int = C.MQCO_NONE) -> None:
+        if self.closed or self.client.closed:
+            return
+        self.closed = True
+        S.check(await self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
+        self.client._s.consumers.pop(self.hobj, None)
+
+    async def __aenter__(self) -> AsyncQueue:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        with contextlib.suppress(ConnectionBroken):
+            await self.close()
+
+
+async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "",
+                        heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
+                        connect_timeout: float = 10.0) -> AsyncClient:
+    """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``.
+
+    Raises:
+        QueueManagerUnavailable: nothing answered; MQError: the queue manager refused.
+    """
+    errors: list[str] = []
+    loop = asyncio.get_running_loop()
+    for host, port in parse_conn_name(conn_name):
+        try:
+            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
+            sock.setblocking(False)
+            try:
+                await asyncio.wait_for(loop.sock_connect(sock, infos[0][4]), connect_timeout)
+            except BaseException:
+                sock.close()
+                raise
+        except (OSError, TimeoutError) as exc:
+            errors.append(f"{host}({port}): {exc!r}")
+            continue
+        return await AsyncClient.from_socket(sock, qmgr=qmgr, appl_name=appl_name, user=user, heartbeat=heartbeat,
+                                             max_msg_length=max_msg_length, timeout=timeout)
+    raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))

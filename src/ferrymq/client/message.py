@@ -1,0 +1,130 @@
+"""What the client hands back: ``Message`` (a got or browsed message) and ``PutResult``.
+
+Both keep the MQMD as the bytes that came off the wire and decode it only when a field
+other than the identifiers is asked for: a consumer that reads ``data`` and ``msg_id``
+never pays for decoding 29 fields.
+"""
+
+from __future__ import annotations
+
+from ferrymq.mq import constants as C
+from ferrymq.protocol.mdcodec import unpack_md
+from ferrymq.wire.mqmd import MQMD
+
+_MSG_ID = slice(48, 72)
+_CORREL_ID = slice(72, 96)
+
+
+class _LazyMD:
+    __slots__ = ("_md", "md_bytes")
+
+    def __init__(self, md_bytes: bytes, md: MQMD | None = None) -> None:
+        self.md_bytes = md_bytes
+        self._md = md
+
+    @property
+    def md(self) -> MQMD:
+        """The full message descriptor."""
+        if self._md is None:
+            self._md = unpack_md(self.md_bytes)[0]
+        return self._md
+
+    @property
+    def msg_id(self) -> bytes:
+        return self.md_bytes[_MSG_ID] if self.md_bytes else self.md.msg_id
+
+    @property
+    def correl_id(self) -> bytes:
+        return self.md_bytes[_CORREL_ID] if self.md_bytes else self.md.correl_id
+
+
+class Message(_LazyMD):
+    """A message from ``get`` or ``browse``: ``data`` plus the descriptor's fields.
+
+    ``data_length`` is the message's full length (larger than ``len(data)`` when the
+    message was truncated); ``reason`` carries a warning such as MQRC_TRUNCATED_MSG_ACCEPTED.
+    """
+
+    __slots__ = ("data", "data_length", "msg_token", "properties", "reason")
+
+    def __init__(self, md_bytes: bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
+                 properties: dict[str, bool | int | float | str] | None = None, reason: int = C.MQRC_NONE) -> None:
+        super().__init__(md_bytes)
+        self.data = data
+        self.data_length = len(data) if data_length < 0 else data_length
+        self.msg_token = msg_token
+        self.properties = properties or {}
+        self.reason = reason
+
+    @property
+    def text(self) -> str:
+        """The data as text (UTF-8, or Latin-1 for CCSID 819)."""
+        return self.data.decode("latin-1" if self.md.coded_char_set_id == 819 else "utf-8", errors="replace")
+
+    @property
+    def priority(self) -> int:
+        return self.md.priority
+
+    @property
+    def persistent(self) -> bool:
+        return self.md.persistence == C.MQPER_PERSISTENT
+
+    @property
+    def reply_to_q(self) -> str:
+        return self.md.reply_to_q
+
+    @property
+    def reply_to_q_mgr(self) -> str:
+        return self.md.reply_to_q_mgr
+
+    @property
+    def format(self) -> str:
+        return self.md.format
+
+    @property
+    def backout_count(self) -> int:
+        return self.md.backout_count
+
+    @property
+    def put_timestamp(self) -> str:
+        """PutDate and PutTime as ``YYYYMMDDHHMMSSTH`` (GMT)."""
+        return self.md.put_date + self.md.put_time
+
+    def __repr__(self) -> str:
+        preview = self.data[:32]
+        return f"Message(msg_id={self.msg_id.hex()}, length={self.data_length}, data={preview!r}{'...' if len(self.data) > 32 else ''})"
+
+
+class PutResult(_LazyMD):
+    """What a put returns: the identifiers the message got, and its descriptor.
+
+    For an asynchronous put (MQPMO_ASYNC_RESPONSE) the client chose the MsgId itself and
+    the descriptor is the one sent; the queue manager's outcome is reported by ``stat()``.
+    """
+
+    __slots__ = ("resolved_q_mgr_name", "resolved_q_name")
+
+    def __init__(self, md_bytes: bytes, md: MQMD | None = None, resolved_q_name: str = "",
+                 resolved_q_mgr_name: str = "") -> None:
+        super().__init__(md_bytes, md)
+        self.resolved_q_name = resolved_q_name
+        self.resolved_q_mgr_name = resolved_q_mgr_name
+
+    def __repr__(self) -> str:
+        return f"PutResult(msg_id={self.msg_id.hex()}, correl_id={self.correl_id.hex()})"
+
+
+class AsyncPutStatus:
+    """MQSTAT for asynchronous puts: counts since the last ``stat()`` and the first problem."""
+
+    __slots__ = ("failures", "first_error", "successes", "warnings")
+
+    def __init__(self, successes: int, warnings: int, failures: int, first_error: Exception | None) -> None:
+        self.successes = successes
+        self.warnings = warnings
+        self.failures = failures
+        self.first_error = first_error
+
+    def __repr__(self) -> str:
+        return (f"AsyncPutStatus(successes={self.successes}, warnings={self.warnings}, "
+                f"failures={self.failures}, first_error={self.first_error!r})")

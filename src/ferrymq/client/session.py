@@ -1,0 +1,325 @@
+"""The client logic both ``Client`` and ``AsyncClient`` run: no I/O here.
+
+``Session`` wraps the sans-IO ``ClientConnection``: it numbers requests, buffers the
+bytes to send (so many async puts and credits leave in one write), sorts what arrives
+into replies by correlation id, pushed messages by handle and server notices, and turns
+failed replies into typed exceptions. The functions below build each request from the
+Pythonic arguments and read each reply; the sync and async classes only move bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import struct
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from ferrymq.client.errors import Truncated, broken, error_for
+from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import events as E
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
+from ferrymq.protocol.mdcodec import pack_md
+from ferrymq.wire.mqmd import MQMD
+
+FLUSH_AT = 64 * 1024
+"""Buffered request bytes that force a write even when nothing waits for a reply."""
+
+DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
+OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
+
+
+@dataclass(slots=True)
+class ConsumerState:
+    """Read-ahead bookkeeping for one handle."""
+
+    corr: int
+    window: int
+    buffer: deque[E.Pushed]
+    unacked: int = 0  # consumed messages not yet returned as credit
+    ended: E.Reply | None = None
+
+
+class Session:
+    """One conversation's client-side state; feed it bytes, take bytes to send."""
+
+    def __init__(self) -> None:
+        self.conn = ClientConnection()
+        self._corr = itertools.count(1)
+        self.out: list[bytes] = []
+        self.out_bytes = 0
+        self.replies: dict[int, Any] = {}
+        self.consumers: dict[int, ConsumerState] = {}
+        self._consume_corr: dict[int, int] = {}
+        self.ending: E.Ending | None = None
+        self.eof = False
+        self.last_rx = time.monotonic()
+        self.qmgr_name = ""
+        self.heartbeat_ms = 0
+        self.max_msg_length = 0
+        self._salt = int.from_bytes(os.urandom(3), "big") << 40
+        self._msg_counter = itertools.count(int(time.time() * 1000) & 0xFFFFFFFFFF)
+        self._id_prefix = b"AMQ " + b" " * 12
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def next_corr(self) -> int:
+        return next(self._corr)
+
+    def send(self, ev: E.ClientEvent) -> None:
+        """Encode a frame into the output buffer.
+
+        Raises:
+            ConnectionBroken: the conversation already ended.
+        """
+        self.check_alive()
+        try:
+            data = self.conn.send(ev)
+        except LocalProtocolError as exc:
+            raise broken(str(exc)) from None
+        self.out.append(data)
+        self.out_bytes += len(data)
+
+    def take_out(self) -> bytes:
+        data = b"".join(self.out)
+        self.out.clear()
+        self.out_bytes = 0
+        return data
+
+    def check_alive(self) -> None:
+        if self.ending is not None:
+            raise error_for(C.MQCC_FAILED, self.ending.reason, self.ending.detail)
+        if self.eof:
+            raise broken("the queue manager closed the connection")
+
+    # -- receiving -------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Take bytes from the server and sort the frames they complete.
+
+        Raises:
+            ConnectionBroken: the server broke the protocol.
+        """
+        self.last_rx = time.monotonic()
+        self.conn.receive_data(data)
+        while True:
+            try:
+                ev = self.conn.next_event()
+            except RemoteProtocolError as exc:
+                self.eof = True
+                raise broken(f"protocol error from the server: {exc}") from None
+            if ev is NEED_DATA:
+                return
+            if ev is CLOSED:
+                self.eof = True
+                return
+            t = type(ev)
+            if t is E.Pushed:
+                self.consumers[ev.hobj].buffer.append(ev)  # type: ignore[union-attr,arg-type]
+            elif t is E.Heartbeat:
+                if ev.reply:  # type: ignore[union-attr]
+                    self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
+            elif t is E.Ending:
+                self.ending = ev  # type: ignore[assignment]
+            else:
+                corr = ev.corr  # type: ignore[union-attr]
+                hobj = self._consume_corr.pop(corr, None)
+                if hobj is not None:
+                    self.consumers[hobj].ended = ev  # type: ignore[assignment]
+                else:
+                    self.replies[corr] = ev
+
+    def idle_limit(self) -> float | None:
+        """Seconds of silence after which the server is presumed gone (heartbeats stopped)."""
+        return None if not self.heartbeat_ms else self.heartbeat_ms / 1000 * 2 + 5
+
+    # -- read-ahead ------------------------------------------------------------------------
+
+    def start_consume(self, hobj: int, window: int, options: int) -> None:
+        corr = self.next_corr()
+        self.send(E.Consume(corr, hobj, window, options))
+        self.consumers[hobj] = ConsumerState(corr, window, deque())
+        self._consume_corr[corr] = hobj
+
+    def take_pushed(self, hobj: int) -> Message | None:
+        """A buffered pushed message, returning credit in batches of half the window."""
+        c = self.consumers[hobj]
+        if not c.buffer:
+            if c.ended is not None:
+                end = c.ended
+                del self.consumers[hobj]
+                if end.comp == C.MQCC_OK:
+                    raise broken("read-ahead ended")
+                raise error_for(end.comp, end.reason, end.detail)
+            return None
+        p = c.buffer.popleft()
+        c.unacked += 1
+        if c.ended is None and c.unacked * 2 >= c.window:
+            self.send(E.Credit(hobj, c.unacked))
+            c.unacked = 0
+        return Message(p.md_bytes, p.data, p.data_length, p.msg_token, p.properties)
+
+    # -- identifiers -----------------------------------------------------------------------
+
+    def new_msg_id(self) -> bytes:
+        """A MsgId for an asynchronous put, in MQ's shape: "AMQ ", the queue manager name, 8 unique bytes."""
+        return self._id_prefix + struct.pack(">Q", self._salt | (next(self._msg_counter) & 0xFFFFFFFFFF))
+
+    def connected(self, reply: E.ConnectReply) -> None:
+        self.qmgr_name = reply.qmgr_name
+        self.heartbeat_ms = reply.heartbeat_ms
+        self.max_msg_length = reply.max_msg_length
+        self._id_prefix = b"AMQ " + reply.qmgr_name.encode("latin-1", "replace")[:12].ljust(12)
+
+
+# -- replies --------------------------------------------------------------------------------
+
+
+def check(reply: Any) -> Any:
+    """The reply, or its failure raised as a typed MQError."""
+    if reply.comp == C.MQCC_FAILED or (type(reply) is E.Reply and reply.comp != C.MQCC_OK):
+        raise error_for(reply.comp, reply.reason, reply.detail)
+    return reply
+
+
+def message_from(reply: Any) -> Message:
+    if type(reply) is E.Reply:
+        raise error_for(reply.comp, reply.reason, reply.detail)
+    msg = Message(reply.md_bytes, reply.data, reply.data_length, reply.msg_token, reply.properties, reply.reason)
+    if reply.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+        err = Truncated(reply.comp, reply.reason, reply.detail or f"message of {reply.data_length} bytes")
+        err.message = msg
+        raise err
+    if reply.comp == C.MQCC_FAILED:
+        raise error_for(reply.comp, reply.reason, reply.detail)
+    return msg
+
+
+def put_result(reply: Any) -> PutResult:
+    check(reply)
+    md = reply.md
+    return PutResult(md, None, reply.resolved_q_name, reply.resolved_q_mgr_name) if isinstance(md, bytes) \
+        else PutResult(b"", md, reply.resolved_q_name, reply.resolved_q_mgr_name)
+
+
+def stat_result(reply: Any) -> AsyncPutStatus:
+    check(reply)
+    first = None if reply.first_comp == C.MQCC_OK else error_for(reply.first_comp, reply.first_reason, reply.first_detail)
+    return AsyncPutStatus(reply.put_success, reply.put_warning, reply.put_failure, first)
+
+
+# -- requests -------------------------------------------------------------------------------
+
+_md_cache: dict[tuple[Any, ...], bytes] = {}
+
+
+def build_md(*, priority: int | None, persistent: bool | None, expiry: float | None, correl_id: bytes | None,
+             msg_id: bytes | None, reply_to_q: str, reply_to_q_mgr: str, format: str, msg_type: int | None,
+             report: int, feedback: int, ccsid: int, md: MQMD | None) -> bytes:
+    """The packed MQMD v2 for a put; templates are cached and identifiers spliced in."""
+    if md is not None:
+        return pack_md(md.replace(version=C.MQMD_VERSION_2) if md.version != C.MQMD_VERSION_2 else md)
+    key = (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback, ccsid)
+    tpl = _md_cache.get(key)
+    if tpl is None:
+        tpl = pack_md(MQMD(
+            version=C.MQMD_VERSION_2,
+            priority=C.MQPRI_PRIORITY_AS_Q_DEF if priority is None else priority,
+            persistence=C.MQPER_PERSISTENCE_AS_Q_DEF if persistent is None else (
+                C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT),
+            expiry=C.MQEI_UNLIMITED if expiry is None else max(1, round(expiry * 10)),
+            reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format,
+            msg_type=(C.MQMT_REQUEST if reply_to_q else C.MQMT_DATAGRAM) if msg_type is None else msg_type,
+            report=report, feedback=feedback, coded_char_set_id=ccsid,
+        ))
+        if len(_md_cache) < 256:
+            _md_cache[key] = tpl
+    if msg_id is None and correl_id is None:
+        return tpl
+    return b"".join((tpl[:48], _id(msg_id, tpl[48:72]), _id(correl_id, tpl[72:96]), tpl[96:]))
+
+
+def _id(value: bytes | None, default: bytes) -> bytes:
+    if value is None:
+        return default
+    if len(value) > 24:
+        raise ValueError(f"identifiers are at most 24 bytes, not {len(value)}")
+    return value.ljust(24, b"\0")
+
+
+def as_bytes(data: bytes | bytearray | memoryview | str) -> tuple[bytes, str]:
+    """Message data as bytes, and the Format it implies (MQSTR for text)."""
+    if isinstance(data, str):
+        return data.encode("utf-8"), C.MQFMT_STRING
+    return bytes(data), ""
+
+
+def get_md(msg_id: bytes | None, correl_id: bytes | None) -> tuple[bytes, int]:
+    """The MQMD and MQMO_* match options for a get selecting by identifiers."""
+    match = (C.MQMO_MATCH_MSG_ID if msg_id is not None else 0) | (C.MQMO_MATCH_CORREL_ID if correl_id is not None else 0)
+    return build_md(priority=None, persistent=None, expiry=None, correl_id=correl_id, msg_id=msg_id, reply_to_q="",
+                    reply_to_q_mgr="", format="", msg_type=None, report=0, feedback=0, ccsid=0, md=None), match
+
+
+def wait_ms(wait: float | None) -> int:
+    """A wait in seconds (None = forever) as MQGMO WaitInterval milliseconds."""
+    if wait is None:
+        return C.MQWI_UNLIMITED
+    return max(0, int(wait * 1000))
+
+
+__all__ = ["MQError", "Session", "check", "message_from", "put_result", "stat_result"]
+
+
+def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytearray | memoryview | str, *,
+              priority: int | None, persistent: bool | None, expiry: float | None, correl_id: bytes | None,
+              msg_id: bytes | None, reply_to_q: str, reply_to_q_mgr: str, format: str | None, msg_type: int | None,
+              report: int, feedback: int, properties: dict[str, Any] | None, syncpoint: bool, async_put: bool,
+              md: MQMD | None, options: int) -> tuple[E.Put | E.Put1, PutResult | None]:
+    """The PUT (or PUT1 when ``hobj`` is a queue name) for the Pythonic arguments.
+
+    For an asynchronous put the result is known now (the client picks the MsgId).
+    """
+    raw, implied = as_bytes(data)
+    fmt = implied if format is None else format
+    if async_put and msg_id is None and (md is None or md.msg_id == bytes(24)):
+        msg_id = session.new_msg_id()
+    md_bytes = build_md(priority=priority, persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
+                        reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=fmt, msg_type=msg_type,
+                        report=report, feedback=feedback, ccsid=1208 if fmt == C.MQFMT_STRING else 0, md=md)
+    opts = options | C.MQPMO_FAIL_IF_QUIESCING | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
+    if msg_id is None and (md is None or md.msg_id == bytes(24)):
+        opts |= C.MQPMO_NEW_MSG_ID
+    if async_put:
+        opts |= C.MQPMO_ASYNC_RESPONSE
+    ev: E.Put | E.Put1
+    if isinstance(hobj, str):
+        ev = E.Put1(corr, hobj, md_bytes, raw, opts, properties=properties, reply=not async_put)
+    else:
+        ev = E.Put(corr, hobj, md_bytes, raw, opts, properties=properties, reply=not async_put)
+    return ev, (PutResult(md_bytes) if async_put else None)
+
+
+def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None, correl_id: bytes | None,
+              syncpoint: bool, max_length: int, accept_truncated: bool, browse: int = 0,
+              options: int = 0) -> E.Get:
+    md, match = get_md(msg_id, correl_id)
+    opts = options | browse | C.MQGMO_FAIL_IF_QUIESCING
+    if not browse:
+        opts |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+    ms = wait_ms(wait)
+    if ms != 0:
+        opts |= C.MQGMO_WAIT
+    if accept_truncated:
+        opts |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+    return E.Get(corr, hobj, md, opts, ms, match, max_length)
+
+
+def can_read_ahead(msg_id: bytes | None, correl_id: bytes | None, syncpoint: bool) -> bool:
+    """Read-ahead serves plain gets only: no selection, outside syncpoint (as in IBM MQ)."""
+    return msg_id is None and correl_id is None and not syncpoint

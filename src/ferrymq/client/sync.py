@@ -1,0 +1,358 @@
+"""The blocking client: ``Client`` (a connection) and ``Queue`` (an open queue).
+
+All protocol logic is in ``session``; this module only moves bytes over a blocking
+socket. A ``Client`` is for one thread at a time (like an MQ hconn without
+MQCNO_HANDLE_SHARE_*): use one per thread, or ``AsyncClient`` for concurrency.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any
+
+from ferrymq.client import session as S
+from ferrymq.client.connname import parse_conn_name
+from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, broken
+from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import events as E
+from ferrymq.wire.mqmd import MQMD
+
+_RECV = 256 * 1024
+
+
+class Client:
+    """A connection to a queue manager (MQCONNX). Prefer ``ferrymq.client.connect()``."""
+
+    def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
+                 heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0) -> None:
+        """Handshake over an already connected socket (TCP, or a socketpair in bindings mode).
+
+        Raises:
+            MQError: the queue manager refused the connection (e.g. 2058 for a wrong name).
+        """
+        self._sock = sock
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(True)
+        self._s = S.Session()
+        self._timeout = timeout
+        self._in_tx = False
+        self.closed = False
+        ev = E.Connect(self._s.next_corr(), qmgr, appl_name, user, max_msg_length=max_msg_length,
+                       heartbeat_ms=int(heartbeat * 1000))
+        reply = S.check(self._call(ev))
+        self._s.connected(reply)
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        if self._s.out:
+            try:
+                self._sock.sendall(self._s.take_out())
+            except OSError as exc:
+                self._s.eof = True
+                raise broken(f"send failed: {exc}") from None
+
+    def _read(self, deadline: float | None) -> bool:
+        """Read once, waiting until ``deadline`` at most; False if it passed first."""
+        limit = self._s.idle_limit()
+        while True:
+            now = time.monotonic()
+            wait = None if deadline is None else max(0.0, deadline - now)
+            if limit is not None:
+                silent_until = self._s.last_rx + limit
+                wait = max(0.0, silent_until - now) if wait is None else min(wait, max(0.0, silent_until - now))
+            self._sock.settimeout(wait)
+            try:
+                data = self._sock.recv(_RECV)
+            except TimeoutError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+                if limit is not None and time.monotonic() - self._s.last_rx >= limit:
+                    self._s.eof = True
+                    raise broken(f"no heartbeat from the queue manager for {limit:.0f} s") from None
+                continue
+            except OSError as exc:
+                self._s.eof = True
+                raise broken(f"receive failed: {exc}") from None
+            if not data:
+                self._s.eof = True
+                self._s.feed(b"")
+                self._s.check_alive()
+            self._s.feed(data)
+            if self._s.out:  # heartbeat replies
+                self._flush()
+            return True
+
+    def _call(self, ev: Any) -> Any:
+        """Send a request and wait for its reply (other frames are sorted on the way)."""
+        s = self._s
+        s.send(ev)
+        self._flush()
+        corr = ev.corr
+        deadline = time.monotonic() + self._timeout if type(ev) is not E.Get or ev.wait_interval >= 0 else None
+        if deadline is not None and type(ev) is E.Get:
+            deadline += ev.wait_interval / 1000
+        while corr not in s.replies:
+            s.check_alive()
+            if not self._read(deadline):
+                raise broken(f"no reply from the queue manager within {self._timeout:.0f} s")
+        return s.replies.pop(corr)
+
+    # -- MQI -------------------------------------------------------------------------------------
+
+    @property
+    def qmgr_name(self) -> str:
+        return self._s.qmgr_name
+
+    def open(self, name: str, *, options: int | None = None, read_ahead: int = 0, async_put: bool = False,
+             object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*") -> Queue:
+        """Open a queue (MQOPEN). By default for input, output, browse and inquire,
+        falling back to output only for queues that cannot be read (remote, alias to one).
+
+        ``read_ahead=N`` lets the server push up to N messages ahead of ``get()`` calls
+        (outside syncpoint, no selection: those gets still go to the server).
+        ``async_put=True`` makes ``put()`` not wait for the queue manager (MQPMO_ASYNC_RESPONSE);
+        check outcomes with ``stat()``.
+
+        Raises:
+            UnknownObjectName: no such queue; MQError for other reasons.
+        """
+        opts = S.DEFAULT_OPEN if options is None else options
+        if read_ahead:
+            opts |= C.MQOO_READ_AHEAD
+        try:
+            reply = S.check(self._call(E.Open(self._s.next_corr(), name, opts, C.MQOT_Q, object_q_mgr_name, dynamic_q_name)))
+        except MQError as exc:
+            if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
+                raise
+            reply = S.check(self._call(E.Open(self._s.next_corr(), name, S.OUTPUT_ONLY, C.MQOT_Q, object_q_mgr_name)))
+        return Queue(self, reply.hobj, reply.object_name, read_ahead, async_put)
+
+    def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
+        """Open, put one message, close (MQPUT1); same keywords as ``Queue.put``."""
+        return Queue(self, 0, queue, 0, kw.pop("async_put", False)).put(data, **kw, _put1=True)
+
+    def commit(self) -> None:
+        """MQCMIT. Raises BackedOut if the queue manager had to back the unit of work out."""
+        S.check(self._call(E.Commit(self._s.next_corr())))
+
+    def backout(self) -> None:
+        """MQBACK."""
+        S.check(self._call(E.Backout(self._s.next_corr())))
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A unit of work: puts and gets inside default to syncpoint; commits on normal
+        exit, backs out when the block raises."""
+        if self._in_tx:
+            raise RuntimeError("a unit of work is already active on this connection")
+        self._in_tx = True
+        try:
+            yield
+        except BaseException:
+            self._in_tx = False
+            with contextlib.suppress(MQError):
+                self.backout()
+            raise
+        self._in_tx = False
+        self.commit()
+
+    def stat(self) -> AsyncPutStatus:
+        """MQSTAT: outcomes of asynchronous puts since the last call (sends buffered puts first)."""
+        return S.stat_result(self._call(E.Stat(self._s.next_corr())))
+
+    def ping(self) -> float:
+        """Round-trip time to the queue manager, in seconds."""
+        t0 = time.perf_counter()
+        self._call(E.Heartbeat(self._s.next_corr(), reply=True))
+        return time.perf_counter() - t0
+
+    def disconnect(self) -> None:
+        """MQDISC: commits an open unit of work (as MQ does), ends the conversation."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            with contextlib.suppress(ConnectionBroken):
+                self._call(E.Disconnect(self._s.next_corr()))
+        finally:
+            self._sock.close()
+
+    close = disconnect
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        if not self.closed and et is not None and self._in_tx:
+            with contextlib.suppress(MQError):
+                self.backout()
+        self.disconnect()
+
+
+class Queue:
+    """An open queue (an MQ object handle)."""
+
+    def __init__(self, client: Client, hobj: int, name: str, read_ahead: int, async_put: bool) -> None:
+        self.client = client
+        self.hobj = hobj
+        self.name = name
+        self.read_ahead = read_ahead
+        self.async_put = async_put
+        self.closed = False
+
+    def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
+            expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
+            reply_to_q: str = "", reply_to_q_mgr: str = "", format: str | None = None, msg_type: int | None = None,
+            report: int = 0, feedback: int = 0, properties: dict[str, Any] | None = None,
+            syncpoint: bool | None = None, async_put: bool | None = None, md: MQMD | None = None,
+            options: int = 0, _put1: bool = False) -> PutResult:
+        """Put a message (MQPUT). ``expiry`` is in seconds; ``persistent=None`` means as the
+        queue defines; ``syncpoint`` defaults to True inside ``client.transaction()``.
+
+        Returns the message's identifiers (MsgId, CorrelId) and descriptor.
+
+        Raises:
+            QueueFull, MessageTooBig, Inhibited, NotAuthorized, MQError.
+        """
+        c = self.client
+        s = c._s
+        asy = self.async_put if async_put is None else async_put
+        ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data, priority=priority,
+                              persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
+                              reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format, msg_type=msg_type,
+                              report=report, feedback=feedback, properties=properties,
+                              syncpoint=c._in_tx if syncpoint is None else syncpoint, async_put=asy, md=md,
+                              options=options)
+        if res is not None:
+            s.send(ev)
+            if s.out_bytes >= S.FLUSH_AT:
+                c._flush()
+            return res
+        return S.put_result(c._call(ev))
+
+    def get(self, wait: float | None = 0.0, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
+            syncpoint: bool | None = None, max_length: int | None = None, accept_truncated: bool = False,
+            options: int = 0) -> Message:
+        """Take a message (MQGET). ``wait`` in seconds (None: forever; 0: do not wait).
+
+        Raises:
+            NoMessageAvailable: nothing (matching) arrived in time.
+            Truncated: larger than ``max_length`` (it stays on the queue; see ``.message``).
+        """
+        c = self.client
+        sp = c._in_tx if syncpoint is None else syncpoint
+        if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
+            return self._get_ahead(wait)
+        ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id, syncpoint=sp,
+                         max_length=max_length or c._s.max_msg_length, accept_truncated=accept_truncated,
+                         options=options)
+        return S.message_from(c._call(ev))
+
+    def _get_ahead(self, wait: float | None) -> Message:
+        c = self.client
+        s = c._s
+        if self.hobj not in s.consumers:
+            s.start_consume(self.hobj, self.read_ahead, C.MQGMO_FAIL_IF_QUIESCING)
+        deadline = None if wait is None else time.monotonic() + wait
+        while True:
+            msg = s.take_pushed(self.hobj)
+            if msg is not None:
+                if s.out_bytes >= S.FLUSH_AT:
+                    c._flush()
+                return msg
+            s.check_alive()
+            c._flush()
+            if not c._read(deadline):
+                raise NoMessageAvailable(C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE, "no message arrived within the wait")
+
+    def messages(self, wait: float | None = 0.0, **kw: Any) -> Iterator[Message]:
+        """Get messages until none arrives within ``wait`` seconds."""
+        while True:
+            try:
+                yield self.get(wait, **kw)
+            except NoMessageAvailable:
+                return
+
+    __iter__ = messages
+
+    def browse(self, *, msg_id: bytes | None = None, correl_id: bytes | None = None, wait: float = 0.0,
+               max_length: int | None = None) -> Iterator[Message]:
+        """Browse the queue in delivery order, without removing anything."""
+        c = self.client
+        flag = C.MQGMO_BROWSE_FIRST
+        while True:
+            ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id,
+                             syncpoint=False, max_length=max_length or c._s.max_msg_length, accept_truncated=True,
+                             browse=flag)
+            try:
+                yield S.message_from(c._call(ev))
+            except NoMessageAvailable:
+                return
+            flag = C.MQGMO_BROWSE_NEXT
+
+    def inquire(self, *selectors: int) -> dict[int, int | str]:
+        """MQINQ: attribute values by selector (MQIA_* ints, MQCA_* strings)."""
+        ints = tuple(x for x in selectors if x < C.MQCA_FIRST)
+        chars = tuple(x for x in selectors if x >= C.MQCA_FIRST)
+        r = S.check(self.client._call(E.Inquire(self.client._s.next_corr(), self.hobj, ints, chars)))
+        out: dict[int, int | str] = dict(zip(ints, r.ints, strict=False))
+        out.update(zip(chars, r.chars, strict=False))
+        return out
+
+    def depth(self) -> int:
+        return int(self.inquire(C.MQIA_CURRENT_Q_DEPTH)[C.MQIA_CURRENT_Q_DEPTH])
+
+    def set(self, attrs: dict[int, int | str]) -> None:
+        """MQSET: change attributes (e.g. MQIA_INHIBIT_PUT)."""
+        ints = {k: v for k, v in attrs.items() if isinstance(v, int)}
+        chars = {k: v for k, v in attrs.items() if isinstance(v, str)}
+        S.check(self.client._call(E.Set(self.client._s.next_corr(), self.hobj, ints, chars)))
+
+    def close(self, options: int = C.MQCO_NONE) -> None:
+        """MQCLOSE (read-ahead messages not yet taken are dropped, as in MQ)."""
+        if self.closed or self.client.closed:
+            return
+        self.closed = True
+        S.check(self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
+        self.client._s.consumers.pop(self.hobj, None)
+
+    def __enter__(self) -> Queue:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        with contextlib.suppress(ConnectionBroken):
+            self.close()
+
+
+def connect(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "",
+            heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
+            connect_timeout: float = 10.0) -> Client:
+    """Connect to queue manager ``qmgr`` at the first answering address of ``conn_name``
+    (``"host(port)"``, comma-separated list tried in order).
+
+    Raises:
+        QueueManagerUnavailable: nothing answered (MQRC_HOST_NOT_AVAILABLE 2538).
+        MQError: the queue manager refused (e.g. MQRC_Q_MGR_NAME_ERROR 2058).
+    """
+    errors: list[str] = []
+    for host, port in parse_conn_name(conn_name):
+        try:
+            sock = socket.create_connection((host, port), timeout=connect_timeout)
+        except OSError as exc:
+            errors.append(f"{host}({port}): {exc}")
+            continue
+        try:
+            return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, heartbeat=heartbeat,
+                          max_msg_length=max_msg_length, timeout=timeout)
+        except BaseException:
+            sock.close()
+            raise
+    raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))

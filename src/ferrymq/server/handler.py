@@ -1,0 +1,278 @@
+"""One client conversation: the read → feed → drain events → act → write loop.
+
+``ClientHandler`` is an asyncio Protocol (callbacks, not a reader task, because it saves
+two context switches per read on the hot path). ``data_received`` feeds the sans-IO
+``ServerConnection``, drains its events, calls the engine for each, and writes every
+reply produced by that read with one ``transport.write``.
+
+Memory per connection is bounded: when the transport's write buffer passes its high-water
+mark, or too many replies are parked waiting for an fsync, the handler stops taking
+events (the unread bytes stay in the machine, at most one read's worth) and pauses
+reading; it resumes when the buffer drains. A slow consumer therefore slows only itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import events as E
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ServerConnection
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
+from ferrymq.server import ops
+
+if TYPE_CHECKING:
+    from ferrymq.server.server import QueueManagerServer
+
+log = logging.getLogger("ferrymq.server")
+
+MAX_PARKED_PER_CONNECTION = 4096
+"""Replies waiting for an fsync before the handler stops taking requests."""
+
+
+@dataclass(slots=True)
+class AsyncPutStats:
+    """MQSTAT's view of asynchronous puts since the last Stat."""
+
+    success: int = 0
+    warning: int = 0
+    failure: int = 0
+    first: MQError | None = None
+
+    def count(self, exc: MQError | None) -> None:
+        if exc is None:
+            self.success += 1
+            return
+        if exc.comp == C.MQCC_WARNING:
+            self.warning += 1
+        else:
+            self.failure += 1
+        if self.first is None:
+            self.first = exc
+
+
+@dataclass(slots=True)
+class Consumer:
+    """A read-ahead consumer: how many more messages may be pushed, and its wait."""
+
+    corr: int  # the Consume request, answered when the read-ahead ends
+    hobj: int
+    options: int
+    credit: int
+    waiter_id: int = 0
+
+
+@dataclass(slots=True)
+class Waiter:
+    """A get that waits in the engine: whose it is and its timer."""
+
+    handler: ClientHandler
+    corr: int  # 0 for a read-ahead consumer's wait
+    hobj: int
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass(slots=True)
+class Counters:
+    requests: int = 0
+    bytes_in: int = 0
+    bytes_out: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+
+class ClientHandler(asyncio.Protocol):
+    """Drives one ServerConnection against the server's queue manager."""
+
+    def __init__(self, server: QueueManagerServer) -> None:
+        self.server = server
+        self.qmgr = server.qmgr
+        self.conn = ServerConnection(max_msg_length=server.max_msg_length)
+        self.transport: asyncio.Transport | None = None
+        self.peer = "?"
+        self.hconn = 0
+        self.heartbeat_ms = 0
+        self.out: list[bytes] = []
+        self.out_bytes = 0
+        self.parked = 0
+        self.paused_writing = False
+        self.reading_paused = False
+        self.closed = False
+        self.last_write = time.monotonic()
+        self.stats = AsyncPutStats()
+        self.consumers: dict[int, Consumer] = {}
+        self.counters = Counters()
+        self._in_loop = False
+
+    # -- asyncio callbacks ---------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local"
+        transport.set_write_buffer_limits(high=self.server.write_buffer_high)
+        self.server.handlers.add(self)
+        log.info("event=accept peer=%s connections=%d", self.peer, len(self.server.handlers))
+
+    def data_received(self, data: bytes) -> None:
+        self.counters.bytes_in += len(data)
+        self.conn.receive_data(data)
+        self.process()
+
+    def eof_received(self) -> bool:
+        self.conn.receive_data(b"")
+        self.process()
+        return False
+
+    def pause_writing(self) -> None:
+        self.paused_writing = True
+
+    def resume_writing(self) -> None:
+        self.paused_writing = False
+        if self.reading_paused and self.transport is not None and not self.closed:
+            self.reading_paused = False
+            self.transport.resume_reading()
+        self.process()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.server.handlers.discard(self)
+        self._end_session()
+        log.info("event=disconnect peer=%s hconn=%d requests=%d error=%r", self.peer, self.hconn,
+                 self.counters.requests, exc)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def blocked(self) -> bool:
+        return self.paused_writing or self.parked >= MAX_PARKED_PER_CONNECTION
+
+    def process(self) -> None:
+        """Take events while there is room for their replies; act; write once."""
+        if self._in_loop or self.closed:
+            return
+        self._in_loop = True
+        try:
+            conn = self.conn
+            while not self.closed:
+                if self.blocked():
+                    if not self.reading_paused and self.transport is not None:
+                        self.reading_paused = True
+                        self.transport.pause_reading()
+                    break
+                try:
+                    ev = conn.next_event()
+                except RemoteProtocolError as exc:
+                    self.protocol_error(exc)
+                    break
+                if ev is NEED_DATA:
+                    break
+                if ev is CLOSED:
+                    self.flush()
+                    self.close()
+                    break
+                self.counters.requests += 1
+                try:
+                    ops.handle(self, ev)  # type: ignore[arg-type]
+                except LocalProtocolError as exc:  # our bug: do not let it kill the server
+                    log.exception("event=internal_error peer=%s error=%s", self.peer, exc)
+                    self.end(C.MQRC_UNEXPECTED_ERROR, f"internal error: {exc}")
+                    break
+                if self.out_bytes > self.server.write_buffer_high:
+                    self.flush()
+            self.server.dispatch_deliveries()
+        finally:
+            self._in_loop = False
+        self.flush()
+
+    def emit(self, ev: E.ServerEvent) -> None:
+        """Queue a frame for the next write."""
+        data = self.conn.send(ev)
+        self.out.append(data)
+        self.out_bytes += len(data)
+        self.server.dirty.add(self)
+
+    def emit_after(self, lsn: int, ev: E.ServerEvent) -> None:
+        """Queue a frame once ``lsn`` is on disk (encoded now, so the machine's state moves now)."""
+        if lsn <= 0:
+            self.emit(ev)
+            return
+        data = self.conn.send(ev)
+        self.parked += 1
+
+        def release() -> None:
+            self.parked -= 1
+            if self.closed:
+                return
+            self.out.append(data)
+            self.out_bytes += len(data)
+            self.flush()
+            if self.reading_paused and not self.blocked():
+                self.resume_writing()
+
+        self.server.committer.after(lsn, release)
+
+    def flush(self) -> None:
+        self.server.dirty.discard(self)
+        if not self.out or self.transport is None:
+            return
+        data = self.out[0] if len(self.out) == 1 else b"".join(self.out)
+        self.out.clear()
+        self.out_bytes = 0
+        self.counters.bytes_out += len(data)
+        self.last_write = time.monotonic()
+        if not self.closed:
+            self.transport.write(data)
+
+    # -- ending --------------------------------------------------------------------------
+
+    def protocol_error(self, exc: RemoteProtocolError) -> None:
+        log.warning("event=protocol_error peer=%s hconn=%d error=%s", self.peer, self.hconn, exc)
+        self.end(C.MQRC_CONNECTION_BROKEN, f"protocol error: {exc}")
+
+    def end(self, reason: int, detail: str) -> None:
+        """Tell the client why, then close (the write drains first)."""
+        if self.closed:
+            return
+        with contextlib.suppress(LocalProtocolError):
+            self.emit(E.Ending(reason, detail[:1000]))
+        self.flush()
+        self.close()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+        self._end_session()
+
+    def abort(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+        self._end_session()
+
+    def _end_session(self) -> None:
+        self.closed = True
+        for c in list(self.consumers.values()):
+            ops.stop_consumer(self, c, reply=False)
+        self.server.drop_waiters(self)
+        if self.hconn:
+            hconn, self.hconn = self.hconn, 0
+            try:
+                self.qmgr.disconnect(hconn, commit=False)  # lost: back the unit of work out
+            except MQError as exc:
+                log.info("event=disconnect_error hconn=%d reason=%d", hconn, exc.reason)
+            self.server.after_engine_call(self)
+
+    def heartbeat(self, now: float) -> None:
+        if self.closed or not self.heartbeat_ms:
+            return
+        if (now - self.last_write) * 1000 >= self.heartbeat_ms:
+            self.emit(E.Heartbeat())
+            self.flush()
+
+    def describe(self) -> dict[str, Any]:
+        return {"peer": self.peer, "hconn": self.hconn, "requests": self.counters.requests}

@@ -1,0 +1,282 @@
+"""What each request does to the engine, and the reply it earns.
+
+Every MQI failure is an MQError from the engine; its comp/reason/detail go back to the
+client unchanged in a ``Reply``. After every engine call the driver asks
+``take_sync_lsn()``: a non-zero LSN parks the reply until the journal has it on disk.
+Read-ahead (``Consume``) is served here too: the server takes messages for the client
+with no-syncpoint gets and pushes them while the client's credit lasts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions, Waiting
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import events as E
+from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
+from ferrymq.protocol.mdcodec import pack_md
+from ferrymq.wire.mqmd import MQMD
+
+if TYPE_CHECKING:
+    from ferrymq.server.handler import ClientHandler, Consumer
+
+log = logging.getLogger("ferrymq.server")
+
+_ASYNC_PMO = C.MQPMO_ASYNC_RESPONSE | C.MQPMO_SYNC_RESPONSE
+_READ_AHEAD_MD = MQMD(version=C.MQMD_VERSION_2)
+_UNLIMITED = -1
+
+
+def handle(h: ClientHandler, ev: E.ClientEvent) -> None:
+    fn = _OPS.get(type(ev))
+    if fn is None:  # the machine only yields known frames; this is a heartbeat reply
+        return
+    try:
+        fn(h, ev)
+    except MQError as exc:
+        lsn = h.qmgr.take_sync_lsn()
+        h.server.after_engine_call(h)
+        if getattr(ev, "reply", True):
+            h.emit_after(lsn, E.Reply(ev.corr, exc.comp, exc.reason, exc.detail))  # type: ignore[union-attr]
+        else:
+            h.stats.count(exc)
+            if lsn:
+                h.server.committer.kick()
+
+
+def _reply(h: ClientHandler, ev: E.ServerEvent) -> None:
+    lsn = h.qmgr.take_sync_lsn()
+    h.emit_after(lsn, ev)
+
+
+def _connect(h: ClientHandler, ev: E.Connect) -> None:
+    server = h.server
+    version = min(ev.max_version, PROTOCOL_VERSION)
+    if version < max(ev.min_version, MIN_PROTOCOL_VERSION):
+        detail = f"client speaks versions {ev.min_version}..{ev.max_version}; server {MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}"
+        h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_ENVIRONMENT_ERROR, detail))
+        return
+    if ev.qmgr_name.strip() not in ("", "*", h.qmgr.name):
+        detail = f"this server is queue manager {h.qmgr.name!r}, not {ev.qmgr_name!r}"
+        h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, detail))
+        return
+    if server.quiescing:
+        h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing"))
+        return
+    h.hconn = h.qmgr.connect(appl_name=ev.appl_name, user=ev.user, appl_type=ev.appl_type)
+    h.qmgr.take_sync_lsn()
+    h.heartbeat_ms = max(ev.heartbeat_ms, server.heartbeat_ms) if ev.heartbeat_ms and server.heartbeat_ms else 0
+    max_len = min(ev.max_msg_length, server.max_msg_length)
+    log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, ev.user, version)
+    h.emit(E.ConnectReply(ev.corr, version=version, max_msg_length=max_len, heartbeat_ms=h.heartbeat_ms,
+                          qmgr_name=h.qmgr.name, connection_id=server.connection_id(h.hconn)))
+
+
+def _disconnect(h: ClientHandler, ev: E.Disconnect) -> None:
+    hconn, h.hconn = h.hconn, 0
+    for c in list(h.consumers.values()):
+        stop_consumer(h, c)
+    h.server.drop_waiters(h)
+    h.qmgr.disconnect(hconn)
+    _reply(h, E.Reply(ev.corr))
+    h.server.after_engine_call(h)
+
+
+def _open(h: ClientHandler, ev: E.Open) -> None:
+    od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, ev.dynamic_q_name,
+                          ev.alternate_user_id, ev.selection_string)
+    r = h.qmgr.open(h.hconn, od, ev.options)
+    _reply(h, E.OpenReply(ev.corr, r.hobj, r.object_name, r.resolved_q_name, r.resolved_q_mgr_name))
+
+
+def _close(h: ClientHandler, ev: E.Close) -> None:
+    c = h.consumers.get(ev.hobj)
+    if c is not None:
+        stop_consumer(h, c)
+    h.server.drop_waiters(h, ev.hobj)
+    h.qmgr.close(h.hconn, ev.hobj, ev.options)
+    _reply(h, E.Reply(ev.corr))
+    h.server.after_engine_call(h)
+
+
+def _put(h: ClientHandler, ev: E.Put) -> None:
+    assert isinstance(ev.md, MQMD)
+    r = h.qmgr.put(h.hconn, ev.hobj, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data)
+    _after_put(h, ev.corr, ev.reply, r)
+
+
+def _put1(h: ClientHandler, ev: E.Put1) -> None:
+    assert isinstance(ev.md, MQMD)
+    od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, alternate_user_id=ev.alternate_user_id)
+    r = h.qmgr.put1(h.hconn, od, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data)
+    _after_put(h, ev.corr, ev.reply, r)
+
+
+def _after_put(h: ClientHandler, corr: int, reply: bool, r: Any) -> None:
+    if reply:
+        _reply(h, E.PutReply(corr, r.md, r.resolved_q_name, r.resolved_q_mgr_name))
+    else:
+        h.stats.count(None)
+        if h.qmgr.take_sync_lsn():
+            h.server.committer.kick()
+    h.server.after_engine_call(h)
+
+
+def _get(h: ClientHandler, ev: E.Get) -> None:
+    assert isinstance(ev.md, MQMD)
+    gmo = GetOptions(ev.options, ev.wait_interval, ev.match_options, ev.msg_token)
+    r = h.qmgr.get(h.hconn, ev.hobj, ev.md, gmo, ev.buffer_length)
+    if isinstance(r, Waiting):
+        h.qmgr.take_sync_lsn()
+        h.server.add_waiter(r.waiter_id, h, ev.corr, ev.hobj, None if ev.wait_interval < 0 else ev.wait_interval / 1000)
+    else:
+        _reply(h, get_reply(ev.corr, r))
+    h.server.after_engine_call(h)
+
+
+def get_reply(corr: int, r: GetResult) -> E.GetReply:
+    return E.GetReply(corr, pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, None,
+                      r.comp, r.reason)
+
+
+def _commit(h: ClientHandler, ev: E.Commit) -> None:
+    h.qmgr.commit(h.hconn)
+    _reply(h, E.Reply(ev.corr))
+    h.server.after_engine_call(h)
+
+
+def _backout(h: ClientHandler, ev: E.Backout) -> None:
+    h.qmgr.backout(h.hconn)
+    _reply(h, E.Reply(ev.corr))
+    h.server.after_engine_call(h)
+
+
+def _inquire(h: ClientHandler, ev: E.Inquire) -> None:
+    r = h.qmgr.inquire(h.hconn, ev.hobj, ev.int_selectors, ev.char_selectors)
+    _reply(h, E.InquireReply(ev.corr, tuple(r.ints), tuple(r.chars)))
+
+
+def _set(h: ClientHandler, ev: E.Set) -> None:
+    h.qmgr.set(h.hconn, ev.hobj, ev.ints, ev.chars)
+    _reply(h, E.Reply(ev.corr))
+
+
+def _heartbeat(h: ClientHandler, ev: E.Heartbeat) -> None:
+    if ev.reply:
+        h.emit(E.HeartbeatReply(ev.corr))
+
+
+def _stat(h: ClientHandler, ev: E.Stat) -> None:
+    if ev.stat_type != C.MQSTAT_TYPE_ASYNC_ERROR:
+        h.emit(E.Reply(ev.corr, C.MQCC_FAILED, C.MQRC_STAT_TYPE_ERROR, f"StatusType {ev.stat_type} is not supported"))
+        return
+    s = h.stats
+    first = s.first
+    reply = E.StatReply(ev.corr, s.success, s.warning, s.failure, first.comp if first else C.MQCC_OK,
+                        first.reason if first else C.MQRC_NONE, first.detail if first else "")
+    s.success = s.warning = s.failure = 0
+    s.first = None
+    # Async puts of persistent messages are reported only once they are on disk.
+    h.emit_after(h.qmgr.journal.appended_lsn, reply)
+
+
+# -- read-ahead ----------------------------------------------------------------------------
+
+
+def _consume(h: ClientHandler, ev: E.Consume) -> None:
+    from ferrymq.server.handler import Consumer
+
+    if ev.hobj in h.consumers or ev.window <= 0:
+        h.emit(E.Reply(ev.corr, C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "read-ahead already started, or window is 0"))
+        return
+    if ev.options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
+        h.emit(E.Reply(ev.corr, C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR,
+                       "read-ahead takes messages outside syncpoint, destructively"))
+        return
+    c = Consumer(ev.corr, ev.hobj, (ev.options | C.MQGMO_NO_SYNCPOINT) & ~C.MQGMO_WAIT, ev.window)
+    h.consumers[ev.hobj] = c
+    pump(h, c)
+
+
+def _credit(h: ClientHandler, ev: E.Credit) -> None:
+    c = h.consumers.get(ev.hobj)
+    if c is None:
+        return
+    c.credit += ev.count
+    if not c.waiter_id:
+        pump(h, c)
+
+
+def pump(h: ClientHandler, c: Consumer) -> None:
+    """Push messages while credit lasts; when the queue is empty, wait in the engine."""
+    qmgr = h.qmgr
+    gmo = GetOptions(c.options)
+    while c.credit > 0 and not h.closed and h.hconn:
+        try:
+            r = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length)
+        except MQError as exc:
+            qmgr.take_sync_lsn()
+            if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
+                stop_consumer(h, c, exc)
+                return
+            wait_gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED)
+            try:
+                w = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, wait_gmo, h.conn.max_msg_length)
+            except MQError as exc2:
+                qmgr.take_sync_lsn()
+                stop_consumer(h, c, exc2)
+                return
+            qmgr.take_sync_lsn()
+            if isinstance(w, Waiting):
+                c.waiter_id = w.waiter_id
+                h.server.add_waiter(w.waiter_id, h, 0, c.hobj, None)
+                return
+            r = w
+        assert isinstance(r, GetResult)
+        push(h, c, r, qmgr.take_sync_lsn())
+
+
+def push(h: ClientHandler, c: Consumer, r: GetResult, lsn: int) -> None:
+    c.credit -= 1
+    h.emit_after(lsn, E.Pushed(c.hobj, pack_md(r.md), r.data, r.data_length, r.msg_token))
+
+
+def stop_consumer(h: ClientHandler, c: Consumer, error: MQError | None = None, *, reply: bool = True) -> None:
+    """End a read-ahead: cancel its wait and answer its Consume (with the error that ended it)."""
+    h.consumers.pop(c.hobj, None)
+    if c.waiter_id:
+        h.qmgr.cancel_wait(c.waiter_id)
+        w = h.server.waiters.pop(c.waiter_id, None)
+        if w is not None and w.timer is not None:
+            w.timer.cancel()
+        c.waiter_id = 0
+    if error is not None:
+        log.info("event=read_ahead_stopped hconn=%d hobj=%d reason=%d", h.hconn, c.hobj, error.reason)
+    if reply and not h.closed:
+        if error is None:
+            h.emit(E.Reply(c.corr))
+        else:
+            h.emit(E.Reply(c.corr, error.comp, error.reason, error.detail))
+
+
+_OPS: dict[type, Callable[[Any, Any], None]] = {
+    E.Connect: _connect,
+    E.Disconnect: _disconnect,
+    E.Open: _open,
+    E.Close: _close,
+    E.Put: _put,
+    E.Put1: _put1,
+    E.Get: _get,
+    E.Commit: _commit,
+    E.Backout: _backout,
+    E.Inquire: _inquire,
+    E.Set: _set,
+    E.Heartbeat: _heartbeat,
+    E.Stat: _stat,
+    E.Consume: _consume,
+    E.Credit: _credit,
+}

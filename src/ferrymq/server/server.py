@@ -1,0 +1,221 @@
+"""QueueManagerServer: a queue manager served over TCP and over in-process sockets.
+
+Owns the listening socket, the set of client handlers, the get-wait table and timers,
+the group committer, the housekeeping tick (expiry, heartbeats) and the lifecycle
+(quiesce and immediate stop). All engine calls happen on the event loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+from ferrymq.engine.api import Delivery, GetResult
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import events as E
+from ferrymq.server import ops
+from ferrymq.server.commit import GroupCommitter
+from ferrymq.server.handler import ClientHandler, Waiter
+
+log = logging.getLogger("ferrymq.server")
+
+
+class QueueManagerServer:
+    """Serves ``qmgr`` to clients. Use from one event loop::
+
+        server = QueueManagerServer(qmgr, port=0)
+        await server.start()
+        print(server.port)
+        ...
+        await server.stop(quiesce=True)
+    """
+
+    def __init__(
+        self,
+        qmgr: QueueManager,
+        host: str = "127.0.0.1",
+        port: int = 1414,
+        *,
+        max_msg_length: int = 4 * 1024 * 1024,
+        heartbeat: float = 30.0,
+        write_buffer_high: int = 1024 * 1024,
+        tick_interval: float = 1.0,
+        backlog: int = 1024,
+    ) -> None:
+        self.qmgr = qmgr
+        self.host = host
+        self.port = port
+        self.max_msg_length = max_msg_length
+        self.heartbeat_ms = int(heartbeat * 1000)
+        self.write_buffer_high = write_buffer_high
+        self.tick_interval = tick_interval
+        self.backlog = backlog
+        self.handlers: set[ClientHandler] = set()
+        self.dirty: set[ClientHandler] = set()
+        self.waiters: dict[int, Waiter] = {}
+        self.committer = GroupCommitter(qmgr.journal)
+        self.committer.on_failure = self._journal_failed
+        self.quiescing = False
+        self.stopped = False
+        self._server: asyncio.Server | None = None
+        self._tick_task: asyncio.Task[None] | None = None
+        self._salt = os.urandom(8)
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def start(self, *, listen: bool = True) -> None:
+        """Start the committer and tick; listen on ``host:port`` unless ``listen=False``
+        (in-process use only). ``port`` then holds the bound port (useful with port 0)."""
+        loop = asyncio.get_running_loop()
+        self.committer.start()
+        self._tick_task = loop.create_task(self._tick(), name="ferrymq-tick")
+        if listen:
+            self._server = await loop.create_server(lambda: ClientHandler(self), self.host, self.port,
+                                                    backlog=self.backlog, reuse_address=True)
+            self.port = self._server.sockets[0].getsockname()[1]
+        log.info("event=server_started qmgr=%s host=%s port=%s", self.qmgr.name, self.host, self.port if listen else "-")
+
+    async def connect_local(self) -> socket.socket:
+        """Bindings mode: a connected socket whose other end this server serves (no TCP)."""
+        ours, theirs = socket.socketpair()
+        loop = asyncio.get_running_loop()
+        await loop.connect_accepted_socket(lambda: ClientHandler(self), ours)
+        return theirs
+
+    async def stop(self, quiesce: bool = True, timeout: float = 10.0) -> None:
+        """End the service.
+
+        ``quiesce=True`` (endmqm -c): refuse new connections, make FAIL_IF_QUIESCING calls
+        and waits end with MQRC_Q_MGR_QUIESCING, let clients disconnect for up to
+        ``timeout`` seconds, then end the rest. ``quiesce=False`` (endmqm -i): end every
+        connection now (their units of work are backed out).
+        """
+        if self.stopped:
+            return
+        if self._server is not None:
+            self._server.close()
+        if quiesce:
+            self.quiescing = True
+            self.qmgr.quiesce()
+            self.dispatch_deliveries()
+            self.flush_dirty()
+            deadline = time.monotonic() + timeout
+            while self.handlers and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        for h in list(self.handlers):
+            h.end(C.MQRC_Q_MGR_STOPPING, "the queue manager is stopping")
+        self.stopped = True
+        if self._tick_task is not None:
+            self._tick_task.cancel()
+        await self.committer.stop()
+        if self._server is not None:
+            await self._server.wait_closed()
+        log.info("event=server_stopped qmgr=%s", self.qmgr.name)
+
+    async def serve_forever(self) -> None:
+        while not self.stopped:
+            await asyncio.sleep(3600)
+
+    # -- engine glue ---------------------------------------------------------------------
+
+    def connection_id(self, hconn: int) -> bytes:
+        return (b"FMQ" + self.qmgr.name.encode("latin-1", "replace")[:13]).ljust(16, b" ") + hconn.to_bytes(8, "big")
+
+    def add_waiter(self, waiter_id: int, h: ClientHandler, corr: int, hobj: int, timeout: float | None) -> None:
+        w = Waiter(h, corr, hobj)
+        if timeout is not None:
+            w.timer = asyncio.get_running_loop().call_later(timeout, self._wait_expired, waiter_id)
+        self.waiters[waiter_id] = w
+
+    def _wait_expired(self, waiter_id: int) -> None:
+        w = self.waiters.pop(waiter_id, None)
+        if w is None:
+            return
+        if self.qmgr.cancel_wait(waiter_id) and not w.handler.closed:
+            w.handler.emit(E.Reply(w.corr, C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE,
+                                   "no message arrived within the wait interval"))
+        self.dispatch_deliveries()
+        self.flush_dirty()
+
+    def drop_waiters(self, h: ClientHandler, hobj: int | None = None) -> None:
+        """End the waits of a closing connection (or one handle) without answering them."""
+        for wid, w in list(self.waiters.items()):
+            if w.handler is h and (hobj is None or w.hobj == hobj):
+                del self.waiters[wid]
+                if w.timer is not None:
+                    w.timer.cancel()
+                self.qmgr.cancel_wait(wid)
+
+    def after_engine_call(self, h: ClientHandler | None) -> None:
+        """Hook run after calls that may satisfy other connections' waits."""
+        if not h or not h._in_loop:
+            self.dispatch_deliveries()
+            self.flush_dirty()
+
+    def dispatch_deliveries(self) -> None:
+        for d in self.qmgr.take_deliveries():
+            self._deliver(d)
+
+    def _deliver(self, d: Delivery) -> None:
+        w = self.waiters.pop(d.waiter_id, None)
+        if w is None:
+            return
+        if w.timer is not None:
+            w.timer.cancel()
+        h = w.handler
+        if h.closed:
+            return
+        if w.corr == 0:  # a read-ahead consumer's wait
+            c = h.consumers.get(w.hobj)
+            if c is None:
+                return
+            c.waiter_id = 0
+            if isinstance(d.result, GetResult):
+                ops.push(h, c, d.result, d.sync_lsn)
+                ops.pump(h, c)
+            else:
+                err = d.error if isinstance(d.error, MQError) else MQError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, repr(d.error))
+                ops.stop_consumer(h, c, err)
+            return
+        if d.result is not None:
+            h.emit_after(d.sync_lsn, ops.get_reply(w.corr, d.result))
+        else:
+            err = d.error if isinstance(d.error, MQError) else MQError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, repr(d.error))
+            h.emit_after(d.sync_lsn, E.Reply(w.corr, err.comp, err.reason, err.detail))
+
+    def flush_dirty(self) -> None:
+        while self.dirty:
+            h = self.dirty.pop()
+            if not h._in_loop:
+                h.flush()
+
+    def _journal_failed(self, exc: BaseException) -> None:
+        for h in list(self.handlers):
+            if h.parked:
+                h.end(C.MQRC_CONNECTION_BROKEN, f"journal write failed: {exc!r}")
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_interval)
+            try:
+                self.qmgr.tick()
+                if self.qmgr.take_sync_lsn():
+                    self.committer.kick()
+                self.dispatch_deliveries()
+                now = time.monotonic()
+                for h in list(self.handlers):
+                    if h.hconn:
+                        h.heartbeat(now)
+                self.flush_dirty()
+            except Exception:  # housekeeping must not die with one bad message
+                log.exception("event=tick_failed")
+
+    def stats(self) -> dict[str, Any]:
+        return {"connections": len(self.handlers), "waiters": len(self.waiters), "syncs": self.committer.syncs,
+                "parked": self.committer.parked}
