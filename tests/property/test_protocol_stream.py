@@ -1,0 +1,119 @@
+"""Any chunking of a stream gives the same events; any damage ends it with a protocol error."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ferrymq.protocol import events as E
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, ServerConnection
+from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.wire.mqmd import MQMD
+
+names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+small = st.integers(-(2**31), 2**31 - 1)
+u32 = st.integers(1, 2**32 - 1)
+mds = st.builds(MQMD, version=st.sampled_from([1, 2]), priority=st.integers(-1, 9), msg_id=st.binary(min_size=24, max_size=24),
+                format=st.text(st.characters(min_codepoint=65, max_codepoint=90), max_size=8))
+props = st.none() | st.dictionaries(st.text(min_size=1, max_size=8), st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=10), max_size=3)
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> list[E.ClientEvent]:
+    kinds = [
+        st.builds(E.Open, st.just(0), names, small, small, names, names, names, names),
+        st.builds(E.Close, st.just(0), u32, small),
+        st.builds(E.Put, st.just(0), u32, mds, st.binary(max_size=300), small, u32, props, st.booleans()),
+        st.builds(E.Put1, st.just(0), names, mds, st.binary(max_size=50), small, small, names, names, u32, props),
+        st.builds(E.Get, st.just(0), u32, mds, small, small, small, u32, st.binary(min_size=16, max_size=16)),
+        st.builds(E.Commit, st.just(0)),
+        st.builds(E.Inquire, st.just(0), u32, st.lists(small, max_size=5).map(tuple), st.lists(small, max_size=5).map(tuple)),
+        st.builds(E.Set, st.just(0), u32, st.dictionaries(small, small, max_size=3), st.dictionaries(small, names, max_size=3)),
+        st.builds(E.Heartbeat, st.just(0), st.booleans()),
+        st.builds(E.Stat, st.just(0), small),
+    ]
+    evs = draw(st.lists(st.one_of(kinds), max_size=12))
+    out: list[E.ClientEvent] = [E.Connect(1, draw(names), draw(names), draw(names))]
+    for i, ev in enumerate(evs, start=2):
+        out.append(type(ev)(i, *[getattr(ev, f) for f in ev.__dataclass_fields__ if f != "corr"]))  # type: ignore[arg-type]
+    return out
+
+
+def encode_stream(evs: list[E.ClientEvent]) -> bytes:
+    c = ClientConnection()
+    data = c.send(evs[0])
+    c._negotiated(1 << 20)
+    c.state = c.state.CONNECTED
+    return data + b"".join(c.send(ev) for ev in evs[1:])
+
+
+def drain(s: ServerConnection) -> list[object]:
+    out: list[object] = []
+    while True:
+        ev = s.next_event()
+        if ev is NEED_DATA or ev is CLOSED:
+            return out
+        out.append(ev)
+        if isinstance(ev, E.Connect):  # answer so that the limit becomes the negotiated one
+            s.send(E.ConnectReply(ev.corr, max_msg_length=1 << 20))
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(), st.data())
+def test_any_chunking_gives_the_same_events(evs: list[E.ClientEvent], data: st.DataObject) -> None:
+    stream = encode_stream(evs)
+    whole = ServerConnection()
+    whole.receive_data(stream)
+    expected = drain(whole)
+    assert len(expected) == len(evs)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=20)))
+    chunked = ServerConnection()
+    got: list[object] = []
+    prev = 0
+    for cut in [*cuts, len(stream)]:
+        if cut > prev:
+            chunked.receive_data(stream[prev:cut])
+        prev = max(prev, cut)
+        got += drain(chunked)
+    assert got == expected
+
+
+def test_byte_at_a_time() -> None:
+    evs: list[E.ClientEvent] = [E.Connect(1, "QM1"), E.Put(2, 1, MQMD(), b"abc"), E.Commit(3)]
+    stream = encode_stream(evs)
+    s = ServerConnection()
+    got: list[object] = []
+    for i in range(len(stream)):
+        s.receive_data(stream[i : i + 1])
+        got += drain(s)
+    assert [type(e) for e in got] == [E.Connect, E.Put, E.Commit]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(), st.data())
+def test_mutated_streams_end_in_protocol_error_or_valid_events(evs: list[E.ClientEvent], data: st.DataObject) -> None:
+    stream = bytearray(encode_stream(evs))
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(0, len(stream) - 1))
+        stream[pos] = data.draw(st.integers(0, 255))
+    s = ServerConnection()
+    s.receive_data(bytes(stream))
+    s.receive_data(b"")
+    try:
+        while s.next_event() not in (NEED_DATA, CLOSED):
+            pass
+    except RemoteProtocolError:
+        pass  # the only exception a damaged stream may raise
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=500))
+def test_random_bytes_never_raise_anything_else(raw: bytes) -> None:
+    for machine in (ServerConnection(), ClientConnection()):
+        machine.receive_data(raw)
+        machine.receive_data(b"")
+        try:
+            while machine.next_event() not in (NEED_DATA, CLOSED):
+                pass
+        except RemoteProtocolError:
+            pass
