@@ -113,6 +113,13 @@ def test_float_nan_is_canonical() -> None:
     assert isinstance(value, float) and math.isnan(value)
 
 
+def test_float_holds_its_float32_value() -> None:
+    prop = Prop.float32(0.1)
+    assert prop.value == 0.10000000149011612
+    section = pack_properties((("k", prop),))
+    assert unpack_properties(section, 0, len(section)) == (("k", prop),)
+
+
 def test_non_zero_boolean_byte_is_true() -> None:
     section = bytes.fromhex("00000001 00000001 0001 6b 0001 05")
     assert unpack_properties(section, 0, len(section)) == (("k", Prop.boolean(True)),)

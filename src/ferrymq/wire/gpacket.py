@@ -34,7 +34,6 @@ Every length is checked against a limit before anything is allocated.
 
 from __future__ import annotations
 
-import math
 import struct
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -102,7 +101,14 @@ class Prop:
             bits = _INT_BITS[t]
             ok = isinstance(v, int) and not isinstance(v, bool) and -(1 << (bits - 1)) <= v < 1 << (bits - 1)
         elif t == PropType.FLOAT:
-            ok = isinstance(v, float) and (not math.isfinite(v) or abs(v) <= 3.4028234663852886e38)
+            ok = isinstance(v, float)
+            if ok:
+                # Hold the value a Java float would hold, so that a decoded FLOAT equals the
+                # one that was encoded; too large a value has no float32 form at all.
+                try:
+                    object.__setattr__(self, "value", _FIXED[PropType.FLOAT].unpack(_FIXED[PropType.FLOAT].pack(v))[0])
+                except OverflowError:
+                    ok = False
         elif t == PropType.DOUBLE:
             ok = isinstance(v, float)
         elif t == PropType.STRING:

@@ -4,15 +4,21 @@ Each header names the Format, Encoding and CCSID of what follows it, starting fr
 MQMD's. A Format denotes an MQ header when it is MQHMDE, MQDEAD, MQXMIT, MQIMS, MQCICS or
 any "MQH*" name. Where each header keeps the next link:
 
-| Format   | Header | StrucId | Length            | Encoding | CCSID | Format |
-|----------|--------|---------|-------------------|---------:|------:|-------:|
-| MQDEAD   | MQDLH  | "DLH "  | 172 (fixed)       |      108 |   112 |    116 |
-| MQXMIT   | MQXQH  | "XQH "  | 428 (fixed)       |  104+24  | 104+28| 104+32 |
-| others   | any    | per table below, else unchecked | StrucLength @8 | 12 | 16 | 20 |
+| Format            | Header  | StrucId | Length          | Encoding | CCSID | Format |
+|-------------------|---------|---------|-----------------|---------:|------:|-------:|
+| MQDEAD            | MQDLH   | "DLH "  | 172, fixed      |      108 |   112 |    116 |
+| MQXMIT            | MQXQH   | "XQH "  | 428, fixed      |      128 |   132 |    136 |
+| MQHMDE            | MQMDE   | "MDE "  | StrucLength@8   |       12 |    16 |     20 |
+| MQHRF2 / MQHRF    | MQRFH2/1| "RFH "  | StrucLength@8   |       12 |    16 |     20 |
+| MQHDIST           | MQDH    | "DH  "  | StrucLength@8   |       12 |    16 |     20 |
+| MQHREF            | MQRMH   | "RMH "  | StrucLength@8   |       12 |    16 |     20 |
+| MQHWIH            | MQWIH   | "WIH "  | StrucLength@8   |       12 |    16 |     20 |
+| MQIMS / MQCICS    | MQIIH/CIH | "IIH "/"CIH " | StrucLength@8 |   12 |    16 |     20 |
+| any other MQH*    | ?       | not checked | StrucLength@8 (>= 28) | 12 |  16 |     20 |
 
-The second rule (StrucLength@8, Encoding@12, CodedCharSetId@16, Format@20) holds for the
-MQMDE, MQIIH, MQCIH and every MQH* header (MQRFH/MQRFH2, MQDH, MQRMH, MQWIH, MQEPH...).
-A header's integers are in the byte order of the Encoding before it. A CodedCharSetId of
+(MQXQH's link is its embedded MQMD's Encoding/CCSID/Format, at 104 + 24/28/32.) For the
+known StrucLength@8 headers StrucLength must be at least the fixed part's size; for any
+header it must stay within the body. A header's integers are in the byte order of the Encoding before it. A CodedCharSetId of
 MQCCSI_INHERIT (-2) means "the same CCSID as this header", i.e. the one before it.
 
 Format names are compared as Latin-1 text, so a chain written in an EBCDIC CCSID is not

@@ -68,6 +68,8 @@ class MQXQH:
                 version-1 MD, or too few bytes.
         """
         LAYOUT.check_struc_id(buf, offset, C.MQXQH_STRUC_ID)
+        if len(buf) - offset < C.MQXQH_LENGTH_1:
+            raise DecodeError("MQXQH", offset, f"needs {C.MQXQH_LENGTH_1} bytes, {max(0, len(buf) - offset)} present")
         if big_endian is None:
             big_endian = detect_big_endian(buf, offset, "MQXQH", (C.MQXQH_VERSION_1,))
         values = LAYOUT.unpack(buf, offset, big_endian)
