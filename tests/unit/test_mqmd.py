@@ -71,3 +71,10 @@ def test_bad_input_raises_decode_error() -> None:
         MQMD.unpack_from(b"XX  " + bytes(320))
     with pytest.raises(DecodeError):
         MQMD.unpack_from(MQMD(version=2).pack()[:300])
+
+
+def test_identifier_fields_must_have_their_length() -> None:
+    with pytest.raises(ValueError, match="msg_id"):
+        MQMD(msg_id=b"short").pack()
+    with pytest.raises(ValueError, match="reply_to_q"):
+        MQMD(reply_to_q="Q" * 49).pack()

@@ -36,25 +36,49 @@ _RECORD_VERSION = 1
 
 
 class Message:
-    """One message on one queue. ``key`` orders the queue (priority first unless FIFO)."""
+    """One message on one queue. ``key`` orders the queue (priority first unless FIFO).
 
-    __slots__ = ("data", "expires_at", "key", "locked_by", "md", "put_at", "queue", "record_id", "seq", "skip_backout")
+    The descriptor is decoded lazily: recovery and the hot paths need only the fields kept
+    as attributes here (priority, persistence, identifiers), and the full MQMD costs
+    several microseconds to build, which a million-message restart cannot afford.
+    """
 
-    def __init__(self, queue: str, seq: int, md: MQMD, data: bytes, put_at: float, fifo: bool) -> None:
+    __slots__ = ("_md", "_raw_md", "correl_id", "data", "expires_at", "key", "locked_by", "msg_id", "persistence",
+                 "priority", "put_at", "queue", "record_id", "seq")
+
+    def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
+                 raw_md: bytes | None = None, fields: tuple[int, int, int, bytes, bytes] | None = None) -> None:
         self.queue = queue
         self.seq = seq
-        self.md = md
+        self._md = md
+        self._raw_md = raw_md
+        if md is not None:
+            expiry, self.priority, self.persistence = md.expiry, md.priority, md.persistence
+            self.msg_id, self.correl_id = md.msg_id, md.correl_id
+        else:
+            assert fields is not None
+            expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
         self.data = data
         self.put_at = put_at
-        self.expires_at: float | None = None if md.expiry == C.MQEI_UNLIMITED else put_at + md.expiry / 10.0
-        self.key: tuple[int, int] = (0 if fifo else -min(md.priority, MAX_PRIORITY), seq)
+        self.expires_at: float | None = None if expiry == C.MQEI_UNLIMITED else put_at + expiry / 10.0
+        self.key: tuple[int, int] = (0 if fifo else -min(self.priority, MAX_PRIORITY), seq)
         self.record_id = 0  # non-zero while the message has a journal record
         self.locked_by = 0  # the object handle holding a browse lock, if any
-        self.skip_backout = False
+
+    @property
+    def md(self) -> MQMD:
+        if self._md is None:
+            assert self._raw_md is not None
+            self._md = MQMD.unpack_from(self._raw_md, 0, big_endian=False)
+        return self._md
+
+    @md.setter
+    def md(self, md: MQMD) -> None:
+        self._md, self._raw_md = md, None
 
     @property
     def persistent(self) -> bool:
-        return self.md.persistence == C.MQPER_PERSISTENT
+        return self.persistence == C.MQPER_PERSISTENT
 
     @property
     def token(self) -> bytes:
@@ -72,12 +96,15 @@ class Message:
 
     def encode(self) -> bytes:
         name = self.queue.encode("ascii")
-        return b"".join(
-            (_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, 0), name, self.md.pack(version=2), self.data)
-        )
+        raw = self._raw_md if self._raw_md is not None else self.md.pack(version=2)
+        return b"".join((_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, 0), name, raw, self.data))
 
     def reposition(self, fifo: bool) -> None:
-        self.key = (0 if fifo else -min(self.md.priority, MAX_PRIORITY), self.seq)
+        self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)
+
+
+# Expiry@16, Priority@40, Persistence@44, MsgId@48, CorrelId@72 of a little-endian MQMD v2.
+_FIELDS = struct.Struct("<i20xii24s24s")
 
 
 def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
@@ -96,6 +123,9 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
         raise DecodeError("message record", 2, "lengths exceed the record")
     queue = payload[off : off + name_len].decode("ascii")
     off += name_len
-    md = MQMD.unpack_from(payload, off, big_endian=False)
+    raw_md = payload[off : off + C.MQMD_LENGTH_2]
+    if raw_md[:4] != b"MD  " or raw_md[4:8] != b"\x02\x00\x00\x00":
+        raise DecodeError("message record", off, "the stored descriptor is not a little-endian MQMD v2")
+    fields = _FIELDS.unpack_from(raw_md, 16)
     off += C.MQMD_LENGTH_2 + prop_len
-    return Message(queue, seq, md, payload[off:], put_at, fifo_of.get(queue, False))
+    return Message(queue, seq, None, payload[off:], put_at, fifo_of.get(queue, False), raw_md, fields)

@@ -245,13 +245,15 @@ class Messaging(EngineState):
             m = messages.get(key)
             if m is None or m.locked_by not in (0, h.hobj):
                 continue
-            mmd = m.md
-            if ((want_msg is not None and mmd.msg_id != want_msg)
-                    or (want_correl is not None and mmd.correl_id != want_correl)
-                    or (want_group is not None and mmd.group_id != want_group)
-                    or (want_seqno is not None and mmd.msg_seq_number != want_seqno)
-                    or (want_offset is not None and mmd.offset != want_offset)):
+            if ((want_msg is not None and m.msg_id != want_msg)
+                    or (want_correl is not None and m.correl_id != want_correl)):
                 continue
+            if want_group is not None or want_seqno is not None or want_offset is not None:
+                mmd = m.md
+                if ((want_group is not None and mmd.group_id != want_group)
+                        or (want_seqno is not None and mmd.msg_seq_number != want_seqno)
+                        or (want_offset is not None and mmd.offset != want_offset)):
+                    continue
             if m.expired(now):
                 expired.append(m)
                 continue

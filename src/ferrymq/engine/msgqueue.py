@@ -43,16 +43,16 @@ class MessageQueue:
     def insert(self, msg: Message) -> None:
         self.by_seq[msg.seq] = msg
         self.order.add(msg.key)
-        bisect.insort(self.by_msg_id.setdefault(msg.md.msg_id, []), msg.key)
-        if msg.md.correl_id != NONE_ID:
-            bisect.insort(self.by_correl_id.setdefault(msg.md.correl_id, []), msg.key)
+        bisect.insort(self.by_msg_id.setdefault(msg.msg_id, []), msg.key)
+        if msg.correl_id != NONE_ID:
+            bisect.insort(self.by_correl_id.setdefault(msg.correl_id, []), msg.key)
 
     def remove(self, msg: Message) -> None:
         del self.by_seq[msg.seq]
         self.order.remove(msg.key)
-        _unindex(self.by_msg_id, msg.md.msg_id, msg.key)
-        if msg.md.correl_id != NONE_ID:
-            _unindex(self.by_correl_id, msg.md.correl_id, msg.key)
+        _unindex(self.by_msg_id, msg.msg_id, msg.key)
+        if msg.correl_id != NONE_ID:
+            _unindex(self.by_correl_id, msg.correl_id, msg.key)
 
     def get(self, key: Key) -> Message | None:
         return self.by_seq.get(key[1])

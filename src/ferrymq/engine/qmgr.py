@@ -81,7 +81,7 @@ class QueueManager(Messaging):
                 continue
             msg.reposition(q.fifo)
             q.messages.insert(msg)
-            self._last_id = max(self._last_id, int.from_bytes(msg.md.msg_id[16:], "big"))
+            self._last_id = max(self._last_id, int.from_bytes(msg.msg_id[16:], "big"))
             q.next_seq = max(q.next_seq, msg.seq + 1)
         for qname, (value, rid) in reserved.items():
             q = self.objects.find(qname)

@@ -25,12 +25,13 @@ the Encoding field describes the data that follows, not the MQMD itself.
 from __future__ import annotations
 
 import dataclasses
+import struct
 from dataclasses import dataclass
 from typing import Any
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.layout import Layout
+from ferrymq.wire.layout import Layout, decode_chars, encode_chars
 
 _V1_FIELDS = [
     ("struc_id", "f", 4),
@@ -69,6 +70,40 @@ _V2_FIELDS = [
 LAYOUT_V1 = Layout.of("MQMD", _V1_FIELDS)
 LAYOUT_V2 = Layout.of("MQMD", _V1_FIELDS + _V2_FIELDS)
 assert LAYOUT_V1.size == C.MQMD_LENGTH_1 and LAYOUT_V2.size == C.MQMD_LENGTH_2
+
+_NAMES_V2 = tuple(attr for attr, _, _ in LAYOUT_V2.fields)
+_NAMES_V1 = _NAMES_V2[: len(LAYOUT_V1.fields)]
+# (index, length, "" packs as NULs) of each character field: the only fields that need work
+# beyond struct, so pack/unpack touch just these (every put and get crosses this codec).
+_CHARS_V2 = tuple((i, n, kind == "c") for i, (_, kind, n) in enumerate(LAYOUT_V2.fields) if kind in "cf")
+_CHARS_V1 = tuple(t for t in _CHARS_V2 if t[0] < len(LAYOUT_V1.fields))
+_BYTES_V2 = tuple((i, n) for i, (_, kind, n) in enumerate(LAYOUT_V2.fields) if kind == "b")
+_BYTES_V1 = tuple(t for t in _BYTES_V2 if t[0] < len(LAYOUT_V1.fields))
+# Field values repeat (queue names, formats, user and application names): memoise both
+# directions, bounded so hostile input cannot grow the caches.
+_CACHE_LIMIT = 4096
+_decoded: dict[bytes, str] = {}
+_encoded: dict[tuple[str, int, bool], bytes] = {}
+
+
+def _decode_cached(raw: bytes) -> str:
+    text = _decoded.get(raw)
+    if text is None:
+        text = decode_chars(raw)
+        if len(_decoded) < _CACHE_LIMIT:
+            _decoded[raw] = text
+    return text
+
+
+def _encode_cached(value: str, length: int, nul_if_empty: bool, name: str) -> bytes:
+    key = (value, length, nul_if_empty)
+    raw = _encoded.get(key)
+    if raw is None:
+        raw = encode_chars(value, length, nul_if_empty=nul_if_empty, name=name)
+        if len(_encoded) < _CACHE_LIMIT:
+            _encoded[key] = raw
+    return raw
+
 
 NONE_ID = bytes(24)
 NONE_ACCOUNTING = bytes(32)
@@ -126,12 +161,23 @@ class MQMD:
     def pack(self, *, big_endian: bool = False, version: int | None = None) -> bytes:
         """The structure's bytes, in the version given (default: its own ``version``)."""
         v = self.version if version is None else version
-        if v not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+        if v == C.MQMD_VERSION_2:
+            names, layout = _NAMES_V2, LAYOUT_V2
+        elif v == C.MQMD_VERSION_1:
+            names, layout = _NAMES_V1, LAYOUT_V1
+        else:
             raise ValueError(f"MQMD version must be 1 or 2, not {v}")
-        layout = LAYOUT_V2 if v == C.MQMD_VERSION_2 else LAYOUT_V1
-        values = [getattr(self, attr) for attr, _, _ in layout.fields]
+        values = [getattr(self, n) for n in names]
         values[1] = v
-        return layout.pack(values, big_endian)
+        for i, length, nul_if_empty in _CHARS_V2 if v == C.MQMD_VERSION_2 else _CHARS_V1:
+            values[i] = _encode_cached(values[i], length, nul_if_empty, names[i])
+        for i, length in _BYTES_V2 if v == C.MQMD_VERSION_2 else _BYTES_V1:
+            if len(values[i]) != length:
+                raise ValueError(f"MQMD {names[i]} must be {length} bytes, not {len(values[i])}")
+        try:
+            return (layout.big if big_endian else layout.little).pack(*values)
+        except struct.error as exc:
+            raise ValueError(f"MQMD: {exc}") from None
 
     @classmethod
     def unpack_from(cls, buf: bytes | bytearray | memoryview, offset: int = 0, *, big_endian: bool | None = None) -> MQMD:
@@ -147,8 +193,12 @@ class MQMD:
         if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
             raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
         layout = LAYOUT_V2 if version == C.MQMD_VERSION_2 else LAYOUT_V1
-        values = layout.unpack(buf, offset, big_endian)
-        return cls(**{attr: value for (attr, _, _), value in zip(layout.fields, values, strict=True)})
+        if len(buf) - offset < layout.size:
+            raise DecodeError("MQMD", offset, f"needs {layout.size} bytes, {max(0, len(buf) - offset)} present")
+        values = list((layout.big if big_endian else layout.little).unpack_from(buf, offset))
+        for i, _, _ in _CHARS_V2 if version == C.MQMD_VERSION_2 else _CHARS_V1:
+            values[i] = _decode_cached(values[i])
+        return cls(*values)
 
     @staticmethod
     def length(version: int) -> int:
