@@ -78,3 +78,11 @@ def test_identifier_fields_must_have_their_length() -> None:
         MQMD(msg_id=b"short").pack()
     with pytest.raises(ValueError, match="reply_to_q"):
         MQMD(reply_to_q="Q" * 49).pack()
+
+
+def test_replace_copies_and_rejects_unknown_fields() -> None:
+    md = MQMD(priority=3)
+    other = md.replace(priority=4, reply_to_q="R")
+    assert (md.priority, other.priority, other.reply_to_q, other.msg_type) == (3, 4, "R", md.msg_type)
+    with pytest.raises(TypeError):
+        md.replace(no_such_field=1)

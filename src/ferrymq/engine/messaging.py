@@ -290,7 +290,7 @@ class Messaging(EngineState):
             self.need_sync()
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int) -> GetResult:
-        md = msg.md.replace(expiry=msg.remaining_expiry(now))
+        md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
         return GetResult(md, msg.data[:buffer_length], len(msg.data), msg.token, h.queue.name if h.queue else "",
                          comp, reason, msg.seq, msg.queue)
 
