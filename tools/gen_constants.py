@@ -45,6 +45,18 @@ def main(src: str) -> None:
     # Documented in cmqc.h as a character array, absent from the JSON (it is not a scalar #define).
     lines.append('MQCI_NEW_SESSION: Final[bytes] = b"AMQ!NEW_SESSION_CORRELID"')
     lines.append("MQACT_NONE: Final[bytes] = b'\\x00' * 32")
+    # cmqc.h defines these from other constants or as character literals, so the scalar
+    # list leaves them out; values from the header's own expressions (spec §5.6, §5.8).
+    extra: dict[str, object] = {
+        "MQENC_NORMAL": 273, "MQENC_REVERSED": 546, "MQENC_S390": 785, "MQENC_TNS": 1041,
+        "MQCI_NONE": b"\0" * 24, "MQSID_NONE": b"\0" * 40, "MQPUBLEVEL_ALL": 9,
+        "MQGS_NOT_IN_GROUP": " ", "MQGS_MSG_IN_GROUP": "G", "MQGS_LAST_MSG_IN_GROUP": "L",
+        "MQSS_NOT_A_SEGMENT": " ", "MQSS_SEGMENT": "S", "MQSS_LAST_SEGMENT": "L",
+        "MQSEG_INHIBITED": " ", "MQSEG_ALLOWED": "A",
+    }
+    for name, value in extra.items():
+        if name not in data:
+            lines.append(f"{name}: Final[{type(value).__name__}] = {value!r}")
     (OUT / "constants.py").write_text("\n".join(lines) + "\n")
 
     enum_lines = [
