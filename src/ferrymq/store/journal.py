@@ -12,6 +12,31 @@ bytes appended so far to a writer; ``write_pending`` does the blocking write + f
 and may run on one worker thread at a time; the owner then calls ``mark_durable``. This
 split is what lets the L3 driver group many callers' records into one fdatasync.
 ``sync()`` does all three in the calling thread for simple, single-threaded users.
+
+Rules every implementation follows (the contract tests in tests/unit/test_store_contract.py
+pin them down):
+
+- ``load()`` comes first and once; every other operation before it raises StoreError.
+- LSNs: every add/update/delete/prepare/commit/rollback takes the next LSN; they keep
+  growing across restarts (``load()`` resumes after the highest LSN found). A commit or
+  rollback of a transaction that has no operations writes nothing and returns
+  ``appended_lsn``. ``durable_lsn`` only moves forward, through ``mark_durable``.
+- Validation (StoreError): ``kind`` in 0..255, ids in 1..2**64-1, an add needs a free id, an
+  update or delete needs a live one. A record touched by an open transaction belongs to it
+  until commit or rollback: another transaction or an immediate operation on it raises.
+  Within a transaction the caller sees its own changes (add then update is fine). A
+  prepared transaction takes no more operations, only commit or rollback.
+- Replay: transactional operations take effect at their commit, in order; ``load()`` rolls
+  back (and journals the rollback of) every transaction that was neither prepared nor
+  committed, so a txid may be reused after a restart.
+- Pendings must be written in the order they were taken, one at a time. After
+  ``write_pending`` raised, nothing more is durable: close the journal.
+- ``close()`` writes and syncs what is still buffered (the writer must be idle).
+
+Additions since the first contract (all backward compatible): ``Pending.segment`` and
+``Pending.task`` (a file journal's target segment and background work, compaction, done by
+the writer after the data is durable: ``take_pending`` may therefore return a Pending with
+empty ``data``; write it like any other), ``WriterTask``, ``JournalStats`` and ``stats()``.
 """
 
 from __future__ import annotations
@@ -54,12 +79,50 @@ class LoadResult:
     bad_records: int = 0
 
 
+class WriterTask(Protocol):
+    """Background work a journal hands to its writer thread inside a Pending."""
+
+    def run_step(self) -> None:
+        """Do one bounded slice of the work (blocking I/O allowed); never raises."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """Bytes handed from the owner to the writer; ``lsn`` is the last operation they cover."""
+    """Bytes handed from the owner to the writer; ``lsn`` is the last operation they cover.
+
+    ``segment`` names the file the bytes belong to (0 when the journal has no files);
+    ``task`` is a slice of background work the writer runs after the bytes are durable.
+    Both are the journal's business: a driver only passes the Pending back.
+    """
 
     data: bytes
     lsn: int
+    segment: int = 0
+    task: WriterTask | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JournalStats:
+    """A snapshot for monitoring; byte figures are 0 for the memory journal.
+
+    Counters the writer thread updates (``fdatasyncs``, ``bytes_written``) may lag by one
+    batch when read while a write is in flight.
+    """
+
+    appended_lsn: int
+    durable_lsn: int
+    live_records: int
+    open_transactions: int
+    prepared_transactions: int
+    segments: int = 0
+    disk_bytes: int = 0
+    dead_bytes: int = 0
+    fdatasyncs: int = 0
+    bytes_written: int = 0
+    compactions: int = 0
+    compacting: bool = False
+    last_error: str = ""
 
 
 class Journal(Protocol):
@@ -119,5 +182,10 @@ class Journal(Protocol):
         """take_pending + write_pending + mark_durable in the calling thread."""
         ...
 
+    def stats(self) -> JournalStats:
+        """Counters for monitoring (cheap; owner thread)."""
+        ...
+
     def close(self) -> None:
+        """Write and sync what is buffered, then release the journal (files, lock)."""
         ...

@@ -1,0 +1,188 @@
+"""L1: the on-disk framing of journal records, and the scanner that finds them again.
+
+Every record is a 40-byte header followed by its payload; integers are little-endian.
+
+| Off | Len | Field      | Meaning                                                           |
+|----:|----:|------------|-------------------------------------------------------------------|
+|   0 |   4 | crc        | CRC32C of bytes 4 .. end of payload, seeded with the file's salt  |
+|   4 |   2 | magic      | 0x4D46 (b"FM")                                                    |
+|   6 |   1 | type       | SEGMENT, ADD, UPDATE, DELETE, PREPARE, COMMIT, ROLLBACK, BATCH    |
+|   7 |   1 | flags      | FLAG_PLACEHOLDER: an ADD whose content comes in a later record    |
+|   8 |   4 | length     | payload length, at most MAX_PAYLOAD                               |
+|  12 |   1 | kind       | the caller's record kind (0..255)                                 |
+|  13 |   3 | reserved   | zero                                                              |
+|  16 |   8 | lsn        | the operation's log sequence number                               |
+|  24 |   8 | record_id  | ADD / UPDATE / DELETE; else 0                                     |
+|  32 |   8 | txid       | the transaction, 0 for an immediate operation                     |
+|  40 |   n | payload    | record content (ADD/UPDATE), the XA xid (PREPARE), file header    |
+
+A file starts with a SEGMENT record (crc seeded with 0) whose 48-byte payload is:
+
+| Off | Len | Field    | Meaning                                                              |
+|----:|----:|----------|----------------------------------------------------------------------|
+|   0 |   8 | magic    | b"FERRYMQJ"                                                          |
+|   8 |   2 | version  | 1                                                                    |
+|  10 |   2 | reserved | zero                                                                 |
+|  12 |   4 | salt     | random per file; seeds every later record's crc                      |
+|  16 |   8 | lo       | first segment number this file covers                                |
+|  24 |   8 | hi       | last segment number (lo < hi after compaction merged files)          |
+|  32 |   8 | base_lsn | every record in the file has an LSN above this                       |
+|  40 |   8 | end_lsn  | compacted files: the highest LSN the merged files covered; else 0    |
+
+Each batch the writer syncs ends with a BATCH record (lsn = the batch's last operation),
+which is how recovery tells an acknowledged batch from a torn one.
+
+Why a salted checksum: when a record in the middle is damaged, the scanner looks for the
+next magic number to resynchronise. A payload could contain bytes that look like a record
+(a message body is caller-controlled); without the file's random salt its checksum fails.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Final, Protocol
+
+from crc32c import crc32c
+
+from ferrymq.errors import StoreError
+
+SEGMENT: Final = 1
+ADD: Final = 2
+UPDATE: Final = 3
+DELETE: Final = 4
+PREPARE: Final = 5
+COMMIT: Final = 6
+ROLLBACK: Final = 7
+BATCH: Final = 8
+BAD: Final = 0  # scanner only: a damaged region, never written
+TYPE_NAMES: Final = {SEGMENT: "SEGMENT", ADD: "ADD", UPDATE: "UPDATE", DELETE: "DELETE", PREPARE: "PREPARE",
+                     COMMIT: "COMMIT", ROLLBACK: "ROLLBACK", BATCH: "BATCH", BAD: "BAD"}
+
+FLAG_PLACEHOLDER: Final = 0x01
+
+MAGIC: Final = 0x4D46
+MAGIC_BYTES: Final = MAGIC.to_bytes(2, "little")
+FILE_MAGIC: Final = b"FERRYMQJ"
+VERSION: Final = 1
+MAX_PAYLOAD: Final = 256 * 1024 * 1024  # above MQ's 100 MB message limit plus descriptors
+MAX_XID: Final = 1024  # an XA XID is at most 140 bytes; leave room, but bound it
+MAX_ID: Final = (1 << 64) - 1
+
+HEADER: Final = struct.Struct("<IHBBIB3xQQQ")
+TAIL: Final = struct.Struct("<HBBIB3xQQQ")  # HEADER without the crc, packed before the crc is known
+CRC: Final = struct.Struct("<I")
+FILE_HEADER: Final = struct.Struct("<8sHHIQQQQ")
+HEADER_SIZE: Final = HEADER.size  # 40
+SEGMENT_RECORD_SIZE: Final = HEADER_SIZE + FILE_HEADER.size  # 88
+
+KNOWN_TYPES: Final = frozenset({ADD, UPDATE, DELETE, PREPARE, COMMIT, ROLLBACK, BATCH})
+
+Payload = bytes | bytearray | memoryview
+
+# One scanned record: (start, end, type, flags, kind, lsn, record_id, txid); payload is
+# buf[start + HEADER_SIZE : end]. A BAD entry covers a damaged region [start, end).
+Entry = tuple[int, int, int, int, int, int, int, int]
+
+
+class Findable(Protocol):
+    """A buffer that can search for bytes (bytes, bytearray, mmap)."""
+
+    def find(self, sub: bytes, start: int = ..., end: int = ..., /) -> int: ...
+
+
+def encode(salt: int, rtype: int, flags: int, kind: int, lsn: int, record_id: int, txid: int,
+           payload: Payload = b"") -> bytes:
+    """One record, checksummed with ``salt``. The caller has validated the fields."""
+    tail = TAIL.pack(MAGIC, rtype, flags, len(payload), kind, lsn, record_id, txid)
+    crc = crc32c(payload, crc32c(tail, salt))
+    return b"".join((CRC.pack(crc), tail, payload))
+
+
+def append(buf: bytearray, salt: int, rtype: int, flags: int, kind: int, lsn: int, record_id: int, txid: int,
+           payload: Payload = b"") -> int:
+    """Like ``encode`` but appends to ``buf`` (no intermediate copy); returns the record size."""
+    tail = TAIL.pack(MAGIC, rtype, flags, len(payload), kind, lsn, record_id, txid)
+    buf += CRC.pack(crc32c(payload, crc32c(tail, salt)))
+    buf += tail
+    buf += payload
+    return HEADER_SIZE + len(payload)
+
+
+def encode_segment_header(salt: int, lo: int, hi: int, base_lsn: int, end_lsn: int = 0) -> bytes:
+    """The SEGMENT record that opens every file (crc seeded with 0: the salt is inside)."""
+    body = FILE_HEADER.pack(FILE_MAGIC, VERSION, 0, salt, lo, hi, base_lsn, end_lsn)
+    return encode(0, SEGMENT, 0, 0, base_lsn, 0, 0, body)
+
+
+def decode_segment_header(buf: memoryview, name: str) -> tuple[int, int, int, int, int]:
+    """``(salt, lo, hi, base_lsn, end_lsn)`` from the start of a file.
+
+    Raises:
+        StoreError: the header is missing, damaged, or of another version.
+    """
+    if len(buf) < SEGMENT_RECORD_SIZE:
+        raise StoreError(f"{name}: file header is incomplete ({len(buf)} bytes)")
+    crc, magic, rtype, _flags, length, _kind, _lsn, _rid, _txid = HEADER.unpack_from(buf, 0)
+    if magic != MAGIC or rtype != SEGMENT or length != FILE_HEADER.size:
+        raise StoreError(f"{name}: not a ferrymq journal file")
+    if crc32c(buf[4:SEGMENT_RECORD_SIZE]) != crc:
+        raise StoreError(f"{name}: file header fails its checksum")
+    fmagic, version, _res, salt, lo, hi, base_lsn, end_lsn = FILE_HEADER.unpack_from(buf, HEADER_SIZE)
+    if fmagic != FILE_MAGIC:
+        raise StoreError(f"{name}: not a ferrymq journal file")
+    if version != VERSION:
+        raise StoreError(f"{name}: journal format version {version}, this build reads {VERSION}")
+    return salt, lo, hi, base_lsn, end_lsn
+
+
+def valid_at(buf: memoryview, pos: int, end: int, salt: int) -> int:
+    """End offset of the intact record at ``pos``, or -1 (incomplete, damaged, unknown type)."""
+    if pos + HEADER_SIZE > end:
+        return -1
+    crc, magic, rtype, _flags, length, _kind, _lsn, _rid, _txid = HEADER.unpack_from(buf, pos)
+    stop: int = pos + HEADER_SIZE + length
+    if magic != MAGIC or length > MAX_PAYLOAD or stop > end or rtype not in KNOWN_TYPES:
+        return -1
+    if crc32c(buf[pos + 4:stop], salt) != crc:
+        return -1
+    return stop
+
+
+def resync(raw: Findable, buf: memoryview, pos: int, end: int, salt: int) -> int:
+    """The start of the next intact record after ``pos`` (exclusive), or ``end`` if none."""
+    search = pos + 5  # the magic sits 4 bytes into a record; a record after pos has it at pos+5 or later
+    while True:
+        hit = raw.find(MAGIC_BYTES, search, end)
+        if hit < 0:
+            return end
+        start = hit - 4
+        if valid_at(buf, start, end, salt) >= 0:
+            return start
+        search = hit + 1
+
+
+def scan(raw: Findable, buf: memoryview, pos: int, end: int, salt: int, stop: int | None = None) -> tuple[list[Entry], int]:
+    """Parse records from ``pos``; returns the entries and where scanning stopped.
+
+    Scanning stops at ``end`` or at the first record that starts at or after ``stop`` (so a
+    caller can work through a large file in slices). A damaged region becomes one BAD entry
+    covering the bytes up to the next intact record; the salt makes a forged record inside a
+    payload fail its checksum, so resynchronisation cannot be steered by message content.
+    """
+    limit = end if stop is None else min(stop, end)
+    unpack = HEADER.unpack_from
+    entries: list[Entry] = []
+    add = entries.append
+    while pos < limit:
+        if pos + HEADER_SIZE <= end:
+            crc, magic, rtype, flags, length, kind, lsn, rid, txid = unpack(buf, pos)
+            nxt = pos + HEADER_SIZE + length
+            if (magic == MAGIC and length <= MAX_PAYLOAD and nxt <= end and rtype in KNOWN_TYPES
+                    and crc32c(buf[pos + 4:nxt], salt) == crc):
+                add((pos, nxt, rtype, flags, kind, lsn, rid, txid))
+                pos = nxt
+                continue
+        nxt = resync(raw, buf, pos, end, salt)
+        add((pos, nxt, BAD, 0, 0, 0, 0, 0))
+        pos = nxt
+    return entries, pos
