@@ -1,0 +1,365 @@
+"""L1: FileJournal — the journal contract over append-only segment files.
+
+Owner thread (every method but ``write_pending``): validates and encodes each operation
+into an in-memory batch (store/records.py framing), keeps the index of live records
+(``record_id -> (lsn << 32) | size``) and per-file dead-byte counts, and decides when to
+start a new segment or a compaction. ``take_pending`` closes the batch with a BATCH record
+and hands it over. Writer thread (``write_pending``, one at a time, pendings in the order
+taken): writes the batch to its segment file and fdatasyncs it (creating a segment file
+also fsyncs the directory), then runs one slice of a running compaction (store/compact.py).
+The two sides share no mutable state except through Pending and the compaction object,
+whose results the owner reads in ``mark_durable`` — after the driver has seen
+``write_pending`` return, which orders the two threads.
+
+Segment size is a soft limit: a batch never spans two files, so a segment is closed by the
+first batch that starts after it reached ``segment_size``.
+
+Compaction policy: the files before the one being appended to form the prefix; when their
+dead bytes reach ``compact_min_bytes`` and ``compact_ratio`` of their size, the prefix is
+rewritten as one file (store/compact.py). Disk use therefore stays within about
+``live / (1 - compact_ratio)`` plus ``compact_min_bytes`` and one segment.
+
+Recovery is store/replay.py; the directory rules and lock are store/segments.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from bisect import bisect_left
+from pathlib import Path
+from typing import Final
+
+from ferrymq.errors import StoreError
+from ferrymq.store import records as rec
+from ferrymq.store import segments as seg
+from ferrymq.store.compact import Compaction, new_salt
+from ferrymq.store.core import CLOSED, NEW, READY, JournalCore
+from ferrymq.store.journal import JournalStats, LoadResult, Pending
+from ferrymq.store.replay import SIZE_MASK, SegmentInfo, load_directory
+
+MiB: Final = 1024 * 1024
+MIN_SEGMENT_SIZE: Final = 256
+
+
+class FileJournal(JournalCore[int, int]):
+    """A durable journal in ``directory``; see the module docstring.
+
+    Raises (constructor):
+        StoreError: another journal holds the directory, or it cannot be created.
+        ValueError: a tuning argument is out of range.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str], segment_size: int = 64 * MiB, *,
+                 compact_ratio: float = 0.5, compact_min_bytes: int | None = None,
+                 compact_step_bytes: int = 4 * MiB) -> None:
+        if segment_size < MIN_SEGMENT_SIZE:
+            raise ValueError(f"segment_size must be at least {MIN_SEGMENT_SIZE} bytes")
+        if not 0 < compact_ratio < 1:
+            raise ValueError("compact_ratio must be between 0 and 1 (exclusive)")
+        if compact_min_bytes is not None and compact_min_bytes < 1:
+            raise ValueError("compact_min_bytes must be positive")
+        super().__init__()
+        self._dir = Path(directory)
+        self._segment_size = segment_size
+        self._compact_ratio = compact_ratio
+        self._compact_min = compact_min_bytes if compact_min_bytes is not None else segment_size
+        self._compact_step = compact_step_bytes
+        try:
+            self._dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create journal directory {self._dir}: {exc}") from exc
+        self._lock = seg.DirectoryLock(self._dir)
+        # Owner side.
+        self._buf = bytearray()
+        self._salt = 0
+        self._active = 0  # number of the newest segment (the one appended to unless sealed)
+        self._sealed = True  # the next append starts a new segment
+        self._active_size = 0
+        self._segs: list[SegmentInfo] = []
+        self._bases: list[int] = []
+        self._taken = 0
+        self._appended_bytes = 0
+        self._job: Compaction | None = None
+        self._job_segs = 0
+        self._job_dead0 = 0
+        self._retry_at = 0
+        self._closing = False
+        self._compactions = 0
+        self._last_error = ""
+        # Writer side.
+        self._w_fd = -1
+        self._w_seg = 0
+        self._w_failed = ""
+        self._fsyncs = 0
+        self._written = 0
+
+    @property
+    def directory(self) -> Path:
+        return self._dir
+
+    # -- hooks for JournalCore -----------------------------------------------------------------
+    def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> int:
+        if not self._buf and (self._sealed or self._active_size >= self._segment_size):
+            self._roll(lsn - 1)
+        size = rec.append(self._buf, self._salt, rtype, 0, kind, lsn, record_id, txid, payload)
+        info = self._segs[-1]
+        info.size += size
+        self._active_size += size
+        self._appended_bytes += size
+        if rtype in (rec.COMMIT, rec.ROLLBACK):
+            info.dead += size
+        return size
+
+    def _set_live(self, record_id: int, op: int, value: int, lsn: int) -> None:
+        old = self._live.get(record_id)
+        if old is not None:
+            self._dead(old >> 32, old & SIZE_MASK)
+        self._live[record_id] = lsn << 32 | value
+
+    def _remove_live(self, record_id: int, value: int, lsn: int) -> None:
+        old = self._live.pop(record_id, None)
+        if old is not None:
+            self._dead(old >> 32, old & SIZE_MASK)
+        self._dead(lsn, value)
+
+    def _discard(self, value: int, lsn: int) -> None:
+        self._dead(lsn, value)
+
+    def _dead(self, lsn: int, size: int) -> None:
+        bases = self._bases
+        if lsn > bases[-1]:
+            self._segs[-1].dead += size
+        else:
+            self._segs[bisect_left(bases, lsn) - 1].dead += size
+
+    def _roll(self, base_lsn: int) -> None:
+        self._active += 1
+        self._sealed = False
+        self._salt = new_salt()
+        header = rec.encode_segment_header(self._salt, self._active, self._active, base_lsn)
+        self._buf += header
+        self._active_size = len(header)
+        self._segs.append(SegmentInfo(self._active, self._active, base_lsn, len(header), len(header)))
+        self._bases.append(base_lsn)
+
+    # -- the contract --------------------------------------------------------------------------
+    def load(self) -> LoadResult:
+        """Replay the directory (see store/replay.py); truncates a torn tail.
+
+        Raises:
+            StoreError: called twice or after close; the directory is damaged beyond a
+                torn tail (a missing or unreadable older file).
+        """
+        if self._state != NEW:
+            raise StoreError("load() was already called" if self._state == READY else "journal is closed")
+        try:
+            loaded = load_directory(self._dir)
+        except OSError as exc:
+            raise StoreError(f"cannot read journal {self._dir}: {exc}") from exc
+        self._live = loaded.index
+        self._segs = loaded.segments
+        self._bases = [s.base_lsn for s in self._segs]
+        self._active = self._segs[-1].hi if self._segs else 0
+        self._lsn = self._durable = self._taken = loaded.max_lsn
+        for tx in loaded.prepared:
+            assert tx.xid is not None
+            ops = [(op, rid, lsn, size) for op, rid, lsn, size, _record in tx.ops]
+            self._adopt_prepared(tx.txid, tx.xid, tx.prepare_lsn, tx.prepare_size, ops)
+        self._state = READY
+        self._roll_back_incomplete(loaded.incomplete)
+        return loaded.result
+
+    def take_pending(self) -> Pending | None:
+        """The batch appended since the last call; may carry a compaction slice (see journal.py)."""
+        if self._state != READY:
+            return None
+        if self._buf:
+            size = rec.append(self._buf, self._salt, rec.BATCH, 0, 0, self._lsn, 0, 0)
+            info = self._segs[-1]
+            info.size += size
+            info.dead += size
+            self._active_size += size
+            data = bytes(self._buf)
+            self._buf.clear()
+            self._taken = self._lsn
+            task = self._job if self._job is not None else self._maybe_compact()
+            return Pending(data, self._lsn, self._active, task)
+        if self._taken != self._durable:
+            return None  # a batch is in flight; background work waits behind it
+        job = self._job if self._job is not None else self._maybe_compact()
+        if job is not None and not job.finished:
+            return Pending(b"", self._lsn, self._active, job)
+        return None
+
+    def write_pending(self, pending: Pending) -> None:
+        """Write the batch to its segment and fdatasync it; then a slice of background work.
+
+        Raises:
+            StoreError: the write or sync failed (nothing in this batch is durable, and the
+                journal accepts no more writes: close it).
+        """
+        if self._w_failed:
+            raise StoreError(f"an earlier journal write failed ({self._w_failed}); close the journal")
+        data = pending.data
+        if data:
+            try:
+                created = False
+                if pending.segment != self._w_seg:
+                    self._w_close()
+                    path = self._dir / seg.segment_name(pending.segment, pending.segment)
+                    self._w_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+                    self._w_seg = pending.segment
+                    created = True
+                view = memoryview(data)
+                done = 0
+                while done < len(data):
+                    done += os.write(self._w_fd, view[done:])
+                os.fdatasync(self._w_fd)
+                if created:
+                    seg.fsync_dir(self._dir)  # the new file's name must survive too
+            except OSError as exc:
+                self._w_failed = f"{type(exc).__name__}: {exc}"
+                raise StoreError(f"journal write failed: {exc}") from exc
+            self._fsyncs += 1
+            self._written += len(data)
+        if pending.task is not None:
+            pending.task.run_step()
+
+    def mark_durable(self, lsn: int) -> None:
+        """Record that ``write_pending`` returned for ``lsn``; takes in a finished compaction.
+
+        Raises:
+            StoreError: ``lsn`` was never appended.
+        """
+        if self._state != READY:
+            return
+        if lsn > self._lsn:
+            raise StoreError(f"mark_durable({lsn}) beyond the last appended LSN {self._lsn}")
+        if lsn > self._durable:
+            self._durable = lsn
+        job = self._job
+        if job is not None and job.finished:
+            self._job_done(job)
+
+    def sync(self) -> None:
+        """take_pending + write_pending + mark_durable here (one compaction slice at most)."""
+        pending = self.take_pending()
+        if pending is not None:
+            self.write_pending(pending)
+            self.mark_durable(pending.lsn)
+
+    def compact(self) -> None:
+        """Sync, then compact every file now (blocking), whatever the thresholds say.
+
+        Raises:
+            StoreError: the journal is not ready, or the compaction failed (the journal is
+                still consistent: the old files stay in charge).
+        """
+        self._ready()
+        self.sync()
+        self._drain_job()
+        if not self._segs:
+            return
+        self._sealed = True  # the newest file joins the prefix; the next append starts a new one
+        job = self._start_job(len(self._segs))
+        self._drain_job()
+        if job.error:
+            raise StoreError(job.error)
+
+    def stats(self) -> JournalStats:
+        open_txs, prepared = self._counts()
+        return JournalStats(
+            self._lsn, self._durable, len(self._live), open_txs, prepared,
+            segments=len(self._segs), disk_bytes=sum(s.size for s in self._segs),
+            dead_bytes=sum(s.dead for s in self._segs), fdatasyncs=self._fsyncs, bytes_written=self._written,
+            compactions=self._compactions, compacting=self._job is not None,
+            last_error=self._w_failed or self._last_error,
+        )
+
+    def close(self) -> None:
+        """Write and sync what is buffered (not a compaction in progress), release the directory.
+
+        Raises:
+            StoreError: the final write failed (the directory is released all the same).
+        """
+        if self._state == CLOSED:
+            return
+        try:
+            if self._state == READY and not self._w_failed:
+                self._abort_job()
+                self._closing = True  # no new compaction while closing
+                self.sync()
+        finally:
+            self._release()
+
+    def abandon(self) -> None:
+        """Release the directory without writing what is buffered: what a crash leaves
+        (for tests; durable data is of course still on disk)."""
+        if self._state != CLOSED:
+            self._buf.clear()
+            self._release()
+
+    # -- compaction (owner side) ---------------------------------------------------------------
+    def _maybe_compact(self) -> Compaction | None:
+        if self._closing or self._appended_bytes < self._retry_at:
+            return None
+        count = len(self._segs) if self._sealed else len(self._segs) - 1
+        if count <= 0:
+            return None
+        prefix = self._segs[:count]
+        dead = sum(s.dead for s in prefix)
+        if dead < self._compact_min or dead < self._compact_ratio * sum(s.size for s in prefix):
+            return None
+        return self._start_job(count)
+
+    def _start_job(self, count: int) -> Compaction:
+        # Called only when every operation so far is durable or about to be written ahead of
+        # the job, so the snapshot describes durable state by the time the job reads it.
+        prefix = self._segs[:count]
+        sources = [seg.SegmentFile(s.lo, s.hi) for s in prefix]
+        job = Compaction(self._dir, sources, prefix[0].base_lsn, self._lsn, dict(self._live), self._compact_step)
+        self._job, self._job_segs, self._job_dead0 = job, count, sum(s.dead for s in prefix)
+        return job
+
+    def _job_done(self, job: Compaction) -> None:
+        self._job = None
+        if job.renamed:
+            old = self._segs[:self._job_segs]
+            # Deaths counted against the old files since the snapshot are dead in the new one.
+            dead = max(0, sum(s.dead for s in old) - self._job_dead0)
+            self._segs[:self._job_segs] = [SegmentInfo(job.lo, job.hi, old[0].base_lsn, job.out_size, dead)]
+            self._bases = [s.base_lsn for s in self._segs]
+            self._compactions += 1
+        if job.error:
+            self._last_error = job.error
+            if not job.renamed:
+                self._retry_at = self._appended_bytes + max(self._compact_min, self._segment_size)
+
+    def _drain_job(self) -> None:
+        """Run the current compaction to its end on this thread (everything is synced and
+        no writer runs, so this thread may act as the writer)."""
+        job = self._job
+        while job is not None and not job.finished:
+            job.run_step()
+        if job is not None:
+            self._job_done(job)
+
+    def _abort_job(self) -> None:
+        if self._job is not None:
+            self._job.abort()
+            self._job_done(self._job)
+
+    # -- shutdown ------------------------------------------------------------------------------
+    def _w_close(self) -> None:
+        if self._w_fd >= 0:
+            fd, self._w_fd = self._w_fd, -1
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._w_seg = 0
+
+    def _release(self) -> None:
+        self._abort_job()
+        self._w_close()
+        self._lock.release()
+        self._state = CLOSED
