@@ -22,6 +22,9 @@ from ferrymq.wire.mqmd import MQMD, NONE_ID
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
                   | C.MQOO_SET_ALL_CONTEXT)
+_CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
+                    | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT)
+_NO_ACCOUNTING = bytes(32)
 _CONTEXT_RULES = (
     (C.MQPMO_PASS_IDENTITY_CONTEXT, _PASS_IDENT_OK, C.MQRC_NOT_OPEN_FOR_PASS_IDENT),
     (C.MQPMO_PASS_ALL_CONTEXT, C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_PASS_ALL),
@@ -87,15 +90,26 @@ class Messaging(EngineState):
         opts = pmo.options
         msg_id = self.new_id() if opts & C.MQPMO_NEW_MSG_ID or md.msg_id == NONE_ID else md.msg_id
         correl_id = self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id
-        date, tod = self.stamp_put(now)
-        identity = {"user_identifier": conn.user[:12], "accounting_token": bytes(32), "appl_identity_data": ""}
-        origin = {"put_appl_type": conn.appl_type, "put_appl_name": conn.appl_name[-28:], "put_date": date,
-                  "put_time": tod, "appl_origin_data": ""}
+        reply_qmgr = md.reply_to_q_mgr or self.name
+        if not opts & _CONTEXT_OPTIONS:  # the common case: the queue manager sets all context
+            date, tod = self.stamp_put(now)
+            return md.replace(version=C.MQMD_VERSION_2, msg_id=msg_id, correl_id=correl_id, priority=priority,
+                              persistence=persistence, backout_count=0, reply_to_q_mgr=reply_qmgr,
+                              user_identifier=conn.user[:12], accounting_token=_NO_ACCOUNTING, appl_identity_data="",
+                              put_appl_type=conn.appl_type, put_appl_name=conn.appl_name[-28:], put_date=date,
+                              put_time=tod, appl_origin_data="")
+        identity: dict[str, object]
+        origin: dict[str, object]
         if opts & C.MQPMO_NO_CONTEXT:
-            identity = {"user_identifier": "", "accounting_token": bytes(32), "appl_identity_data": ""}
+            identity = {"user_identifier": "", "accounting_token": _NO_ACCOUNTING, "appl_identity_data": ""}
             origin = {"put_appl_type": C.MQAT_NO_CONTEXT, "put_appl_name": "", "put_date": "", "put_time": "",
                       "appl_origin_data": ""}
-        elif opts & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):
+        else:
+            date, tod = self.stamp_put(now)
+            identity = {"user_identifier": conn.user[:12], "accounting_token": _NO_ACCOUNTING, "appl_identity_data": ""}
+            origin = {"put_appl_type": conn.appl_type, "put_appl_name": conn.appl_name[-28:], "put_date": date,
+                      "put_time": tod, "appl_origin_data": ""}
+        if opts & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):
             identity = {"user_identifier": md.user_identifier, "accounting_token": md.accounting_token,
                         "appl_identity_data": md.appl_identity_data}
             if opts & C.MQPMO_SET_ALL_CONTEXT:
@@ -114,7 +128,7 @@ class Messaging(EngineState):
                               "put_date": ctx.put_date, "put_time": ctx.put_time,
                               "appl_origin_data": ctx.appl_origin_data}
         return md.replace(version=C.MQMD_VERSION_2, msg_id=msg_id, correl_id=correl_id, priority=priority,
-                          persistence=persistence, backout_count=0, reply_to_q_mgr=md.reply_to_q_mgr or self.name,
+                          persistence=persistence, backout_count=0, reply_to_q_mgr=reply_qmgr,
                           **identity, **origin)
 
     def enqueue(self, conn: Connection | None, q: QueueObject, msg: Message, in_uow: bool) -> None:

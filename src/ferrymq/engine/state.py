@@ -59,6 +59,8 @@ class EngineState:
         self._last_id = 0
         self._sync_lsn = 0
         self._dyn_counter = 0
+        self._stamp_second = -1
+        self._stamp = ("", "")
         self._id_prefix = b"AMQ " + name[:12].encode("latin-1", "replace").ljust(12, b" ")
 
     # -- identifiers -----------------------------------------------------------------------
@@ -180,10 +182,12 @@ class EngineState:
 
     def stamp_put(self, now: float) -> tuple[str, str]:
         """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT."""
-        t = time.gmtime(now)
-        hundredths = int((now - int(now)) * 100)
-        return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
+        second = int(now)
+        if second != self._stamp_second:
+            t = time.gmtime(second)
+            self._stamp_second, self._stamp = second, (time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t))
+        return self._stamp[0], f"{self._stamp[1]}{int((now - second) * 100):02d}"
 
     def qmgr_attr(self, name: str) -> int:
-        value = self.objects.qmgr.get(name, A.QMGR_BY_NAME[name].default)
-        return int(value)
+        value = self.objects.qmgr.get(name)
+        return int(A.QMGR_BY_NAME[name].default if value is None else value)
