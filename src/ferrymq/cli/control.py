@@ -1,0 +1,243 @@
+"""What the control commands do, apart from how they print: each returns a dict (the JSON
+output) or raises CliError.
+
+``start`` launches ``python -m ferrymq.cli start NAME --foreground --notify-fd N`` in a
+new session (no controlling terminal, its output in the data directory's log) and waits
+on the pipe for the server's own word that it listens — or for the error that stopped it,
+or for the pipe to close because the process died.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ferrymq.cli.errors import CliError, Exit
+from ferrymq.cli.home import Config, QmgrDir, list_names
+from ferrymq.cli.runner import now_iso, open_engine
+
+RUNNING = "Running"
+STARTING = "Starting"
+QUIESCING = "Quiescing"
+ENDING = "Ending immediately"
+ENDED_NORMALLY = "Ended normally"
+ENDED_IMMEDIATELY = "Ended immediately"
+ENDED_UNEXPECTEDLY = "Ended unexpectedly"
+DAMAGED = "Damaged"
+
+_ACTIVE = {RUNNING, STARTING, QUIESCING, ENDING}
+
+
+def create(home: Path, name: str, host: str, port: int) -> dict[str, Any]:
+    """crtmqm: a data directory with its config and an initialized journal.
+
+    Raises:
+        CliError: EXISTS, NAME_ERROR, or DAMAGED if the new journal cannot be initialized.
+    """
+    qdir = QmgrDir(home, name)
+    if not 0 <= port < 65536:
+        raise CliError(Exit.USAGE, "port_invalid", f"port {port} is out of range (0 to 65535; 0 = any free port)")
+    qdir.path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        qdir.path.mkdir()
+    except FileExistsError:
+        raise CliError(Exit.EXISTS, "qmgr_exists", f"queue manager {name} already exists in {qdir.path}",
+                       qmgr=name) from None
+    try:
+        lock = qdir.acquire_lock(patience=0)
+        assert lock is not None  # the directory is ours: nobody else can hold it yet
+        with lock:
+            config = Config(name, host, port)
+            qdir.save_config(config)
+            qdir.journal_dir.mkdir()
+            _qm, journal = open_engine(qdir, name)
+            journal.close()
+    except BaseException:
+        shutil.rmtree(qdir.path, ignore_errors=True)
+        raise
+    return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso()}
+
+
+def describe(qdir: QmgrDir) -> dict[str, Any]:
+    """dspmq for one queue manager: status, pid, host, port (bound port while it runs)."""
+    out: dict[str, Any] = {"name": qdir.name, "status": "", "pid": None, "host": None, "port": None,
+                           "configured_port": None, "data_dir": str(qdir.path)}
+    try:
+        config = qdir.load_config()
+        out.update(host=config.host, configured_port=config.port)
+    except CliError as exc:
+        out.update(status=DAMAGED, error=exc.message)
+    st = qdir.read_status()
+    state = st.get("state")
+    if qdir.is_locked():
+        pid = qdir.read_pid()
+        if state in ("running", "quiescing", "ending") and st.get("pid") == pid:
+            out.update(status={"running": RUNNING, "quiescing": QUIESCING, "ending": ENDING}[state],
+                       pid=pid, port=st.get("port"), host=st.get("host", out["host"]), started=st.get("started"))
+        else:
+            out.update(status=STARTING, pid=pid)
+        return out
+    if out["status"] == DAMAGED:
+        return out
+    if state in ("running", "quiescing", "ending"):
+        # Nobody holds the lock, yet the server never wrote its end: it died (kill -9, crash, power).
+        out.update(status=ENDED_UNEXPECTEDLY, last_pid=st.get("pid"), last_port=st.get("port"),
+                   started=st.get("started"))
+    elif state == "ended":
+        how = str(st.get("how"))
+        out.update(status={"normally": ENDED_NORMALLY, "immediately": ENDED_IMMEDIATELY}.get(how, ENDED_UNEXPECTEDLY),
+                   last_pid=st.get("pid"), last_port=st.get("port"), started=st.get("started"), ended=st.get("ended"))
+    else:
+        out.update(status=ENDED_IMMEDIATELY)  # created, never started: what dspmq shows after crtmqm
+    return out
+
+
+def list_all(home: Path, names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """dspmq: every queue manager under ``home`` (or just ``names``, which must exist)."""
+    if names:
+        return [describe(QmgrDir(home, n).require()) for n in names]
+    return [describe(QmgrDir(home, n)) for n in list_names(home)]
+
+
+def start(home: Path, name: str, timeout: float, quiesce_timeout: float) -> dict[str, Any]:
+    """strmqm: launch the server detached; return once it accepts connections.
+
+    Raises:
+        CliError: UNKNOWN_QMGR, RUNNING, DAMAGED, PORT_IN_USE, START_FAILED.
+    """
+    qdir = QmgrDir(home, name).require()
+    config = qdir.load_config()
+    info = describe(qdir)
+    if info["status"] in _ACTIVE:
+        raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {name} is already running "
+                       f"({info['status'].lower()}, pid {info['pid']})", qmgr=name, pid=info["pid"],
+                       port=info["port"])
+    r, w = os.pipe()
+    env = dict(os.environ, FERRYMQ_HOME=str(home))
+    cmd = [sys.executable, "-m", "ferrymq.cli", "start", name, "--foreground", "--notify-fd", str(w),
+           "--quiesce-timeout", str(quiesce_timeout)]
+    try:
+        with open(qdir.log_file, "ab") as logf:
+            logf.write(f"--- {now_iso()} ferrymq start {name}\n".encode())
+            logf.flush()
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, cwd=qdir.path,
+                                    env=env, pass_fds=(w,), start_new_session=True, close_fds=True)
+    finally:
+        os.close(w)
+    try:
+        reply = _read_line(r, timeout)
+    finally:
+        os.close(r)
+    if reply is None:
+        code = proc.poll()
+        if code is None:
+            raise CliError(Exit.START_FAILED, "start_timeout", f"queue manager {name} did not report ready within "
+                           f"{timeout:g} s (pid {proc.pid} still starting); see {qdir.log_file}",
+                           qmgr=name, pid=proc.pid, log=str(qdir.log_file))
+        raise CliError(Exit.START_FAILED, "start_failed", f"the server process for {name} exited with code {code} "
+                       f"before it was ready; last lines of {qdir.log_file}:\n{_tail(qdir.log_file)}",
+                       qmgr=name, log=str(qdir.log_file))
+    if not reply.get("ok"):
+        proc.wait(timeout=10)
+        err = reply.get("error", {})
+        raise CliError(Exit(err.get("exit_code", Exit.START_FAILED)), err.get("rule", "start_failed"),
+                       err.get("message", "the server failed to start"),
+                       **{k: v for k, v in err.items() if k not in ("rule", "exit_code", "message")})
+    port = int(reply["port"])
+    _check_accepts(config.host, port, name)
+    proc.returncode = 0  # detached on purpose: keeps Popen from warning that it still runs
+    return {"name": name, "status": RUNNING, "pid": reply["pid"], "host": config.host, "port": port,
+            "data_dir": str(qdir.path), "log": str(qdir.log_file)}
+
+
+def _read_line(fd: int, timeout: float) -> dict[str, Any] | None:
+    """The launcher's end of the notify pipe: one JSON line, or None (timeout or EOF first)."""
+    deadline = time.monotonic() + timeout
+    buf = b""
+    while b"\n" not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return None
+        buf += chunk
+    try:
+        reply = json.loads(buf.split(b"\n", 1)[0])
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def _check_accepts(host: str, port: int, name: str) -> None:
+    """The server said it listens; make sure a client can in fact connect."""
+    target = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    try:
+        with socket.create_connection((target, port), timeout=5):
+            pass
+    except OSError as exc:
+        raise CliError(Exit.START_FAILED, "not_accepting", f"queue manager {name} reports port {port} but "
+                       f"{target}({port}) refuses connections: {exc}", qmgr=name, port=port) from None
+
+
+def stop(home: Path, name: str, immediate: bool, wait: float) -> dict[str, Any]:
+    """endmqm: signal the server (SIGTERM to quiesce, SIGUSR1 to end immediately) and wait
+    up to ``wait`` seconds for it to end.
+
+    Raises:
+        CliError: UNKNOWN_QMGR, NOT_RUNNING, STILL_ENDING.
+    """
+    qdir = QmgrDir(home, name).require()
+    info = describe(qdir)
+    pid = info["pid"]
+    if info["status"] not in _ACTIVE or not pid:
+        raise CliError(Exit.NOT_RUNNING, "qmgr_not_running", f"queue manager {name} is not running "
+                       f"({info['status'].lower()})", qmgr=name, status=info["status"])
+    with contextlib.suppress(ProcessLookupError):  # it ended between the look and the signal
+        os.kill(pid, signal.SIGUSR1 if immediate else signal.SIGTERM)
+    deadline = time.monotonic() + wait
+    while qdir.is_locked():
+        if time.monotonic() >= deadline:
+            raise CliError(Exit.STILL_ENDING, "stop_timeout", f"queue manager {name} (pid {pid}) is still ending "
+                           f"after {wait:g} s; wait longer with --wait or use --immediate", qmgr=name, pid=pid)
+        time.sleep(0.05)
+    return describe(qdir)
+
+
+def delete(home: Path, name: str) -> dict[str, Any]:
+    """dltmqm: remove the data directory of a queue manager that does not run.
+
+    Raises:
+        CliError: UNKNOWN_QMGR, RUNNING.
+    """
+    qdir = QmgrDir(home, name).require()
+    lock = qdir.acquire_lock(patience=0.5)
+    if lock is None:
+        pid = qdir.read_pid()
+        raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {name} is running (pid {pid}); "
+                       f"stop it first: ferrymq stop {name}", qmgr=name, pid=pid)
+    with lock:  # held while the files go, so that no start can slip in
+        shutil.rmtree(qdir.path)
+    with contextlib.suppress(OSError):
+        qdir.path.parent.rmdir()  # only if it was the last one
+    return {"name": name, "deleted": True, "data_dir": str(qdir.path)}

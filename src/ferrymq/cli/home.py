@@ -1,0 +1,205 @@
+"""The data directory: ``$FERRYMQ_HOME/qmgrs/<name>/`` and what lives in it.
+
+Layout of one queue manager's directory::
+
+    config.json   name, host, port (0 = pick a free port at each start)  — written by create
+    journal/      the FileJournal                                          — the messages
+    run.lock      flock'ed by the server process for its whole life        — "is it running?"
+    ferrymq.pid   the server's pid while it runs
+    status.json   last known state: running (pid, bound port) / quiescing / ended (how, when)
+    ferrymq.log   the detached server's stdout and stderr
+
+Whether a queue manager runs is decided by the lock, not by the pid: a pid can be reused
+after a crash, a lock held by a dead process cannot. A status file that still says
+``running`` while nobody holds the lock means the server ended without cleaning up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from ferrymq.cli.errors import CliError, Exit
+
+DEFAULT_PORT = 1414
+DEFAULT_HOST = "127.0.0.1"
+CONFIG_VERSION = 1
+
+# IBM MQ allows A-Z a-z 0-9 . / _ % in 48 characters; "/" would make a path, so it is left out.
+_NAME = re.compile(r"^[A-Za-z0-9._%]{1,48}$")
+
+
+def home_dir(explicit: str | None = None) -> Path:
+    """``explicit``, else ``$FERRYMQ_HOME``, else ``~/.ferrymq`` (made absolute)."""
+    raw = explicit or os.environ.get("FERRYMQ_HOME") or str(Path.home() / ".ferrymq")
+    return Path(raw).expanduser().absolute()
+
+
+def check_name(name: str) -> str:
+    """Raises CliError(NAME_ERROR) unless ``name`` is a valid queue manager name."""
+    if not _NAME.match(name) or set(name) == {"."}:
+        raise CliError(Exit.NAME_ERROR, "qmgr_name_invalid",
+                       f"{name!r} is not a valid queue manager name: 1 to 48 of A-Z a-z 0-9 . _ %", name=name)
+    return name
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` atomically (a reader never sees half a file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    name: str
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port}
+
+
+class QmgrDir:
+    """One queue manager's data directory (it may not exist yet)."""
+
+    def __init__(self, home: Path, name: str) -> None:
+        self.name = check_name(name)
+        self.path = home / "qmgrs" / name
+
+    @property
+    def config_file(self) -> Path:
+        return self.path / "config.json"
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.path / "journal"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.path / "run.lock"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.path / "ferrymq.pid"
+
+    @property
+    def status_file(self) -> Path:
+        return self.path / "status.json"
+
+    @property
+    def log_file(self) -> Path:
+        return self.path / "ferrymq.log"
+
+    def exists(self) -> bool:
+        return self.path.is_dir()
+
+    def require(self) -> QmgrDir:
+        """Raises CliError(UNKNOWN_QMGR) unless the queue manager was created."""
+        if not self.exists():
+            raise CliError(Exit.UNKNOWN_QMGR, "qmgr_unknown", f"queue manager {self.name} does not exist "
+                           f"(no {self.path}); create it with: ferrymq create {self.name}", qmgr=self.name)
+        return self
+
+    # -- config ------------------------------------------------------------------------------
+
+    def load_config(self) -> Config:
+        """Raises CliError(DAMAGED) when config.json is missing or not what create wrote."""
+        try:
+            raw = json.loads(self.config_file.read_text(encoding="utf-8"))
+            name, host, port = raw["name"], raw["host"], raw["port"]
+            if not (isinstance(name, str) and isinstance(host, str) and isinstance(port, int)):
+                raise TypeError("name and host must be strings, port an integer")
+            if not 0 <= port < 65536:
+                raise ValueError(f"port {port} is out of range")
+            if name != self.name:
+                raise ValueError(f"it names queue manager {name!r}, the directory {self.name!r}")
+        except FileNotFoundError:
+            raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} is "
+                           "missing (damaged data directory)", qmgr=self.name) from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} "
+                           f"is damaged: {exc}", qmgr=self.name) from None
+        return Config(name, host, port)
+
+    def save_config(self, config: Config) -> None:
+        write_json(self.config_file, config.as_dict())
+
+    # -- run state ---------------------------------------------------------------------------
+
+    def is_locked(self) -> bool:
+        """True while a server process holds the run lock (it runs, starts or ends)."""
+        try:
+            fd = os.open(self.lock_file, os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                return True
+            raise
+        finally:
+            os.close(fd)  # closing drops a lock we took
+        return False
+
+    def acquire_lock(self, patience: float = 2.0) -> IO[bytes] | None:
+        """Take the run lock for this process; None if another process holds it.
+
+        ``patience`` covers a ``list`` or ``stop`` that probes the lock at the same moment.
+        """
+        f = open(self.lock_file, "ab")  # noqa: SIM115 - held for the life of the process
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return f
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    f.close()
+                    raise
+            if time.monotonic() >= deadline:
+                f.close()
+                return None
+            time.sleep(0.02)
+
+    def read_pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def read_status(self) -> dict[str, Any]:
+        """The last status the server wrote ({} if none or unreadable)."""
+        try:
+            raw = json.loads(self.status_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return raw if isinstance(raw, dict) else {}
+
+    def write_status(self, **status: Any) -> None:
+        write_json(self.status_file, status)
+
+    def remove_pid(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.pid_file.unlink()
+
+
+def list_names(home: Path) -> list[str]:
+    """Names of the queue managers under ``home``, sorted."""
+    root = home / "qmgrs"
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and _NAME.match(p.name))

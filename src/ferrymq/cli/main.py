@@ -1,0 +1,194 @@
+"""The ``ferrymq`` command: click front end over ``control`` (what to do) and ``runner``.
+
+Every command takes ``--output json`` (also accepted before the command): one JSON
+document on stdout, ``{"ok": true, ...}`` or ``{"ok": false, "error": {"rule", "exit_code",
+"message", ...}}``. Errors in text mode go to stderr as ``ferrymq: error[rule]: message``.
+The exit code names the rule too (see ``errors.Exit`` and docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from ferrymq import __version__
+from ferrymq.cli import control
+from ferrymq.cli.errors import CliError
+from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir, home_dir
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_STATUS_STYLE = {control.RUNNING: "green", control.ENDED_UNEXPECTEDLY: "red", control.DAMAGED: "red",
+                 control.QUIESCING: "yellow", control.ENDING: "yellow", control.STARTING: "yellow"}
+
+
+class Out:
+    """Where a command's result and errors go, in text or JSON."""
+
+    def __init__(self, fmt: str) -> None:
+        self.json = fmt == "json"
+        self.console = Console(highlight=False, soft_wrap=True)
+
+    def result(self, data: dict[str, Any] | list[dict[str, Any]], text: str | Table | None) -> None:
+        if self.json:
+            payload: dict[str, Any] = {"ok": True}
+            payload.update({"queue_managers": data} if isinstance(data, list) else data)
+            click.echo(json.dumps(payload, indent=2))
+        elif text is not None:
+            self.console.print(text)
+
+    def error(self, exc: CliError) -> None:
+        if self.json:
+            click.echo(json.dumps({"ok": False, "error": exc.as_dict()}, indent=2))
+        else:
+            click.echo(f"ferrymq: error[{exc.rule}]: {exc.message}", err=True)
+
+
+def output_option(fn: F) -> F:
+    return click.option("--output", "-o", "output", type=click.Choice(["text", "json"]), default=None,
+                        help="text (default) or json, for scripts.")(fn)
+
+
+def command(fn: F) -> F:
+    """Give a command ``--output`` and turn CliError into its message and exit code."""
+
+    def wrapper(ctx: click.Context, /, *args: Any, output: str | None, **kwargs: Any) -> None:
+        out = Out(output or ctx.obj.get("output") or "text")
+        try:
+            fn(ctx.obj["home"], out, *args, **kwargs)
+        except CliError as exc:
+            out.error(exc)
+            ctx.exit(int(exc.code))
+
+    functools.update_wrapper(wrapper, fn)  # click takes the command's name and help from fn
+    return output_option(click.pass_context(wrapper))  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", envvar="FERRYMQ_HOME", type=click.Path(file_okay=False), default=None,
+              help="Where queue managers live (default $FERRYMQ_HOME, else ~/.ferrymq).")
+@output_option
+@click.version_option(__version__, prog_name="ferrymq")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
+    """Control ferrymq queue managers: create, start, stop, list, delete.
+
+    \b
+      ferrymq create QM1 --port 0     # a queue manager on any free port
+      ferrymq start QM1               # runs in the background, prints its port
+      ferrymq list                    # status, pid and port of each
+      ferrymq stop QM1                # quiesce and end
+      ferrymq delete QM1
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["home"] = home_dir(home)
+    ctx.obj["output"] = output
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--port", "-p", type=int, default=DEFAULT_PORT, show_default=True,
+              help="TCP port to listen on; 0 picks a free one at each start.")
+@click.option("--host", default=DEFAULT_HOST, show_default=True,
+              help="Address to listen on (0.0.0.0 to accept connections from other machines).")
+@command
+def create(home: Path, out: Out, name: str, port: int, host: str) -> None:
+    """Create queue manager NAME (like crtmqm): its data directory, config and journal."""
+    info = control.create(home, name, host, port)
+    port_text = "any free port" if port == 0 else f"port {port}"
+    out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"
+                     f"Start it with: ferrymq start {name}")
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--foreground", "-f", is_flag=True, help="Stay attached; Ctrl-C quiesces (twice: immediate).")
+@click.option("--timeout", type=float, default=30.0, show_default=True,
+              help="Seconds to wait for the server to accept connections.")
+@click.option("--quiesce-timeout", type=float, default=30.0, show_default=True,
+              help="On a quiesce stop, seconds clients get to disconnect before they are cut.")
+@click.option("--notify-fd", type=int, default=None, hidden=True)
+@command
+def start(home: Path, out: Out, name: str, foreground: bool, timeout: float, quiesce_timeout: float,
+          notify_fd: int | None) -> None:
+    """Start queue manager NAME (like strmqm); returns once it accepts connections."""
+    if foreground:
+        _run_foreground(home, out, name, notify_fd, quiesce_timeout)
+        return
+    info = control.start(home, name, timeout, quiesce_timeout)
+    out.result(info, f"Queue manager {name} started: listening on {info['host']}({info['port']}), "
+                     f"pid {info['pid']}.\nLog: {info['log']}")
+
+
+def _run_foreground(home: Path, out: Out, name: str, notify_fd: int | None, quiesce_timeout: float) -> None:
+    from ferrymq.cli import runner  # the server stack is only needed here
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    echo: Callable[[str], None] = (lambda _s: None) if out.json else (lambda s: click.echo(s))
+    ended = runner.run(QmgrDir(home, name), notify_fd=notify_fd, quiesce_timeout=quiesce_timeout, echo=echo)
+    out.result(ended, None)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--immediate", "-i", is_flag=True, help="End now: cut connections, back out their units of work.")
+@click.option("--wait", "-w", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the queue manager to end.")
+@command
+def stop(home: Path, out: Out, name: str, immediate: bool, wait: float) -> None:
+    """Stop queue manager NAME (like endmqm): quiesce by default, or --immediate."""
+    info = control.stop(home, name, immediate, wait)
+    out.result(info, f"Queue manager {name} {info['status'].lower()}.")
+
+
+@cli.command(name="list")
+@click.argument("names", nargs=-1)
+@command
+def list_(home: Path, out: Out, names: tuple[str, ...]) -> None:
+    """List queue managers (like dspmq): status, pid, port."""
+    rows = control.list_all(home, names)
+    if not rows:
+        out.result(rows, f"No queue managers in {home}. Create one with: ferrymq create QM1")
+        return
+    table = Table(box=None, pad_edge=False)
+    for col in ("NAME", "STATUS", "PID", "HOST", "PORT"):
+        table.add_column(col)
+    for r in rows:
+        status = r["status"]
+        style = _STATUS_STYLE.get(status, "")
+        port = r["port"] if r["port"] is not None else (
+            "any" if r["configured_port"] == 0 else r["configured_port"])
+        table.add_row(r["name"], f"[{style}]{status}[/]" if style else status, str(r["pid"] or "-"),
+                      str(r["host"] or "-"), str(port if port is not None else "-"))
+    out.result(rows, table)
+
+
+@cli.command()
+@click.argument("name")
+@command
+def delete(home: Path, out: Out, name: str) -> None:
+    """Delete queue manager NAME and all its messages (like dltmqm); it must not be running."""
+    info = control.delete(home, name)
+    out.result(info, f"Queue manager {name} deleted ({info['data_dir']}).")
+
+
+def main() -> None:
+    """The ``ferrymq`` console script."""
+    try:
+        cli.main(prog_name="ferrymq", standalone_mode=True)
+    except KeyboardInterrupt:  # pragma: no cover - Ctrl-C outside the server's own handler
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""The server process: one queue manager's engine, journal and TCP server, until a signal.
+
+``ferrymq start QM1 --foreground`` runs this in the terminal; ``ferrymq start QM1`` runs
+it detached and learns the outcome through ``--notify-fd``: one JSON line, ``{"ok": true,
+"port": ...}`` once the server accepts connections, or the error that stopped it.
+
+Signals: SIGTERM and SIGINT quiesce (endmqm -c: new connections refused, clients get
+MQRC_Q_MGR_QUIESCING and ``quiesce_timeout`` seconds to leave); SIGUSR1, or a second
+SIGINT, ends immediately (endmqm -i: the remaining connections are cut, their units of
+work backed out). Either way the journal is flushed and closed before the process ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from ferrymq.cli.errors import CliError, Exit
+from ferrymq.cli.home import Config, QmgrDir
+from ferrymq.engine.api import SystemClock
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.errors import StoreError
+from ferrymq.mq import constants as C
+from ferrymq.server import QueueManagerServer
+from ferrymq.store.file import FileJournal
+from ferrymq.store.journal import Journal
+
+log = logging.getLogger("ferrymq.cli")
+
+QUIESCE = "quiesce"
+IMMEDIATE = "immediate"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def open_engine(qdir: QmgrDir, name: str) -> tuple[QueueManager, Journal]:
+    """Open the journal and replay it into an engine (a new journal gets the system objects).
+
+    Raises:
+        CliError(DAMAGED): the journal cannot be opened or replayed; the StoreError is shown.
+    """
+    try:
+        journal = FileJournal(qdir.journal_dir)
+    except (StoreError, OSError) as exc:
+        raise _damaged(qdir, exc) from exc
+    try:
+        return QueueManager.start(name, journal, SystemClock()), journal
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            journal.close()
+        if isinstance(exc, Exception):
+            log.exception("event=recovery_failed qmgr=%s", name)
+            raise _damaged(qdir, exc) from exc
+        raise
+
+
+def _damaged(qdir: QmgrDir, exc: BaseException) -> CliError:
+    kind = type(exc).__name__
+    return CliError(Exit.DAMAGED, "journal_damaged", f"queue manager {qdir.name}: the journal in "
+                    f"{qdir.journal_dir} cannot be opened (damaged data directory): {kind}: {exc}",
+                    qmgr=qdir.name, error_type=kind, error=str(exc))
+
+
+class Notifier:
+    """Tells the ``start`` command that launched us how starting went (once)."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+
+    def send(self, payload: dict[str, Any]) -> None:
+        if self.fd is None:
+            return
+        fd, self.fd = self.fd, None
+        with contextlib.suppress(OSError):  # the launcher may have given up waiting
+            os.write(fd, (json.dumps(payload) + "\n").encode())
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class Stopper:
+    """Turns signals into one stop request, possibly escalated to immediate."""
+
+    def __init__(self, echo: Callable[[str], None]) -> None:
+        self.requested = asyncio.Event()
+        self.escalated = asyncio.Event()
+        self.mode = ""
+        self._echo = echo
+
+    def on_signal(self, signum: int) -> None:
+        wants = IMMEDIATE if signum == signal.SIGUSR1 else QUIESCE
+        if not self.mode:
+            self.mode = wants
+            self.requested.set()
+            if wants == QUIESCE:
+                self._echo(f"{signal.Signals(signum).name}: quiescing (Ctrl-C again or SIGUSR1 to end immediately)")
+            else:
+                self._echo(f"{signal.Signals(signum).name}: ending immediately")
+        elif wants == IMMEDIATE or signum == signal.SIGINT:
+            if not self.escalated.is_set():
+                self._echo("ending immediately")
+            self.escalated.set()
+
+
+def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float = 30.0,
+        echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Serve the queue manager until stopped; returns the final status.
+
+    Raises:
+        CliError: it runs already (RUNNING), the port is taken (PORT_IN_USE), the journal is
+            damaged (DAMAGED) or the server cannot listen (START_FAILED). The launcher is told
+            through ``notify_fd`` before the error propagates.
+    """
+    notifier = Notifier(notify_fd)
+    try:
+        config = qdir.require().load_config()
+        lock = qdir.acquire_lock()
+        if lock is None:
+            pid = qdir.read_pid()
+            raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {qdir.name} is already running"
+                           + (f" (pid {pid})" if pid else ""), qmgr=qdir.name, pid=pid)
+    except CliError as exc:
+        notifier.send({"ok": False, "error": exc.as_dict()})
+        raise
+    try:
+        qdir.pid_file.write_text(f"{os.getpid()}\n")
+        return asyncio.run(_serve(qdir, config, notifier, quiesce_timeout, echo))
+    except CliError as exc:
+        notifier.send({"ok": False, "error": exc.as_dict()})
+        raise
+    except BaseException as exc:
+        notifier.send({"ok": False, "error": {"rule": "start_failed", "exit_code": int(Exit.START_FAILED),
+                                              "message": f"{type(exc).__name__}: {exc}"}})
+        raise
+    finally:
+        qdir.remove_pid()
+        lock.close()
+
+
+async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_timeout: float,
+                 echo: Callable[[str], None]) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    stopper = Stopper(echo)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
+        loop.add_signal_handler(sig, stopper.on_signal, sig)
+    qm, journal = open_engine(qdir, config.name)
+    server = QueueManagerServer(qm, config.host, config.port)
+    try:
+        await server.start()
+    except OSError as exc:
+        await server.stop(quiesce=False)
+        journal.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise CliError(Exit.PORT_IN_USE, "port_in_use", f"queue manager {qdir.name}: port {config.port} on "
+                           f"{config.host} is in use by another process; choose another with "
+                           f"'ferrymq create --port' or free it", qmgr=qdir.name, host=config.host,
+                           port=config.port) from None
+        raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot listen on "
+                       f"{config.host}({config.port}): {exc}", qmgr=qdir.name, host=config.host,
+                       port=config.port) from None
+    pid = os.getpid()
+    running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
+               "started": now_iso()}
+    qdir.write_status(**running)
+    log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d", qdir.name, pid, config.host, server.port)
+    echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
+    notifier.send({"ok": True, **running})
+
+    await stopper.requested.wait()
+    how = await _stop(qdir, server, stopper, running, quiesce_timeout)
+    try:
+        journal.close()
+    except Exception:
+        log.exception("event=journal_close_failed qmgr=%s", qdir.name)
+        how = "unexpectedly"
+    ended = {**running, "state": "ended", "how": how, "ended": now_iso()}
+    qdir.write_status(**ended)
+    log.info("event=qmgr_ended qmgr=%s how=%s", qdir.name, how)
+    echo(f"queue manager {qdir.name} ended {how}")
+    return ended
+
+
+async def _stop(qdir: QmgrDir, server: QueueManagerServer, stopper: Stopper, running: dict[str, Any],
+                quiesce_timeout: float) -> str:
+    if stopper.mode == IMMEDIATE:
+        qdir.write_status(**{**running, "state": "ending"})
+        await server.stop(quiesce=False)
+        return "immediately"
+    qdir.write_status(**{**running, "state": "quiescing"})
+    t0 = time.monotonic()
+    quiesce = asyncio.create_task(server.stop(quiesce=True, timeout=quiesce_timeout))
+    escalate = asyncio.create_task(stopper.escalated.wait())
+    done, _ = await asyncio.wait({quiesce, escalate}, return_when=asyncio.FIRST_COMPLETED)
+    how = "normally"
+    if escalate in done and not quiesce.done():
+        # The quiesce loop ends once no handler is left: cutting them is what endmqm -i does.
+        how = "immediately"
+        for h in list(server.handlers):
+            h.end(C.MQRC_Q_MGR_STOPPING, "the queue manager is ending immediately")
+    escalate.cancel()
+    await quiesce
+    log.info("event=qmgr_quiesced qmgr=%s seconds=%.3f", qdir.name, time.monotonic() - t0)
+    return how
