@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, QmgrDir, list_names
-from ferrymq.cli.runner import now_iso, open_engine
+from ferrymq.cli.home import Config, QmgrDir, list_names, now_iso
 
 RUNNING = "Running"
 STARTING = "Starting"
@@ -53,6 +52,8 @@ def create(home: Path, name: str, host: str, port: int) -> dict[str, Any]:
     except FileExistsError:
         raise CliError(Exit.EXISTS, "qmgr_exists", f"queue manager {name} already exists in {qdir.path}",
                        qmgr=name) from None
+    from ferrymq.cli.runner import open_engine  # the engine is loaded only by commands that need it
+
     try:
         lock = qdir.acquire_lock(patience=0)
         assert lock is not None  # the directory is ours: nobody else can hold it yet

@@ -24,6 +24,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,6 +50,10 @@ def check_name(name: str) -> str:
         raise CliError(Exit.NAME_ERROR, "qmgr_name_invalid",
                        f"{name!r} is not a valid queue manager name: 1 to 48 of A-Z a-z 0-9 . _ %", name=name)
     return name
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
@@ -155,7 +160,7 @@ class QmgrDir:
             os.close(fd)  # closing drops a lock we took
         return False
 
-    def acquire_lock(self, patience: float = 2.0) -> IO[bytes] | None:
+    def acquire_lock(self, patience: float = 0.5) -> IO[bytes] | None:
         """Take the run lock for this process; None if another process holds it.
 
         ``patience`` covers a ``list`` or ``stop`` that probes the lock at the same moment.

@@ -21,11 +21,10 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, QmgrDir
+from ferrymq.cli.home import Config, QmgrDir, now_iso
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import StoreError
@@ -38,10 +37,6 @@ log = logging.getLogger("ferrymq.cli")
 
 QUIESCE = "quiesce"
 IMMEDIATE = "immediate"
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def open_engine(qdir: QmgrDir, name: str) -> tuple[QueueManager, Journal]:
