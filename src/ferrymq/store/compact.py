@@ -73,7 +73,7 @@ class Compaction:
         self._dir = directory
         self._sources = sources
         self._snapshot = snapshot
-        self._step_bytes = max(step_bytes, 4096)
+        self._step_bytes = max(step_bytes, 256)
         self._final = seg.segment_name(self.lo, self.hi)
         self._tmp = self._final + ".tmp"
         self._salt = new_salt()

@@ -1,0 +1,360 @@
+"""FileJournal compaction: disk use follows the live set, and no crash point loses or
+resurrects a record (the directory is copied at every filesystem step and reloaded)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ferrymq.errors import StoreError
+from ferrymq.store.file import FileJournal
+from ferrymq.store.journal import Record
+from ferrymq.store.memory import MemoryJournal
+
+Model = dict[int, tuple[int, bytes]]
+
+
+def disk_bytes(d: Path) -> int:
+    return sum(f.stat().st_size for f in d.glob("*.seg*"))
+
+
+def load(d: Path, **kw: Any) -> tuple[list[Record], list[int]]:
+    j = FileJournal(d, **kw)
+    try:
+        loaded = j.load()
+        return loaded.records, sorted(tx.txid for tx in loaded.prepared)
+    finally:
+        j.close()
+
+
+def as_model(records: list[Record]) -> Model:
+    return {r.record_id: (r.kind, r.payload) for r in records}
+
+
+class Snapshots:
+    """Copies of the journal directory taken right after each filesystem step of interest."""
+
+    def __init__(self, src: Path, dest: Path) -> None:
+        self.src = src
+        self.dest = dest
+        self.taken: list[Path] = []
+
+    def take(self, label: str) -> None:
+        copy = self.dest / f"{len(self.taken):04d}-{label}"
+        shutil.copytree(self.src, copy)
+        self.taken.append(copy)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.active: list[Snapshots] = []
+
+    def start(self, snaps: Snapshots) -> None:
+        self.active.append(snaps)
+
+    def stop(self) -> None:
+        self.active.clear()
+
+
+@pytest.fixture
+def fs_steps(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorder]:
+    """Patch os.write/rename/unlink/fsync so each call is followed by a directory copy."""
+    recorder = Recorder()
+    active = recorder.active
+    originals = {name: getattr(os, name) for name in ("write", "rename", "unlink", "fsync")}
+
+    def wrap(name: str) -> Callable[..., Any]:
+        def step(*args: Any) -> Any:
+            result = originals[name](*args)
+            if active and not getattr(step, "busy", False):
+                step.busy = True  # type: ignore[attr-defined]
+                try:
+                    active[0].take(name)
+                finally:
+                    step.busy = False  # type: ignore[attr-defined]
+            return result
+        return step
+
+    for name in originals:
+        monkeypatch.setattr(os, name, wrap(name))
+    yield recorder
+    recorder.stop()
+
+
+def churn(j: FileJournal | MemoryJournal, model: Model, rng: random.Random, ops: int, next_id: list[int],
+          keep: int = 20, random_syncs: bool = True) -> None:
+    """Adds, updates, deletes and committed transactions, keeping about ``keep`` records live."""
+    for _ in range(ops):
+        roll = rng.random()
+        if roll < 0.45 or len(model) < keep // 2:
+            rid = next_id[0]
+            if rid > 10 and rng.random() < 0.3 and (reuse := rng.randrange(1, rid)) not in model:
+                rid = reuse  # ids come back after a delete: a new incarnation, at the end
+            else:
+                next_id[0] += 1
+            payload = bytes([rid % 256]) * rng.randint(0, 120)
+            j.add(rid, rid % 7, payload)
+            model[rid] = (rid % 7, payload)
+        elif roll < 0.6:
+            rid = rng.choice(list(model))
+            payload = b"u" * rng.randint(0, 60)
+            j.update(rid, 3, payload)
+            model[rid] = (3, payload)
+        elif roll < 0.7:
+            txid = rng.randint(1, 50)
+            victim = rng.choice(list(model))
+            rid = next_id[0]
+            next_id[0] += 1
+            j.delete(victim, txid=txid)
+            j.add(rid, 1, b"tx", txid=txid)
+            j.commit(txid)
+            del model[victim]
+            model[rid] = (1, b"tx")
+        else:
+            victim = rng.choice(list(model))
+            j.delete(victim)
+            del model[victim]
+        while len(model) > keep:
+            victim = next(iter(model))
+            j.delete(victim)
+            del model[victim]
+        if rng.random() < 0.3 and random_syncs:
+            j.sync()
+    j.sync()
+
+
+def test_disk_use_stays_proportional_to_live_records(tmp_path: Path) -> None:
+    d = tmp_path / "j"
+    kw = {"segment_size": 4096, "compact_min_bytes": 8192, "compact_step_bytes": 4096}
+    j = FileJournal(d, **kw)
+    j.load()
+    model: Model = {}
+    rng = random.Random(7)
+    next_id = [1]
+    peak = 0
+    for _ in range(40):
+        churn(j, model, rng, 100, next_id)
+        assert j.stats().disk_bytes == sum(f.stat().st_size for f in d.glob("*.seg"))  # the owner's accounting
+        peak = max(peak, disk_bytes(d))  # with a compaction's temporary file
+    live = sum(40 + len(p) for _k, p in model.values())
+    assert j.stats().compactions > 5
+    # About live / (1 - ratio) + min bytes + the open segment and one batch.
+    assert peak < 2 * 20 * 160 + 8192 + 2 * 4096 + 4096, peak
+    assert disk_bytes(d) < 4 * live + 8192 + 3 * 4096
+    j.close()
+    records, _ = load(d, **kw)
+    assert as_model(records) == model
+
+
+def test_compaction_preserves_order_and_content_exactly(tmp_path: Path) -> None:
+    # Same operations on a memory journal (never compacted) and a file journal compacted
+    # at many points: load() must give the same list, order included.
+    mem = MemoryJournal()
+    mem.load()
+    d = tmp_path / "j"
+    kw = {"segment_size": 600, "compact_min_bytes": 300, "compact_step_bytes": 512}
+    fj = FileJournal(d, **kw)
+    fj.load()
+    rng = random.Random(3)
+    model_m: Model = {}
+    model_f: Model = {}
+    ids_m, ids_f = [1], [1]
+    for round_ in range(30):
+        seed = rng.randrange(1 << 30)
+        churn(mem, model_m, random.Random(seed), 40, ids_m)
+        churn(fj, model_f, random.Random(seed), 40, ids_f)
+        if round_ % 7 == 3:
+            fj.compact()
+    mem.close()
+    fj.close()
+    restarted = mem.crash().load().records
+    records, _ = load(d, **kw)
+    assert records == restarted
+    assert as_model(records) == model_f == model_m
+
+
+def test_transactions_across_a_compaction(tmp_path: Path) -> None:
+    d = tmp_path / "j"
+    j = FileJournal(d, segment_size=300)
+    j.load()
+    for i in range(1, 11):
+        j.add(i, 0, bytes([i]) * 30)
+        j.sync()
+    j.add(100, 1, b"prepared add", txid=1)
+    j.update(2, 1, b"prepared update", txid=1)
+    j.delete(3, txid=1)
+    j.prepare(1, b"xid-1")
+    j.add(200, 2, b"committed after compaction", txid=2)
+    j.delete(4, txid=2)
+    j.add(300, 3, b"crash leaves me open", txid=3)
+    j.sync()
+    for i in range(5, 11):
+        j.delete(i)
+    j.compact()
+    j.commit(2)
+    j.sync()
+    j.abandon()  # crash: transaction 3 never ends on disk
+    j = FileJournal(d, segment_size=300)
+    loaded = j.load()
+    assert [r.record_id for r in loaded.records] == [1, 2, 3, 200]
+    (tx,) = loaded.prepared
+    assert (tx.txid, tx.xid, tx.adds, tx.updates, tx.deletes) == (
+        1, b"xid-1", [Record(100, 1, b"prepared add")], [Record(2, 1, b"prepared update")], [3])
+    j.compact()  # now with the load-time rollback of transaction 3 inside the prefix
+    j.add(301, 0, b"txid 3 reused", txid=3)
+    j.commit(3)
+    j.commit(1)
+    j.close()
+    records, prepared = load(d)
+    assert [r.record_id for r in records] == [1, 2, 200, 301, 100] and prepared == []
+    assert records[1] == Record(2, 1, b"prepared update")
+
+
+def test_lsns_never_go_backwards_when_compaction_drops_the_newest_records(tmp_path: Path) -> None:
+    d = tmp_path / "j"
+    j = FileJournal(d)
+    j.load()
+    for i in range(1, 6):
+        j.add(i, 0, b"x")
+    for i in range(1, 6):
+        j.delete(i)
+    j.compact()
+    last = j.appended_lsn
+    j.close()
+    j = FileJournal(d)
+    assert j.load().records == []
+    assert j.appended_lsn >= last
+    j.close()
+
+
+def test_failed_compaction_leaves_the_old_files_in_charge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = tmp_path / "j"
+    j = FileJournal(d, segment_size=300)
+    j.load()
+    for i in range(1, 21):
+        j.add(i, 0, bytes([i]) * 50)
+        j.sync()
+    for i in range(1, 15):
+        j.delete(i)
+    j.sync()
+    before = sorted(p.name for p in d.glob("*.seg"))
+    real_fsync = os.fsync
+
+    def no_space(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(StoreError, match="No space"):
+        j.compact()
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert sorted(p.name for p in d.glob("*.seg*")) == before  # no temporary file left
+    assert "No space" in j.stats().last_error
+    j.add(99, 0, b"still writable")
+    j.close()
+    records, _ = load(d)
+    assert [r.record_id for r in records] == [15, 16, 17, 18, 19, 20, 99]
+
+
+def test_crash_at_every_step_of_a_compaction(tmp_path: Path, fs_steps: Recorder) -> None:
+    d = tmp_path / "j"
+    kw = {"segment_size": 700, "compact_min_bytes": 1 << 30}  # only the explicit compaction
+    j = FileJournal(d, **kw)
+    j.load()
+    model: Model = {}
+    churn(j, model, random.Random(11), 150, [1], keep=15)
+    j.add(5000, 9, b"open", txid=77)
+    j.prepare(77, b"in doubt")
+    j.sync()
+    files_before = len(list(d.glob("*.seg")))
+    assert files_before > 4
+    snaps = Snapshots(d, tmp_path / "snaps")
+    fs_steps.start(snaps)
+    j.compact()
+    fs_steps.stop()
+    j.close()
+    labels = [p.name.split("-", 1)[1] for p in snaps.taken]
+    assert {"write", "fsync", "rename", "unlink"} <= set(labels)
+    # A crash while the new file was being written leaves it shorter: add such copies.
+    variants = list(snaps.taken)
+    for snap in snaps.taken:
+        for tmp in snap.glob("*.tmp"):
+            for fraction in (0.0, 0.3, 0.7):
+                cut = tmp_path / "cuts" / f"{snap.name}-{fraction}"
+                shutil.copytree(snap, cut)
+                os.truncate(cut / tmp.name, int(tmp.stat().st_size * fraction))
+                variants.append(cut)
+    assert len(variants) > len(snaps.taken)
+    for snap in variants:
+        os.unlink(snap / "LOCK")
+        records, prepared = load(snap, **kw)
+        assert as_model(records) == model, snap.name
+        assert prepared == [77], snap.name
+        # Temporary files are gone, superseded files removed by the load.
+        assert not list(snap.glob("*.tmp"))
+        assert len(list(snap.glob("*.seg"))) in (1, 2, files_before)
+
+
+def test_crash_at_every_step_of_an_incremental_compaction_under_load(tmp_path: Path, fs_steps: Recorder) -> None:
+    # The job runs in slices inside write_pending while the owner keeps adding, updating
+    # and deleting; every copy must reload to exactly what was synced when it was taken.
+    d = tmp_path / "j"
+    kw = {"segment_size": 500, "compact_min_bytes": 1500, "compact_step_bytes": 300}
+    j = FileJournal(d, **kw)
+    j.load()
+    model: Model = {}
+    rng = random.Random(5)
+    next_id = [1]
+    churn(j, model, rng, 120, next_id, keep=12)
+    snaps = Snapshots(d, tmp_path / "snaps")
+    expected: list[Model] = []
+    fs_steps.start(snaps)
+    busy = 0
+    for _ in range(80):
+        # A few operations and one sync: its batch is written first, so every copy taken
+        # during the sync (the batch, then compaction slices) must load to the new state.
+        churn(j, model, rng, 3, next_id, keep=12, random_syncs=False)
+        expected.extend(dict(model) for _ in range(len(snaps.taken) - len(expected)))
+        busy += j.stats().compacting
+    fs_steps.stop()
+    compactions = j.stats().compactions
+    j.close()
+    assert compactions >= 2 and busy >= 4  # jobs really spanned several syncs
+    assert len(expected) == len(snaps.taken) > 100
+    for snap, want in zip(snaps.taken, expected, strict=True):
+        os.unlink(snap / "LOCK")
+        records, _ = load(snap, **kw)
+        assert as_model(records) == want, snap.name
+
+
+def test_a_slice_never_acts_on_operations_not_yet_durable(tmp_path: Path) -> None:
+    # The owner goes on appending while the writer runs a compaction slice; a delete
+    # appended after the job's snapshot is not durable, so a crash must bring the record back.
+    d = tmp_path / "j"
+    j = FileJournal(d, segment_size=400, compact_min_bytes=600, compact_step_bytes=1 << 20)
+    j.load()
+    j.add(1, 0, b"survivor" * 10)
+    j.sync()
+    task = None
+    for i in range(2, 200):
+        j.add(i, 0, b"garbage" * 10)
+        j.delete(i)
+        pending = j.take_pending()
+        assert pending is not None
+        if pending.task is not None:
+            task = pending.task
+            j.delete(1)  # appended, never written
+            j.write_pending(pending)  # the whole compaction runs here
+            j.mark_durable(pending.lsn)
+            break
+        j.write_pending(pending)
+        j.mark_durable(pending.lsn)
+    assert task is not None and j.stats().compactions == 1
+    j.abandon()
+    records, _ = load(d)
+    assert [r.record_id for r in records] == [1]

@@ -1,0 +1,332 @@
+"""One contract, two journals: every test here runs against MemoryJournal and FileJournal.
+
+A Harness hides the one thing that differs, how a journal is restarted: ``reopen`` is a
+clean close and open; ``crash`` loses whatever was never handed to the writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ferrymq.errors import StoreError
+from ferrymq.store.file import FileJournal
+from ferrymq.store.journal import Journal, LoadResult, Record
+from ferrymq.store.memory import MemoryJournal
+
+
+class Harness:
+    def __init__(self, kind: str, tmp: Path) -> None:
+        self.kind = kind
+        self.tmp = tmp
+        self.journal: Journal = self._new()
+        self.loaded = self.journal.load()
+
+    def _new(self) -> Journal:
+        # Small segments so that the contract is also exercised across file boundaries.
+        return MemoryJournal() if self.kind == "memory" else FileJournal(self.tmp / "j", segment_size=512)
+
+    def reopen(self) -> LoadResult:
+        self.journal.close()
+        if isinstance(self.journal, MemoryJournal):
+            self.journal = self.journal.crash()
+        else:
+            self.journal = self._new()
+        self.loaded = self.journal.load()
+        return self.loaded
+
+    def crash(self) -> LoadResult:
+        if isinstance(self.journal, MemoryJournal):
+            self.journal = self.journal.crash()
+        else:
+            assert isinstance(self.journal, FileJournal)
+            self.journal.abandon()
+            self.journal = self._new()
+        self.loaded = self.journal.load()
+        return self.loaded
+
+    def live(self) -> dict[int, tuple[int, bytes]]:
+        return {r.record_id: (r.kind, r.payload) for r in self.loaded.records}
+
+
+@pytest.fixture(params=["memory", "file"])
+def h(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
+    harness = Harness(request.param, tmp_path)
+    yield harness
+    harness.journal.close()
+
+
+def test_fresh_journal_is_empty(h: Harness) -> None:
+    assert h.loaded == LoadResult([], [], 0, 0)
+    assert h.journal.appended_lsn == 0 and h.journal.durable_lsn == 0
+    assert h.journal.take_pending() is None
+
+
+def test_add_update_delete_survive_reopen_in_first_added_order(h: Harness) -> None:
+    j = h.journal
+    j.add(3, 1, b"three")
+    j.add(1, 2, b"one")
+    j.add(2, 1, b"two")
+    j.update(3, 7, b"THREE")  # an update keeps the record's place
+    j.delete(1)
+    j.add(1, 2, b"one again")  # a re-added id goes to the end
+    loaded = h.reopen()
+    assert loaded.records == [Record(3, 7, b"THREE"), Record(2, 1, b"two"), Record(1, 2, b"one again")]
+    assert loaded.prepared == [] and loaded.torn_bytes == 0 and loaded.bad_records == 0
+
+
+def test_payload_edge_cases(h: Harness) -> None:
+    h.journal.add(1, 0, b"")
+    h.journal.add(2, 255, bytes(range(256)) * 40)
+    h.journal.add((1 << 64) - 1, 9, bytearray(b"from a bytearray"))
+    assert h.reopen().records == [Record(1, 0, b""), Record(2, 255, bytes(range(256)) * 40),
+                                  Record((1 << 64) - 1, 9, b"from a bytearray")]
+
+
+def test_each_operation_takes_the_next_lsn(h: Harness) -> None:
+    j = h.journal
+    assert [j.add(1, 0, b"a"), j.add(2, 0, b"b", txid=4), j.update(1, 0, b"c"), j.delete(2, txid=4),
+            j.prepare(4, b"x"), j.commit(4), j.add(5, 0, b"", txid=9), j.rollback(9)] == list(range(1, 9))
+    assert j.appended_lsn == 8 and j.durable_lsn == 0
+
+
+def test_empty_transaction_end_writes_nothing(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    assert j.commit(77) == 1 and j.rollback(78) == 1
+    assert j.appended_lsn == 1
+
+
+def test_take_pending_mark_durable(h: Harness) -> None:
+    j = h.journal
+    lsn = j.add(1, 0, b"a")
+    pending = j.take_pending()
+    assert pending is not None and pending.lsn == lsn
+    assert j.take_pending() is None  # nothing new since
+    assert j.durable_lsn == 0
+    j.write_pending(pending)
+    j.mark_durable(pending.lsn)
+    assert j.durable_lsn == lsn
+    j.mark_durable(0)  # never backwards
+    assert j.durable_lsn == lsn
+    with pytest.raises(StoreError, match="beyond"):
+        j.mark_durable(lsn + 5)
+
+
+def test_group_commit_batches(h: Harness) -> None:
+    j = h.journal
+    first = [j.add(i, 0, b"x" * i) for i in range(1, 6)]
+    p1 = j.take_pending()
+    second = [j.add(i, 0, b"y") for i in range(6, 9)]  # appended while p1 is "being written"
+    p2 = j.take_pending()
+    assert p1 is not None and p2 is not None and p1.lsn == first[-1] and p2.lsn == second[-1]
+    j.write_pending(p1)
+    j.mark_durable(p1.lsn)
+    assert j.durable_lsn == first[-1]
+    j.write_pending(p2)
+    j.mark_durable(p2.lsn)
+    assert j.durable_lsn == second[-1]
+    assert [r.record_id for r in h.reopen().records] == list(range(1, 9))
+
+
+def test_sync_makes_everything_durable(h: Harness) -> None:
+    h.journal.add(1, 0, b"a")
+    h.journal.add(2, 0, b"b")
+    h.journal.sync()
+    assert h.journal.durable_lsn == h.journal.appended_lsn == 2
+
+
+def test_crash_keeps_durable_and_drops_unhanded_operations(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"kept")
+    j.add(2, 0, b"kept")
+    j.sync()
+    j.update(1, 0, b"lost")
+    j.delete(2)
+    j.add(3, 0, b"lost")
+    assert h.crash().records == [Record(1, 0, b"kept"), Record(2, 0, b"kept")]
+
+
+def test_lsns_keep_growing_across_restarts(h: Harness) -> None:
+    h.journal.add(1, 0, b"a")
+    h.journal.delete(1)
+    h.reopen()
+    assert h.journal.appended_lsn >= 2
+    assert h.journal.add(1, 0, b"b") > 2
+
+
+def test_validation(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    cases = [
+        lambda: j.add(1, 0, b"dup"),
+        lambda: j.update(2, 0, b"missing"),
+        lambda: j.delete(2),
+        lambda: j.add(0, 0, b"id zero"),
+        lambda: j.add(1 << 64, 0, b"id too big"),
+        lambda: j.add(-1, 0, b""),
+        lambda: j.add(5, 256, b"kind"),
+        lambda: j.add(5, -1, b"kind"),
+        lambda: j.add(5, 0, "text"),  # type: ignore[arg-type]
+        lambda: j.add(5, 0, b"", txid=-3),
+        lambda: j.add(5, 0, b"", txid=1 << 64),
+        lambda: j.commit(0),
+        lambda: j.prepare(7, b"x" * 1025),
+    ]
+    for case in cases:
+        with pytest.raises(StoreError):
+            case()
+    assert j.appended_lsn == 1  # a refused operation takes no LSN
+
+
+def test_lifecycle_errors(tmp_path: Path) -> None:
+    for j in (MemoryJournal(), FileJournal(tmp_path / "j")):
+        with pytest.raises(StoreError, match="load"):
+            j.add(1, 0, b"")
+        j.load()
+        with pytest.raises(StoreError, match="already"):
+            j.load()
+        j.close()
+        j.close()  # idempotent
+        with pytest.raises(StoreError, match="closed"):
+            j.add(1, 0, b"")
+        assert j.take_pending() is None
+
+
+def test_commit_applies_in_order_and_survives(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"old")
+    j.add(2, 0, b"gone")
+    j.add(10, 1, b"new", txid=5)
+    j.update(10, 2, b"newer", txid=5)  # the transaction sees its own add
+    j.update(1, 0, b"changed", txid=5)
+    j.delete(2, txid=5)
+    j.add(2, 3, b"re-added", txid=5)  # and its own delete
+    assert h.reopen().records == [Record(1, 0, b"old"), Record(2, 0, b"gone")]  # never committed
+
+    j = h.journal
+    j.add(10, 1, b"new", txid=5)  # the txid is free again after the restart
+    j.update(1, 0, b"changed", txid=5)
+    j.delete(2, txid=5)
+    j.commit(5)
+    assert h.reopen().records == [Record(1, 0, b"changed"), Record(10, 1, b"new")]
+
+
+def test_rollback_forgets_and_frees(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.delete(1, txid=3)
+    j.add(2, 0, b"b", txid=3)
+    j.rollback(3)
+    j.delete(1)  # no longer held by transaction 3
+    j.add(2, 0, b"immediate")
+    assert h.reopen().records == [Record(2, 0, b"immediate")]
+
+
+def test_records_belong_to_their_open_transaction(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.delete(1, txid=3)
+    j.add(2, 0, b"b", txid=3)
+    for case in (lambda: j.update(1, 0, b"x"), lambda: j.delete(1, txid=4), lambda: j.add(2, 0, b""),
+                 lambda: j.add(2, 0, b"", txid=4), lambda: j.delete(1, txid=3), lambda: j.add(2, 0, b"", txid=3)):
+        with pytest.raises(StoreError):
+            case()
+    j.commit(3)
+    assert h.reopen().records == [Record(2, 0, b"b")]
+
+
+def test_transaction_open_at_restart_is_rolled_back(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.add(2, 0, b"uncommitted", txid=8)
+    j.delete(1, txid=8)
+    j.sync()
+    loaded = h.crash()
+    assert loaded.records == [Record(1, 0, b"a")] and loaded.prepared == []
+    # Reusing txid 8 must not drag the old operations into the new transaction.
+    h.journal.add(3, 0, b"c", txid=8)
+    h.journal.commit(8)
+    assert h.reopen().records == [Record(1, 0, b"a"), Record(3, 0, b"c")]
+
+
+def test_commit_not_durable_at_crash_is_rolled_back(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.delete(1, txid=2)
+    j.add(2, 0, b"b", txid=2)
+    j.sync()
+    j.commit(2)  # never handed to the writer
+    assert h.crash().records == [Record(1, 0, b"a")]
+
+
+def test_prepared_transaction_survives_and_commits_later(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.add(2, 0, b"b")
+    j.add(3, 4, b"c", txid=11)
+    j.update(1, 5, b"A", txid=11)
+    j.delete(2, txid=11)
+    j.prepare(11, b"gtrid-bqual")
+    j.prepare(12, b"empty branch")
+    with pytest.raises(StoreError, match="prepared"):
+        j.add(9, 0, b"", txid=11)
+    with pytest.raises(StoreError, match="already prepared"):
+        j.prepare(11, b"again")
+    j.sync()
+    loaded = h.crash()
+    assert loaded.records == [Record(1, 0, b"a"), Record(2, 0, b"b")]
+    assert len(loaded.prepared) == 2
+    tx = next(t for t in loaded.prepared if t.txid == 11)
+    assert (tx.xid, tx.adds, tx.updates, tx.deletes) == (b"gtrid-bqual", [Record(3, 4, b"c")], [Record(1, 5, b"A")], [2])
+    empty = next(t for t in loaded.prepared if t.txid == 12)
+    assert (empty.xid, empty.adds, empty.updates, empty.deletes) == (b"empty branch", [], [], [])
+    # Still locked after the restart, and still prepared.
+    with pytest.raises(StoreError):
+        h.journal.delete(2)
+    with pytest.raises(StoreError, match="prepared"):
+        h.journal.add(9, 0, b"", txid=11)
+    h.journal.commit(11)
+    h.journal.rollback(12)
+    loaded = h.reopen()
+    assert loaded.records == [Record(1, 5, b"A"), Record(3, 4, b"c")] and loaded.prepared == []
+
+
+def test_prepared_transaction_rolled_back_after_restart(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.delete(1, txid=4)
+    j.prepare(4, b"x")
+    assert len(h.reopen().prepared) == 1
+    h.journal.rollback(4)
+    h.journal.update(1, 0, b"free again")
+    loaded = h.reopen()
+    assert loaded.records == [Record(1, 0, b"free again")] and loaded.prepared == []
+
+
+def test_stats(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.add(2, 0, b"b", txid=3)
+    j.prepare(3, b"x")
+    j.add(4, 0, b"d", txid=5)
+    j.sync()
+    s = j.stats()
+    assert (s.appended_lsn, s.durable_lsn, s.live_records, s.open_transactions, s.prepared_transactions) == (4, 4, 1, 2, 1)
+
+
+def test_many_records_across_segments(h: Harness) -> None:
+    j = h.journal
+    expected: dict[int, tuple[int, bytes]] = {}
+    for i in range(1, 301):
+        j.add(i, i % 7, bytes([i % 256]) * (i % 50))
+        expected[i] = (i % 7, bytes([i % 256]) * (i % 50))
+        if i % 3 == 0:
+            j.delete(i - 1)
+            del expected[i - 1]
+        if i % 10 == 0:
+            j.sync()
+    h.reopen()
+    assert h.live() == expected
