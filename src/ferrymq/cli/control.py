@@ -149,7 +149,8 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float) -> dict
                        f"before it was ready; last lines of {qdir.log_file}:\n{_tail(qdir.log_file)}",
                        qmgr=name, log=str(qdir.log_file))
     if not reply.get("ok"):
-        proc.wait(timeout=10)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
         err = reply.get("error", {})
         raise CliError(Exit(err.get("exit_code", Exit.START_FAILED)), err.get("rule", "start_failed"),
                        err.get("message", "the server failed to start"),

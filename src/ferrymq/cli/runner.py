@@ -204,5 +204,5 @@ async def _stop(qdir: QmgrDir, server: QueueManagerServer, stopper: Stopper, run
             h.end(C.MQRC_Q_MGR_STOPPING, "the queue manager is ending immediately")
     escalate.cancel()
     await quiesce
-    log.info("event=qmgr_quiesced qmgr=%s seconds=%.3f", qdir.name, time.monotonic() - t0)
+    log.info("event=server_stopped_after qmgr=%s seconds=%.3f", qdir.name, time.monotonic() - t0)
     return how
