@@ -1,0 +1,311 @@
+"""pymqi's ``QueueManager``, ``Queue`` and ``connect`` over ferrymq's client.
+
+Client mode connects over TCP to a ``QueueManagerServer`` (``conn_info`` is an MQ
+connection name, ``"host(port)"``, or a comma-separated list of them). Bindings mode —
+``connect("QM1")`` with no ``conn_info`` — connects in-process to an
+``EmbeddedQueueManager`` that the application registered with ``register_bindings``; if
+none is registered, the ``MQSERVER`` environment variable (``CHANNEL/TCP/host(port)``)
+is honoured as MQ clients do.
+
+Every MQI call goes through ``ferrymq.client.mqi`` with the application's MD/GMO/PMO/OD
+packed as they are; those structures are updated in place from the reply, as pymqi does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ferrymq.client import mqi
+from ferrymq.client.connname import parse_conn_name
+from ferrymq.client.sync import Client
+from ferrymq.client.sync import connect as client_connect
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.pymqi import CMQXC
+from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
+from ferrymq.pymqi.structs import CD, MD, OD, PMO, SCO, as_bytes, text
+
+if TYPE_CHECKING:
+    from ferrymq.api import EmbeddedQueueManager
+
+T = TypeVar("T")
+
+_BINDINGS: dict[str, EmbeddedQueueManager] = {}
+
+# MQCHARn lengths of the character attributes programs inquire most (pymqi returns the
+# attribute blank-padded to its length, as MQINQ fills it).
+_CHAR_ATTR_LENGTH = {
+    C.MQCA_Q_MGR_NAME: 48, C.MQCA_Q_NAME: 48, C.MQCA_BASE_Q_NAME: 48, C.MQCA_DEAD_LETTER_Q_NAME: 48,
+    C.MQCA_COMMAND_INPUT_Q_NAME: 48, C.MQCA_BACKOUT_REQ_Q_NAME: 48, C.MQCA_REMOTE_Q_NAME: 48,
+    C.MQCA_REMOTE_Q_MGR_NAME: 48, C.MQCA_XMIT_Q_NAME: 48, C.MQCA_INITIATION_Q_NAME: 48,
+    C.MQCA_Q_DESC: 64, C.MQCA_Q_MGR_DESC: 64,
+}
+
+
+def register_bindings(qmgr: EmbeddedQueueManager) -> None:
+    """Make an embedded queue manager reachable by name in bindings mode (``connect(name)``)."""
+    _BINDINGS[qmgr.name] = qmgr
+
+
+def unregister_bindings(name: str) -> None:
+    _BINDINGS.pop(name, None)
+
+
+@contextmanager
+def _mqcall(**extra: Any) -> Iterator[None]:
+    """Turn ferrymq client errors (and bad connection names) into MQMIError."""
+    try:
+        yield
+    except MQMIError:
+        raise
+    except MQError as exc:
+        raise from_mq_error(exc, **extra) from None
+
+
+def _call(fn: Callable[[], T]) -> T:
+    with _mqcall():
+        return fn()
+
+
+def _name_of(q_desc: OD | str | bytes) -> str:
+    return text(q_desc.ObjectName) if isinstance(q_desc, OD) else text(q_desc)
+
+
+def _as_od(q_desc: OD | str | bytes) -> OD:
+    return q_desc if isinstance(q_desc, OD) else OD(ObjectName=as_bytes(q_desc))
+
+
+def _open(client: Client, od: OD, options: int) -> int:
+    """MQOPEN from an OD, which is updated with the names resolved."""
+    reply = _call(lambda: mqi.mqopen(client, text(od.ObjectName), options, object_type=od.ObjectType,
+                                     object_q_mgr_name=text(od.ObjectQMgrName),
+                                     dynamic_q_name=text(od.DynamicQName) or "AMQ.*",
+                                     alternate_user_id=text(od.AlternateUserId)))
+    od.ObjectName = as_bytes(reply.object_name).ljust(48)
+    od.ResolvedQName = as_bytes(reply.resolved_q_name or reply.object_name).ljust(48)
+    od.ResolvedQMgrName = as_bytes(reply.resolved_q_mgr_name).ljust(48)
+    return reply.hobj
+
+
+def _inquire(client: Client, hobj: int, attribute: int) -> int | bytes:
+    if attribute >= C.MQCA_FIRST:
+        reply = _call(lambda: mqi.mqinq(client, hobj, (), (attribute,)))
+        return as_bytes(reply.chars[0]).ljust(_CHAR_ATTR_LENGTH.get(attribute, 0))
+    return _call(lambda: mqi.mqinq(client, hobj, (attribute,), ())).ints[0]
+
+
+def _md_bytes(md: MD | None) -> tuple[MD, bytes]:
+    md = MD() if md is None else md
+    return md, md.pack()
+
+
+def _after_put(reply: Any, md: MD, pmo: PMO | None) -> None:
+    if isinstance(reply.md, bytes) and reply.md:
+        md.unpack(reply.md)
+    if pmo is not None:
+        pmo.ResolvedQName = as_bytes(reply.resolved_q_name).ljust(48)
+        pmo.ResolvedQMgrName = as_bytes(reply.resolved_q_mgr_name).ljust(48)
+
+
+def _data(msg: bytes | bytearray | str) -> bytes:
+    if isinstance(msg, str):
+        return msg.encode("utf-8")
+    if isinstance(msg, (bytes, bytearray, memoryview)):
+        return bytes(msg)
+    raise TypeError(f"a message must be bytes, not {type(msg).__name__}")
+
+
+class QueueManager:
+    """A connection to a queue manager (an hconn), pymqi style.
+
+    ``QueueManager(name)`` connects in bindings mode at once; ``QueueManager(None)`` makes
+    an unconnected object for ``connect_tcp_client`` / ``connect_with_options``.
+    """
+
+    def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
+                 bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
+        self._client: Client | None = None
+        self._qmgr_hobj = 0
+        self._name = ""
+        self.disconnect_on_exit = disconnect_on_exit
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        if name is not None:
+            self.connect(name)
+
+    # -- connecting ----------------------------------------------------------------------
+
+    def connect(self, name: str | bytes, *args: Any) -> None:
+        """MQCONN in bindings mode (see the module docstring for how the queue manager is found)."""
+        self.connect_with_options(name)
+
+    def connect_with_options(self, name: str | bytes, *args: Any, user: str | bytes | None = None,
+                             password: str | bytes | None = None, cd: CD | None = None, sco: SCO | None = None,
+                             opts: int | None = None, **kw: Any) -> None:
+        """MQCONNX: over TCP when ``cd.ConnectionName`` is set, else in bindings mode.
+
+        Raises:
+            MQMIError: 2002 if already connected; 2058/2059/2538 if the queue manager is not there.
+        """
+        for arg in args:  # pymqi also takes cd / sco positionally
+            if isinstance(arg, CD):
+                cd = arg
+            elif isinstance(arg, SCO):
+                sco = arg
+            elif isinstance(arg, int):
+                opts = arg  # MQCNO_* options: nothing in them changes how ferrymq connects
+        del opts, kw
+        if self._client is not None:
+            raise MQMIError(C.MQCC_WARNING, C.MQRC_ALREADY_CONNECTED)
+        qmgr = text(name)
+        if (sco is not None and text(sco.KeyRepository)) or (cd is not None and text(cd.SSLCipherSpec)):
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR, detail="ferrymq does not speak TLS")
+        user_text = text(user) if user is not None else (text(cd.UserIdentifier) if cd is not None else "")
+        conn = text(cd.ConnectionName) if cd is not None else ""
+        with _mqcall():
+            if conn:
+                assert cd is not None
+                self._client = self._tcp(qmgr, conn, user_text, cd)
+            else:
+                self._client = self._bindings(qmgr, user_text)
+        self._name = self._client.qmgr_name
+
+    @staticmethod
+    def _tcp(qmgr: str, conn: str, user: str, cd: CD) -> Client:
+        try:
+            parse_conn_name(conn)
+        except ValueError as exc:
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, detail=str(exc)) from None
+        heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
+        return client_connect(qmgr, conn, user=user, heartbeat=heartbeat, max_msg_length=int(cd.MaxMsgLength),
+                              appl_name="pymqi")
+
+    @staticmethod
+    def _bindings(qmgr: str, user: str) -> Client:
+        emb = _BINDINGS.get(qmgr)
+        if emb is None and not qmgr and len(_BINDINGS) == 1:
+            emb = next(iter(_BINDINGS.values()))
+        if emb is not None:
+            return emb.connect(user=user, appl_name="pymqi")
+        server = os.environ.get("MQSERVER", "")
+        parts = server.split("/", 2)
+        if len(parts) == 3 and parts[1].upper() == "TCP":
+            cd = CD(ChannelName=as_bytes(parts[0]), ConnectionName=as_bytes(parts[2]),
+                    ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP)
+            return QueueManager._tcp(qmgr, parts[2], user, cd)
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
+                        detail=f"no queue manager {qmgr!r} in this process (register_bindings) and no MQSERVER")
+
+    def connect_tcp_client(self, name: str | bytes, cd: CD | None, channel: str | bytes, conn_name: str | bytes,
+                           user: str | bytes | None = None, password: str | bytes | None = None) -> None:
+        """Connect as a client over TCP on ``channel`` to ``conn_name`` (``"host(port)"``)."""
+        cd = CD() if cd is None else cd
+        cd.ChannelName = as_bytes(channel)
+        cd.ConnectionName = as_bytes(conn_name)
+        cd.ChannelType = CMQXC.MQCHT_CLNTCONN
+        cd.TransportType = CMQXC.MQXPT_TCP
+        self.connect_with_options(name, user=user, password=password, cd=cd)
+
+    connectTCPClient = connect_tcp_client  # pymqi's aliases
+    connectWithOptions = connect_with_options
+
+    def disconnect(self) -> None:
+        """MQDISC (an open unit of work is committed, as MQ does).
+
+        Raises:
+            PYIFError: not connected.
+        """
+        client = self._require()
+        self._client = None
+        self._qmgr_hobj = 0
+        _call(client.disconnect)
+
+    @property
+    def is_connected(self) -> bool:
+        return self._client is not None and not self._client.closed
+
+    def get_handle(self) -> Client:
+        """The underlying ferrymq ``Client`` (pymqi returns the hconn)."""
+        return self._require()
+
+    def _require(self) -> Client:
+        if self._client is None:
+            raise PYIFError("not connected")
+        return self._client
+
+    def __enter__(self) -> QueueManager:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        if self.disconnect_on_exit and self._client is not None:
+            self.disconnect()
+
+    # -- units of work -------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start a unit of work. Local units of work start with the first syncpoint put or
+        get, so this only checks the connection (MQBEGIN's global units are not offered)."""
+        self._require()
+
+    def commit(self) -> None:
+        """MQCMIT."""
+        client = self._require()
+        _call(lambda: mqi.mqcmit(client))
+
+    def backout(self) -> None:
+        """MQBACK."""
+        client = self._require()
+        _call(lambda: mqi.mqback(client))
+
+    # -- calls on the queue manager ------------------------------------------------------
+
+    def put1(self, qDesc: OD | str | bytes, msg: bytes | str, *opts: Any) -> None:
+        """MQPUT1: ``put1(qDesc, msg, mDesc=None, putOpts=None)``; MD and PMO updated in place."""
+        client = self._require()
+        md = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
+        pmo: PMO = opts[1] if len(opts) > 1 and opts[1] is not None else PMO()
+        od = _as_od(qDesc)
+        data = _data(msg)
+        packed = md.pack()
+        reply = _call(lambda: mqi.mqput1(client, text(od.ObjectName), packed, data, pmo.Options,
+                                         object_q_mgr_name=text(od.ObjectQMgrName), object_type=od.ObjectType,
+                                         alternate_user_id=text(od.AlternateUserId)))
+        _after_put(reply, md, pmo)
+
+    def inquire(self, attribute: int) -> int | bytes:
+        """MQINQ on the queue manager object: an int (MQIA_*) or bytes (MQCA_*)."""
+        client = self._require()
+        if not self._qmgr_hobj:
+            od = OD(ObjectType=C.MQOT_Q_MGR)
+            self._qmgr_hobj = _open(client, od, C.MQOO_INQUIRE)
+        return _inquire(client, self._qmgr_hobj, attribute)
+
+    def __repr__(self) -> str:
+        state = f"connected to {self._name!r}" if self.is_connected else "not connected"
+        return f"<QueueManager {state}>"
+
+
+def connect(queue_manager: str | bytes, channel: str | bytes | None = None, conn_info: str | bytes | None = None,
+            user: str | bytes | None = None, password: str | bytes | None = None, disconnect_on_exit: bool = True,
+            bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> QueueManager:
+    """Connect and return a ``QueueManager``: over TCP when ``conn_info`` is given, else bindings.
+
+    Raises:
+        MQMIError: the connection failed.
+        PYIFError: a channel without a connection name.
+    """
+    qmgr = QueueManager(None, disconnect_on_exit, bytes_encoding, default_ccsid)
+    if conn_info:
+        qmgr.connect_tcp_client(queue_manager, CD(), channel or b"SYSTEM.DEF.SVRCONN", conn_info, user, password)
+    elif channel:
+        raise PYIFError("a channel was given without conn_info (the connection name)")
+    else:
+        qmgr.connect_with_options(queue_manager, user=user, password=password)
+    return qmgr
+
+
+__all__ = ["QueueManager", "connect", "register_bindings", "unregister_bindings"]

@@ -1,0 +1,191 @@
+"""pymqi's ``Queue``: MQOPEN, MQPUT, MQGET, MQINQ, MQSET and MQCLOSE on one object handle.
+
+As in pymqi, ``Queue(qmgr, name)`` without open options opens the queue on first use:
+for output on ``put``, for input (or browse, when the GMO asks to browse) on ``get``,
+for inquire on ``inquire`` and for set on ``set``. ``Queue(qmgr, name, options)`` opens
+at once. MD, GMO, PMO and OD passed in are updated in place from the reply.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+from ferrymq.client import mqi
+from ferrymq.client.sync import Client
+from ferrymq.mq import constants as C
+from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
+from ferrymq.pymqi.errors import MQMIError, PYIFError
+from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, text
+
+DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
+_BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+
+
+class Queue:
+    """An MQ queue opened through a ``QueueManager``."""
+
+    def __init__(self, qmgr: QueueManager, q_desc: OD | str | bytes | None = None,
+                 open_opts: int | None = None) -> None:
+        self._qmgr = qmgr
+        self._od: OD | None = None if q_desc is None else _as_od(q_desc)
+        self._hobj = 0
+        self._open_opts = 0
+        self._lazy = False
+        if self._od is not None and open_opts is not None:
+            self.open(self._od, open_opts)
+
+    # -- open / close --------------------------------------------------------------------
+
+    def open(self, q_desc: OD | str | bytes, open_opts: int | None = None) -> None:
+        """MQOPEN (default options MQOO_INPUT_AS_Q_DEF | MQOO_OUTPUT). A model queue's
+        generated name is written back into the OD's ObjectName.
+
+        Raises:
+            PYIFError: the queue is already open.
+            MQMIError: the queue manager refused.
+        """
+        if self._hobj:
+            raise PYIFError("The Queue is already open")
+        self._od = _as_od(q_desc)
+        options = DEFAULT_OPEN if open_opts is None else open_opts
+        self._hobj = _open(self._client(), self._od, options)
+        self._open_opts = options
+        self._lazy = False
+
+    def _client(self) -> Client:
+        return self._qmgr._require()
+
+    def _ensure_open(self, options: int) -> int:
+        """Open on first use; a queue opened that way is reopened with the union of the
+        options when a later call needs more (pymqi would fail with e.g. 2037)."""
+        if self._hobj and (not self._lazy or self._open_opts & options == options):
+            return self._hobj
+        if self._od is None:
+            raise PYIFError("The Queue is not open and has no descriptor to open it with")
+        if self._hobj:
+            options |= self._open_opts
+            self.close()
+        self.open(self._od, options)
+        self._lazy = True
+        return self._hobj
+
+    def close(self, options: int = C.MQCO_NONE) -> None:
+        """MQCLOSE (``MQCO_DELETE``/``MQCO_DELETE_PURGE`` for a dynamic queue).
+
+        Raises:
+            PYIFError: the queue is not open.
+        """
+        if not self._hobj:
+            raise PYIFError("not open")
+        hobj, self._hobj = self._hobj, 0
+        client = self._client()
+        _call(lambda: mqi.mqclose(client, hobj, options))
+
+    def get_handle(self) -> int:
+        """The object handle (0 when not open)."""
+        return self._hobj
+
+    @property
+    def name(self) -> str:
+        """The queue's name (the generated one for a model queue once open)."""
+        return "" if self._od is None else text(self._od.ObjectName)
+
+    def __enter__(self) -> Queue:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        if self._hobj and self._qmgr.is_connected:
+            self.close()
+
+    # -- messages ------------------------------------------------------------------------
+
+    def put(self, msg: bytes | str, *opts: Any) -> None:
+        """MQPUT: ``put(msg, mDesc=None, putOpts=None)``. The MD comes back with the
+        MsgId, PutDate/PutTime and the rest the queue manager filled in."""
+        md: MD = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
+        pmo: PMO = opts[1] if len(opts) > 1 and opts[1] is not None else PMO()
+        hobj = self._ensure_open(C.MQOO_OUTPUT)
+        client = self._client()
+        data = _data(msg)
+        packed = md.pack()
+        reply = _call(lambda: mqi.mqput(client, hobj, packed, data, pmo.Options))
+        _after_put(reply, md, pmo)
+
+    def get(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """MQGET: ``get(max_length=None, mDesc=None, getOpts=None)`` → the message data.
+
+        ``max_length=None`` takes messages of any size the connection carries. A message
+        longer than ``max_length`` raises MQMIError 2080 (MQRC_TRUNCATED_MSG_FAILED; it
+        stays on the queue) or, with MQGMO_ACCEPT_TRUNCATED_MSG, 2079 (it is removed);
+        either way the error has ``message`` (the first ``max_length`` bytes) and
+        ``original_length``, and the MD holds the message's descriptor.
+
+        Raises:
+            MQMIError: e.g. 2033 (MQRC_NO_MSG_AVAILABLE) when nothing arrived in the wait.
+        """
+        md: MD = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
+        gmo: GMO = opts[1] if len(opts) > 1 and opts[1] is not None else GMO()
+        hobj = self._ensure_open(C.MQOO_BROWSE if gmo.Options & _BROWSE else C.MQOO_INPUT_AS_Q_DEF)
+        client = self._client()
+        buffer = mqi.max_msg_length(client) if max_length is None else max_length
+        match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
+            C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
+        token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
+        packed = md.pack()
+        reply = _call(lambda: mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token))
+        version = md.Version
+        md.unpack(reply.md_bytes)
+        md.Version = version if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2) else md.Version
+        _update_gmo(gmo, md, reply)
+        if reply.comp != C.MQCC_OK:
+            raise MQMIError(reply.comp, reply.reason, message=reply.data, original_length=reply.data_length,
+                            detail=reply.detail)
+        return reply.data
+
+    def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """``get`` with MQGMO_NO_PROPERTIES: the data without an MQRFH2 folder."""
+        md = opts[0] if len(opts) > 0 else None
+        gmo: GMO = opts[1] if len(opts) > 1 and opts[1] is not None else GMO()
+        gmo.Options |= C.MQGMO_NO_PROPERTIES
+        return self.get(max_length, md, gmo)
+
+    get_no_rfh2 = get_no_jms
+
+    # -- attributes ----------------------------------------------------------------------
+
+    def inquire(self, attribute: int) -> int | bytes:
+        """MQINQ: one attribute, an int (MQIA_*) or bytes (MQCA_*)."""
+        hobj = self._ensure_open(C.MQOO_INQUIRE)
+        return _inquire(self._client(), hobj, attribute)
+
+    def set(self, attribute: int, value: int | bytes | str) -> None:
+        """MQSET: one attribute (e.g. MQIA_INHIBIT_PUT)."""
+        hobj = self._ensure_open(C.MQOO_SET)
+        client = self._client()
+        if isinstance(value, int):
+            _call(lambda: mqi.mqset(client, hobj, {attribute: value}, {}))
+        else:
+            _call(lambda: mqi.mqset(client, hobj, {}, {attribute: text(value)}))
+
+    def __repr__(self) -> str:
+        return f"<Queue {self.name!r} {'open' if self._hobj else 'closed'}>"
+
+
+def _update_gmo(gmo: GMO, md: MD, reply: Any) -> None:
+    gmo.ResolvedQName = as_bytes(reply.resolved_q_name).ljust(48)
+    gmo.ReturnedLength = len(reply.data)
+    gmo.MsgToken = reply.msg_token
+    flags = md.MsgFlags if md.Version >= C.MQMD_VERSION_2 else 0
+    if flags & C.MQMF_LAST_MSG_IN_GROUP:
+        gmo.GroupStatus = b"L"
+    elif flags & C.MQMF_MSG_IN_GROUP:
+        gmo.GroupStatus = b"G"
+    else:
+        gmo.GroupStatus = b" "
+    if flags & C.MQMF_LAST_SEGMENT:
+        gmo.SegmentStatus = b"L"
+    elif flags & C.MQMF_SEGMENT:
+        gmo.SegmentStatus = b"S"
+    else:
+        gmo.SegmentStatus = b" "

@@ -1,0 +1,294 @@
+"""pymqi's MQI structures: ``MD``, ``GMO``, ``PMO``, ``OD``, ``CNO`` (packable) and ``CD``, ``SCO``.
+
+Each is a mutable bag of pymqi-named attributes (``MsgId``, ``Options``, ``ObjectName``)
+with IBM's default values, ``set(**kw)``, ``get()``, item access, and — for the
+structures ferrymq.wire lays out — ``pack()``/``unpack(buf)`` in the 64-bit little-endian
+layout of the structure's ``Version``. The byte layouts are not restated here: they come
+from ``ferrymq.wire.mqmd`` and ``ferrymq.wire.api_structs``.
+
+As in pymqi, character fields hold ``bytes``: a shorter value is NUL-padded when packed,
+and unpacking keeps the field's bytes as they are (a queue manager blank-pads names).
+Assigning ``str`` is accepted too (encoded as Latin-1). Pointer fields always pack as 0.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from ferrymq.mq import constants as C
+from ferrymq.pymqi import CMQXC
+from ferrymq.pymqi.errors import PYIFError
+from ferrymq.wire import api_structs as A
+from ferrymq.wire.mqmd import LAYOUT_V1, LAYOUT_V2, MQMD
+
+# A packable field: (pymqi name, kind, size). Kinds: l int32, q int64, s chars, b bytes,
+# p pointer (packs 0; the attribute is kept but not sent), x padding (no attribute).
+Field = tuple[str, str, int]
+_FMT = {"l": "i", "q": "q", "p": "q"}
+_CHARV_SUFFIX = {"vs_ptr": "", "vs_offset": "Offset", "vs_buf_size": "BufSize", "vs_length": "Length",
+                 "vs_ccsid": "CCSID"}
+
+
+def _camel(snake: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in snake.split("_"))
+
+
+def _pymqi_name(attr: str) -> str:
+    head, _, sub = attr.partition(".")
+    return _camel(head) + _CHARV_SUFFIX[sub] if sub else _camel(attr)
+
+
+def as_bytes(value: bytes | bytearray | str) -> bytes:
+    """A character value as bytes (str is encoded as Latin-1, as MQ names are single-byte)."""
+    if isinstance(value, str):
+        return value.encode("latin-1", errors="replace")
+    return bytes(value)
+
+
+class _Layouts:
+    """Per-version field lists and struct formats of one packable structure."""
+
+    def __init__(self, name: str, versions: dict[int, list[Field]]) -> None:
+        self.name = name
+        self.versions = versions
+        self.structs = {v: struct.Struct("<" + "".join(_FMT.get(k, f"{n}s") for _, k, n in fs))
+                        for v, fs in versions.items()}
+        self.all_fields: list[Field] = max(versions.values(), key=len)
+
+
+def _from_md() -> _Layouts:
+    kinds = {"l": "l", "c": "s", "f": "s", "b": "b"}
+    v2 = [(_camel(a), kinds[k], n) for a, k, n in LAYOUT_V2.fields]
+    return _Layouts("MD", {1: v2[: len(LAYOUT_V1.fields)], 2: v2})
+
+
+def _from_api(cls: type[A._ApiStruct]) -> _Layouts:
+    kinds = {"l": "l", "q": "q", "f": "s", "z": "s", "1": "s", "b": "b", "p": "p", "x": "x"}
+    plan = cls._plan
+    versions = {v: [(_pymqi_name(a), kinds[k], n) for a, k, n in spec] for v, (_, spec) in plan.layouts.items()}
+    return _Layouts(plan.name, versions)
+
+
+def _defaults_of(obj: Any) -> dict[str, Any]:
+    """pymqi defaults from a wire dataclass's defaults (characters as bytes)."""
+    out: dict[str, Any] = {}
+    for attr_path, kind, _ in _wire_fields(obj):
+        name = _pymqi_name(attr_path)
+        if kind == "x" or attr_path == "struc_id":
+            continue
+        if kind == "p":
+            out[name] = b"" if attr_path.endswith(".vs_ptr") else 0
+            continue
+        head, _, sub = attr_path.partition(".")
+        value = getattr(getattr(obj, head), sub) if sub else getattr(obj, attr_path)
+        out[name] = as_bytes(value) if isinstance(value, str) else value
+    return out
+
+
+def _wire_fields(obj: Any) -> list[Field]:
+    if isinstance(obj, MQMD):
+        return [(a, "s" if k in "cf" else k, n) for a, k, n in LAYOUT_V2.fields]
+    spec = max((s for _, s in type(obj)._plan.layouts.values()), key=len)
+    return [(a, "s" if k in "zf1" else k, n) for a, k, n in spec]
+
+
+class MQOpts:
+    """The common behaviour of pymqi's structure classes."""
+
+    _layouts: ClassVar[_Layouts | None] = None
+    _defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **kw: Any) -> None:
+        for name, value in self._defaults.items():
+            object.__setattr__(self, name, list(value) if isinstance(value, list) else value)
+        self.set(**kw)
+
+    def set(self, **kw: Any) -> None:
+        """Set fields by name.
+
+        Raises:
+            PYIFError: a name that is not a field of this structure.
+        """
+        for name, value in kw.items():
+            if name not in self._defaults:
+                raise PYIFError(f"{type(self).__name__} has no field {name!r}")
+            setattr(self, name, value)
+
+    def get(self) -> dict[str, Any]:
+        """All fields as a dict."""
+        return {name: getattr(self, name) for name in self._defaults}
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names that are not fields (fields are instance attributes);
+        # declared so that type checkers accept the fields set from ``_defaults``.
+        raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self.set(**{name: value})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._defaults)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MQOpts) and type(other) is type(self) and self.get() == other.get()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.get().items())
+        return f"{type(self).__name__}({fields})"
+
+    def __str__(self) -> str:
+        return "\n".join(f"{k}: {v!r}" for k, v in self.get().items())
+
+    # -- binary form -------------------------------------------------------------------
+
+    def pack(self) -> bytes:
+        """The structure's bytes in the layout of its ``Version``.
+
+        Raises:
+            PYIFError: no binary form, an unknown Version, or a value that does not fit.
+        """
+        lay = self._layouts
+        if lay is None:
+            raise PYIFError(f"{type(self).__name__} has no binary form in ferrymq")
+        version = getattr(self, "Version", 1)
+        fields = lay.versions.get(version)
+        if fields is None:
+            raise PYIFError(f"{lay.name} Version must be one of {sorted(lay.versions)}, not {version}")
+        values: list[Any] = []
+        for name, kind, size in fields:
+            if kind == "p":
+                values.append(0)
+            elif kind == "x":
+                values.append(bytes(size))
+            elif kind in "sb":
+                raw = as_bytes(getattr(self, name))
+                if len(raw) > size:
+                    raise PYIFError(f"{lay.name}.{name} is {len(raw)} bytes; the field holds {size}")
+                values.append(raw)
+            else:
+                values.append(getattr(self, name))
+        try:
+            return lay.structs[version].pack(*values)
+        except struct.error as exc:
+            raise PYIFError(f"{lay.name}: {exc}") from None
+
+    def unpack(self, buf: bytes | bytearray | memoryview) -> None:
+        """Fill the fields from bytes (little-endian) of the version they declare.
+
+        Raises:
+            PYIFError: no binary form, a wrong StrucId or Version, or too few bytes.
+        """
+        lay = self._layouts
+        if lay is None:
+            raise PYIFError(f"{type(self).__name__} has no binary form in ferrymq")
+        raw = bytes(buf)
+        if len(raw) < 8:
+            raise PYIFError(f"{lay.name}: {len(raw)} bytes is too short")
+        version = int.from_bytes(raw[4:8], "little", signed=True)
+        fields = lay.versions.get(version)
+        if fields is None:
+            raise PYIFError(f"{lay.name}: Version {version} is not one of {sorted(lay.versions)}")
+        if raw[:4] != as_bytes(self._defaults["StrucId"]):
+            raise PYIFError(f"{lay.name}: StrucId is {raw[:4]!r}")
+        st = lay.structs[version]
+        if len(raw) < st.size:
+            raise PYIFError(f"{lay.name} version {version} needs {st.size} bytes, {len(raw)} given")
+        for (name, kind, _), value in zip(fields, st.unpack_from(raw), strict=True):
+            if kind not in "px":
+                setattr(self, name, value)
+
+
+def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides: Any) -> None:
+    defaults = _defaults_of(wire_default)
+    defaults.update(overrides)
+    cls._layouts = layouts
+    cls._defaults = defaults
+
+
+class MD(MQOpts):
+    """The message descriptor (MQMD version 2 by default, as in pymqi)."""
+
+
+class GMO(MQOpts):
+    """Get-message options (MQGMO version 4 by default, as in pymqi)."""
+
+
+class PMO(MQOpts):
+    """Put-message options (MQPMO version 3 by default, as in pymqi)."""
+
+
+class OD(MQOpts):
+    """Object descriptor (MQOD version 4 by default, as in pymqi)."""
+
+
+class CNO(MQOpts):
+    """Connect options (version 1: Options only)."""
+
+
+_setup(MD, _from_md(), MQMD(), StrucId=as_bytes(C.MQMD_STRUC_ID), Version=C.MQMD_VERSION_2,
+       Format=as_bytes(C.MQFMT_NONE))
+_setup(GMO, _from_api(A.MQGMO), A.MQGMO(), StrucId=as_bytes(C.MQGMO_STRUC_ID), Version=C.MQGMO_VERSION_4)
+_setup(PMO, _from_api(A.MQPMO), A.MQPMO(), StrucId=as_bytes(C.MQPMO_STRUC_ID), Version=C.MQPMO_VERSION_3)
+_setup(OD, _from_api(A.MQOD), A.MQOD(), StrucId=as_bytes(C.MQOD_STRUC_ID), Version=C.MQOD_VERSION_4)
+_setup(CNO, _from_api(A.MQCNO), A.MQCNO(), StrucId=as_bytes(C.MQCNO_STRUC_ID))
+
+
+class CD(MQOpts):
+    """Channel definition (MQCD) for client connections: attributes only, no binary form.
+
+    ferrymq reads ``ChannelName``, ``ConnectionName``, ``MaxMsgLength`` and
+    ``HeartbeatInterval``; the others are kept for programs that set them.
+    """
+
+    _defaults: ClassVar[dict[str, Any]] = {
+        "StrucId": b"CD  ", "ChannelName": b"", "Version": CMQXC.MQCD_CURRENT_VERSION,
+        "ChannelType": CMQXC.MQCHT_SENDER, "TransportType": CMQXC.MQXPT_LU62, "Desc": b"", "QMgrName": b"",
+        "XmitQName": b"", "ShortConnectionName": b"", "MCAName": b"", "ModeName": b"", "TpName": b"",
+        "BatchSize": 50, "DiscInterval": 6000, "ShortRetryCount": 10, "ShortRetryInterval": 60,
+        "LongRetryCount": 999_999_999, "LongRetryInterval": 1200, "SecurityExit": b"", "MsgExit": b"",
+        "SendExit": b"", "ReceiveExit": b"", "SeqNumberWrap": 999_999_999, "MaxMsgLength": 4 * 1024 * 1024,
+        "PutAuthority": CMQXC.MQPA_DEFAULT, "DataConversion": CMQXC.MQCDC_NO_SENDER_CONVERSION,
+        "SecurityUserData": b"", "MsgUserData": b"", "SendUserData": b"", "ReceiveUserData": b"",
+        "UserIdentifier": b"", "Password": b"", "MCAUserIdentifier": b"", "MCAType": CMQXC.MQMCAT_PROCESS,
+        "ConnectionName": b"", "RemoteUserIdentifier": b"", "RemotePassword": b"", "MsgRetryExit": b"",
+        "MsgRetryUserData": b"", "MsgRetryCount": 10, "MsgRetryInterval": 1000, "HeartbeatInterval": 300,
+        "BatchInterval": 0, "NonPersistentMsgSpeed": CMQXC.MQNPMS_FAST, "LocalAddress": b"",
+        "SSLCipherSpec": b"", "SSLPeerName": b"", "SSLClientAuth": CMQXC.MQSCA_REQUIRED,
+        "KeepAliveInterval": -1, "BatchHeartbeat": 0,
+        "HdrCompList": [CMQXC.MQCOMPRESS_NONE, CMQXC.MQCOMPRESS_NOT_AVAILABLE],
+        "MsgCompList": [CMQXC.MQCOMPRESS_NONE] + [CMQXC.MQCOMPRESS_NOT_AVAILABLE] * 15,
+        "CLWLChannelRank": 0, "CLWLChannelPriority": 0, "CLWLChannelWeight": 50, "ChannelMonitoring": 0,
+        "ChannelStatistics": 0, "SharingConversations": 10, "PropertyControl": 0, "MaxInstances": 999_999_999,
+        "MaxInstancesPerClient": 999_999_999, "ClientChannelWeight": 0, "ConnectionAffinity": 1,
+        "BatchDataLimit": 5000, "UseDLQ": 2, "DefReconnect": 0, "CertificateLabel": b"",
+    }
+
+
+class SCO(MQOpts):
+    """TLS configuration options (MQSCO): attributes only; ferrymq does not speak TLS yet."""
+
+    _defaults: ClassVar[dict[str, Any]] = {
+        "StrucId": as_bytes(C.MQSCO_STRUC_ID), "Version": C.MQSCO_VERSION_1, "KeyRepository": b"",
+        "CryptoHardware": b"", "AuthInfoRecCount": 0, "AuthInfoRecOffset": 0, "KeyResetCount": 0,
+        "FipsRequired": 0, "EncryptionPolicySuiteB": [1, 0, 0, 0], "CertificateValPolicy": 0,
+        "CertificateLabel": b"", "KeyRepoPassword": b"",
+    }
+
+
+def text(value: bytes | bytearray | str) -> str:
+    """A character field as text: up to the first NUL, trailing blanks dropped."""
+    raw = as_bytes(value)
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raw = raw[:nul]
+    return raw.rstrip(b" ").decode("latin-1")
