@@ -140,6 +140,15 @@ class ClientHandler(asyncio.Protocol):
             self.transport.resume_reading()
         self.process()
 
+    def _maybe_resume(self) -> None:
+        # blocked() by buffer size alone gets no resume_writing callback: poll as it drains.
+        if self.closed or not self.reading_paused or self.transport is None:
+            return
+        if self.blocked():
+            asyncio.get_running_loop().call_later(0.005, self._maybe_resume)
+        else:
+            self.resume_writing()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server.handlers.discard(self)
@@ -150,7 +159,14 @@ class ClientHandler(asyncio.Protocol):
     # -- the loop ------------------------------------------------------------------------
 
     def blocked(self) -> bool:
-        return self.paused_writing or self.parked >= MAX_PARKED_PER_CONNECTION
+        """No room for more replies: the peer is not reading fast enough, or the disk is behind."""
+        if self.paused_writing or self.parked >= MAX_PARKED_PER_CONNECTION:
+            return True
+        if self.out_bytes >= self.server.write_buffer_high:
+            return True
+        # Counting the transport's buffer too keeps the total at high-water + one message.
+        t = self.transport
+        return t is not None and self.out_bytes + t.get_write_buffer_size() >= self.server.write_buffer_high
 
     def process(self) -> None:
         """Take events while there is room for their replies; act; write once."""
@@ -164,6 +180,8 @@ class ClientHandler(asyncio.Protocol):
                     if not self.reading_paused and self.transport is not None:
                         self.reading_paused = True
                         self.transport.pause_reading()
+                        if not self.paused_writing:
+                            asyncio.get_running_loop().call_later(0.005, self._maybe_resume)
                     break
                 try:
                     ev = conn.next_event()
@@ -183,8 +201,6 @@ class ClientHandler(asyncio.Protocol):
                     log.exception("event=internal_error peer=%s error=%s", self.peer, exc)
                     self.end(C.MQRC_UNEXPECTED_ERROR, f"internal error: {exc}")
                     break
-                if self.out_bytes > self.server.write_buffer_high:
-                    self.flush()
             self.server.dispatch_deliveries()
         finally:
             self._in_loop = False
