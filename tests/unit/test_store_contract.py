@@ -6,7 +6,7 @@ clean close and open; ``crash`` loses whatever was never handed to the writer.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -80,7 +80,7 @@ def test_add_update_delete_survive_reopen_in_first_added_order(h: Harness) -> No
 def test_payload_edge_cases(h: Harness) -> None:
     h.journal.add(1, 0, b"")
     h.journal.add(2, 255, bytes(range(256)) * 40)
-    h.journal.add((1 << 64) - 1, 9, bytearray(b"from a bytearray"))
+    h.journal.add((1 << 64) - 1, 9, bytearray(b"from a bytearray"))  # type: ignore[arg-type]
     assert h.reopen().records == [Record(1, 0, b""), Record(2, 255, bytes(range(256)) * 40),
                                   Record((1 << 64) - 1, 9, b"from a bytearray")]
 
@@ -160,7 +160,7 @@ def test_lsns_keep_growing_across_restarts(h: Harness) -> None:
 def test_validation(h: Harness) -> None:
     j = h.journal
     j.add(1, 0, b"a")
-    cases = [
+    cases: list[Callable[[], object]] = [
         lambda: j.add(1, 0, b"dup"),
         lambda: j.update(2, 0, b"missing"),
         lambda: j.delete(2),
@@ -230,8 +230,10 @@ def test_records_belong_to_their_open_transaction(h: Harness) -> None:
     j.add(1, 0, b"a")
     j.delete(1, txid=3)
     j.add(2, 0, b"b", txid=3)
-    for case in (lambda: j.update(1, 0, b"x"), lambda: j.delete(1, txid=4), lambda: j.add(2, 0, b""),
-                 lambda: j.add(2, 0, b"", txid=4), lambda: j.delete(1, txid=3), lambda: j.add(2, 0, b"", txid=3)):
+    refused: list[Callable[[], object]] = [
+        lambda: j.update(1, 0, b"x"), lambda: j.delete(1, txid=4), lambda: j.add(2, 0, b""),
+        lambda: j.add(2, 0, b"", txid=4), lambda: j.delete(1, txid=3), lambda: j.add(2, 0, b"", txid=3)]
+    for case in refused:
         with pytest.raises(StoreError):
             case()
     j.commit(3)

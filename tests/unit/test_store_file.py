@@ -267,7 +267,7 @@ def test_write_failure_breaks_the_journal(tmp_path: Path, monkeypatch: pytest.Mo
 def test_invalid_tuning_is_refused(tmp_path: Path) -> None:
     for kw in ({"segment_size": 10}, {"compact_ratio": 0.0}, {"compact_ratio": 1.0}, {"compact_min_bytes": 0}):
         with pytest.raises(ValueError):
-            FileJournal(tmp_path / "j", **kw)  # type: ignore[arg-type]
+            FileJournal(tmp_path / "j", **kw)
 
 
 def test_scan_bounds_lengths_before_reading(tmp_path: Path) -> None:

@@ -172,7 +172,13 @@ class MemoryJournal(JournalCore[Record, Record | None]):
         return JournalStats(self._lsn, self._durable, len(self._live), open_txs, prepared)
 
     def compact(self) -> None:
-        """Nothing to compact (present so both journals offer the same maintenance calls)."""
+        """Sync (as FileJournal.compact does first); there is nothing to rewrite.
+
+        Raises:
+            StoreError: the journal is not loaded, or closed.
+        """
+        self._ready()
+        self.sync()
 
     def close(self) -> None:
         """Make everything durable and refuse further use (idempotent)."""
