@@ -49,6 +49,7 @@ def main(directory: str, seed: int) -> None:
             qm.put(c["hconn"], c["hobj"], MQMD(persistence=C.MQPER_PERSISTENT), PutOptions(C.MQPMO_SYNCPOINT), ident.encode())
             c["puts"].append(ident)
             out.write(f"T {ident}\n")
+            out.flush()  # seen by the test before any commit can make it durable
         elif action < 0.8:
             try:
                 res = qm.get(c["hconn"], c["hobj"], MQMD(), GetOptions(C.MQGMO_SYNCPOINT), 1024)
@@ -58,6 +59,7 @@ def main(directory: str, seed: int) -> None:
             assert isinstance(res, GetResult)
             c["gets"].append((res.data.decode(), res.md.backout_count))
             out.write(f"G {res.data.decode()}\n")
+            out.flush()
         else:
             commit = rng.random() < 0.75
             (qm.commit if commit else qm.backout)(c["hconn"])

@@ -43,22 +43,25 @@ class Message:
     several microseconds to build, which a million-message restart cannot afford.
     """
 
-    __slots__ = ("_md", "_raw_md", "correl_id", "data", "expires_at", "key", "locked_by", "msg_id", "persistence",
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "correl_id", "expires_at", "key", "locked_by", "msg_id", "persistence",
                  "priority", "put_at", "queue", "record_id", "seq")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
-                 raw_md: bytes | None = None, fields: tuple[int, int, int, bytes, bytes] | None = None) -> None:
+                 md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
+                 data_offset: int = 0) -> None:
         self.queue = queue
         self.seq = seq
         self._md = md
-        self._raw_md = raw_md
+        self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         if md is not None:
             expiry, self.priority, self.persistence = md.expiry, md.priority, md.persistence
             self.msg_id, self.correl_id = md.msg_id, md.correl_id
         else:
             assert fields is not None
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
-        self.data = data
+        # A recovered message keeps its whole record and the offset of its data: slicing it out
+        # would copy every body once more at restart (a gigabyte for a million 1 KiB messages).
+        self._buf, self._off = data, data_offset
         self.put_at = put_at
         self.expires_at: float | None = None if expiry == C.MQEI_UNLIMITED else put_at + expiry / 10.0
         self.key: tuple[int, int] = (0 if fifo else -min(self.priority, MAX_PRIORITY), seq)
@@ -68,13 +71,26 @@ class Message:
     @property
     def md(self) -> MQMD:
         if self._md is None:
-            assert self._raw_md is not None
-            self._md = MQMD.unpack_from(self._raw_md, 0, big_endian=False)
+            self._md = MQMD.unpack_from(self._buf, self._md_off, big_endian=False)
         return self._md
 
     @md.setter
     def md(self, md: MQMD) -> None:
-        self._md, self._raw_md = md, None
+        self._md, self._md_off = md, -1
+
+    @property
+    def data(self) -> bytes:
+        return self._buf[self._off :] if self._off else self._buf
+
+    @property
+    def data_length(self) -> int:
+        return len(self._buf) - self._off
+
+    def body(self, limit: int) -> bytes:
+        """At most ``limit`` bytes of the data, copied once."""
+        if not self._off and limit >= len(self._buf):
+            return self._buf
+        return self._buf[self._off : self._off + limit]
 
     @property
     def persistent(self) -> bool:
@@ -96,7 +112,8 @@ class Message:
 
     def encode(self) -> bytes:
         name = self.queue.encode("ascii")
-        raw = self._raw_md if self._raw_md is not None else self.md.pack(version=2)
+        off = self._md_off
+        raw = self._buf[off : off + C.MQMD_LENGTH_2] if off >= 0 else self.md.pack(version=2)
         return b"".join((_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, 0), name, raw, self.data))
 
     def reposition(self, fifo: bool) -> None:
@@ -105,6 +122,8 @@ class Message:
 
 # Expiry@16, Priority@40, Persistence@44, MsgId@48, CorrelId@72 of a little-endian MQMD v2.
 _FIELDS = struct.Struct("<i20xii24s24s")
+_MD_V2_LE = b"MD  \x02\x00\x00\x00"
+_names: dict[bytes, str] = {}  # queue names repeat across a million records
 
 
 def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
@@ -121,11 +140,13 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
     off = _HEAD.size
     if name_len > C.MQ_Q_NAME_LENGTH or off + name_len + C.MQMD_LENGTH_2 + prop_len > len(payload):
         raise DecodeError("message record", 2, "lengths exceed the record")
-    queue = payload[off : off + name_len].decode("ascii")
-    off += name_len
-    raw_md = payload[off : off + C.MQMD_LENGTH_2]
-    if raw_md[:4] != b"MD  " or raw_md[4:8] != b"\x02\x00\x00\x00":
-        raise DecodeError("message record", off, "the stored descriptor is not a little-endian MQMD v2")
-    fields = _FIELDS.unpack_from(raw_md, 16)
-    off += C.MQMD_LENGTH_2 + prop_len
-    return Message(queue, seq, None, payload[off:], put_at, fifo_of.get(queue, False), raw_md, fields)
+    raw_name = payload[off : off + name_len]
+    queue = _names.get(raw_name)
+    if queue is None:
+        queue = _names[raw_name] = raw_name.decode("ascii")
+    md_off = off + name_len
+    if not payload.startswith(_MD_V2_LE, md_off):
+        raise DecodeError("message record", md_off, "the stored descriptor is not a little-endian MQMD v2")
+    fields = _FIELDS.unpack_from(payload, md_off + 16)
+    data_off = md_off + C.MQMD_LENGTH_2 + prop_len
+    return Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)

@@ -214,7 +214,7 @@ class Messaging(EngineState):
             if msg is None:
                 return None
         browse = bool(opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
-        truncated = len(msg.data) > buffer_length
+        truncated = msg.data_length > buffer_length
         if browse:
             h.cursor, h.under_cursor = msg.key, msg
         if truncated and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
@@ -305,7 +305,7 @@ class Messaging(EngineState):
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int) -> GetResult:
         md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
-        return GetResult(md, msg.data[:buffer_length], len(msg.data), msg.token, h.queue.name if h.queue else "",
+        return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, h.queue.name if h.queue else "",
                          comp, reason, msg.seq, msg.queue)
 
     def unlock(self, h: Handle) -> GetResult:

@@ -47,6 +47,17 @@ class MessageQueue:
         if msg.correl_id != NONE_ID:
             bisect.insort(self.by_correl_id.setdefault(msg.correl_id, []), msg.key)
 
+    def load(self, msgs: list[Message]) -> None:
+        """Fill an empty index at once (recovery): one sort instead of a million inserts."""
+        assert not self.by_seq
+        msgs.sort(key=_key_of)
+        self.by_seq = {m.seq: m for m in msgs}
+        self.order = SortedList(m.key for m in msgs)
+        for m in msgs:  # in key order, so each identifier list is born sorted
+            self.by_msg_id.setdefault(m.msg_id, []).append(m.key)
+            if m.correl_id != NONE_ID:
+                self.by_correl_id.setdefault(m.correl_id, []).append(m.key)
+
     def remove(self, msg: Message) -> None:
         del self.by_seq[msg.seq]
         self.order.remove(msg.key)
@@ -75,6 +86,10 @@ class MessageQueue:
         keys = min(lists, key=len)
         start = 0 if after is None else bisect.bisect_right(keys, after)
         return iter(keys[start:])
+
+
+def _key_of(m: Message) -> Key:
+    return m.key
 
 
 def _unindex(index: dict[bytes, list[Key]], ident: bytes, key: Key) -> None:
