@@ -250,7 +250,8 @@ class FileJournal(JournalCore[int, int]):
             self.mark_durable(pending.lsn)
 
     def compact(self) -> None:
-        """Sync, then compact every file now (blocking), whatever the thresholds say.
+        """Sync, then compact every file now (blocking), whatever the thresholds say. Like
+        ``sync()``, for the owner thread while no writer runs.
 
         Raises:
             StoreError: the journal is not ready, or the compaction failed (the journal is

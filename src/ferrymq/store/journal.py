@@ -28,7 +28,9 @@ pin them down):
   prepared transaction takes no more operations, only commit or rollback.
 - Replay: transactional operations take effect at their commit, in order; ``load()`` rolls
   back (and journals the rollback of) every transaction that was neither prepared nor
-  committed, so a txid may be reused after a restart.
+  committed, so a txid may be reused after a restart. ``LoadResult.records`` come in the
+  order the records became live (an update keeps the place, a transactional add takes
+  its place at commit, a deleted and re-added id goes to the end), compaction included.
 - Pendings must be written in the order they were taken, one at a time. After
   ``write_pending`` raised, nothing more is durable: close the journal.
 - ``close()`` writes and syncs what is still buffered (the writer must be idle).
@@ -37,6 +39,9 @@ Additions since the first contract (all backward compatible): ``Pending.segment`
 ``Pending.task`` (a file journal's target segment and background work, compaction, done by
 the writer after the data is durable: ``take_pending`` may therefore return a Pending with
 empty ``data``; write it like any other), ``WriterTask``, ``JournalStats`` and ``stats()``.
+Outside the Protocol, both implementations have ``compact()`` (sync, then compact now;
+owner thread, writer idle); ``MemoryJournal.crash()`` and ``FileJournal.abandon()`` let
+tests restart from what was durable.
 """
 
 from __future__ import annotations
