@@ -177,3 +177,14 @@ def test_alias_inquire_reports_alias_attributes(env: Env) -> None:
     h = env.open("A1", C.MQOO_INQUIRE | C.MQOO_OUTPUT)
     r = env.qm.inquire(env.hconn, h, [C.MQIA_Q_TYPE], [C.MQCA_BASE_Q_NAME, C.MQCA_Q_DESC])
     assert r.ints == [C.MQQT_ALIAS] and r.chars == ["Q1", "alias"]
+
+
+def test_temporary_dynamic_queue_survives_other_handles_of_its_connection(env: Env) -> None:
+    res = env.qm.open(env.hconn, ObjectDescriptor("SYSTEM.DEFAULT.MODEL.QUEUE"), C.MQOO_INPUT_EXCLUSIVE)
+    from ferrymq.engine.api import PutOptions
+    from ferrymq.wire.mqmd import MQMD
+
+    env.qm.put1(env.hconn, ObjectDescriptor(res.object_name), MQMD(), PutOptions(), b"to myself")
+    assert env.get(res.hobj).data == b"to myself"
+    env.qm.close(env.hconn, res.hobj)
+    assert env.qm.objects.find(res.object_name) is None

@@ -77,7 +77,7 @@ class QueueObject:
         self.output_count = 0
         self.exclusive = False
         self.handles: set[int] = set()
-        self.owner_hconn = 0  # the connection that made a temporary dynamic queue
+        self.owner_hobj = 0  # the handle whose MQOPEN made this dynamic queue
         self.last_put: float = 0.0
         self.last_get: float = 0.0
 

@@ -188,8 +188,10 @@ class QueueManager(Messaging):
             self.objects.queues[name].attrs.update(attrs)
             if not obj.temporary:
                 self._persist_object(obj)
-            obj.owner_hconn = conn.hconn
             input_mode = self._input_mode(obj, options) if options & _INPUT else 0
+            opened = self._new_handle(conn, options, obj.name, obj, None, input_mode)
+            obj.owner_hobj = opened.hobj
+            return opened
         return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode)
 
     def _input_mode(self, q: QueueObject, options: int) -> int:
@@ -240,8 +242,8 @@ class QueueManager(Messaging):
             if len(q.handles) > 1:
                 raise failed(C.MQRC_OBJECT_IN_USE, f"{q.name} is open by {len(q.handles) - 1} other handles")
             delete = True
-        if q is not None and not h.deleted and q.temporary and q.owner_hconn == hconn and not options & C.MQCO_DELETE:
-            delete = True  # a temporary dynamic queue ends with its creator's handle
+        if q is not None and not h.deleted and q.temporary and q.owner_hobj == hobj:
+            delete = True  # a temporary dynamic queue ends when the handle that created it closes
         self._release(conn, h)
         if delete and q is not None and self.objects.find(q.name) is q:
             self._drop_queue(q)
