@@ -101,10 +101,11 @@ class Compaction:
             self._release(remove_tmp=not self.renamed)
             self.finished = True
 
-    def abort(self) -> None:
-        """Give up (journal closing): the old files stay in charge."""
+    def abort(self, *, crash: bool = False) -> None:
+        """Give up (journal closing): the old files stay in charge. ``crash`` leaves the
+        temporary file behind, as a crash would (for FileJournal.abandon)."""
         if not self.finished:
-            self._release(remove_tmp=not self.renamed)
+            self._release(remove_tmp=not (self.renamed or crash))
             self.finished = True
 
     def _step(self) -> None:

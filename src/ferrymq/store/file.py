@@ -299,7 +299,7 @@ class FileJournal(JournalCore[int, int]):
         (for tests; durable data is of course still on disk)."""
         if self._state != CLOSED:
             self._buf.clear()
-            self._release()
+            self._release(crash=True)
 
     # -- compaction (owner side) ---------------------------------------------------------------
     def _maybe_compact(self) -> Compaction | None:
@@ -346,9 +346,9 @@ class FileJournal(JournalCore[int, int]):
         if job is not None:
             self._job_done(job)
 
-    def _abort_job(self) -> None:
+    def _abort_job(self, *, crash: bool = False) -> None:
         if self._job is not None:
-            self._job.abort()
+            self._job.abort(crash=crash)
             self._job_done(self._job)
 
     # -- shutdown ------------------------------------------------------------------------------
@@ -359,8 +359,8 @@ class FileJournal(JournalCore[int, int]):
                 os.close(fd)
         self._w_seg = 0
 
-    def _release(self) -> None:
-        self._abort_job()
+    def _release(self, *, crash: bool = False) -> None:
+        self._abort_job(crash=crash)
         self._w_close()
         self._lock.release()
         self._state = CLOSED
