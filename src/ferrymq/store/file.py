@@ -66,7 +66,9 @@ class FileJournal(JournalCore[int, int]):
         self._compact_min = compact_min_bytes if compact_min_bytes is not None else segment_size
         self._compact_step = compact_step_bytes
         try:
-            self._dir.mkdir(parents=True, exist_ok=True)
+            if not self._dir.is_dir():
+                self._dir.mkdir(parents=True)
+                seg.fsync_dir(self._dir.parent)  # the directory itself must survive a crash
         except OSError as exc:
             raise StoreError(f"cannot create journal directory {self._dir}: {exc}") from exc
         self._lock = seg.DirectoryLock(self._dir)
