@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,17 +24,23 @@ CYCLES = int(os.environ.get("FERRYMQ_CRASH_CYCLES", "20"))
 def run_and_kill(directory: Path, seed: int, rng: random.Random) -> list[str]:
     proc = subprocess.Popen([sys.executable, str(WORKER), str(directory), str(seed)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
-    assert first.strip() == "READY", first + (proc.stderr.read() if proc.stderr else "")
+    assert first.strip() == "READY", first + proc.stderr.read()
+    # Read every later line through the same buffered file object in a thread: communicate()
+    # reads the raw pipe and would drop whatever readline() had already buffered.
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout))  # type: ignore[arg-type]
+    reader.start()
     time.sleep(rng.uniform(0.05, 0.6))
     proc.send_signal(signal.SIGKILL)
-    out, err = proc.communicate(timeout=30)
+    proc.wait(timeout=30)
+    reader.join(timeout=30)
+    err = proc.stderr.read()
     assert proc.returncode == -signal.SIGKILL, err
-    lines = out.splitlines()
-    if lines and not out.endswith("\n"):
+    if lines and not lines[-1].endswith("\n"):
         lines.pop()  # a line cut by the kill was never acknowledged
-    return lines
+    return [line.rstrip("\n") for line in lines]
 
 
 def test_sigkill_under_load_loses_nothing_acknowledged(tmp_path: Path) -> None:
