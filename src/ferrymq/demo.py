@@ -1,8 +1,10 @@
 """`make demo`: a queue manager on embedded defaults, with messages flowing through it.
 
-Runs in one process ("bindings mode"): the engine over a file journal in a fresh
-directory. Shows priority order, browse, a backed-out unit of work raising BackoutCount,
-a refused call with IBM's reason, and a restart from the journal that keeps exactly the
+Starts a queue manager (file journal in a fresh directory) listening on 127.0.0.1 with a
+port the system picks, then uses the ferrymq client over TCP like any application would:
+a producer puts persistent and non-persistent messages of several priorities, a browser
+lists them in delivery order, a consumer backs out a unit of work (BackoutCount goes up),
+a refused call shows IBM's reason, and a restart from the journal keeps exactly the
 persistent messages.
 """
 
@@ -15,93 +17,76 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions, SystemClock
-from ferrymq.engine.qmgr import QueueManager
+from ferrymq.api import EmbeddedQueueManager
+from ferrymq.client import Client, Message, connect
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.store.file import FileJournal
-from ferrymq.wire.mqmd import MQMD
 
 console = Console()
+QMGR = "DEMO.QM"
+QUEUE = "DEMO.ORDERS"
 
 
-def start(directory: Path) -> QueueManager:
-    return QueueManager.start("DEMO.QM", FileJournal(directory), SystemClock())
+def start(directory: Path) -> tuple[EmbeddedQueueManager, FileJournal]:
+    journal = FileJournal(directory)
+    return EmbeddedQueueManager(QMGR, journal, listen=True, host="127.0.0.1", port=0).start(), journal
 
 
-def get(qm: QueueManager, hconn: int, hobj: int, options: int = C.MQGMO_NO_WAIT) -> GetResult:
-    res = qm.get(hconn, hobj, MQMD(), GetOptions(options), 4096)
-    assert isinstance(res, GetResult)
-    qm.journal.sync()
-    return res
-
-
-def row(table: Table, res: GetResult) -> None:
-    md = res.md
-    table.add_row(res.data.decode(), str(md.priority), "yes" if md.persistence else "no", str(md.backout_count),
-                  md.msg_id.hex()[:24] + "…", f"{md.put_date} {md.put_time}")
-
-
-def table(title: str) -> Table:
+def table(title: str, messages: list[Message]) -> Table:
     t = Table(title=title)
     for col in ("body", "priority", "persistent", "backout", "MsgId", "put (GMT)"):
         t.add_column(col)
+    for m in messages:
+        md = m.md
+        t.add_row(m.data.decode(), str(md.priority), "yes" if md.persistence else "no", str(md.backout_count),
+                  md.msg_id.hex()[:20] + "…", f"{md.put_date} {md.put_time}")
     return t
+
+
+def client(qm: EmbeddedQueueManager, appl: str) -> Client:
+    return connect(QMGR, f"127.0.0.1({qm.port})", appl_name=appl)
 
 
 def main(directory: str | None = None) -> None:
     base = Path(directory or tempfile.mkdtemp(prefix="ferrymq-demo-"))
-    console.rule("[bold]ferrymq demo: queue manager DEMO.QM")
-    console.print(f"data directory: {base}")
-    qm = start(base)
-    qm.objects.define("QLOCAL", "DEMO.ORDERS", {"MAXDEPTH": 100, "DESCR": "demo queue", "BOTHRESH": 3}, replace=True)
-    qm.journal.sync()
-    hconn = qm.connect(appl_name="ferrymq-demo", user="demo")
-    hobj = qm.open(hconn, ObjectDescriptor("DEMO.ORDERS"), C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE).hobj
-    for body, prio, persistent in [("order-1", 1, True), ("order-2 (urgent)", 8, True), ("order-3", 1, False),
-                                   ("order-4", 4, True), ("order-5 (urgent)", 8, False)]:
-        md = MQMD(priority=prio, persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT, format="MQSTR")
-        qm.put(hconn, hobj, md, PutOptions(C.MQPMO_NO_SYNCPOINT), body.encode())
-    qm.journal.sync()
-    console.print("put 5 messages (3 persistent, fsynced before acknowledgement)")
+    console.rule(f"[bold]ferrymq demo: queue manager {QMGR}")
+    qm, journal = start(base)
+    console.print(f"data directory {base}; listening on 127.0.0.1({qm.port})")
+    qm.run(lambda: qm.qmgr.objects.define("QLOCAL", QUEUE, {"MAXDEPTH": 100, "DESCR": "demo"}, replace=True)
+           if qm.qmgr else None)
 
-    browse = table("browse: priority order, FIFO within a priority (queue unchanged)")
-    res = get(qm, hconn, hobj, C.MQGMO_BROWSE_FIRST)
-    while True:
-        row(browse, res)
+    with client(qm, "demo-producer") as producer, producer.open(QUEUE) as q:
+        for body, prio, persistent in [("order-1", 1, True), ("order-2 (urgent)", 8, True), ("order-3", 1, False),
+                                       ("order-4", 4, True), ("order-5 (urgent)", 8, False)]:
+            q.put(body, priority=prio, persistent=persistent)
+        console.print("producer put 5 messages over TCP (persistent ones acknowledged after fdatasync)")
         try:
-            res = get(qm, hconn, hobj, C.MQGMO_BROWSE_NEXT)
-        except MQError:
-            break
-    console.print(browse)
-
-    first = get(qm, hconn, hobj, C.MQGMO_SYNCPOINT)
-    qm.backout(hconn)
-    qm.journal.sync()
-    again = get(qm, hconn, hobj, C.MQGMO_BROWSE_FIRST)
-    console.print(f"got {first.data.decode()!r} in a unit of work, backed out: BackoutCount now {again.md.backout_count}")
-
-    try:
-        qm.put(hconn, hobj, MQMD(msg_type=C.MQMT_REQUEST), PutOptions(), b"no reply queue")
-    except MQError as exc:
-        console.print(f"a request without ReplyToQ is refused: [yellow]{exc}[/yellow]")
-
-    depth = qm.objects.require("DEMO.ORDERS").messages.depth
-    console.print(f"CURDEPTH before restart: {depth}; restarting the queue manager from its journal …")
-    qm.journal.close()
-    qm = start(base)
-    hconn = qm.connect(appl_name="ferrymq-demo")
-    hobj = qm.open(hconn, ObjectDescriptor("DEMO.ORDERS"), C.MQOO_INPUT_AS_Q_DEF).hobj
-    after = table("after restart: only persistent messages survive (BackoutCount kept)")
-    while True:
-        try:
-            row(after, get(qm, hconn, hobj))
+            q.put("no reply queue", msg_type=C.MQMT_REQUEST)
         except MQError as exc:
-            assert exc.reason == C.MQRC_NO_MSG_AVAILABLE
-            break
-    console.print(after)
-    qm.disconnect(hconn)
-    qm.journal.close()
+            console.print(f"refused: [yellow]{exc}[/yellow]")
+
+    with client(qm, "demo-consumer") as consumer, consumer.open(QUEUE) as q:
+        console.print(table("browse: priority order, FIFO within a priority", list(q.browse())))
+        try:
+            with consumer.transaction():
+                got = q.get()
+                console.print(f"consumer got {got.data.decode()!r} in a unit of work … and fails")
+                raise RuntimeError("simulated processing failure")
+        except RuntimeError:
+            pass
+        again = next(iter(q.browse()))
+        console.print(f"backed out: {again.data.decode()!r} is back with BackoutCount {again.md.backout_count}")
+        console.print(f"CURDEPTH {q.depth()}; stopping and restarting the queue manager from its journal …")
+    qm.stop()
+    journal.close()
+
+    qm, journal = start(base)
+    with client(qm, "demo-consumer") as consumer, consumer.open(QUEUE) as q:
+        survivors = list(q.messages(wait=0.0))
+        console.print(table("after restart: the persistent messages, BackoutCount kept", survivors))
+    qm.stop()
+    journal.close()
     console.rule("[bold green]demo complete")
 
 
