@@ -5,14 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import ferrymq.pymqi as pymqi
 from ferrymq.api import EmbeddedQueueManager
 from ferrymq.errors import MQError
-from ferrymq.pymqi import CMQC, CMQCFC, CMQXC, _gencmqc
+from ferrymq.pymqi import CMQC, CMQCFC, CMQXC
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -320,5 +319,7 @@ def test_constant_modules() -> None:
     assert CMQXC.MQXPT_TCP == 2 and CMQXC.MQCHT_CLNTCONN == 6
     assert CMQCFC.MQCMD_INQUIRE_Q == 13 and CMQCFC.MQCFT_COMMAND == 1
     assert CMQCFC.MQIACF_Q_STATUS_ATTRS == 1026 and CMQCFC.MQCACF_Q_NAMES == 3011
-    assert Path(_gencmqc.__file__).with_name("CMQC.py").read_text() == _gencmqc.render(), \
-        "CMQC.py is stale: run python -m ferrymq.pymqi._gencmqc"
+    assert CMQC.MQGS_LAST_MSG_IN_GROUP == b"L" and bytes(24) == CMQC.MQMI_NONE
+    assert "MQOO_OUTPUT" in dir(CMQC)
+    with pytest.raises(AttributeError):
+        CMQC.NOT_A_CONSTANT  # noqa: B018
