@@ -27,6 +27,18 @@ from ferrymq.mq import constants as C
 
 Field = tuple[str, str, int]
 
+# The prefix IBM's chained headers share (MQMDE, MQRMH, MQDH, MQRFH2, MQCIH ...): tools walk a
+# header chain by reading StrucLength, Encoding, CodedCharSetId and Format at these offsets.
+HEADER_PREFIX: tuple[Field, ...] = (
+    ("struc_id", "f", 4),
+    ("version", "l", 4),
+    ("struc_length", "l", 4),
+    ("encoding", "l", 4),
+    ("coded_char_set_id", "l", 4),
+    ("format", "f", 8),
+    ("flags", "l", 4),
+)
+
 _KIND_FMT = {"l": "i", "q": "q", "c": "s", "f": "s", "b": "s"}
 
 

@@ -33,19 +33,13 @@ from dataclasses import dataclass, field
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.layout import Layout
+from ferrymq.wire.layout import HEADER_PREFIX, Layout
 from ferrymq.wire.mqmd import detect_big_endian
 
 LAYOUT = Layout.of(
     "MQDH",
     [
-        ("struc_id", "f", 4),
-        ("version", "l", 4),
-        ("struc_length", "l", 4),
-        ("encoding", "l", 4),
-        ("coded_char_set_id", "l", 4),
-        ("format", "f", 8),
-        ("flags", "l", 4),
+        *HEADER_PREFIX,
         ("put_msg_rec_fields", "l", 4),
         ("recs_present", "l", 4),
         ("object_rec_offset", "l", 4),

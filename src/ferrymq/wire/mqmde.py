@@ -26,19 +26,13 @@ from dataclasses import dataclass
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.layout import Layout, is_big_endian
+from ferrymq.wire.layout import HEADER_PREFIX, Layout, is_big_endian
 from ferrymq.wire.mqmd import MQMD, NONE_ID, detect_big_endian
 
 LAYOUT = Layout.of(
     "MQMDE",
     [
-        ("struc_id", "f", 4),
-        ("version", "l", 4),
-        ("struc_length", "l", 4),
-        ("encoding", "l", 4),
-        ("coded_char_set_id", "l", 4),
-        ("format", "f", 8),
-        ("flags", "l", 4),
+        *HEADER_PREFIX,
         ("group_id", "b", 24),
         ("msg_seq_number", "l", 4),
         ("offset", "l", 4),

@@ -36,19 +36,13 @@ from typing import Any
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.layout import Layout
+from ferrymq.wire.layout import HEADER_PREFIX, Layout
 from ferrymq.wire.mqmd import detect_big_endian
 
 LAYOUT = Layout.of(
     "MQRMH",
     [
-        ("struc_id", "f", 4),
-        ("version", "l", 4),
-        ("struc_length", "l", 4),
-        ("encoding", "l", 4),
-        ("coded_char_set_id", "l", 4),
-        ("format", "f", 8),
-        ("flags", "l", 4),
+        *HEADER_PREFIX,
         ("object_type", "f", 8),
         ("object_instance_id", "b", 24),
         ("src_env_length", "l", 4),
