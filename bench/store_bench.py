@@ -49,6 +49,9 @@ def no_fdatasync(enabled: bool) -> Iterator[None]:
         os.fdatasync = real
 
 
+GATHER_S = 0.002  # at most this long to let every running producer append before a sync
+
+
 def run_appends(base: Path, producers: int, size: int, limit: int, seconds: float, fsync: bool) -> dict[str, Any]:
     d = Path(tempfile.mkdtemp(prefix=f"appends-{producers}-", dir=base))
     journal = FileJournal(d)
@@ -60,6 +63,11 @@ def run_appends(base: Path, producers: int, size: int, limit: int, seconds: floa
     deadline = time.perf_counter() + seconds
     per_producer = max(1, limit // producers)
     failure: list[BaseException] = []
+    # Records appended since the writer last took a batch, and producers still running: the
+    # writer syncs once every running producer has appended (or GATHER_S has passed), so a
+    # batch holds what all of them had to give, not whoever won the race for the lock.
+    fresh = [0]
+    running = [producers]
 
     def producer(index: int) -> None:
         rid = index * per_producer * 4 + 1
@@ -67,6 +75,7 @@ def run_appends(base: Path, producers: int, size: int, limit: int, seconds: floa
             while not stop.is_set() and done[index] < per_producer and time.perf_counter() < deadline:
                 with cond:
                     lsn = journal.add(rid, 1, payload)
+                    fresh[0] += 1
                     cond.notify_all()
                     while journal.durable_lsn < lsn and not stop.is_set():
                         cond.wait(0.5)
@@ -75,6 +84,10 @@ def run_appends(base: Path, producers: int, size: int, limit: int, seconds: floa
         except BaseException as exc:  # surface in the main thread
             failure.append(exc)
             stop.set()
+        finally:
+            with cond:
+                running[0] -= 1
+                cond.notify_all()
 
     def writer() -> None:
         try:
@@ -84,6 +97,13 @@ def run_appends(base: Path, producers: int, size: int, limit: int, seconds: floa
                         cond.wait(0.5)
                     if stop.is_set() and journal.appended_lsn == journal.durable_lsn:
                         return
+                    gather_until = time.perf_counter() + GATHER_S
+                    while fresh[0] < running[0] and not stop.is_set():
+                        left = gather_until - time.perf_counter()
+                        if left <= 0:
+                            break
+                        cond.wait(left)
+                    fresh[0] = 0
                     pending = journal.take_pending()
                 if pending is None:
                     continue
