@@ -133,3 +133,14 @@ def test_poison_move_is_durable(env: Env) -> None:
     restart(env)
     assert env.depth("Q1") == 0
     assert drain(env, "BO") == [(b"p", 1)]
+
+
+def test_unreadable_message_record_is_skipped_not_fatal(env: Env) -> None:
+    from ferrymq.engine.message import KIND_MESSAGE
+
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"good", persistence=1)
+    env.journal.add(999_999, KIND_MESSAGE, b"\x09garbage")
+    restart(env)
+    assert drain(env, "Q1") == [(b"good", 0)]

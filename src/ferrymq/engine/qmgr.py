@@ -20,7 +20,7 @@ from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
 from ferrymq.engine.messaging import Messaging
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
-from ferrymq.errors import MQError, failed
+from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal, LoadResult
 from ferrymq.wire.mqmd import MQMD
@@ -79,7 +79,13 @@ class QueueManager(Messaging):
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)
             elif rec.kind == KIND_MESSAGE:
-                msg = decode_message(rec.payload, fifo_of)
+                try:
+                    msg = decode_message(rec.payload, fifo_of)
+                except DecodeError as exc:
+                    # Passed its checksum yet unreadable: never delivered, left in the journal
+                    # for an operator, and the rest of the queue manager still starts.
+                    log.error("event=unreadable_message record_id=%d error=%s", rec.record_id, exc)
+                    continue
                 msg.record_id = rec.record_id
                 messages.append(msg)
         by_queue: dict[str, list[Message]] = {}
