@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -12,11 +13,7 @@ from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.server import QueueManagerServer
 from ferrymq.store.journal import LoadResult, Pending
-
-try:
-    from ferrymq.store.memory import MemoryJournal
-except ImportError:  # the store's MemoryJournal has not landed in this checkout yet
-    MemoryJournal = None  # type: ignore[assignment,misc]
+from ferrymq.store.memory import MemoryJournal
 
 
 class SlowJournal:
@@ -90,8 +87,8 @@ class SlowJournal:
         pass
 
 
-def new_journal() -> object:
-    return MemoryJournal() if MemoryJournal is not None else SlowJournal()
+def new_journal() -> MemoryJournal:
+    return MemoryJournal()
 
 
 QUEUES = ("Q1", "Q2", "Q3", "REPLY")
@@ -99,12 +96,13 @@ QUEUES = ("Q1", "Q2", "Q3", "REPLY")
 
 def define_queues(qm: QueueManager) -> None:
     for name in QUEUES:
-        qm.objects.define("QLOCAL", name)
+        if qm.objects.find(name) is None:  # a replayed journal already has them
+            qm.objects.define("QLOCAL", name)
 
 
 @pytest.fixture
 async def server() -> AsyncIterator[QueueManagerServer]:
-    qm = QueueManager.start("QM1", new_journal(), SystemClock())  # type: ignore[arg-type]
+    qm = QueueManager.start("QM1", new_journal(), SystemClock())
     define_queues(qm)
     srv = QueueManagerServer(qm, "127.0.0.1", 0, heartbeat=1.0, tick_interval=0.2)
     await srv.start()
@@ -113,9 +111,32 @@ async def server() -> AsyncIterator[QueueManagerServer]:
 
 
 @pytest.fixture
+async def make_server() -> AsyncIterator[Callable[[Any], Awaitable[QueueManagerServer]]]:
+    """A factory: a started server over the given journal (stopped at the end of the test)."""
+    started: list[QueueManagerServer] = []
+
+    async def make(journal: Any) -> QueueManagerServer:
+        qm = QueueManager.start("QM1", journal, SystemClock())
+        define_queues(qm)
+        srv = QueueManagerServer(qm, "127.0.0.1", 0)
+        await srv.start()
+        started.append(srv)
+        return srv
+
+    yield make
+    for srv in started:
+        await srv.stop(quiesce=False)
+
+
+@pytest.fixture
+def slow_journal() -> type[SlowJournal]:
+    return SlowJournal
+
+
+@pytest.fixture
 def embedded() -> Iterator[EmbeddedQueueManager]:
     """A queue manager on a background thread, listening on 127.0.0.1 port 0 too."""
-    emb = EmbeddedQueueManager("QM1", new_journal(), listen=True, port=0, heartbeat=1.0, tick_interval=0.2)  # type: ignore[arg-type]
+    emb = EmbeddedQueueManager("QM1", new_journal(), listen=True, port=0, heartbeat=1.0, tick_interval=0.2)
     emb.start()
     emb.run(lambda: define_queues(emb.qmgr))  # type: ignore[arg-type]
     yield emb

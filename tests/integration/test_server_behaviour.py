@@ -7,17 +7,16 @@ import os
 import socket
 import struct
 import time
+from typing import Any
 
 import pytest
-from conftest import SlowJournal, define_queues
 
 import ferrymq.client as fc
-from ferrymq.engine.api import SystemClock
-from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.server import QueueManagerServer
+from ferrymq.store.file import FileJournal
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -108,31 +107,57 @@ async def test_slow_consumer_cannot_grow_the_server(server: QueueManagerServer) 
         sock.close()
 
 
-async def test_persistent_put_is_acknowledged_only_after_fsync() -> None:
-    journal = SlowJournal(delay=0.2)
-    qm = QueueManager.start("QM1", journal, SystemClock())  # type: ignore[arg-type]
-    define_queues(qm)
-    server = QueueManagerServer(qm, "127.0.0.1", 0)
-    await server.start()
-    try:
-        async with await fc.connect_async("QM1", addr(server.port)) as c:
-            q = await c.open("Q1")
-            syncs = journal.syncs
-            t0 = time.monotonic()
-            await q.put(b"p", persistent=True)
-            assert time.monotonic() - t0 >= 0.19
-            assert journal.syncs > syncs and journal.durable_lsn >= journal.appended_lsn - 0
-            t0 = time.monotonic()
-            await q.put(b"n", persistent=False)
-            assert time.monotonic() - t0 < 0.15  # non-persistent never waits for the disk
-            # group commit: 50 concurrent persistent puts share a handful of fsyncs
-            syncs = journal.syncs
-            t0 = time.monotonic()
-            await asyncio.gather(*(q.put(b"g", persistent=True) for _ in range(50)))
-            assert journal.syncs - syncs <= 3
-            assert time.monotonic() - t0 < 1.5
-    finally:
-        await server.stop(quiesce=False)
+async def test_persistent_put_is_acknowledged_only_after_fsync(make_server: Any, slow_journal: Any) -> None:
+    journal = slow_journal(delay=0.2)
+    server = await make_server(journal)
+    async with await fc.connect_async("QM1", addr(server.port)) as c:
+        q = await c.open("Q1")
+        syncs = journal.syncs
+        t0 = time.monotonic()
+        await q.put(b"p", persistent=True)
+        assert time.monotonic() - t0 >= 0.19
+        assert journal.syncs > syncs
+        t0 = time.monotonic()
+        await q.put(b"n", persistent=False)
+        assert time.monotonic() - t0 < 0.15  # non-persistent never waits for the disk
+        # group commit: 50 concurrent persistent puts share a handful of fsyncs
+        syncs = journal.syncs
+        t0 = time.monotonic()
+        await asyncio.gather(*(q.put(b"g", persistent=True) for _ in range(50)))
+        assert journal.syncs - syncs <= 3
+        assert time.monotonic() - t0 < 1.5
+
+
+async def test_file_journal_reply_waits_for_its_fdatasync(make_server: Any, tmp_path: Any) -> None:
+    journal = FileJournal(tmp_path / "qm1")
+    real_write = journal.write_pending
+    synced: list[int] = []
+
+    def slow_write(pending: Any) -> None:
+        time.sleep(0.1)
+        real_write(pending)
+        synced.append(pending.lsn)
+
+    journal.write_pending = slow_write  # type: ignore[method-assign]
+    server = await make_server(journal)
+    async with await fc.connect_async("QM1", addr(server.port)) as c:
+        q = await c.open("Q1")
+        await q.put(b"before", persistent=True)
+        lsn = journal.appended_lsn
+        t0 = time.monotonic()
+        await q.put(b"durable", persistent=True)
+        assert time.monotonic() - t0 >= 0.09
+        assert synced and synced[-1] > lsn and journal.durable_lsn >= journal.appended_lsn - 1
+    await server.stop(quiesce=False)
+    journal.close()
+    # the acknowledged message survives a restart
+    again = FileJournal(tmp_path / "qm1")
+    restarted = await make_server(again)
+    async with await fc.connect_async("QM1", addr(restarted.port)) as c:
+        q = await c.open("Q1")
+        assert [(await q.get()).data for _ in range(2)] == [b"before", b"durable"]
+    await restarted.stop(quiesce=False)
+    again.close()
 
 
 async def test_quiesce_ends_fail_if_quiescing_waits_with_2161(server: QueueManagerServer) -> None:

@@ -78,15 +78,14 @@ class AsyncClient:
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setblocking(False)
-        transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)
-        assert isinstance(transport, asyncio.Transport)
+        transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)  # uvloop's is no subclass
         self._transport = transport
         ev = E.Connect(self._s.next_corr(), qmgr, appl_name, user, max_msg_length=max_msg_length,
                        heartbeat_ms=int(heartbeat * 1000))
         try:
             reply = S.check(await self._call(ev))
         except BaseException:
-            transport.close()
+            self._transport.close()
             raise
         self._s.connected(reply)
         if self._s.idle_limit() is not None:

@@ -12,6 +12,7 @@ version 2), little-endian as written on x86-64. The reader accepts either byte o
 
 from __future__ import annotations
 
+import operator
 import struct
 from typing import Any
 
@@ -28,6 +29,8 @@ _CHAR2 = tuple((i, length, kind == "c") for i, (_, kind, length) in enumerate(LA
 _CHAR1 = tuple(t for t in _CHAR2 if t[0] < len(LAYOUT_V1.fields))
 _BYTES2 = tuple((i, length, attr) for i, (attr, kind, length) in enumerate(LAYOUT_V2.fields) if kind == "b")
 _BYTES1 = tuple(t for t in _BYTES2 if t[0] < len(LAYOUT_V1.fields))
+_GET2 = operator.attrgetter(*_NAMES2)  # one C call for all fields
+_GET1 = operator.attrgetter(*_NAMES1)
 _VERSION_INDEX = 1
 _VERSION_OFFSET = 4
 
@@ -66,8 +69,7 @@ def pack_md(md: MQMD) -> bytes:
     v2 = md.version == C.MQMD_VERSION_2
     if not v2 and md.version != C.MQMD_VERSION_1:
         raise ValueError(f"MQMD version must be 1 or 2, not {md.version}")
-    names = _NAMES2 if v2 else _NAMES1
-    values: list[Any] = [getattr(md, n) for n in names]
+    values: list[Any] = list((_GET2 if v2 else _GET1)(md))
     for i, length, nul in _CHAR2 if v2 else _CHAR1:
         values[i] = _chars(values[i], length, nul)
     for i, length, attr in _BYTES2 if v2 else _BYTES1:
@@ -79,11 +81,19 @@ def pack_md(md: MQMD) -> bytes:
         raise ValueError(f"MQMD: {exc}") from None
 
 
+_decoded: dict[bytes, str] = {}
+
+
 def _decode_chars(raw: bytes) -> str:
+    # Character fields repeat (blank names, formats, dates): memoise by the raw bytes.
+    hit = _decoded.get(raw)
+    if hit is not None:
+        return hit
     nul = raw.find(b"\0")
-    if nul >= 0:
-        raw = raw[:nul]
-    return raw.rstrip(b" ").decode("latin-1")
+    text = (raw[:nul] if nul >= 0 else raw).rstrip(b" ").decode("latin-1")
+    if len(_decoded) < 4096:
+        _decoded[raw] = text
+    return text
 
 
 def peek_md_version(buf: bytes | memoryview, offset: int) -> int:

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -112,11 +112,11 @@ class ClientHandler(asyncio.Protocol):
     # -- asyncio callbacks ---------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are not asyncio.Transport subclasses, but have its methods.
+        self.transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local"
-        transport.set_write_buffer_limits(high=self.server.write_buffer_high)
+        self.transport.set_write_buffer_limits(high=self.server.write_buffer_high)
         self.server.handlers.add(self)
         log.info("event=accept peer=%s connections=%d", self.peer, len(self.server.handlers))
 
@@ -205,6 +205,7 @@ class ClientHandler(asyncio.Protocol):
         finally:
             self._in_loop = False
         self.flush()
+        self.server.flush_dirty()  # replies this read produced for other connections' waits
 
     def emit(self, ev: E.ServerEvent) -> None:
         """Queue a frame for the next write."""
