@@ -17,3 +17,14 @@ def test_demo_shows_messages_flowing_and_surviving_restart(tmp_path: Path) -> No
     assert "order-2 (urgent)" in after and "order-4" in after and "order-1" in after
     assert "order-3" not in after and "order-5" not in after  # non-persistent: gone after restart
     assert "demo complete" in out
+
+
+def test_top_level_connect_reaches_a_server(tmp_path: Path) -> None:
+    import ferrymq
+    from ferrymq.store.memory import MemoryJournal
+
+    with ferrymq.embed("TOP.QM", MemoryJournal(), listen=True, port=0) as emb:
+        emb.run(lambda: emb.qmgr.objects.define("QLOCAL", "Q1", {}) if emb.qmgr else None)
+        with ferrymq.connect("TOP.QM", f"127.0.0.1({emb.port})") as qm, qm.open("Q1") as q:
+            q.put(b"hello")
+            assert q.get(wait=1.0).data == b"hello"
