@@ -24,6 +24,7 @@ the Encoding field describes the data that follows, not the MQMD itself.
 
 from __future__ import annotations
 
+import operator
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +73,9 @@ assert LAYOUT_V1.size == C.MQMD_LENGTH_1 and LAYOUT_V2.size == C.MQMD_LENGTH_2
 
 _NAMES_V2 = tuple(attr for attr, _, _ in LAYOUT_V2.fields)
 _NAMES_V1 = _NAMES_V2[: len(LAYOUT_V1.fields)]
+# All fields in one C-level call: measurably faster than a getattr per field on every put.
+_ALL_V2 = operator.attrgetter(*_NAMES_V2)
+_ALL_V1 = operator.attrgetter(*_NAMES_V1)
 # (index, length, "" packs as NULs) of each character field: the only fields that need work
 # beyond struct, so pack/unpack touch just these (every put and get crosses this codec).
 _CHARS_V2 = tuple((i, n, kind == "c") for i, (_, kind, n) in enumerate(LAYOUT_V2.fields) if kind in "cf")
@@ -104,6 +108,7 @@ def _encode_cached(value: str, length: int, nul_if_empty: bool, name: str) -> by
     return raw
 
 
+_LE_HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, b"MD  \x02\x00\x00\x00": C.MQMD_VERSION_2}
 _new = object.__new__
 _set = object.__setattr__
 _get = object.__getattribute__
@@ -179,7 +184,7 @@ class MQMD:
             names, layout = _NAMES_V1, LAYOUT_V1
         else:
             raise ValueError(f"MQMD version must be 1 or 2, not {v}")
-        values = [getattr(self, n) for n in names]
+        values = list((_ALL_V2 if v == C.MQMD_VERSION_2 else _ALL_V1)(self))
         values[1] = v
         for i, length, nul_if_empty in _CHARS_V2 if v == C.MQMD_VERSION_2 else _CHARS_V1:
             values[i] = _encode_cached(values[i], length, nul_if_empty, names[i])
@@ -198,12 +203,16 @@ class MQMD:
         Raises:
             DecodeError: wrong StrucId, unknown version, or too few bytes.
         """
-        LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
-        if big_endian is None:
-            big_endian = detect_big_endian(buf, offset, "MQMD", (1, 2))
-        version = int.from_bytes(bytes(buf[offset + 4 : offset + 8]), "big" if big_endian else "little", signed=True)
-        if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
-            raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
+        head = bytes(buf[offset : offset + 8])
+        if not big_endian and head in _LE_HEADS:  # the common case, decided in one comparison
+            version, big_endian = _LE_HEADS[head], False
+        else:
+            LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
+            if big_endian is None:
+                big_endian = detect_big_endian(buf, offset, "MQMD", (1, 2))
+            version = int.from_bytes(head[4:8], "big" if big_endian else "little", signed=True)
+            if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+                raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
         layout = LAYOUT_V2 if version == C.MQMD_VERSION_2 else LAYOUT_V1
         if len(buf) - offset < layout.size:
             raise DecodeError("MQMD", offset, f"needs {layout.size} bytes, {max(0, len(buf) - offset)} present")
