@@ -138,6 +138,17 @@ class JournalCore(Generic[L, V]):
         tx.prepared, tx.xid, tx.prepare_lsn, tx.prepare_value = True, xid, lsn, value
         return lsn
 
+    def _end_tx(self, txid: int, rtype: int) -> tuple[OpenTx[V], int] | None:
+        """Log the COMMIT or ROLLBACK that ends ``txid``; None when it has no operations."""
+        self._ready()
+        _check_txid(txid)
+        tx = self._txs.pop(txid, None)
+        if tx is None:
+            return None
+        lsn = self._next()
+        self._log(rtype, 0, 0, b"", txid, lsn)
+        return tx, lsn
+
     def commit(self, txid: int) -> int:
         """The transaction's operations take effect, in order; returns the LSN.
 
@@ -146,13 +157,10 @@ class JournalCore(Generic[L, V]):
         Raises:
             StoreError: txid out of range, or the journal is not loaded / closed.
         """
-        self._ready()
-        _check_txid(txid)
-        tx = self._txs.pop(txid, None)
-        if tx is None:
+        ended = self._end_tx(txid, COMMIT)
+        if ended is None:
             return self._lsn
-        lsn = self._next()
-        self._log(COMMIT, 0, 0, b"", txid, lsn)
+        tx, lsn = ended
         locks = self._locks
         for op, record_id, op_lsn, value in tx.ops:
             locks.pop(record_id, None)
@@ -170,13 +178,10 @@ class JournalCore(Generic[L, V]):
         Raises:
             StoreError: txid out of range, or the journal is not loaded / closed.
         """
-        self._ready()
-        _check_txid(txid)
-        tx = self._txs.pop(txid, None)
-        if tx is None:
+        ended = self._end_tx(txid, ROLLBACK)
+        if ended is None:
             return self._lsn
-        lsn = self._next()
-        self._log(ROLLBACK, 0, 0, b"", txid, lsn)
+        tx, lsn = ended
         for _op, record_id, op_lsn, value in tx.ops:
             self._locks.pop(record_id, None)
             self._discard(value, op_lsn)
