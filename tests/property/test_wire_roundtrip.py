@@ -60,8 +60,14 @@ def mutated(draw: st.DrawFn, image: bytes) -> bytes:
     return bytes(raw[:cut]) + draw(st.binary(max_size=8))
 
 
+
+def make_md(**fields: Any) -> MQMD:
+    """st.builds(MQMD, ...) would invent values for the NamedTuple's defaulted fields too."""
+    return MQMD(**fields)
+
+
 md_v1 = st.builds(
-    MQMD,
+    make_md,
     report=int32,
     msg_type=int32,
     expiry=int32,
@@ -75,7 +81,7 @@ md_v1 = st.builds(
     accounting_token=ident(32),
 )
 md_v2 = st.builds(
-    MQMD,
+    make_md,
     version=st.just(2),
     format=name(8),
     encoding=int32,

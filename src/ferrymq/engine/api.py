@@ -79,7 +79,7 @@ class OpenResult:
     resolved_q_mgr_name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen
 class PutResult:
     md: MQMD  # the descriptor as stored: MsgId, CorrelId, PutDate/PutTime, context filled
     resolved_q_name: str
@@ -89,7 +89,7 @@ class PutResult:
     sequence: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen
 class GetResult:
     """A message returned by get (or browse).
 
@@ -121,7 +121,7 @@ class Waiting:
     deadline: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen
 class Delivery:
     """The answer to a waiting get: a message, or the MQError that ended the wait."""
 

@@ -7,6 +7,10 @@ frames (``Pushed``, ``Ending``, ``Heartbeat``) carry ``corr=0`` unless answering
 with ``comp``/``reason``/``detail``; requests without a result body are answered by one
 on success too. The packet type numbers and body layouts are in docs/protocol.md and
 ferrymq.protocol.codec.
+
+Events are facts and nobody changes one after it is made, but they are not frozen
+dataclasses: a frozen __init__ sets each field through object.__setattr__, four times the
+cost of a plain one, and several of these are made for every message.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ MIN_PROTOCOL_VERSION = 1
 Properties = dict[str, bool | int | float | str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Connect:
     corr: int
     qmgr_name: str = ""
@@ -36,7 +40,7 @@ class Connect:
     options: int = 0  # MQCNO_* the client wants the server to know of (e.g. MQCNO_RECONNECT)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ConnectReply:
     corr: int
     comp: int = C.MQCC_OK
@@ -49,12 +53,12 @@ class ConnectReply:
     connection_id: bytes = bytes(24)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Disconnect:
     corr: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Open:
     corr: int
     object_name: str
@@ -66,7 +70,7 @@ class Open:
     selection_string: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OpenReply:
     corr: int
     hobj: int
@@ -78,14 +82,14 @@ class OpenReply:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Close:
     corr: int
     hobj: int
     options: int = C.MQCO_NONE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Put:
     """MQPUT. With ``reply=False`` (MQPMO_ASYNC_RESPONSE) the server sends no answer at
     all; failures are counted and reported by ``Stat``."""
@@ -100,7 +104,7 @@ class Put:
     reply: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Put1:
     corr: int
     object_name: str
@@ -115,7 +119,7 @@ class Put1:
     reply: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PutReply:
     corr: int
     md: MQMD | bytes  # decoded as the packed bytes (the client decodes lazily)
@@ -126,7 +130,7 @@ class PutReply:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Get:
     corr: int
     hobj: int
@@ -138,7 +142,7 @@ class Get:
     msg_token: bytes = bytes(16)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GetReply:
     """A message. ``md_bytes`` is the MQMD exactly as sent, for lazy decoding."""
 
@@ -154,17 +158,17 @@ class GetReply:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Commit:
     corr: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Backout:
     corr: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Inquire:
     corr: int
     hobj: int
@@ -172,7 +176,7 @@ class Inquire:
     char_selectors: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InquireReply:
     corr: int
     ints: tuple[int, ...] = ()
@@ -182,7 +186,7 @@ class InquireReply:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Set:
     corr: int
     hobj: int
@@ -190,7 +194,7 @@ class Set:
     chars: dict[int, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Heartbeat:
     """A liveness probe; ``reply=True`` asks the peer for a ``HeartbeatReply``."""
 
@@ -198,12 +202,12 @@ class Heartbeat:
     reply: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HeartbeatReply:
     corr: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Stat:
     """MQSTAT: the asynchronous-put results since the last Stat (the server resets them)."""
 
@@ -211,7 +215,7 @@ class Stat:
     stat_type: int = C.MQSTAT_TYPE_ASYNC_ERROR
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StatReply:
     corr: int
     put_success: int = 0
@@ -225,7 +229,7 @@ class StatReply:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Consume:
     """Start read-ahead on ``hobj``: the server pushes up to ``window`` messages (Pushed)
     taken with ``options`` (MQGMO_*, no syncpoint) and keeps pushing as credit returns."""
@@ -236,7 +240,7 @@ class Consume:
     options: int = C.MQGMO_NO_SYNCPOINT
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Credit:
     """The client consumed ``count`` pushed messages of ``hobj``: the window reopens."""
 
@@ -244,7 +248,7 @@ class Credit:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pushed:
     """A message the server sent ahead to a read-ahead consumer (no request, corr 0)."""
 
@@ -256,7 +260,7 @@ class Pushed:
     properties: Properties | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ending:
     """The server is ending the conversation: quiescing (2161), stopping (2162) or
     refusing the peer's bytes (2009 with the rule in ``detail``)."""
@@ -265,7 +269,7 @@ class Ending:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
     """The generic answer: status only."""
 
