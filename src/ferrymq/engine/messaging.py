@@ -17,7 +17,7 @@ from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.engine.state import EngineState, Waiter
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
-from ferrymq.wire.mqmd import MQMD, NONE_ID
+from ferrymq.wire.mqmd import MQMD, NONE_ID, with_put_context
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
@@ -60,25 +60,30 @@ class Messaging(EngineState):
         q = h.queue
         assert q is not None
         definer = h.alias or q
-        if len(data) > self.qmgr_attr("MAXMSGL"):
-            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds queue manager MAXMSGL({self.qmgr_attr('MAXMSGL')})")
-        if len(data) > int(q["MAXMSGL"]):
-            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {len(data)} bytes exceeds {q.name} MAXMSGL({q['MAXMSGL']})")
-        for obj in (h.alias, q):
-            if obj is not None and obj["PUT"] == C.MQQA_PUT_INHIBITED:
-                raise failed(C.MQRC_PUT_INHIBITED, f"{obj.name} has PUT(DISABLED)")
+        qa = q.attrs  # every put reads these: one dict, no property calls
+        size = len(data)
+        qmgr_max = self.qmgr_attr("MAXMSGL")
+        if size > qmgr_max:
+            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {size} bytes exceeds queue manager MAXMSGL({qmgr_max})")
+        if size > int(qa["MAXMSGL"]):
+            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({qa['MAXMSGL']})")
+        if h.alias is not None and h.alias["PUT"] == C.MQQA_PUT_INHIBITED:
+            raise failed(C.MQRC_PUT_INHIBITED, f"{h.alias.name} has PUT(DISABLED)")
+        if qa["PUT"] == C.MQQA_PUT_INHIBITED:
+            raise failed(C.MQRC_PUT_INHIBITED, f"{q.name} has PUT(DISABLED)")
         priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
         persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
-        if persistence == C.MQPER_PERSISTENT and q.temporary:
+        if persistence == C.MQPER_PERSISTENT and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC:
             raise failed(C.MQRC_PERSISTENT_NOT_ALLOWED, f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
-        if q.messages.depth >= int(q["MAXDEPTH"]):
-            raise failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({q['MAXDEPTH']}) messages")
+        messages = q.messages
+        if len(messages.by_seq) + messages.uncommitted >= int(qa["MAXDEPTH"]):
+            raise failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({qa['MAXDEPTH']}) messages")
         in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
         if in_uow and conn.uow is not None and len(conn.uow) >= self.qmgr_attr("MAXUMSGS"):
             raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.qmgr_attr('MAXUMSGS')}) messages")
         now = self.clock.now()
         stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
-        msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, q.fifo)
+        msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, qa.get("MSGDLVSQ") == C.MQMDS_FIFO)
         self.enqueue(conn, q, msg, in_uow)
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK
@@ -93,11 +98,9 @@ class Messaging(EngineState):
         reply_qmgr = md.reply_to_q_mgr or self.name
         if not opts & _CONTEXT_OPTIONS:  # the common case: the queue manager sets all context
             date, tod = self.stamp_put(now)
-            return md.replace(version=C.MQMD_VERSION_2, msg_id=msg_id, correl_id=correl_id, priority=priority,
-                              persistence=persistence, backout_count=0, reply_to_q_mgr=reply_qmgr,
-                              user_identifier=conn.user[:12], accounting_token=_NO_ACCOUNTING, appl_identity_data="",
-                              put_appl_type=conn.appl_type, put_appl_name=conn.appl_name[-28:], put_date=date,
-                              put_time=tod, appl_origin_data="")
+            return with_put_context(md, msg_id, correl_id, priority, persistence, reply_qmgr,
+                                    (conn.user[:12], _NO_ACCOUNTING, "", conn.appl_type, conn.appl_name[-28:], date,
+                                     tod, ""))
         identity: dict[str, object]
         origin: dict[str, object]
         if opts & C.MQPMO_NO_CONTEXT:

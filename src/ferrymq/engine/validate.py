@@ -51,6 +51,9 @@ _VALID_MT = {C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM, C.MQM
              C.MQMT_MQE_FIELDS_FROM_MQE}
 
 
+_ANY_CONTEXT_PMO = sum(_CONTEXT_PMO)
+
+
 def bits(value: int) -> int:
     """Count of set bits (option families allow at most one)."""
     return bin(value & 0xFFFFFFFF).count("1")
@@ -77,7 +80,8 @@ def put_options(options: int) -> None:
         raise failed(C.MQRC_OPTIONS_ERROR, f"MQPMO options 0x{options & 0xFFFFFFFF:08X} include unknown bits")
     if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
         raise failed(C.MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT together")
-    if bits(options & sum(_CONTEXT_PMO)) > 1:
+    ctx = options & _ANY_CONTEXT_PMO
+    if ctx & (ctx - 1):  # more than one bit set
         raise failed(C.MQRC_OPTIONS_ERROR, "more than one MQPMO context option")
     if options & C.MQPMO_ASYNC_RESPONSE and options & C.MQPMO_SYNC_RESPONSE:
         raise failed(C.MQRC_OPTIONS_ERROR, "MQPMO_ASYNC_RESPONSE and MQPMO_SYNC_RESPONSE together")

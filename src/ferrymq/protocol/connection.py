@@ -142,14 +142,15 @@ class _Machine:
         reader = self._reader
         reader.max_size = self.max_packet
         where = self._fed - reader.buffered
-        packet = reader.next_packet()
-        if packet is None:
+        frame = reader.next_frame()
+        if frame is None:
             return None
-        props = None if packet.properties is None else {k: p.value for k, p in packet.properties}
+        header, raw_props, payload = frame
+        props = None if raw_props is None else {k: p.value for k, p in raw_props}
         try:
-            return codec.decode(self._frames, packet.type, packet.flags, packet.sequence, packet.payload, props)
+            return codec.decode(self._frames, header.type, header.flags, header.sequence, payload, props)
         except DecodeError as exc:
-            raise RemoteProtocolError(f"malformed {codec.NAMES.get(packet.type, packet.type)} frame: {exc}", where) from None
+            raise RemoteProtocolError(f"malformed {codec.NAMES.get(header.type, header.type)} frame: {exc}", where) from None
 
     def _check_incoming(self, ev: E.Event) -> None:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -456,34 +456,53 @@ class GPacketReader:
         Raises:
             DecodeError: the stream holds a malformed packet.
         """
+        frame = self.next_frame()
+        if frame is None:
+            return None
+        header, props, payload = frame
+        return GPacket(header.type, props, payload, header.timestamp, header.sequence, header.flags)
+
+    def next_frame(self) -> tuple[GPacketHeader, Properties | None, bytes] | None:
+        """The next complete packet as its checked header, properties and payload, or None
+        until more bytes arrive: ``next_packet`` without building the GPacket (the client
+        protocol reads one of these per message).
+
+        Raises:
+            DecodeError: the stream holds a malformed packet.
+        """
         if self._error is not None:
             raise self._error
+        buf, pos = self._buf, self._pos
         try:
-            if self._header is None:
-                if self.buffered < HEADER_SIZE:
-                    return None
-                self._header = unpack_header(self._buf, self._pos, max_size=self.max_size)
             header = self._header
-            if self.buffered < header.size:
+            if header is None:
+                if len(buf) - pos < HEADER_SIZE:
+                    return None
+                header = self._header = unpack_header(buf, pos, max_size=self.max_size)
+            size = header.size
+            if len(buf) - pos < size:
                 return None
+            start = pos + HEADER_SIZE + header.props_size
             # A view, so that the payload is copied once; it is released before the buffer
             # is resized below.
-            with memoryview(self._buf) as view:
-                packet = GPacket._from_header(view, self._pos, header, self.max_properties)
+            with memoryview(buf) as view:
+                props = (None if header.props_size == 0
+                         else unpack_properties(view, pos + HEADER_SIZE, start, max_properties=self.max_properties))
+                payload = bytes(view[start : pos + size])
         except DecodeError as exc:
             self._error = exc
             raise
         self._header = None
-        self._pos += header.size
+        self._pos = pos = pos + size
         # Compact lazily: deleting the consumed prefix after every packet would make a large
         # feed of small packets quadratic.
-        if self._pos == len(self._buf):
-            self._buf.clear()
+        if pos == len(buf):
+            buf.clear()
             self._pos = 0
-        elif self._pos >= 1 << 16:
-            del self._buf[: self._pos]
+        elif pos >= 1 << 16:
+            del buf[:pos]
             self._pos = 0
-        return packet
+        return header, props, payload
 
     def __iter__(self) -> Iterator[GPacket]:
         while (packet := self.next_packet()) is not None:

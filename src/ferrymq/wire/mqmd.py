@@ -24,6 +24,7 @@ the Encoding field describes the data that follows, not the MQMD itself.
 
 from __future__ import annotations
 
+import operator
 import struct
 from typing import Any, NamedTuple
 
@@ -217,12 +218,19 @@ class MQMD(NamedTuple):
         layout = LAYOUT_V2 if version == C.MQMD_VERSION_2 else LAYOUT_V1
         if len(buf) - offset < layout.size:
             raise DecodeError("MQMD", offset, f"needs {layout.size} bytes, {max(0, len(buf) - offset)} present")
-        values = list((layout.big if big_endian else layout.little).unpack_from(buf, offset))
-        for i, _, _ in _CHARS_V2 if version == C.MQMD_VERSION_2 else _CHARS_V1:
-            values[i] = _decode_cached(values[i])
-        if version == C.MQMD_VERSION_1:  # the v2 fields keep their defaults
-            values.extend(_V2_DEFAULTS)
-        return _tuple_new(cls, values)
+        v = (layout.big if big_endian else layout.little).unpack_from(buf, offset)
+        # The character fields but PutDate/PutTime repeat from message to message (one
+        # producer, one format, one reply queue): decode them as one cached group.
+        raws = _STEADY_RAW(v)
+        steady = _decoded_groups.get(raws)
+        if steady is None:
+            steady = tuple(map(_decode_cached, raws))
+            if len(_decoded_groups) < _CACHE_LIMIT:
+                _decoded_groups[raws] = steady
+        sid, fmt, rq, rqm, user, aid, pan, aod = steady
+        tail = v[_V1_COUNT:] if version == C.MQMD_VERSION_2 else _V2_DEFAULTS
+        return _tuple_new(cls, (sid, *v[1:8], fmt, *v[9:14], rq, rqm, user, v[17], aid, v[19], pan,
+                                _decode_cached(v[21]), _decode_cached(v[22]), aod, *tail))
 
     @staticmethod
     def length(version: int) -> int:
@@ -230,6 +238,31 @@ class MQMD(NamedTuple):
 
 
 _V2_DEFAULTS = tuple(MQMD())[_V1_COUNT:]
+# unpack_from assembles the tuple by position: these are the character fields' places.
+_STEADY = ("struc_id", "format", "reply_to_q", "reply_to_q_mgr", "user_identifier", "appl_identity_data",
+           "put_appl_name", "appl_origin_data")
+assert tuple(_INDEX[n] for n in _STEADY) == (0, 8, 14, 15, 16, 18, 20, 23)
+assert (_INDEX["put_date"], _INDEX["put_time"]) == (21, 22) and _V1_COUNT == 24
+assert {i for i, _, _ in _CHARS_V2} == {0, 8, 14, 15, 16, 18, 20, 21, 22, 23}
+_STEADY_RAW = operator.itemgetter(*(_INDEX[n] for n in _STEADY))
+_decoded_groups: dict[tuple[bytes, ...], tuple[str, ...]] = {}
+_I_PRIORITY, _I_BACKOUT, _I_REPLY_Q_MGR, _I_USER, _I_GROUP = (
+    _INDEX["priority"], _INDEX["backout_count"], _INDEX["reply_to_q_mgr"], _INDEX["user_identifier"], _INDEX["group_id"])
+assert _I_BACKOUT == _I_PRIORITY + 4 and _I_REPLY_Q_MGR == _I_BACKOUT + 2 and _I_USER == _I_REPLY_Q_MGR + 1
+assert _I_GROUP == _I_USER + 8
+
+
+def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
+                     reply_to_q_mgr: str, context: tuple[str, bytes, str, int, str, str, str, str]) -> MQMD:
+    """The descriptor a put stores: version 2, the given identifiers, priority and persistence,
+    BackoutCount 0, and the eight identity and origin context fields (UserIdentifier to
+    ApplOriginData, in MQMD order).
+
+    The same as ``md.replace(...)`` with those fields, built from slices of the tuple
+    because the queue manager does this on every put.
+    """
+    return _tuple_new(MQMD, (*md[:1], C.MQMD_VERSION_2, *md[2:_I_PRIORITY], priority, persistence, msg_id,
+                             correl_id, 0, md[_I_BACKOUT + 1], reply_to_q_mgr, *context, *md[_I_GROUP:]))
 
 
 def detect_big_endian(buf: bytes | bytearray | memoryview, offset: int, name: str, versions: tuple[int, ...]) -> bool:
