@@ -186,13 +186,23 @@ class MQMD(NamedTuple):
             names, layout = _NAMES_V1, LAYOUT_V1
         else:
             raise ValueError(f"MQMD version must be 1 or 2, not {v}")
-        values: list[Any] = list(self) if v == C.MQMD_VERSION_2 else list(self[:_V1_COUNT])
-        values[1] = v
-        for i, length, nul_if_empty in _CHARS_V2 if v == C.MQMD_VERSION_2 else _CHARS_V1:
-            values[i] = _encode_cached(values[i], length, nul_if_empty, names[i])
-        for i, length in _BYTES_V2 if v == C.MQMD_VERSION_2 else _BYTES_V1:
-            if len(values[i]) != length:
-                raise ValueError(f"MQMD {names[i]} must be {length} bytes, not {len(values[i])}")
+        # As in unpack_from: the steady character fields are encoded as one cached group.
+        steady = _STEADY_RAW(self)
+        raw = _encoded_groups.get(steady)
+        if raw is None:
+            raw = tuple(_encode_cached(value, length, nul, name)
+                        for value, (length, nul, name) in zip(steady, _STEADY_SPEC, strict=True))
+            if len(_encoded_groups) < _CACHE_LIMIT:
+                _encoded_groups[steady] = raw
+        sid, fmt, rq, rqm, user, aid, pan, aod = raw
+        if not len(self[11]) == len(self[12]) == 24 or len(self[17]) != 32 or (v == 2 and len(self[24]) != 24):
+            for i, length in _BYTES_V2 if v == C.MQMD_VERSION_2 else _BYTES_V1:
+                field: bytes = self[i]  # type: ignore[assignment]
+                if len(field) != length:
+                    raise ValueError(f"MQMD {names[i]} must be {length} bytes, not {len(field)}")
+        values = (sid, v, *self[2:8], fmt, *self[9:14], rq, rqm, user, self[17], aid, self[19], pan,
+                  _encode_cached(self[21], 8, True, "put_date"), _encode_cached(self[22], 8, True, "put_time"), aod,
+                  *(self[_V1_COUNT:] if v == C.MQMD_VERSION_2 else ()))
         try:
             return (layout.big if big_endian else layout.little).pack(*values)
         except struct.error as exc:
@@ -245,6 +255,11 @@ assert tuple(_INDEX[n] for n in _STEADY) == (0, 8, 14, 15, 16, 18, 20, 23)
 assert (_INDEX["put_date"], _INDEX["put_time"]) == (21, 22) and _V1_COUNT == 24
 assert {i for i, _, _ in _CHARS_V2} == {0, 8, 14, 15, 16, 18, 20, 21, 22, 23}
 _STEADY_RAW = operator.itemgetter(*(_INDEX[n] for n in _STEADY))
+_STEADY_SPEC = tuple((n, nul, _NAMES_V2[i]) for i, n, nul in _CHARS_V2 if _NAMES_V2[i] in _STEADY)
+assert [i for i, _, _ in _CHARS_V2 if _NAMES_V2[i] in _STEADY] == [_INDEX[n] for n in _STEADY]
+assert {i for i, _ in _BYTES_V2} == {11, 12, 17, 24}
+assert [nul for i, _, nul in _CHARS_V2 if i in (21, 22)] == [True, True]
+_encoded_groups: dict[tuple[str, ...], tuple[bytes, ...]] = {}
 _decoded_groups: dict[tuple[bytes, ...], tuple[str, ...]] = {}
 _I_PRIORITY, _I_BACKOUT, _I_REPLY_Q_MGR, _I_USER, _I_GROUP = (
     _INDEX["priority"], _INDEX["backout_count"], _INDEX["reply_to_q_mgr"], _INDEX["user_identifier"], _INDEX["group_id"])
