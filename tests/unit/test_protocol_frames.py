@@ -93,7 +93,7 @@ def test_server_initiated_frames_round_trip() -> None:
     s.receive_data(c.send(E.Consume(5, 3, 10)))
     s.next_event()
     pushed = E.Pushed(3, pack_md(MD1), b"payload", 7, b"k" * 16)
-    for ev in (pushed, E.Heartbeat(), E.Ending(C.MQRC_Q_MGR_STOPPING, "stopping")):
+    for ev in (pushed, E.PersistentNext(3), E.Heartbeat(), E.Ending(C.MQRC_Q_MGR_STOPPING, "stopping")):
         c.receive_data(s.send(ev))
         assert c.next_event() == ev
 

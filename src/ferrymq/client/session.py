@@ -43,6 +43,7 @@ class ConsumerState:
     buffer: deque[E.Pushed]
     unacked: int = 0  # consumed messages not yet returned as credit
     ended: E.Reply | None = None
+    paused: bool = False  # the server stopped before a persistent message (PersistentNext)
 
 
 class Session:
@@ -121,6 +122,8 @@ class Session:
             t = type(ev)
             if t is E.Pushed:
                 self.consumers[ev.hobj].buffer.append(ev)  # type: ignore[union-attr,arg-type]
+            elif t is E.PersistentNext:
+                self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
             elif t is E.Heartbeat:
                 if ev.reply:  # type: ignore[union-attr]
                     self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
@@ -163,6 +166,16 @@ class Session:
             self.send(E.Credit(hobj, c.unacked))
             c.unacked = 0
         return Message(p.md_bytes, p.data, p.data_length, p.msg_token, p.properties)
+
+    def take_pause(self, hobj: int) -> bool:
+        """True once when the buffer is drained and the server paused before a persistent
+        message: the caller must get the next message with an ordinary Get (after which
+        the server resumes pushing)."""
+        c = self.consumers[hobj]
+        if c.paused and not c.buffer:
+            c.paused = False
+            return True
+        return False
 
     # -- identifiers -----------------------------------------------------------------------
 

@@ -250,13 +250,21 @@ class Queue:
         c = self.client
         sp = c._in_tx if syncpoint is None else syncpoint
         if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
-            return self._get_ahead(wait)
+            started = time.monotonic()
+            msg = self._get_ahead(wait)
+            if msg is not None:
+                return msg
+            # The next message is persistent and was not sent ahead: an ordinary get, in
+            # what is left of the wait.
+            if wait is not None:
+                wait = max(0.0, wait - (time.monotonic() - started))
         ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id, syncpoint=sp,
                          max_length=max_length or c._s.max_msg_length, accept_truncated=accept_truncated,
                          options=options)
         return S.message_from(c._call(ev))
 
-    def _get_ahead(self, wait: float | None) -> Message:
+    def _get_ahead(self, wait: float | None) -> Message | None:
+        """A pushed message; None when the next one is persistent (get it synchronously)."""
         c = self.client
         s = c._s
         if self.hobj not in s.consumers:
@@ -268,6 +276,8 @@ class Queue:
                 if s.out_bytes >= S.FLUSH_AT:
                     c._flush()
                 return msg
+            if s.take_pause(self.hobj):
+                return None
             s.check_alive()
             c._flush()
             if not c._read(deadline):

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
@@ -69,6 +70,19 @@ class GetOptions:
     wait_interval: int = 0
     match_options: int = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
     msg_token: bytes = bytes(16)
+    # Read-ahead only: take the next message only if it is non-persistent (IBM never sends a
+    # persistent message ahead, where a dropped connection would lose it); otherwise raise
+    # PersistentNext and leave it on the queue.
+    non_persistent_only: bool = False
+
+
+class PersistentNext(MQError):
+    """A read-ahead get met a persistent message next in delivery order and left it there;
+    the consumer must get it with an ordinary MQGET."""
+
+    def __init__(self, queue: str) -> None:
+        super().__init__(C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE,
+                         f"the next message on {queue} is persistent: it is not sent ahead")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ferrymq.engine import validate
-from ferrymq.engine.api import Delivery, GetOptions, GetResult, PutOptions, PutResult, Waiting
+from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
@@ -217,6 +217,8 @@ class Messaging(EngineState):
             if msg is None:
                 return None
         browse = bool(opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
+        if gmo.non_persistent_only and msg.persistent and not browse:
+            raise PersistentNext(q.name)
         truncated = msg.data_length > buffer_length
         if browse:
             h.cursor, h.under_cursor = msg.key, msg

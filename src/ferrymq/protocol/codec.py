@@ -54,6 +54,7 @@ from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
 T_CONNECT = 1100
 T_CONNECT_REPLY = 1101
 T_DISCONNECT = 1102
+T_PERSISTENT_NEXT = 1103
 T_OPEN = 1104
 T_OPEN_REPLY = 1105
 T_CLOSE = 1106
@@ -315,6 +316,7 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
     E.Consume: lambda e: (T_CONSUME, _R, e.corr, [_CONSUME.pack(e.hobj, e.window, e.options)]),
     E.Credit: lambda e: (T_CREDIT, 0, 0, [_UU.pack(e.hobj, e.count)]),
     E.Pushed: _enc_pushed,
+    E.PersistentNext: lambda e: (T_PERSISTENT_NEXT, 0, 0, [_I.pack(e.hobj)]),
     E.Ending: lambda e: (T_ENDING, 0, 0, [_I.pack(e.reason), _s(e.detail)]),
     E.Reply: lambda e: (T_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail)]),
 }
@@ -463,6 +465,7 @@ SERVER_FRAMES: dict[int, Decoder] = {
     T_HEARTBEAT: lambda r, c, f, p: E.Heartbeat(c, bool(f & _R)),
     T_HEARTBEAT_REPLY: lambda r, c, f, p: E.HeartbeatReply(c),
     T_PUSHED: _dec_pushed,
+    T_PERSISTENT_NEXT: lambda r, c, f, p: E.PersistentNext(r.unpack(_I)[0]),
     T_ENDING: lambda r, c, f, p: E.Ending(r.unpack(_I)[0], r.string()),
     T_REPLY: _dec_reply,
 }

@@ -232,9 +232,9 @@ class ClientConnection(_Machine):
 
     def _check_incoming(self, ev: E.Event) -> None:
         t = type(ev)
-        if t is E.Pushed:
+        if t is E.Pushed or t is E.PersistentNext:
             if ev.hobj not in self._consuming:  # type: ignore[union-attr]
-                raise RemoteProtocolError(f"pushed message for handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
+                raise RemoteProtocolError(f"{t.__name__} for handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
             return
         if t is E.Heartbeat:
             return
@@ -320,9 +320,9 @@ class ServerConnection(_Machine):
             LocalProtocolError: a reply to nothing outstanding, or a frame not allowed now.
         """
         t = type(ev)
-        if t is E.Pushed:
+        if t is E.Pushed or t is E.PersistentNext:
             if ev.hobj not in self._consuming:  # type: ignore[union-attr]
-                raise LocalProtocolError(f"push on handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
+                raise LocalProtocolError(f"{t.__name__} on handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
             return self._pack(ev)
         if t is E.Ending:
             self.state = State.CLOSED

@@ -261,6 +261,15 @@ class Pushed:
 
 
 @dataclass(slots=True)
+class PersistentNext:
+    """Read-ahead on ``hobj`` has paused: the next message is persistent, and a persistent
+    message is never sent ahead. The client gets it with an ordinary Get; the server
+    resumes pushing after that Get."""
+
+    hobj: int
+
+
+@dataclass(slots=True)
 class Ending:
     """The server is ending the conversation: quiescing (2161), stopping (2162) or
     refusing the peer's bytes (2009 with the rule in ``detail``)."""
@@ -282,5 +291,5 @@ class Reply:
 Request = Connect | Disconnect | Open | Close | Put | Put1 | Get | Commit | Backout | Inquire | Set | Stat | Consume
 ReplyEvent = ConnectReply | OpenReply | PutReply | GetReply | InquireReply | StatReply | HeartbeatReply | Reply
 ClientEvent = Request | Heartbeat | HeartbeatReply | Credit
-ServerEvent = ReplyEvent | Pushed | Ending | Heartbeat
+ServerEvent = ReplyEvent | Pushed | PersistentNext | Ending | Heartbeat
 Event = ClientEvent | ServerEvent

@@ -66,6 +66,7 @@ class Consumer:
     options: int
     credit: int
     waiter_id: int = 0
+    paused: bool = False  # the next message is persistent: pushing resumes after the client's Get
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions, Waiting
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PersistentNext, PutOptions, Waiting
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -129,12 +129,27 @@ def _after_put(h: ClientHandler, corr: int, reply: bool, r: Any) -> None:
 def _get(h: ClientHandler, ev: E.Get) -> None:
     assert isinstance(ev.md, MQMD)
     gmo = GetOptions(ev.options, ev.wait_interval, ev.match_options, ev.msg_token)
-    r = h.qmgr.get(h.hconn, ev.hobj, ev.md, gmo, ev.buffer_length)
+    c = h.consumers.get(ev.hobj)
+    resume = c is not None and c.paused
+    r: GetResult | Waiting | None = None
+    try:
+        r = h.qmgr.get(h.hconn, ev.hobj, ev.md, gmo, ev.buffer_length)
+    except MQError as exc:
+        if not resume:
+            raise
+        _reply(h, E.Reply(ev.corr, exc.comp, exc.reason, exc.detail))
     if isinstance(r, Waiting):
         h.qmgr.take_sync_lsn()
         h.server.add_waiter(r.waiter_id, h, ev.corr, ev.hobj, None if ev.wait_interval < 0 else ev.wait_interval / 1000)
-    else:
+    elif r is not None:
         _reply(h, get_reply(ev.corr, r))
+    if resume:
+        # A read-ahead paused before a persistent message resumes once the client has asked
+        # for that message itself (whatever the Get found). After the reply, so that the
+        # pushes do not wait for the fsync the reply may need.
+        assert c is not None
+        c.paused = False
+        pump(h, c)
     h.server.after_engine_call(h)
 
 
@@ -207,28 +222,34 @@ def _credit(h: ClientHandler, ev: E.Credit) -> None:
     if c is None:
         return
     c.credit += ev.count
-    if not c.waiter_id:
+    if not c.waiter_id and not c.paused:
         pump(h, c)
 
 
 def pump(h: ClientHandler, c: Consumer) -> None:
     """Push messages while credit lasts; when the queue is empty, wait in the engine."""
     qmgr = h.qmgr
-    gmo = GetOptions(c.options)
+    gmo = GetOptions(c.options, non_persistent_only=True)
     while c.credit > 0 and not h.closed and h.hconn:
         try:
             r = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length)
         except MQError as exc:
             qmgr.take_sync_lsn()
+            if isinstance(exc, PersistentNext):
+                pause(h, c)
+                return
             if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
                 stop_consumer(h, c, exc)
                 return
-            wait_gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED)
+            wait_gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True)
             try:
                 w = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, wait_gmo, h.conn.max_msg_length)
             except MQError as exc2:
                 qmgr.take_sync_lsn()
-                stop_consumer(h, c, exc2)
+                if isinstance(exc2, PersistentNext):
+                    pause(h, c)
+                else:
+                    stop_consumer(h, c, exc2)
                 return
             qmgr.take_sync_lsn()
             if isinstance(w, Waiting):
@@ -238,6 +259,12 @@ def pump(h: ClientHandler, c: Consumer) -> None:
             r = w
         assert isinstance(r, GetResult)
         push(h, c, r, qmgr.take_sync_lsn())
+
+
+def pause(h: ClientHandler, c: Consumer) -> None:
+    """Stop pushing before a persistent message and tell the client to get it itself."""
+    c.paused = True
+    h.emit(E.PersistentNext(c.hobj))
 
 
 def push(h: ClientHandler, c: Consumer, r: GetResult, lsn: int) -> None:

@@ -14,7 +14,7 @@ import socket
 import time
 from typing import Any
 
-from ferrymq.engine.api import Delivery, GetResult
+from ferrymq.engine.api import Delivery, GetResult, PersistentNext
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -179,6 +179,8 @@ class QueueManagerServer:
             if isinstance(d.result, GetResult):
                 ops.push(h, c, d.result, d.sync_lsn)
                 ops.pump(h, c)
+            elif isinstance(d.error, PersistentNext):
+                ops.pause(h, c)
             else:
                 err = d.error if isinstance(d.error, MQError) else MQError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, repr(d.error))
                 ops.stop_consumer(h, c, err)
