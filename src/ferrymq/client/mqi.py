@@ -13,6 +13,7 @@ for the plain ``Reply`` failures.
 
 from __future__ import annotations
 
+from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.errors import error_for
 from ferrymq.client.sync import Client
@@ -35,13 +36,20 @@ def mqopen(client: Client, name: str, options: int, *, object_type: int = C.MQOT
     ev = E.Open(client._s.next_corr(), name, options, object_type, object_q_mgr_name, dynamic_q_name,
                 alternate_user_id)
     reply: E.OpenReply = S.check(client._call(ev))
+    if object_type == C.MQOT_Q:
+        client._track(reply.hobj, R.reopen_name(R.OpenRecord(name, options, object_q_mgr_name, dynamic_q_name),
+                                                reply.object_name))
     return reply
 
 
 def mqclose(client: Client, hobj: int, options: int = C.MQCO_NONE) -> None:
     """MQCLOSE (dropping any read-ahead state the client kept for the handle)."""
-    S.check(client._call(E.Close(client._s.next_corr(), hobj, options)))
-    client._s.consumers.pop(hobj, None)
+    current = client._current(hobj)
+    try:
+        S.check(client._call(E.Close(client._s.next_corr(), current, options)))
+    finally:
+        client._untrack(hobj)
+    client._s.consumers.pop(current, None)
 
 
 def mqput(client: Client, hobj: int, md: bytes, data: bytes, options: int) -> E.PutReply:
@@ -50,7 +58,7 @@ def mqput(client: Client, hobj: int, md: bytes, data: bytes, options: int) -> E.
     Raises:
         MQError: the put failed.
     """
-    reply: E.PutReply = S.check(client._call(E.Put(client._s.next_corr(), hobj, md, data, options)))
+    reply: E.PutReply = S.check(client._call(E.Put(client._s.next_corr(), client._current(hobj), md, data, options)))
     return reply
 
 
@@ -78,7 +86,7 @@ def mqget(client: Client, hobj: int, md: bytes, options: int, wait_interval: int
         MQError: the get failed without a message (e.g. MQRC_NO_MSG_AVAILABLE 2033).
     """
     wait = wait_interval if options & C.MQGMO_WAIT else 0
-    ev = E.Get(client._s.next_corr(), hobj, md, options, wait, match_options, buffer_length, msg_token)
+    ev = E.Get(client._s.next_corr(), client._current(hobj), md, options, wait, match_options, buffer_length, msg_token)
     reply = client._call(ev)
     if type(reply) is not E.GetReply:
         raise error_for(reply.comp, reply.reason, reply.detail)
@@ -94,7 +102,7 @@ def mqinq(client: Client, hobj: int, int_selectors: tuple[int, ...],
     Raises:
         MQError: an unknown selector, or the object was not opened for inquire.
     """
-    reply: E.InquireReply = S.check(client._call(E.Inquire(client._s.next_corr(), hobj, int_selectors,
+    reply: E.InquireReply = S.check(client._call(E.Inquire(client._s.next_corr(), client._current(hobj), int_selectors,
                                                            char_selectors)))
     return reply
 
@@ -105,7 +113,7 @@ def mqset(client: Client, hobj: int, ints: dict[int, int], chars: dict[int, str]
     Raises:
         MQError: the attribute cannot be set, or the object was not opened for set.
     """
-    S.check(client._call(E.Set(client._s.next_corr(), hobj, ints, chars)))
+    S.check(client._call(E.Set(client._s.next_corr(), client._current(hobj), ints, chars)))
 
 
 def mqcmit(client: Client) -> None:

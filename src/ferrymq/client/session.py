@@ -19,6 +19,7 @@ from typing import Any
 
 from ferrymq.client.errors import Truncated, broken, error_for
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.client.reconnect import OpenRecord
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -59,6 +60,7 @@ class Session:
         self._consume_corr: dict[int, int] = {}
         self.ending: E.Ending | None = None
         self.eof = False
+        self.sent_request = False  # the last request's bytes were all written (see reconnect)
         self.last_rx = time.monotonic()
         self.qmgr_name = ""
         self.heartbeat_ms = 0
@@ -331,6 +333,29 @@ def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None,
     if accept_truncated:
         opts |= C.MQGMO_ACCEPT_TRUNCATED_MSG
     return E.Get(corr, hobj, md, opts, ms, match, max_length)
+
+
+class BrowsePosition:
+    """Where a browse has got to, so that it resumes after a reconnect: the server's cursor
+    is lost with the connection, so the browse starts again from the front and skips the
+    messages (by MsgToken, unique on a queue) it has already returned."""
+
+    __slots__ = ("restarted", "tokens")
+
+    def __init__(self) -> None:
+        self.tokens: set[bytes] = set()
+        self.restarted = False
+
+    def first_time(self, msg: Message) -> bool:
+        token = msg.msg_token
+        if self.restarted and token in self.tokens:
+            return False
+        self.tokens.add(token)
+        return True
+
+
+def open_event(corr: int, record: OpenRecord) -> E.Open:
+    return E.Open(corr, record.name, record.options, C.MQOT_Q, record.object_q_mgr_name, record.dynamic_q_name)
 
 
 def can_read_ahead(msg_id: bytes | None, correl_id: bytes | None, syncpoint: bool) -> bool:

@@ -8,15 +8,17 @@ MQCNO_HANDLE_SHARE_*): use one per thread, or ``AsyncClient`` for concurrency.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any
 
+from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
-from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, broken
+from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -30,24 +32,69 @@ class Client:
     """A connection to a queue manager (MQCONNX). Prefer ``ferrymq.client.connect()``."""
 
     def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
-                 heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0) -> None:
+                 heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
+                 reconnect: R.ReconnectPolicy | None = None, dial: Callable[[], socket.socket] | None = None,
+                 on_reconnect: R.EventHandler | None = None) -> None:
         """Handshake over an already connected socket (TCP, or a socketpair in bindings mode).
+
+        With ``reconnect`` (and ``dial``, which makes a new connected socket) the client
+        reconnects by itself after a lost connection (see ferrymq.client.reconnect);
+        ``on_reconnect(reason, detail)`` hears MQRC_RECONNECTING/RECONNECTED/RECONNECT_FAILED.
 
         Raises:
             MQError: the queue manager refused the connection (e.g. 2058 for a wrong name).
         """
+        self._hello = E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length,
+                                heartbeat_ms=int(heartbeat * 1000))
+        self._timeout = timeout
+        self._in_tx = False
+        self.closed = False
+        self._uow = R.UnitOfWorkGuard()
+        self._open: dict[int, Queue] = {}  # id(queue) -> queue, re-opened after a reconnect
+        self._remap: dict[int, int] = {}  # object handles before the last reconnect -> after
+        # Handles opened through ferrymq.client.mqi (pymqi): the number the application
+        # holds -> [how to re-open it, the handle on the current conversation].
+        self._raw: dict[int, tuple[R.OpenRecord, int]] = {}
+        self._dial = dial
+        self._redial = R.Redialer(reconnect, on_reconnect) if reconnect is not None and dial is not None else None
+        self._handshake(sock)
+
+    def _handshake(self, sock: socket.socket) -> None:
         self._sock = sock
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setblocking(True)
         self._s = S.Session()
-        self._timeout = timeout
-        self._in_tx = False
-        self.closed = False
-        ev = E.Connect(self._s.next_corr(), qmgr, appl_name, user, max_msg_length=max_msg_length,
-                       heartbeat_ms=int(heartbeat * 1000))
-        reply = S.check(self._call(ev))
+        reply = S.check(self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
         self._s.connected(reply)
+
+    def _track(self, hobj: int, record: R.OpenRecord) -> None:
+        self._raw[hobj] = (record, hobj)
+
+    def _untrack(self, hobj: int) -> None:
+        self._raw.pop(hobj, None)
+
+    def _current(self, hobj: int) -> int:
+        """The handle an application-held (mqi) handle has on the current conversation."""
+        entry = self._raw.get(hobj)
+        return hobj if entry is None else entry[1]
+
+    def _reopen_raw(self) -> None:
+        for hobj, (record, _) in list(self._raw.items()):
+            try:
+                reply = S.check(self._exchange(S.open_event(self._s.next_corr(), record)))
+            except MQError as exc:
+                if R.reconnectable(exc):
+                    raise
+                R.log.warning("event=reopen_failed queue=%s reason=%d", record.name, exc.reason)
+                self._raw[hobj] = (record, 0)  # its calls now fail with 2019
+                continue
+            self._raw[hobj] = (record, reply.hobj)
+
+    @property
+    def reconnects(self) -> int:
+        """How many times this client has reconnected."""
+        return 0 if self._redial is None else self._redial.reconnects
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -58,6 +105,43 @@ class Client:
             except OSError as exc:
                 self._s.eof = True
                 raise broken(f"send failed: {exc}") from None
+
+    def _flush_async(self, ev: Any) -> None:
+        """Write buffered asynchronous puts; after a lost connection, reconnect and send
+        ``ev`` (the put that triggered the write) again. Asynchronous puts sent since the
+        last stat() may or may not have reached the queue manager (see reconnect.py)."""
+        try:
+            self._flush()
+        except MQError as exc:
+            if not self._lost(exc):
+                raise
+            self._reconnect(exc)
+            self._uow.before(ev)
+            self._s.send(dataclasses.replace(ev, hobj=self._remap.get(ev.hobj, ev.hobj)) if isinstance(ev.hobj, int)
+                         else ev)
+            self._flush()
+
+    def _poll(self) -> None:
+        """Take whatever has arrived, without waiting (heartbeats, an Ending, the end).
+
+        Raises:
+            MQError: the conversation is over (2009, or the Ending's reason).
+        """
+        s = self._s
+        self._sock.settimeout(0.0)  # with a timeout set, recv would first wait that long
+        try:
+            data = self._sock.recv(_RECV)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            s.eof = True
+            raise broken(f"receive failed: {exc}") from None
+        finally:
+            self._sock.settimeout(None)  # sendall must block
+        if not data:
+            s.eof = True
+        s.feed(data)
+        s.check_alive()
 
     def _read(self, deadline: float | None) -> bool:
         """Read once, waiting until ``deadline`` at most; False if it passed first."""
@@ -91,10 +175,86 @@ class Client:
             return True
 
     def _call(self, ev: Any) -> Any:
+        """Send a request and wait for its reply, reconnecting (when enabled) if the
+        conversation ends on the way.
+
+        Raises:
+            BackedOut: the call belongs to a unit of work a reconnect lost.
+            MQError: the call's own failure; MQRC_CALL_INTERRUPTED (see reconnect.py).
+        """
+        self._uow.before(ev)
+        started = time.monotonic()
+        while True:
+            self._s.sent_request = False
+            try:
+                if self._redial is not None:
+                    self._poll()  # a connection that died while idle is noticed before sending
+                reply = self._exchange(ev)
+            except MQError as exc:
+                sent = self._s.sent_request
+                if not self._lost(exc):
+                    raise
+                self._reconnect(exc)
+                R.after_reconnect(ev, sent)
+                ev = self._renew(ev, time.monotonic() - started)
+                continue
+            self._uow.ended(ev)
+            return reply
+
+    def _lost(self, exc: MQError) -> bool:
+        """The conversation is over for a reason a reconnect can cure, and reconnect is on."""
+        s = self._s
+        return (self._redial is not None and not self.closed and R.reconnectable(exc)
+                and (s.eof or s.ending is not None))
+
+    def _reconnect(self, cause: MQError) -> None:
+        """Dial again until a queue manager answers, then re-open every open queue.
+
+        Raises:
+            MQError: MQRC_RECONNECT_FAILED once the reconnect timeout has passed.
+        """
+        assert self._redial is not None and self._dial is not None
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        old = {id(q): q.hobj for q in self._open.values()}
+        old_raw = {k: cur for k, (_, cur) in self._raw.items()}
+        for pause in self._redial.attempts(cause):
+            time.sleep(pause)
+            try:
+                self._handshake(self._dial())
+                for q in list(self._open.values()):
+                    q._reopen()
+                self._reopen_raw()
+            except (OSError, MQError) as exc:
+                if isinstance(exc, MQError) and not R.reconnectable(exc):
+                    raise
+                with contextlib.suppress(OSError):
+                    self._sock.close()
+                continue
+            self._remap = {old[k]: q.hobj for k, q in self._open.items() if k in old}
+            self._remap.update((cur, self._raw[k][1]) for k, cur in old_raw.items() if k in self._raw)
+            self._uow.reconnected()
+            self._redial.succeeded()
+            return
+
+    def _renew(self, ev: Any, elapsed: float) -> Any:
+        """The interrupted request again, for the new conversation: new correlation id,
+        the re-opened handle, what is left of a get's wait."""
+        changes: dict[str, Any] = {"corr": self._s.next_corr()}
+        hobj = getattr(ev, "hobj", None)
+        if isinstance(hobj, int):
+            changes["hobj"] = self._remap.get(hobj, hobj)
+        if type(ev) is E.Get and ev.wait_interval > 0:
+            changes["wait_interval"] = max(0, ev.wait_interval - int(elapsed * 1000))
+        return dataclasses.replace(ev, **changes)
+
+    def _exchange(self, ev: Any) -> Any:
         """Send a request and wait for its reply (other frames are sorted on the way)."""
         s = self._s
+        s.sent_request = False
         s.send(ev)
         self._flush()
+        s.sent_request = True
         corr = ev.corr
         deadline = time.monotonic() + self._timeout if type(ev) is not E.Get or ev.wait_interval >= 0 else None
         if deadline is not None and type(ev) is E.Get:
@@ -127,13 +287,18 @@ class Client:
         opts = S.DEFAULT_OPEN if options is None else options
         if read_ahead:
             opts |= C.MQOO_READ_AHEAD
+        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name)
         try:
-            reply = S.check(self._call(E.Open(self._s.next_corr(), name, opts, C.MQOT_Q, object_q_mgr_name, dynamic_q_name)))
+            reply = S.check(self._call(S.open_event(self._s.next_corr(), record)))
         except MQError as exc:
             if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
                 raise
-            reply = S.check(self._call(E.Open(self._s.next_corr(), name, S.OUTPUT_ONLY, C.MQOT_Q, object_q_mgr_name)))
-        return Queue(self, reply.hobj, reply.object_name, read_ahead, async_put)
+            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name)
+            reply = S.check(self._call(S.open_event(self._s.next_corr(), record)))
+        q = Queue(self, reply.hobj, reply.object_name, read_ahead, async_put)
+        q._record = R.reopen_name(record, reply.object_name)
+        self._open[id(q)] = q
+        return q
 
     def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """Open, put one message, close (MQPUT1); same keywords as ``Queue.put``."""
@@ -178,10 +343,10 @@ class Client:
         """MQDISC: commits an open unit of work (as MQ does), ends the conversation."""
         if self.closed:
             return
-        self.closed = True
+        self.closed = True  # also stops any reconnecting
         try:
-            with contextlib.suppress(ConnectionBroken):
-                self._call(E.Disconnect(self._s.next_corr()))
+            with contextlib.suppress(ConnectionBroken, Quiescing):
+                self._exchange(E.Disconnect(self._s.next_corr()))
         finally:
             self._sock.close()
 
@@ -207,6 +372,23 @@ class Queue:
         self.read_ahead = read_ahead
         self.async_put = async_put
         self.closed = False
+        self._record: R.OpenRecord | None = None
+
+    def _reopen(self) -> None:
+        """Open this queue again on a new conversation (after a reconnect)."""
+        assert self._record is not None
+        c = self.client
+        try:
+            reply = S.check(c._exchange(S.open_event(c._s.next_corr(), self._record)))
+        except MQError as exc:
+            if R.reconnectable(exc):
+                raise
+            # Gone or changed while we were away: calls on this handle now fail (2019).
+            R.log.warning("event=reopen_failed queue=%s reason=%d", self.name, exc.reason)
+            self.hobj = 0
+            c._open.pop(id(self), None)
+            return
+        self.hobj = reply.hobj
 
     def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
             expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
@@ -232,9 +414,10 @@ class Queue:
                               syncpoint=c._in_tx if syncpoint is None else syncpoint, async_put=asy, md=md,
                               options=options)
         if res is not None:
+            c._uow.before(ev)
             s.send(ev)
             if s.out_bytes >= S.FLUSH_AT:
-                c._flush()
+                c._flush_async(ev)
             return res
         return S.put_result(c._call(ev))
 
@@ -251,7 +434,14 @@ class Queue:
         sp = c._in_tx if syncpoint is None else syncpoint
         if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
             started = time.monotonic()
-            msg = self._get_ahead(wait)
+            try:
+                msg = self._get_ahead(wait)
+            except MQError as exc:
+                if not c._lost(exc):
+                    raise
+                c._reconnect(exc)  # pushed messages not yet taken are gone, as in MQ
+                return self.get(None if wait is None else max(0.0, wait - (time.monotonic() - started)),
+                                syncpoint=syncpoint, max_length=max_length, accept_truncated=accept_truncated)
             if msg is not None:
                 return msg
             # The next message is persistent and was not sent ahead: an ordinary get, in
@@ -298,15 +488,22 @@ class Queue:
         """Browse the queue in delivery order, without removing anything."""
         c = self.client
         flag = C.MQGMO_BROWSE_FIRST
+        seen = S.BrowsePosition()
         while True:
+            reconnects = c.reconnects
             ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id,
                              syncpoint=False, max_length=max_length or c._s.max_msg_length, accept_truncated=True,
                              browse=flag)
             try:
-                yield S.message_from(c._call(ev))
+                msg = S.message_from(c._call(ev))
             except NoMessageAvailable:
                 return
             flag = C.MQGMO_BROWSE_NEXT
+            if c.reconnects != reconnects:
+                # A new conversation's cursor starts again at the front: skip what was seen.
+                seen.restarted = True
+            if seen.first_time(msg):
+                yield msg
 
     def inquire(self, *selectors: int) -> dict[int, int | str]:
         """MQINQ: attribute values by selector (MQIA_* ints, MQCA_* strings)."""
@@ -331,7 +528,10 @@ class Queue:
         if self.closed or self.client.closed:
             return
         self.closed = True
-        S.check(self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
+        try:
+            S.check(self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
+        finally:
+            self.client._open.pop(id(self), None)
         self.client._s.consumers.pop(self.hobj, None)
 
     def __enter__(self) -> Queue:
@@ -344,25 +544,39 @@ class Queue:
 
 def connect(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "",
             heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
-            connect_timeout: float = 10.0) -> Client:
+            connect_timeout: float = 10.0, reconnect: bool | float = False,
+            on_reconnect: R.EventHandler | None = None) -> Client:
     """Connect to queue manager ``qmgr`` at the first answering address of ``conn_name``
     (``"host(port)"``, comma-separated list tried in order).
+
+    ``reconnect=True`` (or a timeout in seconds) reconnects automatically after a lost
+    connection, as MQCNO_RECONNECT does: to any address of ``conn_name``, for up to 1800 s
+    by default. ``on_reconnect(reason, detail)`` is told of MQRC_RECONNECTING, RECONNECTED
+    and RECONNECT_FAILED.
 
     Raises:
         QueueManagerUnavailable: nothing answered (MQRC_HOST_NOT_AVAILABLE 2538).
         MQError: the queue manager refused (e.g. MQRC_Q_MGR_NAME_ERROR 2058).
     """
-    errors: list[str] = []
-    for host, port in parse_conn_name(conn_name):
-        try:
-            sock = socket.create_connection((host, port), timeout=connect_timeout)
-        except OSError as exc:
-            errors.append(f"{host}({port}): {exc}")
-            continue
-        try:
-            return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, heartbeat=heartbeat,
-                          max_msg_length=max_msg_length, timeout=timeout)
-        except BaseException:
-            sock.close()
-            raise
-    raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))
+    addresses = parse_conn_name(conn_name)
+
+    def dial() -> socket.socket:
+        errors: list[str] = []
+        for host, port in addresses:
+            try:
+                return socket.create_connection((host, port), timeout=connect_timeout)
+            except OSError as exc:
+                errors.append(f"{host}({port}): {exc}")
+        raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))
+
+    policy = None
+    if reconnect is not False:
+        policy = R.ReconnectPolicy() if reconnect is True else R.ReconnectPolicy(timeout=float(reconnect))
+    sock = dial()
+    try:
+        return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, heartbeat=heartbeat,
+                      max_msg_length=max_msg_length, timeout=timeout, reconnect=policy, dial=dial,
+                      on_reconnect=on_reconnect)
+    except BaseException:
+        sock.close()
+        raise

@@ -27,7 +27,7 @@ from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQXC
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
-from ferrymq.pymqi.structs import CD, MD, OD, PMO, SCO, as_bytes, text
+from ferrymq.pymqi.structs import CD, CNO, MD, OD, PMO, SCO, as_bytes, text
 
 if TYPE_CHECKING:
     from ferrymq.api import EmbeddedQueueManager
@@ -157,8 +157,15 @@ class QueueManager:
             elif isinstance(arg, SCO):
                 sco = arg
             elif isinstance(arg, int):
-                opts = arg  # MQCNO_* options: nothing in them changes how ferrymq connects
-        del opts, kw
+                opts = arg
+            elif isinstance(arg, CNO):
+                kw["cno"] = arg
+        cno = kw.pop("cno", None)
+        options = int(opts or 0) | int(getattr(cno, "Options", 0) or 0)
+        # MQCNO_RECONNECT(_Q_MGR): reconnect automatically after a lost connection.
+        reconnect = bool(options & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR)) and \
+            not options & C.MQCNO_RECONNECT_DISABLED
+        del kw
         if self._client is not None:
             raise MQMIError(C.MQCC_WARNING, C.MQRC_ALREADY_CONNECTED)
         qmgr = text(name)
@@ -169,20 +176,20 @@ class QueueManager:
         with _mqcall():
             if conn:
                 assert cd is not None
-                self._client = self._tcp(qmgr, conn, user_text, cd)
+                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect)
             else:
                 self._client = self._bindings(qmgr, user_text)
         self._name = self._client.qmgr_name
 
     @staticmethod
-    def _tcp(qmgr: str, conn: str, user: str, cd: CD) -> Client:
+    def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False) -> Client:
         try:
             parse_conn_name(conn)
         except ValueError as exc:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, detail=str(exc)) from None
         heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
         return client_connect(qmgr, conn, user=user, heartbeat=heartbeat, max_msg_length=int(cd.MaxMsgLength),
-                              appl_name="pymqi")
+                              appl_name="pymqi", reconnect=reconnect)
 
     @staticmethod
     def _bindings(qmgr: str, user: str) -> Client:
