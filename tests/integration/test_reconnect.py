@@ -168,3 +168,39 @@ def test_pymqi_cno_reconnect_option(qm_and_proxy: tuple[list[EmbeddedQueueManage
     assert q.get() == b"one" and q.get() == b"two"
     q.close()
     qmgr.disconnect()
+
+
+async def test_async_client_reconnects(qm_and_proxy: tuple[list[EmbeddedQueueManager], TcpProxy],
+                                       tmp_path: Path) -> None:
+    import asyncio
+
+    running, proxy = qm_and_proxy
+    events: list[int] = []
+    async with await fc.connect_async("QM1", f"127.0.0.1({proxy.port})", reconnect=True, heartbeat=1.0,
+                                      on_reconnect=lambda r, d: events.append(r)) as qm:
+        q = await qm.open("Q1")
+        await q.put(b"one", persistent=True)
+        proxy.cut()
+        await asyncio.sleep(0.2)
+        await q.put(b"two", persistent=True)
+        assert events == [C.MQRC_RECONNECTING, C.MQRC_RECONNECTED]
+        # a unit of work in flight is backed out
+        await q.put(b"lost", persistent=True, syncpoint=True)
+        proxy.cut()
+        await asyncio.sleep(0.2)
+        with pytest.raises(fc.BackedOut):
+            await q.put(b"more", syncpoint=True)
+        with pytest.raises(fc.BackedOut):
+            await qm.commit()
+        # a restart on the same journal, while a get waits
+        waiter = asyncio.create_task(q.get(wait=10, correl_id=b"late"))
+        await asyncio.sleep(0.2)
+        await asyncio.to_thread(stop_qm, running[0])
+        emb = await asyncio.to_thread(start_qm, tmp_path)
+        running[0] = emb
+        proxy.target_port = emb.port
+        await asyncio.sleep(0.5)
+        await q.put(b"late!", correl_id=b"late")
+        assert (await asyncio.wait_for(waiter, 10)).data == b"late!"
+        assert [m.data async for m in q.browse()] == [b"one", b"two"]
+        assert qm.reconnects == 3

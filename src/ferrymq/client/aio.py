@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
+from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
-from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, broken
+from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -29,16 +31,25 @@ from ferrymq.wire.mqmd import MQMD
 class _Protocol(asyncio.Protocol):
     def __init__(self, client: AsyncClient) -> None:
         self.client = client
+        # After a reconnect the old transport's last callbacks must not touch the new
+        # conversation.
+        self.generation = client._generation
+
+    def _current(self) -> bool:
+        return self.generation == self.client._generation
 
     def data_received(self, data: bytes) -> None:
-        self.client._received(data)
+        if self._current():
+            self.client._received(data)
 
     def eof_received(self) -> bool:
-        self.client._received(b"")
+        if self._current():
+            self.client._received(b"")
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.client._lost(exc)
+        if self._current():
+            self.client._lost(exc)
 
     def pause_writing(self) -> None:
         self.client._can_write.clear()
@@ -58,39 +69,70 @@ class AsyncClient:
         self._can_write = asyncio.Event()
         self._can_write.set()
         self._flush_scheduled = False
+        self._last_corr = 0
         self._in_tx = False
         self._watchdog: asyncio.Task[None] | None = None
         self.closed = False
         self.timeout = 30.0
+        self._hello = E.Connect(0)
+        self._uow = R.UnitOfWorkGuard()
+        self._open: dict[int, AsyncQueue] = {}  # id(queue) -> queue, re-opened after a reconnect
+        self._remap: dict[int, int] = {}
+        self._dial: Callable[[], Awaitable[socket.socket]] | None = None
+        self._redial: R.Redialer | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
+        self._generation = 0  # conversations so far: tells a stale failure from a fresh one
+        self._flushed_corr = 0  # requests up to this correlation id were written
 
     @classmethod
     async def from_socket(cls, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
                           heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024,
-                          timeout: float = 30.0) -> AsyncClient:
+                          timeout: float = 30.0, reconnect: R.ReconnectPolicy | None = None,
+                          dial: Callable[[], Awaitable[socket.socket]] | None = None,
+                          on_reconnect: R.EventHandler | None = None) -> AsyncClient:
         """Handshake over a connected socket (TCP, or a socketpair in bindings mode).
+
+        ``reconnect``, ``dial`` and ``on_reconnect``: as for the blocking ``Client``.
 
         Raises:
             MQError: the queue manager refused the connection.
         """
         self = cls()
         self.timeout = timeout
+        self._hello = E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length,
+                                heartbeat_ms=int(heartbeat * 1000))
+        self._dial = dial
+        if reconnect is not None and dial is not None:
+            self._redial = R.Redialer(reconnect, on_reconnect)
+        await self._handshake(sock)
+        return self
+
+    async def _handshake(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setblocking(False)
+        self._s = S.Session()
+        self._generation += 1
+        self._flushed_corr = 0
+        self._waiting = {}
         transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)  # uvloop's is no subclass
         self._transport = transport
-        ev = E.Connect(self._s.next_corr(), qmgr, appl_name, user, max_msg_length=max_msg_length,
-                       heartbeat_ms=int(heartbeat * 1000))
         try:
-            reply = S.check(await self._call(ev))
+            reply = S.check(await self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
         except BaseException:
             self._transport.close()
             raise
         self._s.connected(reply)
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         if self._s.idle_limit() is not None:
             self._watchdog = loop.create_task(self._watch())
-        return self
+
+    @property
+    def reconnects(self) -> int:
+        return 0 if self._redial is None else self._redial.reconnects
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -139,13 +181,80 @@ class AsyncClient:
         self._flush_scheduled = False
         if self._s.out and self._transport is not None and not self._transport.is_closing():
             self._transport.write(self._s.take_out())
+            self._flushed_corr = self._last_corr
 
-    async def _call(self, ev: Any) -> Any:
+    async def _exchange(self, ev: Any) -> Any:
         self._s.send(ev)
+        self._last_corr = ev.corr
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[ev.corr] = fut
         self._schedule_flush()
         return await fut
+
+    async def _call(self, ev: Any) -> Any:
+        """Send a request and await its reply, reconnecting (when enabled) if the
+        conversation ends on the way; the rules are in ferrymq.client.reconnect.
+
+        Raises:
+            BackedOut: the call belongs to a unit of work a reconnect lost.
+            MQError: the call's own failure; MQRC_CALL_INTERRUPTED.
+        """
+        self._uow.before(ev)
+        started = time.monotonic()
+        while True:
+            generation = self._generation
+            try:
+                if self._redial is not None and (self._s.eof or self._s.ending is not None):
+                    self._s.check_alive()  # died while idle: reconnect before sending
+                reply = await self._exchange(ev)
+            except MQError as exc:
+                sent = generation == self._generation and 0 < ev.corr <= self._flushed_corr
+                if not self._lost_conversation(exc, generation):
+                    raise
+                await self._reconnect(exc, generation)
+                R.after_reconnect(ev, sent)
+                ev = self._renew(ev, time.monotonic() - started)
+                continue
+            self._uow.ended(ev)
+            return reply
+
+    def _lost_conversation(self, exc: MQError, generation: int) -> bool:
+        if self._redial is None or self.closed or not R.reconnectable(exc):
+            return False
+        return generation != self._generation or self._s.eof or self._s.ending is not None
+
+    async def _reconnect(self, cause: MQError, generation: int) -> None:
+        """Reconnect once for every caller that saw conversation ``generation`` end."""
+        if generation != self._generation:
+            return  # another task already reconnected
+        if self._reconnecting is None or self._reconnecting.done():
+            self._reconnecting = asyncio.get_running_loop().create_task(self._redo(cause))
+        await asyncio.shield(self._reconnecting)
+
+    async def _redo(self, cause: MQError) -> None:
+        assert self._redial is not None and self._dial is not None
+        if self._transport is not None:
+            self._transport.abort()
+        old = {id(q): q.hobj for q in self._open.values()}
+        for pause in self._redial.attempts(cause):
+            await asyncio.sleep(pause)
+            try:
+                await self._handshake(await self._dial())
+                for q in list(self._open.values()):
+                    await q._reopen()
+            except (OSError, MQError) as exc:
+                if isinstance(exc, MQError) and not R.reconnectable(exc):
+                    raise
+                if self._transport is not None:
+                    self._transport.abort()
+                continue
+            self._remap = {old[k]: q.hobj for k, q in self._open.items() if k in old}
+            self._uow.reconnected()
+            self._redial.succeeded()
+            return
+
+    def _renew(self, ev: Any, elapsed: float) -> Any:
+        return R.renew(ev, self._s.next_corr(), self._remap, elapsed)
 
     async def _watch(self) -> None:
         limit = self._s.idle_limit()
@@ -170,15 +279,18 @@ class AsyncClient:
         opts = S.DEFAULT_OPEN if options is None else options
         if read_ahead:
             opts |= C.MQOO_READ_AHEAD
+        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name)
         try:
-            reply = S.check(await self._call(E.Open(self._s.next_corr(), name, opts, C.MQOT_Q, object_q_mgr_name,
-                                                    dynamic_q_name)))
+            reply = S.check(await self._call(S.open_event(self._s.next_corr(), record)))
         except MQError as exc:
             if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
                 raise
-            reply = S.check(await self._call(E.Open(self._s.next_corr(), name, S.OUTPUT_ONLY, C.MQOT_Q,
-                                                    object_q_mgr_name)))
-        return AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put)
+            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name)
+            reply = S.check(await self._call(S.open_event(self._s.next_corr(), record)))
+        q = AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put)
+        q._record = R.reopen_name(record, reply.object_name)
+        self._open[id(q)] = q
+        return q
 
     async def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """MQPUT1; same keywords as ``AsyncQueue.put``."""
@@ -218,10 +330,10 @@ class AsyncClient:
         """MQDISC."""
         if self.closed:
             return
-        self.closed = True
+        self.closed = True  # also stops any reconnecting
         try:
-            with contextlib.suppress(ConnectionBroken):
-                await self._call(E.Disconnect(self._s.next_corr()))
+            with contextlib.suppress(ConnectionBroken, Quiescing):
+                await self._exchange(E.Disconnect(self._s.next_corr()))
         finally:
             if self._watchdog is not None:
                 self._watchdog.cancel()
@@ -247,6 +359,20 @@ class AsyncQueue:
         self.read_ahead = read_ahead
         self.async_put = async_put
         self.closed = False
+        self._record: R.OpenRecord | None = None
+
+    async def _reopen(self) -> None:
+        """Open this queue again on a new conversation (after a reconnect)."""
+        assert self._record is not None
+        c = self.client
+        try:
+            reply = S.check(await c._exchange(S.open_event(c._s.next_corr(), self._record)))
+        except MQError as exc:
+            R.reopen_failed(exc, self.name)
+            self.hobj = 0
+            c._open.pop(id(self), None)
+            return
+        self.hobj = reply.hobj
 
     async def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
                   expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
@@ -257,8 +383,13 @@ class AsyncQueue:
                   _put1: bool = False) -> PutResult:
         """MQPUT; see ``Queue.put``."""
         c = self.client
-        s = c._s
         asy = self.async_put if async_put is None else async_put
+        if asy and c._redial is not None and (c._s.eof or c._s.ending is not None):
+            generation = c._generation
+            with contextlib.suppress(MQError):
+                c._s.check_alive()
+            await c._reconnect(broken("the connection was lost"), generation)
+        s = c._s
         ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data, priority=priority,
                               persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
                               reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format, msg_type=msg_type,
@@ -266,7 +397,9 @@ class AsyncQueue:
                               syncpoint=c._in_tx if syncpoint is None else syncpoint, async_put=asy, md=md,
                               options=options)
         if res is not None:
+            c._uow.before(ev)
             s.send(ev)
+            c._last_corr = ev.corr
             if s.out_bytes >= S.FLUSH_AT:
                 c._flush()
                 await c._can_write.wait()  # the server is slow: hold the producer
@@ -283,7 +416,15 @@ class AsyncQueue:
         sp = c._in_tx if syncpoint is None else syncpoint
         if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
             started = time.monotonic()
-            msg = await self._get_ahead(wait)
+            generation = c._generation
+            try:
+                msg = await self._get_ahead(wait)
+            except MQError as exc:
+                if not c._lost_conversation(exc, generation):
+                    raise
+                await c._reconnect(exc, generation)  # pushed messages not yet taken are gone, as in MQ
+                return await self.get(None if wait is None else max(0.0, wait - (time.monotonic() - started)),
+                                      syncpoint=syncpoint, max_length=max_length, accept_truncated=accept_truncated)
             if msg is not None:
                 return msg
             # The next message is persistent and was not sent ahead: an ordinary get, in
@@ -335,15 +476,21 @@ class AsyncQueue:
         """Browse in delivery order without removing anything."""
         c = self.client
         flag = C.MQGMO_BROWSE_FIRST
+        seen = S.BrowsePosition()
         while True:
+            reconnects = c.reconnects
             ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id,
                              syncpoint=False, max_length=max_length or c._s.max_msg_length, accept_truncated=True,
                              browse=flag)
             try:
-                yield S.message_from(await c._call(ev))
+                msg = S.message_from(await c._call(ev))
             except NoMessageAvailable:
                 return
             flag = C.MQGMO_BROWSE_NEXT
+            if c.reconnects != reconnects:
+                seen.restarted = True
+            if seen.first_time(msg):
+                yield msg
 
     async def inquire(self, *selectors: int) -> dict[int, int | str]:
         ints = tuple(x for x in selectors if x < C.MQCA_FIRST)
@@ -365,7 +512,10 @@ class AsyncQueue:
         if self.closed or self.client.closed:
             return
         self.closed = True
-        S.check(await self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
+        try:
+            S.check(await self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
+        finally:
+            self.client._open.pop(id(self), None)
         self.client._s.consumers.pop(self.hobj, None)
 
     async def __aenter__(self) -> AsyncQueue:
@@ -378,27 +528,38 @@ class AsyncQueue:
 
 async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "",
                         heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
-                        connect_timeout: float = 10.0) -> AsyncClient:
-    """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``.
+                        connect_timeout: float = 10.0, reconnect: bool | float = False,
+                        on_reconnect: R.EventHandler | None = None) -> AsyncClient:
+    """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``
+    (``reconnect`` and ``on_reconnect`` too).
 
     Raises:
         QueueManagerUnavailable: nothing answered; MQError: the queue manager refused.
     """
-    errors: list[str] = []
-    loop = asyncio.get_running_loop()
-    for host, port in parse_conn_name(conn_name):
-        try:
-            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
-            sock.setblocking(False)
+    addresses = parse_conn_name(conn_name)
+
+    async def dial() -> socket.socket:
+        errors: list[str] = []
+        loop = asyncio.get_running_loop()
+        for host, port in addresses:
             try:
-                await asyncio.wait_for(loop.sock_connect(sock, infos[0][4]), connect_timeout)
-            except BaseException:
-                sock.close()
-                raise
-        except (OSError, TimeoutError) as exc:
-            errors.append(f"{host}({port}): {exc!r}")
-            continue
-        return await AsyncClient.from_socket(sock, qmgr=qmgr, appl_name=appl_name, user=user, heartbeat=heartbeat,
-                                             max_msg_length=max_msg_length, timeout=timeout)
-    raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))
+                infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+                sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
+                sock.setblocking(False)
+                try:
+                    await asyncio.wait_for(loop.sock_connect(sock, infos[0][4]), connect_timeout)
+                except BaseException:
+                    sock.close()
+                    raise
+            except (OSError, TimeoutError) as exc:
+                errors.append(f"{host}({port}): {exc!r}")
+                continue
+            return sock
+        raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))
+
+    policy = None
+    if reconnect is not False:
+        policy = R.ReconnectPolicy() if reconnect is True else R.ReconnectPolicy(timeout=float(reconnect))
+    return await AsyncClient.from_socket(await dial(), qmgr=qmgr, appl_name=appl_name, user=user,
+                                         heartbeat=heartbeat, max_msg_length=max_msg_length, timeout=timeout,
+                                         reconnect=policy, dial=dial, on_reconnect=on_reconnect)

@@ -182,3 +182,29 @@ class Redialer:
     def succeeded(self) -> None:
         self.reconnects += 1
         self.report(C.MQRC_RECONNECTED, f"reconnected (reconnect number {self.reconnects})")
+
+
+def renew(ev: Any, corr: int, remap: dict[int, int], elapsed: float) -> Any:
+    """The interrupted request again, for the new conversation: new correlation id, the
+    re-opened handle, what is left of a get's wait."""
+    changes: dict[str, Any] = {"corr": corr}
+    hobj = getattr(ev, "hobj", None)
+    if isinstance(hobj, int):
+        changes["hobj"] = remap.get(hobj, hobj)
+    if type(ev) is E.Get and ev.wait_interval > 0:
+        changes["wait_interval"] = max(0, ev.wait_interval - int(elapsed * 1000))
+    return replace(ev, **changes)
+
+
+def reopen_failed(exc: MQError, name: str) -> None:
+    """A queue could not be re-opened after a reconnect. A reconnectable reason means the
+    new conversation died too (raised, so the redial goes on); any other (the queue is
+    gone or changed while we were away) is logged, and calls on the handle fail (2019).
+
+    Raises:
+        MQError: ``exc``, when reconnectable.
+    """
+    if reconnectable(exc):
+        raise exc
+    log.warning("event=reopen_failed queue=%s reason=%d", name, exc.reason)
+

@@ -84,9 +84,7 @@ class Client:
             try:
                 reply = S.check(self._exchange(S.open_event(self._s.next_corr(), record)))
             except MQError as exc:
-                if R.reconnectable(exc):
-                    raise
-                R.log.warning("event=reopen_failed queue=%s reason=%d", record.name, exc.reason)
+                R.reopen_failed(exc, record.name)
                 self._raw[hobj] = (record, 0)  # its calls now fail with 2019
                 continue
             self._raw[hobj] = (record, reply.hobj)
@@ -238,15 +236,7 @@ class Client:
             return
 
     def _renew(self, ev: Any, elapsed: float) -> Any:
-        """The interrupted request again, for the new conversation: new correlation id,
-        the re-opened handle, what is left of a get's wait."""
-        changes: dict[str, Any] = {"corr": self._s.next_corr()}
-        hobj = getattr(ev, "hobj", None)
-        if isinstance(hobj, int):
-            changes["hobj"] = self._remap.get(hobj, hobj)
-        if type(ev) is E.Get and ev.wait_interval > 0:
-            changes["wait_interval"] = max(0, ev.wait_interval - int(elapsed * 1000))
-        return dataclasses.replace(ev, **changes)
+        return R.renew(ev, self._s.next_corr(), self._remap, elapsed)
 
     def _exchange(self, ev: Any) -> Any:
         """Send a request and wait for its reply (other frames are sorted on the way)."""
@@ -381,10 +371,7 @@ class Queue:
         try:
             reply = S.check(c._exchange(S.open_event(c._s.next_corr(), self._record)))
         except MQError as exc:
-            if R.reconnectable(exc):
-                raise
-            # Gone or changed while we were away: calls on this handle now fail (2019).
-            R.log.warning("event=reopen_failed queue=%s reason=%d", self.name, exc.reason)
+            R.reopen_failed(exc, self.name)
             self.hobj = 0
             c._open.pop(id(self), None)
             return
