@@ -17,15 +17,22 @@ from ferrymq.mq import constants as C
 from ferrymq.store.file import FileJournal
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import define_queues
 from tcp_proxy import TcpProxy
+
+
+def define_queues(emb: EmbeddedQueueManager) -> None:
+    qm = emb.qmgr
+    assert qm is not None
+    for name in ("Q1", "Q2", "Q3"):
+        if qm.objects.find(name) is None:  # a restarted queue manager has them already
+            qm.objects.define("QLOCAL", name)
 
 
 def start_qm(journal_dir: Path) -> EmbeddedQueueManager:
     emb = EmbeddedQueueManager("QM1", FileJournal(str(journal_dir)), listen=True, port=0, heartbeat=1.0,
                                tick_interval=0.2)
     emb.start()
-    emb.run(lambda: define_queues(emb.qmgr))  # type: ignore[arg-type]
+    emb.run(lambda: define_queues(emb))
     return emb
 
 
