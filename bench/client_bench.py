@@ -72,9 +72,15 @@ def producer(port: int, n: int, size: int, persistent: bool) -> None:
         assert st.failures == 0, st
 
 
-def consumer(port: int, n: int, done: mp.Queue) -> None:  # type: ignore[type-arg]
+def consumer(port: int, n: int, done: mp.Queue, persistent: bool) -> None:  # type: ignore[type-arg]
     import ferrymq.client as fc
 
+    if persistent:
+        # Persistent messages are never read ahead (a dropped connection would lose them):
+        # the consumer keeps several gets in flight on one connection, under syncpoint,
+        # with one commit (one fsync) per batch.
+        done.put(asyncio.run(persistent_consumer(port, n)))
+        return
     with fc.connect("QM1", f"127.0.0.1({port})") as qm:
         q = qm.open("BENCH", read_ahead=500)
         q.get(wait=30)
@@ -82,6 +88,29 @@ def consumer(port: int, n: int, done: mp.Queue) -> None:  # type: ignore[type-ar
         for _ in range(n - 1):
             q.get(wait=30)
         done.put(time.perf_counter() - t0)
+
+
+async def persistent_consumer(port: int, n: int, in_flight: int = 32, batch: int = 200) -> float:
+    import ferrymq.client as fc
+
+    async with await fc.connect_async("QM1", f"127.0.0.1({port})") as qm:
+        q = await qm.open("BENCH")
+        await q.get(wait=30)
+        t0 = time.perf_counter()
+        left = n - 1
+        sem = asyncio.Semaphore(in_flight)
+
+        async def one() -> None:
+            async with sem:
+                await q.get(wait=30, syncpoint=True)
+
+        while left:
+            k = min(batch, left)
+
+            await asyncio.gather(*(one() for _ in range(k)))
+            await qm.commit()
+            left -= k
+        return time.perf_counter() - t0
 
 
 def request_reply(port: int, n: int) -> list[float]:
@@ -123,7 +152,7 @@ def main() -> None:
     srv = ctx.Process(target=serve, args=(port_q, stop, a.journal))
     srv.start()
     port = port_q.get(timeout=30)
-    cons = ctx.Process(target=consumer, args=(port, a.n, done))
+    cons = ctx.Process(target=consumer, args=(port, a.n, done, a.persistent))
     prod = ctx.Process(target=producer, args=(port, a.n, a.size, a.persistent))
     cons.start()
     time.sleep(0.5)
