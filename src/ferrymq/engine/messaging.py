@@ -13,8 +13,9 @@ from ferrymq.engine import validate
 from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.reports import Reports
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
-from ferrymq.engine.state import EngineState, Waiter
+from ferrymq.engine.state import Waiter
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD, NONE_ID, with_put_context
@@ -33,7 +34,7 @@ _CONTEXT_RULES = (
 )
 
 
-class Messaging(EngineState):
+class Messaging(Reports):
     """put, get and their helpers; mixed into QueueManager."""
 
     # -- put -------------------------------------------------------------------------------
@@ -138,18 +139,9 @@ class Messaging(EngineState):
         """Place a message: visible now, or held by the connection's unit of work."""
         if in_uow:
             assert conn is not None
-            uow = self.uow_of(conn)
-            if msg.persistent:
-                self.journal_message(msg, uow.txid)
-                uow.journaled = True
-            uow.puts.append((q, msg))
-            q.messages.uncommitted += 1
-            return
-        if msg.persistent:
-            self.journal_message(msg)
-            self.need_sync()
-        q.messages.insert(msg)
-        self.wake(q)
+            self.place_message(q, msg, self.uow_of(conn))
+        else:
+            self.place_message(q, msg, None)
 
     def uow_of(self, conn: Connection) -> UnitOfWork:
         if conn.uow is None:
@@ -302,11 +294,15 @@ class Messaging(EngineState):
                 uow.journaled = True
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:
                 uow.marked_skip = msg
+            if msg.md.report & C.MQRO_COD:
+                self.report_delivery(msg, uow)  # in the same unit: gone again on backout
             return
         if msg.record_id:
             self.journal.delete(msg.record_id)
             msg.record_id = 0
             self.need_sync()
+        if msg.md.report & C.MQRO_COD:
+            self.report_delivery(msg, None)
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int) -> GetResult:
         md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
@@ -332,6 +328,8 @@ class Messaging(EngineState):
             h = self.handles.get(hobj)
             if h is not None and h.under_cursor is msg:
                 h.under_cursor = None
+        if msg.md.report & C.MQRO_EXPIRATION:
+            self.report_expiry(msg)
 
     # -- waits -----------------------------------------------------------------------------
     def wake(self, q: QueueObject) -> None:

@@ -332,6 +332,9 @@ class QueueManager(Messaging):
             msg.record_id = 0
         for q in woken.values():
             self.wake(q)
+        for _, msg in uow.puts:  # arrival is confirmed when the put becomes visible
+            if msg.md.report & C.MQRO_COA:
+                self.report_arrival(msg)
 
     def backout(self, hconn: int) -> None:
         """MQBACK: puts vanish; gotten messages return with BackoutCount + 1, or move to
