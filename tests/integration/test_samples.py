@@ -11,6 +11,7 @@ import pytest
 
 import ferrymq.pymqi as pymqi
 from ferrymq.api import EmbeddedQueueManager
+from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQC
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -26,7 +27,8 @@ def run(sample: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess
                           text=True, timeout=60, check=False)
 
 
-@pytest.mark.parametrize("sample", ["amqsput.py", "amqsget.py", "amqsbcg.py", "amqsreq.py"])
+@pytest.mark.parametrize("sample", ["amqsput.py", "amqsget.py", "amqsbcg.py", "amqsreq.py", "amqsech.py",
+                                    "report_watch.py"])
 def test_help(sample: str) -> None:
     done = run(sample, "--help")
     assert done.returncode == 0
@@ -108,3 +110,22 @@ def test_request_reply(conn: str) -> None:
         pymqi.Queue(qm, reply_q, CMQC.MQOO_INQUIRE)
     assert info.value.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
     qm.disconnect()
+
+
+def test_echo_server_and_report_watcher(conn: str, embedded: EmbeddedQueueManager) -> None:
+    import ferrymq.client as fc
+
+    with fc.connect("QM1", conn) as qm:
+        q = qm.open("Q2")
+        q.put(b"hello", reply_to_q="REPLY", report=C.MQRO_PAN | C.MQRO_COA)
+        q.put(b"", feedback=C.MQFB_QUIT)
+    done = run("amqsech.py", "Q2", "QM1", "--conn", conn, "--wait", "5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "echoed 5 bytes to REPLY" in done.stdout and "told to quit" in done.stdout
+    watched = run("report_watch.py", "REPLY", "QM1", "--conn", conn, "--wait", "0.5")
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    lines = watched.stdout.splitlines()
+    assert lines[0].startswith("MQFB_COA (259)") and "from=QM1" in lines[0]
+    assert lines[1].startswith("not a report: MsgType 2")  # the echo reply
+    assert lines[2].startswith("MQFB_PAN (275)")
+

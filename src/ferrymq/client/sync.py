@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import Any
 
 from ferrymq.client import reconnect as R
+from ferrymq.client import replies
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
@@ -293,6 +294,33 @@ class Client:
     def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """Open, put one message, close (MQPUT1); same keywords as ``Queue.put``."""
         return Queue(self, 0, queue, 0, kw.pop("async_put", False)).put(data, **kw, _put1=True)
+
+    def reply(self, request: Message, data: bytes | str, *, feedback: int = C.MQFB_NONE,
+              persistent: bool | None = None, priority: int | None = None,
+              syncpoint: bool | None = None) -> PutResult:
+        """Send a reply to ``request``, as its Report options ask (see ferrymq.client.replies):
+        to its ReplyToQ, CorrelId from its MsgId (or CorrelId), its priority and persistence.
+
+        Raises:
+            MQError: MQRC_MISSING_REPLY_TO_Q when the request names no ReplyToQ; a put failure.
+        """
+        queue, md = replies.plan_reply(request.md, data, feedback, priority, persistent)
+        return self.put1(queue, data, md=md, syncpoint=syncpoint)
+
+    def send_report(self, original: Message, feedback: int, data: bytes | None = None,
+                    syncpoint: bool | None = None) -> PutResult | None:
+        """Send a PAN (MQFB_PAN), NAN (MQFB_NAN) or exception report (any other feedback,
+        MQFB_* or MQRC_*) on ``original`` — only if it asked for that kind; None otherwise.
+        An exception report carries the data its option asks for unless ``data`` is given.
+
+        Raises:
+            MQError: MQRC_MISSING_REPLY_TO_Q when the original names no ReplyToQ; a put failure.
+        """
+        plan = replies.plan_report(original.md, original.data, feedback, data)
+        if plan is None:
+            return None
+        queue, md, body = plan
+        return self.put1(queue, body, md=md, syncpoint=syncpoint)
 
     def commit(self) -> None:
         """MQCMIT. Raises BackedOut if the queue manager had to back the unit of work out."""
