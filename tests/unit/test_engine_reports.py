@@ -177,3 +177,27 @@ def test_reports_survive_restart(env: Env) -> None:
 
     again = QueueManager.start("QM1", env.journal.crash(), env.clock)
     assert again.objects.require("REPLYQ").messages.depth == 1
+
+
+@pytest.mark.parametrize("discard", [False, True])
+def test_exception_report_when_a_poison_message_cannot_be_delivered(env: Env, discard: bool) -> None:
+    env.define("APP", BOTHRESH=1)
+    env.define("REPLYQ")
+    app, reply, dlq = env.open("APP"), env.open("REPLYQ"), env.open(DLQ)
+    report = C.MQRO_EXCEPTION_WITH_DATA | (C.MQRO_DISCARD_MSG if discard else 0)
+    sent = env.put(app, BODY, report=report, reply_to_q="REPLYQ", persistence=C.MQPER_PERSISTENT)
+    env.get(app, C.MQGMO_SYNCPOINT)
+    env.qm.backout(env.hconn)  # BackoutCount reaches BOTHRESH: it cannot go back to APP
+    exc = env.get(reply)
+    assert exc.md.msg_type == C.MQMT_REPORT and exc.md.feedback == C.MQRC_BACKOUT_THRESHOLD_REACHED
+    assert exc.md.correl_id == sent.md.msg_id and exc.data == BODY[:100]
+    assert env.depth("APP") == 0
+    if discard:
+        assert env.depth(DLQ) == 0  # MQRO_DISCARD_MSG: discarded instead of dead-lettered
+    else:
+        assert MQDLH.unpack_from(env.get(dlq).data).reason == C.MQRC_BACKOUT_THRESHOLD_REACHED
+    env.journal.sync()
+    from ferrymq.engine.qmgr import QueueManager
+
+    again = QueueManager.start("QM1", env.journal.crash(), env.clock)
+    assert again.objects.require("APP").messages.depth == 0  # the discard is durable too

@@ -388,9 +388,12 @@ class QueueManager(Messaging):
         target = self.objects.find(str(q.attrs.get("BOQNAME", "")))
         md, data, reason = msg.md, msg.data, 0
         if not self._can_take(target, md, data):
+            reason = C.MQRC_BACKOUT_THRESHOLD_REACHED
+            if md.report & C.MQRO_DISCARD_MSG:  # the putter asked for discard rather than the DLQ
+                self._discard_poison(q, msg, reason)
+                return True
             target = self.dead_letter_queue()
             date, tod = self.stamp_put(now)
-            reason = C.MQRC_BACKOUT_THRESHOLD_REACHED
             md, data = dead_letter(self.name, self.qmgr_attr("CCSID"), msg.md, msg.data, reason, q.name, date, tod)
             if not self._can_take(target, md, data):
                 log.warning("event=poison_message_kept queue=%s seq=%d backout_count=%d", q.name, msg.seq, msg.md.backout_count)
@@ -408,7 +411,18 @@ class QueueManager(Messaging):
         log.info("event=poison_message_moved queue=%s to=%s backout_count=%d reason=%d", q.name, target.name,
                  msg.md.backout_count, reason)
         self.wake(target)
+        if reason:  # it could not be delivered where it was sent: an exception report if asked
+            self.report_exception(msg, reason)
         return True
+
+    def _discard_poison(self, q: QueueObject, msg: Message, reason: int) -> None:
+        if msg.record_id:
+            self.journal.delete(msg.record_id)
+            msg.record_id = 0
+        self.need_sync()
+        log.info("event=poison_message_discarded queue=%s backout_count=%d reason=%d", q.name, msg.md.backout_count,
+                 reason)
+        self.report_exception(msg, reason)
 
     def _can_take(self, q: QueueObject | None, md: MQMD, data: bytes) -> bool:
         return (q is not None and q.is_local and q["PUT"] == C.MQQA_PUT_ALLOWED
