@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ferrymq.errors import failed
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 
 QLOCAL = "QLOCAL"
@@ -218,3 +219,44 @@ def lookup(obj_type: str, name: str) -> Attr:
     if attr is None or obj_type not in attr.types:
         raise failed(C.MQRC_SELECTOR_ERROR, f"{name.upper()} is not an attribute of {obj_type}")
     return attr
+
+
+# Status displays (DISPLAY QSTATUS, DISPLAY CONN): MQSC keyword <-> PCF parameter. Kind
+# "bytes" is a byte string (a connection identifier), shown in hex.
+QSTATUS = "QSTATUS"
+HANDLE = "HANDLE"
+CONN = "CONN"
+_Q = {QSTATUS}
+_H = {HANDLE}
+_HC = {HANDLE, CONN}
+OPEN_WORDS = {"NO": F.MQQSO_NO, "YES": F.MQQSO_YES}
+QSTATUS_ATTRS: tuple[Attr, ...] = (
+    _int("CURDEPTH", C.MQIA_CURRENT_Q_DEPTH, 0, _Q, readonly=True),
+    _int("IPPROCS", C.MQIA_OPEN_INPUT_COUNT, 0, _Q, readonly=True),
+    _int("OPPROCS", C.MQIA_OPEN_OUTPUT_COUNT, 0, _Q, readonly=True),
+    _int("UNCOM", F.MQIACF_UNCOMMITTED_MSGS, 0, _Q, readonly=True),
+    _int("MSGAGE", F.MQIACF_OLDEST_MSG_AGE, -1, _Q, low=-1, readonly=True),
+    _str("LGETDATE", F.MQCACF_LAST_GET_DATE, "", _Q, length=12, readonly=True),
+    _str("LGETTIME", F.MQCACF_LAST_GET_TIME, "", _Q, length=8, readonly=True),
+    _str("LPUTDATE", F.MQCACF_LAST_PUT_DATE, "", _Q, length=12, readonly=True),
+    _str("LPUTTIME", F.MQCACF_LAST_PUT_TIME, "", _Q, length=8, readonly=True),
+    _str("APPLTAG", F.MQCACF_APPL_TAG, "", _HC, length=28, readonly=True),
+    _int("APPLTYPE", C.MQIA_APPL_TYPE, C.MQAT_DEFAULT, _HC, readonly=True),
+    _str("USERID", F.MQCACF_USER_IDENTIFIER, "", _HC, length=12, readonly=True),
+    _str("CHANNEL", F.MQCACH_CHANNEL_NAME, "", _HC, length=20, readonly=True),
+    _str("CONNAME", F.MQCACH_CONNECTION_NAME, "", _HC, length=264, readonly=True),
+    Attr("CONN", F.MQBACF_CONNECTION_ID, "bytes", "", frozenset(_HC), readonly=True),
+    _enum("INPUT", F.MQIACF_OPEN_INPUT_TYPE, F.MQQSO_NO, _H,
+          {"NO": F.MQQSO_NO, "SHARED": F.MQQSO_SHARED, "EXCL": F.MQQSO_EXCLUSIVE}, readonly=True),
+    _enum("OUTPUT", F.MQIACF_OPEN_OUTPUT, F.MQQSO_NO, _H, OPEN_WORDS, readonly=True),
+    _enum("BROWSE", F.MQIACF_OPEN_BROWSE, F.MQQSO_NO, _H, OPEN_WORDS, readonly=True),
+    _enum("INQUIRE", F.MQIACF_OPEN_INQUIRE, F.MQQSO_NO, _H, OPEN_WORDS, readonly=True),
+    _enum("SET", F.MQIACF_OPEN_SET, F.MQQSO_NO, _H, OPEN_WORDS, readonly=True),
+    _enum("HSTATE", F.MQIACF_HANDLE_STATE, F.MQHSTATE_INACTIVE, _H,
+          {"INACTIVE": F.MQHSTATE_INACTIVE, "ACTIVE": F.MQHSTATE_ACTIVE}, readonly=True),
+    _enum("UOWSTATE", F.MQIACF_UOW_STATE, F.MQUOWST_NONE, {CONN},
+          {"NONE": F.MQUOWST_NONE, "ACTIVE": F.MQUOWST_ACTIVE}, readonly=True),
+    _int("HANDLES", F.MQIACF_CONNECTION_COUNT, 0, {CONN}, readonly=True),
+)
+STATUS_BY_NAME = _index(QSTATUS_ATTRS)
+STATUS_BY_SELECTOR = {a.selector: a for a in QSTATUS_ATTRS}

@@ -12,14 +12,17 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ferrymq.engine.api import Delivery, GetResult, PersistentNext
+from ferrymq.engine.commands.status import connection_id
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.server import ops
+from ferrymq.server.cmdserver import CommandServer
 from ferrymq.server.commit import GroupCommitter
 from ferrymq.server.handler import ClientHandler, Waiter
 
@@ -66,6 +69,7 @@ class QueueManagerServer:
         self._server: asyncio.Server | None = None
         self._tick_task: asyncio.Task[None] | None = None
         self._salt = os.urandom(8)
+        self.command_server: CommandServer | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -75,6 +79,9 @@ class QueueManagerServer:
         loop = asyncio.get_running_loop()
         self.committer.start()
         self._tick_task = loop.create_task(self._tick(), name="ferrymq-tick")
+        self.command_server = CommandServer(self.qmgr, self._when_durable)
+        self.command_server.pump()
+        self.dispatch_deliveries()
         if listen:
             self._server = await loop.create_server(lambda: ClientHandler(self), self.host, self.port,
                                                     backlog=self.backlog, reuse_address=True)
@@ -110,6 +117,8 @@ class QueueManagerServer:
                 await asyncio.sleep(0.02)
         for h in list(self.handlers):
             h.end(C.MQRC_Q_MGR_STOPPING, "the queue manager is stopping")
+        if self.command_server is not None:
+            self.command_server.stop()
         self.stopped = True
         if self._tick_task is not None:
             self._tick_task.cancel()
@@ -125,7 +134,21 @@ class QueueManagerServer:
     # -- engine glue ---------------------------------------------------------------------
 
     def connection_id(self, hconn: int) -> bytes:
-        return (b"FMQ" + self.qmgr.name.encode("latin-1", "replace")[:13]).ljust(16, b" ") + hconn.to_bytes(8, "big")
+        return connection_id(self.qmgr.name, hconn)
+
+    def _when_durable(self, lsn: int, send: Callable[[], None]) -> None:
+        """The command server's replies go out once its changes are on disk."""
+        def release() -> None:
+            send()
+            if self.qmgr.take_sync_lsn():
+                self.committer.kick()
+            self.dispatch_deliveries()
+            self.flush_dirty()
+
+        if lsn:
+            self.committer.after(lsn, release)
+        else:
+            release()
 
     def add_waiter(self, waiter_id: int, h: ClientHandler, corr: int, hobj: int, timeout: float | None) -> None:
         w = Waiter(h, corr, hobj)
@@ -163,6 +186,8 @@ class QueueManagerServer:
             self._deliver(d)
 
     def _deliver(self, d: Delivery) -> None:
+        if self.command_server is not None and self.command_server.deliver(d):
+            return
         w = self.waiters.pop(d.waiter_id, None)
         if w is None:
             return

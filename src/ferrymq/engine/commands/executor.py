@@ -1,0 +1,234 @@
+"""The one implementation of each administration command (PCF codes, MQSC verbs map here).
+
+``execute(qm, command)`` runs a Command against a QueueManager and returns its responses,
+one per object; a refused command raises MQError with IBM's reason (MQRC_ or MQRCCF_).
+The object rules themselves stay in ObjectRegistry and the attribute catalog (attrs.py);
+this module only maps parameters to them and objects back to parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.model import Command, Response, Value
+from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.errors import failed
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+
+QTYPE_OF = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL}
+QTYPE_CODE = {v: k for k, v in QTYPE_OF.items()}
+# Parameters a command reads itself: never treated as object attributes.
+_CONTROL = {C.MQCA_Q_NAME, C.MQIA_Q_TYPE, F.MQIACF_REPLACE, F.MQIACF_PURGE, F.MQIACF_FORCE, F.MQCACF_FROM_Q_NAME,
+            F.MQCACF_TO_Q_NAME, F.MQIACF_Q_ATTRS, F.MQIACF_Q_MGR_ATTRS, F.MQIACF_QSG_DISPS, F.MQCACF_COMMAND_SCOPE}
+
+
+def execute(qm: QueueManager, cmd: Command) -> list[Response]:
+    """Run one command.
+
+    Raises:
+        MQError: MQRCCF_CFH_COMMAND_ERROR for a command this queue manager does not serve,
+            and the reason of whatever rule refused it (nothing is changed then).
+    """
+    handler = _HANDLERS.get(cmd.command)
+    if handler is None:
+        raise failed(F.MQRCCF_CFH_COMMAND_ERROR, f"PCF command {cmd.command} is not supported by ferrymq")
+    return handler(qm, cmd)
+
+
+def queue_type(cmd: Command, required: bool) -> str | None:
+    code = cmd.params.get(C.MQIA_Q_TYPE)
+    if code is None or code == C.MQQT_ALL:
+        if required:
+            raise failed(F.MQRCCF_PARM_MISSING, "MQIA_Q_TYPE (queue type) is required by this command")
+        return None
+    if code not in QTYPE_OF:
+        raise failed(F.MQRCCF_Q_TYPE_ERROR, f"queue type {code!r} is not local (1), model (2) or alias (3)")
+    return QTYPE_OF[int(code)]
+
+
+def attributes(qtype: str, cmd: Command) -> dict[str, object]:
+    """The definition attributes a CREATE/CHANGE/COPY carries, as catalog names."""
+    out: dict[str, object] = {}
+    for sel, value in cmd.params.items():
+        if sel in _CONTROL:
+            continue
+        attr = A.QMGR_BY_SELECTOR.get(sel) if qtype == A.QMGR else A.QUEUE_BY_SELECTOR.get(sel)
+        if sel == C.MQIA_DEFINITION_TYPE and qtype == A.QMODEL:
+            attr = A.QUEUE_BY_NAME["DEFTYPE"]
+        if attr is None or qtype not in attr.types or attr.readonly:
+            raise failed(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
+                         f"parameter {sel} is not a settable attribute of {qtype}")
+        out[attr.name] = value
+    return out
+
+
+def _create(qm: QueueManager, cmd: Command) -> list[Response]:
+    qtype = queue_type(cmd, True)
+    assert qtype is not None
+    replace = cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
+    qm.objects.define(qtype, cmd.text(C.MQCA_Q_NAME), attributes(qtype, cmd), replace=replace)
+    qm.need_sync()
+    return [Response()]
+
+
+def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
+    qtype = queue_type(cmd, True)
+    assert qtype is not None
+    source = qm.objects.require(cmd.text(F.MQCACF_FROM_Q_NAME))
+    if source.qtype != qtype:
+        raise failed(F.MQRCCF_LIKE_OBJECT_WRONG_TYPE, f"{source.name} is a {source.qtype}, not a {qtype}")
+    replace = cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
+    qm.objects.define(qtype, cmd.text(F.MQCACF_TO_Q_NAME), attributes(qtype, cmd), like=source.name, replace=replace)
+    qm.need_sync()
+    return [Response()]
+
+
+def _target(qm: QueueManager, cmd: Command) -> QueueObject:
+    """The queue MQCA_Q_NAME names, of MQIA_Q_TYPE when given."""
+    qtype = queue_type(cmd, False)
+    obj = qm.objects.require(cmd.text(C.MQCA_Q_NAME))
+    if qtype is not None and obj.qtype != qtype:
+        raise failed(F.MQRCCF_OBJECT_WRONG_TYPE, f"{obj.name} is a {obj.qtype}, not a {qtype}")
+    return obj
+
+
+def _change(qm: QueueManager, cmd: Command) -> list[Response]:
+    obj = _target(qm, cmd)
+    changes = attributes(obj.qtype, cmd)
+    qm.objects.alter(obj.name, changes)
+    if changes.get("GET") in (C.MQQA_GET_ALLOWED, "ENABLED") and obj.is_local:
+        qm.wake(obj)
+    qm.need_sync()
+    return [Response()]
+
+
+def _delete(qm: QueueManager, cmd: Command) -> list[Response]:
+    obj = _target(qm, cmd)
+    purge = cmd.number(F.MQIACF_PURGE, F.MQPO_NO) == F.MQPO_YES
+    if purge and obj.is_local:
+        _check_clearable(obj)
+        _discard_all(qm, obj)
+    qm.objects.delete(obj.name, purge=purge)
+    qm.need_sync()
+    return [Response()]
+
+
+def _check_clearable(obj: QueueObject) -> None:
+    if obj.handles:
+        raise failed(C.MQRC_OBJECT_IN_USE, f"{obj.name} is open by {len(obj.handles)} handles")
+    if obj.messages.uncommitted:
+        raise failed(C.MQRC_OBJECT_IN_USE, f"{obj.name} has {obj.messages.uncommitted} uncommitted messages")
+
+
+def _discard_all(qm: QueueManager, obj: QueueObject) -> None:
+    for msg in list(obj.messages.by_seq.values()):
+        qm.discard_expired(obj, msg)  # removes it from the queue and the journal
+
+
+def _clear(qm: QueueManager, cmd: Command) -> list[Response]:
+    obj = qm.objects.require(cmd.text(C.MQCA_Q_NAME))
+    if not obj.is_local:
+        raise failed(F.MQRCCF_Q_WRONG_TYPE, f"{obj.name} is a {obj.qtype}; only local queues are cleared")
+    _check_clearable(obj)
+    _discard_all(qm, obj)
+    qm.need_sync()
+    return [Response()]
+
+
+def queue_params(obj: QueueObject, wanted: Iterable[int]) -> dict[int, Value]:
+    """A queue as INQUIRE_Q answers: name, type, then the asked-for attributes."""
+    want = set(wanted)
+    every = F.MQIACF_ALL in want
+    out: dict[int, Value] = {C.MQCA_Q_NAME: obj.name, C.MQIA_Q_TYPE: QTYPE_CODE[obj.qtype]}
+    for attr in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS:
+        if obj.qtype not in attr.types or attr.selector in out or (attr.name == "QDEFTYPE" and obj.qtype != A.QLOCAL):
+            continue
+        if attr.name == "DEFTYPE" and obj.qtype != A.QMODEL:
+            continue
+        if every or attr.selector in want:
+            value = obj.status(attr.name)
+            out[attr.selector] = value if isinstance(value, str) else int(value)
+    return out
+
+
+def _matching(qm: QueueManager, cmd: Command) -> list[QueueObject]:
+    name = cmd.text(C.MQCA_Q_NAME)
+    qtype = queue_type(cmd, False)
+    objs = [qm.objects.queues[n] for n in qm.objects.names(name, qtype)]
+    if not objs:
+        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} is not defined" + (f" as {qtype}" if qtype else ""))
+    return objs
+
+
+def _inquire(qm: QueueManager, cmd: Command) -> list[Response]:
+    wanted = cmd.selectors(F.MQIACF_Q_ATTRS)
+    out = []
+    for obj in _matching(qm, cmd):
+        params = queue_params(obj, wanted)
+        if all(f.matches(obj.status(_name_of(obj, f.parameter))) for f in cmd.filters):
+            out.append(Response(params))
+    return out
+
+
+def _name_of(obj: QueueObject, selector: int) -> str:
+    if selector == C.MQCA_Q_NAME:
+        return "QUEUE"
+    attr = A.QUEUE_BY_SELECTOR.get(selector)
+    if selector == C.MQIA_DEFINITION_TYPE and obj.qtype == A.QMODEL:
+        return "DEFTYPE"
+    if attr is None:
+        raise failed(F.MQRCCF_FILTER_ERROR, f"filter parameter {selector} is not a queue attribute")
+    return attr.name if obj.qtype in attr.types else "QUEUE"
+
+
+def _inquire_names(qm: QueueManager, cmd: Command) -> list[Response]:
+    name = cmd.text(C.MQCA_Q_NAME)
+    qtype = queue_type(cmd, False)
+    names = qm.objects.names(name, qtype)
+    types = tuple(QTYPE_CODE[qm.objects.queues[n].qtype] for n in names)
+    return [Response({F.MQCACF_Q_NAMES: tuple(names), F.MQIACF_Q_TYPES: types})]
+
+
+def qmgr_params(qm: QueueManager, wanted: Iterable[int]) -> dict[int, Value]:
+    want = set(wanted)
+    every = F.MQIACF_ALL in want
+    out: dict[int, Value] = {}
+    for attr in A.QMGR_ATTRS:
+        if every or attr.selector in want or attr.selector == C.MQCA_Q_MGR_NAME:
+            value = qm.objects.qmgr_status(attr.name)
+            out[attr.selector] = value if isinstance(value, str) else int(value)
+    return out
+
+
+def _inquire_qmgr(qm: QueueManager, cmd: Command) -> list[Response]:
+    return [Response(qmgr_params(qm, cmd.selectors(F.MQIACF_Q_MGR_ATTRS)))]
+
+
+def _change_qmgr(qm: QueueManager, cmd: Command) -> list[Response]:
+    qm.objects.alter_qmgr(attributes(A.QMGR, cmd))
+    qm.need_sync()
+    return [Response()]
+
+
+def _ping(qm: QueueManager, cmd: Command) -> list[Response]:
+    return [Response()]
+
+
+_HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
+    F.MQCMD_CREATE_Q: _create,
+    F.MQCMD_COPY_Q: _copy,
+    F.MQCMD_CHANGE_Q: _change,
+    F.MQCMD_DELETE_Q: _delete,
+    F.MQCMD_CLEAR_Q: _clear,
+    F.MQCMD_INQUIRE_Q: _inquire,
+    F.MQCMD_INQUIRE_Q_NAMES: _inquire_names,
+    F.MQCMD_INQUIRE_Q_STATUS: inquire_q_status,
+    F.MQCMD_INQUIRE_Q_MGR: _inquire_qmgr,
+    F.MQCMD_CHANGE_Q_MGR: _change_qmgr,
+    F.MQCMD_PING_Q_MGR: _ping,
+    F.MQCMD_INQUIRE_CONNECTION: inquire_connection,
+}

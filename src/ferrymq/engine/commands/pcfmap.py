@@ -1,0 +1,139 @@
+"""PCF messages <-> the command model, and how the command server answers a request.
+
+``answer(qm, request_bytes, encoding)`` decodes an MQCFH command, executes it and returns
+the response messages as IBM lays them out: one per object, MsgSeqNumber counting from 1,
+MQCFC_LAST on the final one, CompCode/Reason in each header. An error is one response
+with MQCC_FAILED and the reason (MQRC_ values the PCF interface reports with its own
+MQRCCF_ code are translated, e.g. 2100 -> 4001 MQRCCF_OBJECT_ALREADY_EXISTS).
+"""
+
+from __future__ import annotations
+
+from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.executor import execute
+from ferrymq.engine.commands.model import Command, Filter, Response, Value
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.errors import DecodeError, MQError
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.wire import pcf as P
+
+PCF_REASON = {
+    C.MQRC_OBJECT_ALREADY_EXISTS: F.MQRCCF_OBJECT_ALREADY_EXISTS,
+    C.MQRC_OBJECT_TYPE_ERROR: F.MQRCCF_OBJECT_WRONG_TYPE,
+    C.MQRC_OBJECT_NAME_ERROR: F.MQRCCF_OBJECT_NAME_ERROR,
+    C.MQRC_INHIBIT_VALUE_ERROR: F.MQRCCF_ATTR_VALUE_ERROR,
+    C.MQRC_CHAR_ATTR_LENGTH_ERROR: F.MQRCCF_ATTR_VALUE_ERROR,
+    C.MQRC_OBJECT_IN_USE: F.MQRCCF_OBJECT_OPEN,
+}
+
+
+# IBM's command server answers character attributes blank-padded to their MQCHARn length.
+PADDED = {a.selector: a.length for a in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS + A.QMGR_ATTRS + A.QSTATUS_ATTRS
+          if a.kind == "str"}
+PADDED[F.MQCACF_Q_NAMES] = C.MQ_Q_NAME_LENGTH
+PADDED[F.MQCACF_OBJECT_NAME] = C.MQ_OBJECT_NAME_LENGTH
+
+
+def padded(selector: int, value: Value) -> Value:
+    width = PADDED.get(selector)
+    if width is None:
+        return value
+    if isinstance(value, str):
+        return value.ljust(width)
+    if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+        return tuple(str(v).ljust(width) for v in value)
+    return value
+
+
+def to_command(msg: P.PCFMessage) -> Command:
+    """The Command a PCF request carries.
+
+    Raises:
+        MQError: MQRCCF_CFH_TYPE_ERROR (not a command), MQRCCF_CFIN/CFST_DUPLICATE_PARM.
+    """
+    if msg.header.type not in (F.MQCFT_COMMAND, F.MQCFT_COMMAND_XR):
+        raise MQError(C.MQCC_FAILED, F.MQRCCF_CFH_TYPE_ERROR, f"MQCFH Type {msg.header.type} is not MQCFT_COMMAND")
+    cmd = Command(msg.header.command)
+    for p in msg.params:
+        if isinstance(p, (P.CFIF, P.CFSF)):
+            cmd.filters.append(Filter(p.parameter, p.operator, p.value))
+            continue
+        if isinstance(p, P.CFGR):
+            raise MQError(C.MQCC_FAILED, F.MQRCCF_CFGR_PARM_ID_ERROR, f"group parameter {p.parameter} is not used by command {msg.header.command}")
+        if p.parameter in cmd.params:
+            dup = F.MQRCCF_CFIN_DUPLICATE_PARM if isinstance(p, P.CFIN) else F.MQRCCF_CFST_DUPLICATE_PARM
+            raise MQError(C.MQCC_FAILED, dup, f"parameter {p.parameter} appears twice")
+        cmd.params[p.parameter] = _value(p)
+    if len(cmd.filters) > 1:
+        raise MQError(C.MQCC_FAILED, F.MQRCCF_TOO_MANY_FILTERS, "one filter (WHERE) per command")
+    return cmd
+
+
+def _value(p: P.Param) -> Value:
+    if isinstance(p, (P.CFIN, P.CFIN64)):
+        return p.value
+    if isinstance(p, P.CFST):
+        return p.value
+    if isinstance(p, (P.CFIL, P.CFSL)):
+        return p.values
+    assert isinstance(p, P.CFBS)
+    return p.value
+
+
+def to_param(selector: int, value: Value) -> P.Param:
+    if isinstance(value, int):
+        return P.CFIN(selector, int(value))
+    if isinstance(value, str):
+        return P.CFST(selector, value)
+    if isinstance(value, bytes):
+        return P.CFBS(selector, value)
+    if all(isinstance(v, int) for v in value):
+        return P.CFIL(selector, tuple(int(v) for v in value))
+    return P.CFSL(selector, tuple(str(v) for v in value))
+
+
+def from_command(cmd: Command) -> P.PCFMessage:
+    """The PCF request for a Command (what PCFExecute and runmqsc -c send)."""
+    params: list[P.Param] = [to_param(s, v) for s, v in cmd.params.items()]
+    for f in cmd.filters:
+        params.append(P.CFIF(f.parameter, f.operator, f.value) if isinstance(f.value, int)
+                      else P.CFSF(f.parameter, f.operator, f.value))
+    return P.PCFMessage(P.CFH(F.MQCFT_COMMAND, cmd.command, parameter_count=len(params), version=F.MQCFH_VERSION_3),
+                        tuple(params))
+
+
+def responses_of(messages: list[P.PCFMessage]) -> list[Response]:
+    """Responses decoded by a client back into the model."""
+    return [Response({p.parameter: _value(p) for p in m.params if not isinstance(p, (P.CFGR, P.CFIF, P.CFSF))},
+                     m.header.comp_code, m.header.reason) for m in messages]
+
+
+def run(qm: QueueManager, cmd: Command) -> list[Response]:
+    """Execute, turning a refusal into the single failed response PCF sends."""
+    try:
+        return execute(qm, cmd)
+    except MQError as exc:
+        return [Response({}, C.MQCC_FAILED, PCF_REASON.get(exc.reason, exc.reason), exc.detail)]
+
+
+def answer(qm: QueueManager, request: bytes, encoding: int) -> list[bytes]:
+    """The response messages to a PCF request (see the module docstring)."""
+    command, version = F.MQCMD_NONE, F.MQCFH_VERSION_1
+    try:
+        msg = P.PCFMessage.unpack(request, encoding)
+        command, version = msg.header.command, msg.header.version
+        responses = run(qm, to_command(msg))
+    except DecodeError as exc:
+        responses = [Response({}, C.MQCC_FAILED, F.MQRCCF_STRUCTURE_TYPE_ERROR, str(exc))]
+    except MQError as exc:
+        responses = [Response({}, C.MQCC_FAILED, exc.reason, exc.detail)]
+    if not responses:  # a generic INQUIRE that matched nothing still gets its final reply
+        responses = [Response()]
+    out = []
+    for i, r in enumerate(responses, 1):
+        params = tuple(to_param(s, padded(s, v)) for s, v in r.params.items())
+        hdr = P.CFH(F.MQCFT_RESPONSE, command, i, F.MQCFC_LAST if i == len(responses) else F.MQCFC_NOT_LAST,
+                    r.comp, r.reason, len(params), version)
+        out.append(P.PCFMessage(hdr, params).pack(encoding))
+    return out
