@@ -24,6 +24,7 @@ from ferrymq import __version__
 from ferrymq.cli import control
 from ferrymq.cli.errors import CliError
 from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir, home_dir
+from ferrymq.cli.mqsc import register as register_mqsc
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -86,6 +87,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq create QM1 --port 0     # a queue manager on any free port
       ferrymq start QM1               # runs in the background, prints its port
       ferrymq list                    # status, pid and port of each
+      ferrymq mqsc QM1 < setup.mqsc   # MQSC commands (like runmqsc)
       ferrymq stop QM1                # quiesce and end
       ferrymq delete QM1
     """
@@ -180,6 +182,9 @@ def delete(home: Path, out: Out, name: str) -> None:
     """Delete queue manager NAME and all its messages (like dltmqm); it must not be running."""
     info = control.delete(home, name)
     out.result(info, f"Queue manager {name} deleted ({info['data_dir']}).")
+
+
+register_mqsc(cli, lambda ctx: ctx.obj["home"])
 
 
 def main() -> None:

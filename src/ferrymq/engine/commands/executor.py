@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands.model import Command, Response, Value
+from ferrymq.engine.commands.model import Command, Filter, Response, Value
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.qmgr import QueueManager
@@ -169,12 +169,18 @@ def _inquire(qm: QueueManager, cmd: Command) -> list[Response]:
     out = []
     for obj in _matching(qm, cmd):
         params = queue_params(obj, wanted)
-        if all(f.matches(obj.status(_name_of(obj, f.parameter))) for f in cmd.filters):
+        if all(_passes(obj, f) for f in cmd.filters):
             out.append(Response(params))
     return out
 
 
-def _name_of(obj: QueueObject, selector: int) -> str:
+def _passes(obj: QueueObject, f: Filter) -> bool:
+    """A queue without the filtered attribute (MAXDEPTH of an alias) never matches, as in IBM."""
+    name = _name_of(obj, f.parameter)
+    return name is not None and f.matches(obj.status(name))
+
+
+def _name_of(obj: QueueObject, selector: int) -> str | None:
     if selector == C.MQCA_Q_NAME:
         return "QUEUE"
     attr = A.QUEUE_BY_SELECTOR.get(selector)
@@ -182,7 +188,7 @@ def _name_of(obj: QueueObject, selector: int) -> str:
         return "DEFTYPE"
     if attr is None:
         raise failed(F.MQRCCF_FILTER_ERROR, f"filter parameter {selector} is not a queue attribute")
-    return attr.name if obj.qtype in attr.types else "QUEUE"
+    return attr.name if obj.qtype in attr.types else None
 
 
 def _inquire_names(qm: QueueManager, cmd: Command) -> list[Response]:

@@ -1,0 +1,313 @@
+"""MQSC: the command language, parsed into the engine's command model.
+
+Syntax as runmqsc reads it: keywords in any case (unquoted values are upper-cased, quoted
+ones kept, ``''`` is a quote inside quotes), ``KEYWORD(value)`` or a bare keyword, a
+trailing ``+`` (continue, dropping the next line's leading blanks) or ``-`` (continue
+as is), ``*`` starting a comment line. Verbs, object types and attribute names accept
+IBM's abbreviations and synonyms. Attribute names and values come from the one catalog
+(ferrymq.engine.attrs), so MQSC, PCF and Python share every rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.model import Command, Filter, Value
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+
+VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",
+         "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "PING": "PING", "END": "END"}
+TYPES = {"QLOCAL": A.QLOCAL, "QL": A.QLOCAL, "QALIAS": A.QALIAS, "QA": A.QALIAS, "QMODEL": A.QMODEL,
+         "QM": A.QMODEL, "QUEUE": "QUEUE", "Q": "QUEUE", "QMGR": A.QMGR, "QSTATUS": A.QSTATUS, "QS": A.QSTATUS,
+         "CONN": A.CONN}
+QTYPE_CODE = {A.QLOCAL: C.MQQT_LOCAL, A.QALIAS: C.MQQT_ALIAS, A.QMODEL: C.MQQT_MODEL}
+OPERATORS = {"LT": F.MQCFOP_LESS, "GT": F.MQCFOP_GREATER, "EQ": F.MQCFOP_EQUAL, "NE": F.MQCFOP_NOT_EQUAL,
+             "LE": F.MQCFOP_NOT_GREATER, "GE": F.MQCFOP_NOT_LESS, "LK": F.MQCFOP_LIKE, "NL": F.MQCFOP_NOT_LIKE,
+             "CT": F.MQCFOP_CONTAINS, "EX": F.MQCFOP_EXCLUDES, "CTG": F.MQCFOP_CONTAINS_GEN,
+             "EXG": F.MQCFOP_EXCLUDES_GEN}
+# Verbs x object types that exist (the order completion offers them).
+ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL), "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR),
+           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL), "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR,
+                                                                A.QSTATUS, A.CONN),
+           "CLEAR": (A.QLOCAL,), "PING": (A.QMGR,), "END": ()}
+MAX_COMMAND = 32_768  # MQ_COMMAND_MQSC_LENGTH: longer commands are refused, not read on
+
+
+class MqscSyntaxError(ValueError):
+    """A command that does not parse; the message says where and why (AMQ8405E)."""
+
+
+@dataclass(slots=True)
+class Parsed:
+    """One MQSC command: verb, object type, the name in parentheses, keywords in order."""
+
+    verb: str
+    objtype: str = ""
+    name: str | None = None
+    keywords: list[tuple[str, str | None]] = field(default_factory=list)
+    text: str = ""
+
+
+_TOKEN = re.compile(r"\s*([A-Za-z0-9_.*%/\-]+)\s*(\()?")
+
+
+def _value(text: str, pos: int) -> tuple[str, int]:
+    """The value inside parentheses starting at ``pos``; returns it and the index after ')'."""
+    out: list[str] = []
+    i = pos
+    while i < len(text) and text[i] == " ":
+        i += 1
+    if i < len(text) and text[i] == "'":
+        i += 1
+        while True:
+            if i >= len(text):
+                raise MqscSyntaxError("a quoted string is not closed")
+            if text[i] == "'":
+                if i + 1 < len(text) and text[i + 1] == "'":
+                    out.append("'")
+                    i += 2
+                    continue
+                i += 1
+                break
+            out.append(text[i])
+            i += 1
+        value = "".join(out)
+        while i < len(text) and text[i] == " ":
+            i += 1
+    else:
+        # Unquoted text is upper-cased; quoted parts inside it (WHERE values) keep their case.
+        quoted = False
+        while i < len(text) and (quoted or text[i] != ")"):
+            quoted ^= text[i] == "'"
+            out.append(text[i] if quoted or text[i] == "'" else text[i].upper())
+            i += 1
+        if i >= len(text):
+            raise MqscSyntaxError("a '(' is not closed")
+        value = "".join(out).strip()
+    if i >= len(text) or text[i] != ")":
+        raise MqscSyntaxError(f"expected ')' at position {i + 1}")
+    return value, i + 1
+
+
+def tokens(text: str) -> Iterator[tuple[str, str | None]]:
+    """``KEYWORD`` / ``KEYWORD(value)`` pairs of one command."""
+    pos = 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            return
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise MqscSyntaxError(f"unexpected {text[pos:].strip()[:20]!r} at position {pos + 1}")
+        word = m.group(1).upper()
+        if m.group(2):
+            value, pos = _value(text, m.end())
+            yield word, value
+        else:
+            pos = m.end()
+            yield word, None
+
+
+def parse(text: str) -> Parsed:
+    """One command (continuations already joined).
+
+    Raises:
+        MqscSyntaxError: unknown verb or object type, a bad keyword or value form.
+    """
+    if len(text) > MAX_COMMAND:
+        raise MqscSyntaxError(f"command is {len(text)} characters; MQSC allows {MAX_COMMAND}")
+    toks = list(tokens(text))
+    if not toks:
+        raise MqscSyntaxError("empty command")
+    verb = VERBS.get(toks[0][0])
+    if verb is None or toks[0][1] is not None:
+        raise MqscSyntaxError(f"{toks[0][0]} is not an MQSC verb (DEFINE, ALTER, DELETE, DISPLAY, CLEAR, PING)")
+    parsed = Parsed(verb, text=text.strip())
+    if verb == "END":
+        return parsed
+    if len(toks) < 2 or toks[1][0] not in TYPES:
+        raise MqscSyntaxError(f"{verb} needs an object type: {', '.join(ALLOWED[verb])}")
+    parsed.objtype = TYPES[toks[1][0]]
+    if parsed.objtype not in ALLOWED[verb]:
+        raise MqscSyntaxError(f"{verb} {toks[1][0]} is not a valid command")
+    parsed.name = toks[1][1]
+    if parsed.objtype != A.QMGR and parsed.name in (None, ""):
+        raise MqscSyntaxError(f"{verb} {toks[1][0]} needs a name in parentheses")
+    if parsed.objtype == A.QMGR and parsed.name is not None:
+        raise MqscSyntaxError("QMGR takes no name")
+    parsed.keywords = toks[2:]
+    return parsed
+
+
+def _flags(objtype: str) -> dict[str, tuple[A.Attr, int]]:
+    """Bare keywords that set an attribute (SHARE/NOSHARE, TRIGGER/NOTRIGGER ...)."""
+    out: dict[str, tuple[A.Attr, int]] = {}
+    for attr in A.QUEUE_ATTRS:
+        if objtype in attr.types:
+            for word, value in attr.words.items():
+                if word in (attr.name, "NO" + attr.name):
+                    out[word] = (attr, value)
+    return out
+
+
+def _attr(objtype: str, word: str) -> A.Attr:
+    table = A.QMGR_BY_NAME if objtype == A.QMGR else A.QUEUE_BY_NAME
+    attr = table.get(word) or A.STATUS_BY_NAME.get(word)
+    if attr is None:
+        raise MqscSyntaxError(f"{word} is not an attribute of {objtype}")
+    return attr
+
+
+def _setting(objtype: str, word: str, value: str) -> tuple[int, Value]:
+    attr = _attr(objtype, word)
+    if objtype not in attr.types or attr.readonly:
+        raise MqscSyntaxError(f"{word} is not a settable attribute of {objtype}")
+    if attr.kind == "str":
+        return attr.selector, value
+    if value in attr.words:
+        return attr.selector, attr.words[value]
+    try:
+        return attr.selector, int(value)
+    except ValueError:
+        choices = "|".join(attr.words) or f"{attr.low}..{attr.high}"
+        raise MqscSyntaxError(f"{word}({value}) must be {choices}") from None
+
+
+def _where(objtype: str, value: str | None) -> Filter:
+    m = re.fullmatch(r"\s*([A-Z0-9]+)\s+([A-Z]+)\s+(.+?)\s*", value or "")
+    if m is None or m.group(2) not in OPERATORS:
+        raise MqscSyntaxError("WHERE takes (attribute operator value), operator one of " + " ".join(OPERATORS))
+    word, op, raw = m.group(1), OPERATORS[m.group(2)], m.group(3).strip("'")
+    attr = _attr(objtype if objtype in (A.QMGR,) else A.QLOCAL, word) if word not in ("QUEUE", "QNAME") else None
+    selector = C.MQCA_Q_NAME if attr is None else attr.selector
+    if attr is not None and attr.kind != "str":
+        number = attr.words.get(raw, None)
+        return Filter(selector, op, number if number is not None else _int(word, raw))
+    return Filter(selector, op, raw)
+
+
+def _int(word: str, raw: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise MqscSyntaxError(f"WHERE({word} ...) compares with a number, not {raw!r}") from None
+
+
+def to_command(p: Parsed) -> Command:
+    """The PCF-level Command for a parsed MQSC command (DISPLAY names what to show).
+
+    Raises:
+        MqscSyntaxError: a keyword or value the command does not take.
+    """
+    verb, ot = p.verb, p.objtype
+    name = p.name or ""
+    if verb == "PING":
+        return Command(F.MQCMD_PING_Q_MGR)
+    if verb == "CLEAR":
+        return Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: name})
+    if verb == "DISPLAY":
+        return _display(p)
+    params: dict[int, Value] = {} if ot == A.QMGR else {C.MQCA_Q_NAME: name, C.MQIA_Q_TYPE: QTYPE_CODE[ot]}
+    command = {"DEFINE": F.MQCMD_CREATE_Q, "ALTER": F.MQCMD_CHANGE_Q, "DELETE": F.MQCMD_DELETE_Q}[verb]
+    if ot == A.QMGR:
+        command = F.MQCMD_CHANGE_Q_MGR
+    flags = _flags(ot) if ot != A.QMGR else {}
+    for word, value in p.keywords:
+        if verb == "DEFINE" and word in ("REPLACE", "NOREPLACE") and value is None:
+            params[F.MQIACF_REPLACE] = F.MQRP_YES if word == "REPLACE" else F.MQRP_NO
+        elif verb == "DELETE" and word in ("PURGE", "NOPURGE") and value is None:
+            params[F.MQIACF_PURGE] = F.MQPO_YES if word == "PURGE" else F.MQPO_NO
+        elif verb == "DEFINE" and word == "LIKE" and value:
+            command = F.MQCMD_COPY_Q
+            params[F.MQCACF_FROM_Q_NAME] = value
+        elif verb == "ALTER" and word == "FORCE" and value is None:
+            params[F.MQIACF_FORCE] = F.MQFC_YES
+        elif verb == "DELETE":
+            raise MqscSyntaxError(f"DELETE does not take {word}")
+        elif value is None and word in flags:
+            attr, number = flags[word]
+            params[attr.selector] = number
+        elif value is None:
+            raise MqscSyntaxError(f"{word} needs a value in parentheses")
+        else:
+            sel, v = _setting(ot, word, value)
+            if sel == C.MQIA_DEFINITION_TYPE and ot != A.QMODEL:
+                raise MqscSyntaxError("DEFTYPE is an attribute of QMODEL")
+            params[sel] = v
+    if command == F.MQCMD_COPY_Q:
+        params[F.MQCACF_TO_Q_NAME] = params.pop(C.MQCA_Q_NAME)
+    return Command(command, params)
+
+
+def _display(p: Parsed) -> Command:
+    ot, name = p.objtype, p.name or ""
+    wanted: list[int] = []
+    filters: list[Filter] = []
+    kind = ""
+    for word, value in p.keywords:
+        if word == "WHERE":
+            filters.append(_where(ot, value))
+        elif word == "ALL" and value is None:
+            wanted.append(F.MQIACF_ALL)
+        elif word == "TYPE" and value is not None:
+            kind = value
+        elif value is None:
+            wanted.append(_attr(ot if ot in (A.QMGR,) else A.QLOCAL, word).selector)
+        else:
+            raise MqscSyntaxError(f"DISPLAY does not take {word}({value})")
+    if len(filters) > 1:
+        raise MqscSyntaxError("only one WHERE clause is allowed")
+    attrs = tuple(wanted)
+    if ot == A.QMGR:
+        return Command(F.MQCMD_INQUIRE_Q_MGR, {F.MQIACF_Q_MGR_ATTRS: attrs or (F.MQIACF_ALL,)}, filters)
+    if ot == A.QSTATUS:
+        if kind not in ("", "QUEUE", "HANDLE"):
+            raise MqscSyntaxError("QSTATUS TYPE is QUEUE or HANDLE")
+        status = F.MQIACF_Q_HANDLE if kind == "HANDLE" else F.MQIACF_Q_STATUS
+        return Command(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: name, F.MQIACF_Q_STATUS_TYPE: status,
+                                                  F.MQIACF_Q_STATUS_ATTRS: attrs or (F.MQIACF_ALL,)}, filters)
+    if ot == A.CONN:
+        info = {"": F.MQIACF_CONN_INFO_CONN, "CONN": F.MQIACF_CONN_INFO_CONN, "HANDLE": F.MQIACF_CONN_INFO_HANDLE,
+                "ALL": F.MQIACF_CONN_INFO_ALL}.get(kind)
+        if info is None:
+            raise MqscSyntaxError("CONN TYPE is CONN, HANDLE or ALL")
+        generic = b"" if name in ("*", "") else _hex(name)
+        return Command(F.MQCMD_INQUIRE_CONNECTION, {F.MQBACF_GENERIC_CONNECTION_ID: generic,
+                                                    F.MQIACF_CONN_INFO_TYPE: info,
+                                                    F.MQIACF_CONNECTION_ATTRS: attrs or (F.MQIACF_ALL,)}, filters)
+    # Without ALL or attribute names runmqsc shows a queue's name and type, and what WHERE tested.
+    shown = attrs or (C.MQCA_Q_NAME, *(f.parameter for f in filters))
+    params: dict[int, Value] = {C.MQCA_Q_NAME: name, F.MQIACF_Q_ATTRS: shown}
+    if ot != "QUEUE":
+        params[C.MQIA_Q_TYPE] = QTYPE_CODE[ot]
+    return Command(F.MQCMD_INQUIRE_Q, params, filters)
+
+
+def _hex(name: str) -> bytes:
+    try:
+        return bytes.fromhex(name.rstrip("*"))
+    except ValueError:
+        raise MqscSyntaxError(f"CONN({name}) takes a connection identifier in hex, or *") from None
+
+
+def commands(lines: Iterator[str]) -> Iterator[str]:
+    """Whole commands from script lines: comments dropped, continuations joined."""
+    buf = ""
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not buf and (not line.strip() or line.lstrip().startswith("*")):
+            continue
+        stripped = line.rstrip()
+        if stripped.endswith("+"):
+            buf += stripped[:-1]
+            continue
+        if stripped.endswith("-"):
+            buf += stripped[:-1]
+            continue
+        yield (buf + (line.lstrip() if buf else line)).strip()
+        buf = ""
+    if buf.strip():
+        yield buf.strip()

@@ -1,0 +1,213 @@
+"""An MQSC session: runs commands through a command runner and writes runmqsc's output.
+
+The runner is anything that takes a Command and returns Responses: a CommandClient (PCF
+over a client, as ``runmqsc -c``) or the executor itself. Output follows runmqsc: each
+command echoed with its number, then AMQ messages (our own words, IBM's message ids),
+DISPLAY results as ``KEYWORD(value)`` in two columns, and at the end the count of
+commands read, with a syntax error, and that could not be processed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ferrymq.admin.mqsc import MqscSyntaxError, Parsed, commands, parse, to_command
+from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.model import Command, Response, Value
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+
+Runner = Callable[[Command], list[Response]]
+
+EXIT_OK = 0
+EXIT_FAILED = 10  # runmqsc: some commands had errors
+EXIT_NO_QMGR = 20  # runmqsc: the queue manager could not be reached
+
+_DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I: Queue changed.",
+         ("DELETE", "Q"): "AMQ8007I: Queue deleted.", ("CLEAR", "Q"): "AMQ8022I: Queue cleared.",
+         ("ALTER", A.QMGR): "AMQ8005I: Queue manager changed.",
+         ("PING", A.QMGR): "AMQ8415I: Ping Queue Manager command complete."}
+_TITLE = {"Q": "AMQ8409I: Display Queue details.", A.QMGR: "AMQ8408I: Display Queue Manager details.",
+          A.QSTATUS: "AMQ8450I: Display queue status details.", A.CONN: "AMQ8276I: Display Connection details."}
+_ERROR = {
+    C.MQRC_UNKNOWN_OBJECT_NAME: "AMQ8147E: Object {name} not found.",
+    F.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: Object {name} already exists (use REPLACE to redefine it).",
+    C.MQRC_Q_NOT_EMPTY: "AMQ8143E: Queue {name} is not empty (use PURGE to delete it with its messages).",
+    F.MQRCCF_OBJECT_OPEN: "AMQ8148E: Object {name} is in use by an application or has uncommitted messages.",
+    F.MQRCCF_OBJECT_WRONG_TYPE: "AMQ8151E: Object {name} exists with another type.",
+    F.MQRCCF_LIKE_OBJECT_WRONG_TYPE: "AMQ8151E: The LIKE object is of another type.",
+    F.MQRCCF_ATTR_VALUE_ERROR: "AMQ8426E: A value is not valid for its attribute.",
+    F.MQRCCF_OBJECT_NAME_ERROR: "AMQ8226E: The name {name} is not a valid object name.",
+    F.MQRCCF_Q_WRONG_TYPE: "AMQ8149E: {name} is not a local queue.",
+}
+
+
+def reason_name(reason: int) -> str:
+    for module in (F, C):
+        for key, value in vars(module).items():
+            if value == reason and key.startswith(("MQRC_", "MQRCCF_")):
+                return key
+    return str(reason)
+
+
+def _group(objtype: str) -> str:
+    return "Q" if objtype in (A.QLOCAL, A.QALIAS, A.QMODEL, "QUEUE") else objtype
+
+
+_TYPE_WORD = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL}
+_STATUS_KIND = {F.MQIACF_Q_STATUS: "QUEUE", F.MQIACF_Q_HANDLE: "HANDLE"}
+
+
+def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, str]]:
+    """A response's parameters as MQSC keyword/value pairs (value words from the catalog)."""
+    out: list[tuple[str, str]] = []
+    table = A.QMGR_BY_SELECTOR if objtype == A.QMGR else A.QUEUE_BY_SELECTOR
+    qtype = _TYPE_WORD.get(int(params.get(C.MQIA_Q_TYPE, 0) or 0), "")  # type: ignore[arg-type]
+    for sel, value in params.items():
+        if sel == C.MQCA_Q_NAME:
+            out.append(("QUEUE", str(value).strip()))
+        elif sel == C.MQIA_Q_TYPE:
+            out.append(("TYPE", qtype))
+        elif sel == F.MQIACF_Q_STATUS_TYPE:
+            out.append(("TYPE", _STATUS_KIND.get(int(value), str(value))))  # type: ignore[arg-type]
+        elif sel == F.MQIACF_CONN_INFO_TYPE:
+            out.append(("TYPE", {F.MQIACF_CONN_INFO_CONN: "CONN", F.MQIACF_CONN_INFO_HANDLE: "HANDLE"}.get(int(value), "")))  # type: ignore[arg-type]
+        elif sel == F.MQCACF_OBJECT_NAME:
+            out.append(("OBJNAME", str(value).strip()))
+        elif sel == F.MQIACF_OBJECT_TYPE:
+            out.append(("OBJTYPE", "QUEUE" if value == C.MQOT_Q else "QMGR"))
+        elif sel == C.MQIA_DEFINITION_TYPE and qtype == A.QMODEL:
+            attr = A.QUEUE_BY_NAME["DEFTYPE"]
+            out.append((attr.name, attr.word(int(value))))  # type: ignore[arg-type]
+        else:
+            found = (A.STATUS_BY_SELECTOR.get(sel) if objtype in (A.QSTATUS, A.CONN) else None) or table.get(sel)
+            if found is not None:
+                out.append((found.name, _show(found, value)))
+    return out
+
+
+def _show(attr: A.Attr, value: Value) -> str:
+    if isinstance(value, bytes):
+        return value.hex().upper()
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int) and attr.kind == "enum":
+        return attr.word(value)
+    if isinstance(value, int) and attr.name == "MSGAGE" and value < 0:
+        return ""
+    return str(value)
+
+
+def columns(pairs: list[tuple[str, str]]) -> list[str]:
+    """runmqsc's two-column layout: 3 blanks, then fields 40 wide, a long one on its own line."""
+    cells = [f"{k}({v})" if v != "" else f"{k}( )" for k, v in pairs]
+    lines: list[str] = []
+    row: list[str] = []
+    for cell in cells:
+        if len(cell) > 38:
+            if row:
+                lines.append("   " + row[0])
+                row = []
+            lines.append("   " + cell)
+            continue
+        row.append(cell)
+        if len(row) == 2:
+            lines.append("   " + row[0].ljust(40) + row[1])
+            row = []
+    if row:
+        lines.append("   " + row[0])
+    return lines
+
+
+@dataclass(slots=True)
+class Result:
+    """One command's outcome, for text and JSON output."""
+
+    number: int
+    command: str
+    ok: bool
+    syntax_error: bool = False
+    messages: list[str] = field(default_factory=list)
+    objects: list[dict[str, str]] = field(default_factory=list)
+    reason: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "command": self.command, "ok": self.ok, "syntax_error": self.syntax_error,
+                "reason": self.reason, "reason_name": reason_name(self.reason) if self.reason else "",
+                "messages": self.messages, "objects": self.objects}
+
+
+class Session:
+    """Feeds commands to ``run`` and keeps runmqsc's counts."""
+
+    def __init__(self, run: Runner) -> None:
+        self.run = run
+        self.read = 0
+        self.syntax_errors = 0
+        self.failed = 0
+        self.ended = False
+
+    def execute(self, text: str) -> Result:
+        """One command (continuations joined)."""
+        self.read += 1
+        try:
+            parsed = parse(text)
+            if parsed.verb == "END":
+                self.read -= 1
+                self.ended = True
+                return Result(self.read, text, True)
+            cmd = to_command(parsed)
+        except MqscSyntaxError as exc:
+            self.syntax_errors += 1
+            return Result(self.read, text, False, True, ["AMQ8405E: Syntax error detected at or near end of command "
+                                                         "segment below:-", f"   {text}", f"   ({exc})"])
+        return self._answer(parsed, cmd)
+
+    def _answer(self, p: Parsed, cmd: Command) -> Result:
+        responses = self.run(cmd)
+        bad = [r for r in responses if r.comp == C.MQCC_FAILED]
+        name = p.name or ""
+        res = Result(self.read, p.text, not bad)
+        if bad:
+            self.failed += 1
+            r = bad[0]
+            res.reason = r.reason
+            template = _ERROR.get(r.reason)
+            text = template.format(name=name) if template else f"AMQ8101E: Unexpected error ({r.reason})."
+            res.messages.append(text)
+            res.messages.append(f"   reason {r.reason} ({reason_name(r.reason)}){': ' + r.detail if r.detail else ''}")
+            return res
+        group = _group(p.objtype)
+        if p.verb != "DISPLAY":
+            res.messages.append(_DONE[(p.verb, group)])
+            return res
+        for r in responses:
+            if not r.params:
+                continue
+            pairs = keyword_values(p.objtype, r.params)
+            res.objects.append(dict(pairs))
+            res.messages.append(_TITLE[group])
+            res.messages.extend(columns(pairs))
+        return res
+
+    def summary(self) -> list[str]:
+        read = "One MQSC command read." if self.read == 1 else f"{self.read or 'No'} MQSC commands read."
+        syntax = {0: "No commands have a syntax error.", 1: "One command has a syntax error."}.get(
+            self.syntax_errors, f"{self.syntax_errors} commands have a syntax error.")
+        failed = {0: "All valid MQSC commands were processed.", 1: "One valid MQSC command could not be processed."}.get(
+            self.failed, f"{self.failed} valid MQSC commands could not be processed.")
+        return [read, syntax, failed]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FAILED if self.syntax_errors or self.failed else EXIT_OK
+
+    def script(self, lines: Iterable[str]) -> Iterable[Result]:
+        """Every command of a script, until END."""
+        for text in commands(iter(lines)):
+            result = self.execute(text)
+            if self.ended:
+                return
+            yield result

@@ -1,0 +1,152 @@
+"""``ferrymq mqsc QM1``: runmqsc for ferrymq.
+
+Commands come from a file (``--file``), from standard input when it is not a terminal
+(``ferrymq mqsc QM1 < setup.mqsc``), or from the terminal with a prompt, history
+(~/.ferrymq_mqsc_history) and Tab completion of verbs, object types and attribute names.
+They are sent as PCF to the queue manager's command server over a client connection,
+exactly as ``runmqsc -c`` does. Exit codes are runmqsc's: 0 every command processed,
+10 some had a syntax error or could not be processed, 20 the queue manager could not be
+reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from ferrymq.admin.mqsc import OPERATORS, TYPES, VERBS
+from ferrymq.admin.pcfclient import CommandClient
+from ferrymq.admin.session import EXIT_NO_QMGR, Result, Session
+from ferrymq.cli import control
+from ferrymq.cli.home import QmgrDir
+from ferrymq.client.sync import connect
+from ferrymq.engine import attrs as A
+from ferrymq.errors import MQError
+
+HISTORY = Path.home() / ".ferrymq_mqsc_history"
+
+
+def words() -> list[str]:
+    """Everything Tab completes: verbs, object types, attribute names, operators."""
+    names = {a.name for a in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS + A.QMGR_ATTRS + A.QSTATUS_ATTRS}
+    extra = {"ALL", "WHERE", "TYPE", "LIKE", "REPLACE", "NOREPLACE", "PURGE", "NOPURGE", "HANDLE"}
+    return sorted(set(VERBS) | set(TYPES) | names | extra | set(OPERATORS))
+
+
+def conn_name(home: Path, name: str, explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    info = control.describe(QmgrDir(home, name).require())
+    if info["status"] != control.RUNNING:
+        raise click.ClickException(f"AMQ8146E: queue manager {name} is not available (status {info['status']}); "
+                                   f"start it with: ferrymq start {name}")
+    host = info["host"] if info["host"] not in (None, "0.0.0.0", "::") else "127.0.0.1"
+    return f"{host}({info['port']})"
+
+
+def _terminal_lines(prompt: str) -> Iterator[str]:
+    import readline  # only for an interactive terminal
+
+    vocabulary = words()
+
+    def complete(text: str, state: int) -> str | None:
+        hits = [w + " " for w in vocabulary if w.startswith(text.upper())]
+        return hits[state] if state < len(hits) else None
+
+    readline.set_completer(complete)
+    readline.set_completer_delims(" ()")
+    readline.parse_and_bind("tab: complete")
+    with contextlib.suppress(OSError):
+        readline.read_history_file(HISTORY)
+    try:
+        while True:
+            try:
+                yield input(prompt)
+            except EOFError:
+                click.echo()
+                return
+    finally:
+        with contextlib.suppress(OSError):
+            readline.write_history_file(HISTORY)
+
+
+def _print(result: Result, echo_command: bool) -> None:
+    if echo_command:
+        click.echo(f"{result.number:>6} : {result.command}")
+    for line in result.messages:
+        click.echo(line)
+
+
+def run(home: Path, name: str, source: IO[str] | None, explicit_conn: str | None, as_json: bool,
+        fail: Callable[[int, str], None]) -> int:
+    """Run a session; returns the exit code."""
+    try:
+        client = connect(name, conn_name(home, name, explicit_conn), appl_name="ferrymq mqsc")
+    except (click.ClickException, MQError) as exc:
+        fail(EXIT_NO_QMGR, exc.message if isinstance(exc, click.ClickException) else
+             f"AMQ8146E: queue manager {name} is not available: {exc}")
+        return EXIT_NO_QMGR
+    try:
+        admin = CommandClient(client)
+        session = Session(admin.run)
+        interactive = source is None and sys.stdin.isatty() and not as_json
+        results: list[dict[str, Any]] = []
+        if not as_json:
+            click.echo(f"Starting MQSC for queue manager {name}.\n")
+        lines = _terminal_lines(f"{name}> ") if interactive else (source or sys.stdin)
+        for result in session.script(lines):
+            if as_json:
+                results.append(result.as_dict())
+            else:
+                _print(result, not interactive)
+                click.echo()
+        if as_json:
+            click.echo(json.dumps({"ok": session.exit_code == 0, "queue_manager": name, "commands": results,
+                                   "read": session.read, "syntax_errors": session.syntax_errors,
+                                   "failed": session.failed, "exit_code": session.exit_code}, indent=2))
+        else:
+            for line in session.summary():
+                click.echo(line)
+        admin.close()
+        return session.exit_code
+    finally:
+        client.disconnect()
+
+
+def register(group: click.Group, home_of: Callable[[click.Context], Path]) -> None:
+    """Add ``mqsc`` to the ``ferrymq`` command group."""
+
+    @group.command(name="mqsc")
+    @click.argument("name")
+    @click.option("--file", "-f", "file", type=click.File("r"), default=None,
+                  help="Read commands from this file instead of standard input.")
+    @click.option("--conn", "-c", "conn", default=None,
+                  help="Connect to host(port) instead of the local queue manager's address.")
+    @click.option("--output", "-o", "output", type=click.Choice(["text", "json"]), default=None,
+                  help="text (runmqsc style, default) or json, for scripts.")
+    @click.pass_context
+    def mqsc(ctx: click.Context, name: str, file: IO[str] | None, conn: str | None, output: str | None) -> None:
+        """Run MQSC commands against queue manager NAME (like runmqsc).
+
+        \b
+          ferrymq mqsc QM1                    # interactive: prompt, history, Tab completion
+          ferrymq mqsc QM1 < setup.mqsc       # a script; exit code 0, 10 or 20
+          echo "DISPLAY QSTATUS(APP.*)" | ferrymq mqsc QM1 --output json
+        """
+        as_json = (output or ctx.obj.get("output")) == "json"
+
+        def fail(code: int, message: str) -> None:
+            if as_json:
+                click.echo(json.dumps({"ok": False, "error": {"rule": "qmgr_not_available", "exit_code": code,
+                                                              "message": message}}, indent=2))
+            else:
+                click.echo(f"ferrymq: error[qmgr_not_available]: {message}", err=True)
+
+        code = run(home_of(ctx), name, file, conn, as_json, fail)
+        ctx.exit(code)
