@@ -198,3 +198,36 @@ def test_truncation(embedded: EmbeddedQueueManager) -> None:
         assert ei.value.message.data == b"0123"  # type: ignore[attr-defined]
         m = q.get(max_length=4, accept_truncated=True)
         assert (m.data, m.data_length, m.reason) == (b"0123", 10, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+
+
+def test_properties_travel_and_survive_restart(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from ferrymq.store.file import FileJournal
+
+    def start() -> EmbeddedQueueManager:
+        emb = EmbeddedQueueManager("QM1", FileJournal(str(Path(str(tmp_path)))), listen=True, port=0)
+        emb.start()
+        emb.run(lambda: emb.qmgr.objects.find("PQ") or emb.qmgr.objects.define("QLOCAL", "PQ"))  # type: ignore[union-attr]
+        return emb
+
+    props = {"colour": "red", "size": 7, "ratio": 0.5, "urgent": True}
+    emb = start()
+    with fc.connect("QM1", addr(emb.port)) as qm:
+        q = qm.open("PQ")
+        q.put(b"a", properties=props, persistent=True)
+        q.put(b"b", properties={"n": -1}, persistent=True)
+        assert [m.properties for m in q.browse()] == [props, {"n": -1}]
+    emb.stop()
+    emb.qmgr.journal.close()  # type: ignore[union-attr]
+    emb = start()
+    try:
+        with fc.connect("QM1", addr(emb.port)) as qm:
+            q = qm.open("PQ", read_ahead=5)
+            assert q.get(wait=2).properties == props  # after a restart, through a sync get
+            q.put(b"c", properties={"k": "v"}, persistent=False)
+            assert q.get(wait=2).properties == {"n": -1}
+            assert q.get(wait=2).properties == {"k": "v"}  # pushed ahead
+    finally:
+        emb.stop()
+        emb.qmgr.journal.close()  # type: ignore[union-attr]

@@ -120,6 +120,7 @@ class GetResult:
     reason: int = C.MQRC_NONE
     sequence: int = 0
     queue: str = ""
+    properties: dict[str, bool | int | float | str] | None = None  # the message's properties, if any
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,10 @@ Record payload (kind MESSAGE), little-endian:
 |   2 |   2 | queue-name length N (<= 48)                     |
 |   4 |   8 | sequence number on its queue                    |
 |  12 |   8 | put time, float seconds since the epoch (UTC)   |
-|  20 |   4 | properties length P (0 until properties exist)  |
+|  20 |   4 | properties length P (0: none)                   |
 |  24 |   N | queue name (ASCII)                              |
 |     | 364 | MQMD version 2, little-endian, as stored        |
-|     |   P | properties blob                                 |
+|     |   P | properties: a GPacket properties section (typed) |
 |     |   … | application data                                |
 
 The put time is kept so the remaining Expiry is computed from the clock, not from a
@@ -25,7 +25,10 @@ import struct
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
+from ferrymq.wire.gpacket import decode_properties, encode_properties
 from ferrymq.wire.mqmd import MQMD
+
+Properties = dict[str, bool | int | float | str]
 
 KIND_MESSAGE = 1
 # A priority above MaxPriority is kept in the MQMD but queued at MaxPriority (IBM).
@@ -44,7 +47,7 @@ class Message:
     """
 
     __slots__ = ("_buf", "_md", "_md_off", "_off", "correl_id", "expires_at", "key", "locked_by", "msg_id", "persistence",
-                 "priority", "put_at", "queue", "record_id", "seq")
+                 "priority", "properties", "put_at", "queue", "record_id", "seq")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
@@ -67,6 +70,7 @@ class Message:
         self.key: tuple[int, int] = (0 if fifo else -min(self.priority, MAX_PRIORITY), seq)
         self.record_id = 0  # non-zero while the message has a journal record
         self.locked_by = 0  # the object handle holding a browse lock, if any
+        self.properties: Properties | None = None  # message properties, typed (None: none)
 
     @property
     def md(self) -> MQMD:
@@ -114,7 +118,9 @@ class Message:
         name = self.queue.encode("ascii")
         off = self._md_off
         raw = self._buf[off : off + C.MQMD_LENGTH_2] if off >= 0 else self.md.pack(version=2)
-        return b"".join((_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, 0), name, raw, self.data))
+        props = encode_properties(self.properties) if self.properties else b""
+        return b"".join((_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, len(props)), name, raw, props,
+                         self.data))
 
     def reposition(self, fifo: bool) -> None:
         self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)
@@ -149,4 +155,7 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
         raise DecodeError("message record", md_off, "the stored descriptor is not a little-endian MQMD v2")
     fields = _FIELDS.unpack_from(payload, md_off + 16)
     data_off = md_off + C.MQMD_LENGTH_2 + prop_len
-    return Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)
+    msg = Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)
+    if prop_len:
+        msg.properties = decode_properties(payload[md_off + C.MQMD_LENGTH_2 : data_off])
+    return msg

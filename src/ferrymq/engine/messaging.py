@@ -7,7 +7,7 @@ search is discarded then and there, as IBM MQ does, and never returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from ferrymq.engine import validate
 from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
@@ -38,7 +38,8 @@ class Messaging(Reports):
     """put, get and their helpers; mixed into QueueManager."""
 
     # -- put -------------------------------------------------------------------------------
-    def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes) -> PutResult:
+    def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes,
+            properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:
         """MQPUT.
 
         Raises:
@@ -54,9 +55,10 @@ class Messaging(Reports):
             if pmo.options & flag and not h.options & needed:
                 raise failed(reason, f"{h.name} was not opened with the context option this put needs")
         warning = validate.descriptor_for_put(md)
-        return self.place(conn, h, md, pmo, data, warning)
+        return self.place(conn, h, md, pmo, data, warning, properties)
 
-    def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int) -> PutResult:
+    def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
+              properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:
         """Put a validated message on the handle's queue (shared by MQPUT and MQPUT1)."""
         q = h.queue
         assert q is not None
@@ -85,6 +87,8 @@ class Messaging(Reports):
         now = self.clock.now()
         stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
         msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, qa.get("MSGDLVSQ") == C.MQMDS_FIFO)
+        if properties:
+            msg.properties = dict(properties)
         self.enqueue(conn, q, msg, in_uow)
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK
@@ -307,7 +311,7 @@ class Messaging(Reports):
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int) -> GetResult:
         md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
         return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, h.queue.name if h.queue else "",
-                         comp, reason, msg.seq, msg.queue)
+                         comp, reason, msg.seq, msg.queue, msg.properties)
 
     def unlock(self, h: Handle) -> GetResult:
         if h.locked is None:

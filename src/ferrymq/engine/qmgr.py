@@ -291,7 +291,8 @@ class QueueManager(Messaging):
             self._unpersist_object(q)
 
     # -- put1 ------------------------------------------------------------------------------
-    def put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes) -> PutResult:
+    def put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
+             properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:
         """MQPUT1: open for output, put one message, close — as one call.
 
         Raises:
@@ -307,7 +308,7 @@ class QueueManager(Messaging):
         validate.descriptor_for_put(md)
         opened = self.open(hconn, od, oo | (pmo.options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING))
         try:
-            return self.put(hconn, opened.hobj, md, pmo, data)
+            return self.put(hconn, opened.hobj, md, pmo, data, properties)
         finally:
             self.close(hconn, opened.hobj)
 

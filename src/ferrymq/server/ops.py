@@ -105,14 +105,14 @@ def _close(h: ClientHandler, ev: E.Close) -> None:
 
 def _put(h: ClientHandler, ev: E.Put) -> None:
     assert isinstance(ev.md, MQMD)
-    r = h.qmgr.put(h.hconn, ev.hobj, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data)
+    r = h.qmgr.put(h.hconn, ev.hobj, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
     _after_put(h, ev.corr, ev.reply, r)
 
 
 def _put1(h: ClientHandler, ev: E.Put1) -> None:
     assert isinstance(ev.md, MQMD)
     od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, alternate_user_id=ev.alternate_user_id)
-    r = h.qmgr.put1(h.hconn, od, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data)
+    r = h.qmgr.put1(h.hconn, od, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
     _after_put(h, ev.corr, ev.reply, r)
 
 
@@ -154,7 +154,7 @@ def _get(h: ClientHandler, ev: E.Get) -> None:
 
 
 def get_reply(corr: int, r: GetResult) -> E.GetReply:
-    return E.GetReply(corr, pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, None,
+    return E.GetReply(corr, pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
                       r.comp, r.reason)
 
 
@@ -269,7 +269,7 @@ def pause(h: ClientHandler, c: Consumer) -> None:
 
 def push(h: ClientHandler, c: Consumer, r: GetResult, lsn: int) -> None:
     c.credit -= 1
-    h.emit_after(lsn, E.Pushed(c.hobj, pack_md(r.md), r.data, r.data_length, r.msg_token))
+    h.emit_after(lsn, E.Pushed(c.hobj, pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties))
 
 
 def stop_consumer(h: ClientHandler, c: Consumer, error: MQError | None = None, *, reply: bool = True) -> None:
