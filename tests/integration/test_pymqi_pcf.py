@@ -1,0 +1,97 @@
+"""pymqi-style administration programs, written as they are for IBM MQ, run unchanged
+through ``ferrymq.pymqi`` against a live queue manager over TCP (and in bindings mode)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import ferrymq.pymqi as pymqi
+from ferrymq.api import EmbeddedQueueManager
+from ferrymq.mq import cfc as F
+from ferrymq.pymqi import CMQC, CMQCFC
+
+
+@pytest.fixture
+def qmgr(embedded: EmbeddedQueueManager) -> Iterator[pymqi.QueueManager]:
+    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({embedded.port})")
+    yield qm
+    if qm.is_connected:
+        qm.disconnect()
+
+
+def test_define_display_delete_queues_the_pymqi_way(qmgr: pymqi.QueueManager) -> None:
+    pcf = pymqi.PCFExecute(qmgr)
+    for name in (b"PYMQI.A", b"PYMQI.B"):
+        args = {CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_MAX_Q_DEPTH: 250,
+                CMQC.MQCA_Q_DESC: b"made by pymqi"}
+        pcf.MQCMD_CREATE_Q(args)
+    with pytest.raises(pymqi.MQMIError) as ei:
+        pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.A", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    assert (ei.value.comp, ei.value.reason) == (CMQC.MQCC_FAILED, CMQCFC.MQRCCF_OBJECT_ALREADY_EXISTS)
+
+    response = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.*", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    names = [q[CMQC.MQCA_Q_NAME].strip() for q in response]
+    assert names == [b"PYMQI.A", b"PYMQI.B"]
+    assert all(q[CMQC.MQIA_MAX_Q_DEPTH] == 250 and q[CMQC.MQCA_Q_DESC].strip() == b"made by pymqi" for q in response)
+
+    deep = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"*"}, [pymqi.Filter(CMQC.MQIA_MAX_Q_DEPTH).less(300)])
+    assert [q[CMQC.MQCA_Q_NAME].strip() for q in deep] == [b"PYMQI.A", b"PYMQI.B"]
+
+    pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.B", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                        CMQC.MQIA_INHIBIT_PUT: CMQC.MQQA_PUT_INHIBITED})
+    pcf.MQCMD_COPY_Q({CMQCFC.MQCACF_FROM_Q_NAME: b"PYMQI.B", CMQCFC.MQCACF_TO_Q_NAME: b"PYMQI.C",
+                      CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    copy = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.C", CMQCFC.MQIACF_Q_ATTRS: [CMQC.MQIA_INHIBIT_PUT]})
+    assert copy[0][CMQC.MQIA_INHIBIT_PUT] == CMQC.MQQA_PUT_INHIBITED
+
+    names_only = pcf.MQCMD_INQUIRE_Q_NAMES({CMQC.MQCA_Q_NAME: b"PYMQI.*", CMQC.MQIA_Q_TYPE: CMQC.MQQT_ALL})
+    assert [n.strip() for n in names_only[0][CMQCFC.MQCACF_Q_NAMES]] == [b"PYMQI.A", b"PYMQI.B", b"PYMQI.C"]
+
+    for name in (b"PYMQI.A", b"PYMQI.B", b"PYMQI.C"):
+        pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: name})
+    with pytest.raises(pymqi.MQMIError) as ei:
+        pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.*"})
+    assert ei.value.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+    pcf.disconnect()
+
+
+def test_queue_status_and_connections_the_pymqi_way(qmgr: pymqi.QueueManager) -> None:
+    pcf = pymqi.PCFExecute(qmgr, convert=True)
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: "STATUS.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    q = pymqi.Queue(qmgr, "STATUS.Q")
+    q.put(b"one")
+    q.put(b"two")
+    status = pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: "STATUS.Q"})
+    assert status[0][CMQC.MQIA_CURRENT_Q_DEPTH] == 2 and status[0][CMQC.MQIA_OPEN_OUTPUT_COUNT] == 1
+    handles = pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: "STATUS.Q",
+                                          CMQCFC.MQIACF_Q_STATUS_TYPE: CMQCFC.MQIACF_Q_HANDLE})
+    assert [h[CMQCFC.MQCACF_APPL_TAG].strip() for h in handles] == ["pymqi"]
+    assert handles[0][CMQCFC.MQIACF_OPEN_OUTPUT] == F.MQQSO_YES
+    conns = pcf.MQCMD_INQUIRE_CONNECTION({CMQCFC.MQBACF_GENERIC_CONNECTION_ID: pymqi.ByteString(b""),
+                                          CMQCFC.MQIACF_CONNECTION_ATTRS: [CMQCFC.MQIACF_ALL]})
+    assert any(c[CMQCFC.MQCACF_APPL_TAG].strip() == "pymqi" for c in conns)
+    qm = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [CMQC.MQCA_Q_MGR_NAME, CMQC.MQIA_PLATFORM]})
+    assert qm[0][CMQC.MQCA_Q_MGR_NAME].strip() == "QM1" and qm[0][CMQC.MQIA_PLATFORM] == CMQC.MQPL_UNIX
+    pcf.MQCMD_PING_Q_MGR()
+    q.close()
+    pcf.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: "STATUS.Q"})
+    pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: "STATUS.Q"})
+    with pytest.raises(AttributeError):
+        pcf.NOT_A_COMMAND  # noqa: B018
+    pcf.disconnect()
+
+
+def test_pcf_in_bindings_mode(embedded: EmbeddedQueueManager) -> None:
+    pymqi.register_bindings(embedded)
+    try:
+        qm = pymqi.QueueManager("QM1")
+        pcf = pymqi.PCFExecute(qm)
+        pcf.MQCMD_CHANGE_Q_MGR({CMQC.MQCA_Q_MGR_DESC: b"administered from python"})
+        got = pcf.MQCMD_INQUIRE_Q_MGR()
+        assert got[0][CMQC.MQCA_Q_MGR_DESC].strip() == b"administered from python"
+        pcf.disconnect()
+        qm.disconnect()
+    finally:
+        pymqi.unregister_bindings("QM1")
