@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from engine_helpers import Env
 
-from ferrymq.engine.api import ObjectDescriptor
+from ferrymq.engine.api import FakeClock, ObjectDescriptor, PutOptions
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
 
 
 def restart(env: Env, *, crash: bool = False) -> None:
@@ -144,3 +145,14 @@ def test_unreadable_message_record_is_skipped_not_fatal(env: Env) -> None:
     env.journal.add(999_999, KIND_MESSAGE, b"\x09garbage")
     restart(env)
     assert drain(env, "Q1") == [(b"good", 0)]
+
+
+def test_properties_survive_a_crash(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    env.qm.put(env.hconn, h, MQMD(persistence=C.MQPER_PERSISTENT), PutOptions(), b"x",
+               {"colour": "red", "n": 3, "ok": False, "r": 1.5})
+    env.journal.sync()
+    qm = QueueManager.start("QM1", env.journal.crash(), FakeClock())
+    msg = next(iter(qm.objects.require("Q1").messages.by_seq.values()))
+    assert msg.properties == {"colour": "red", "n": 3, "ok": False, "r": 1.5}
