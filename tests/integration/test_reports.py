@@ -128,3 +128,16 @@ async def test_async_client_reply_and_report(server: QueueManagerServer) -> None
         rep, nan = await reply.get(), await reply.get()
         assert rep.data == b"pong" and rep.correl_id == b"c1".ljust(24, b"\0")
         assert nan.md.feedback == C.MQFB_NAN and nan.correl_id == sent.correl_id
+
+
+def test_an_intermediary_forwards_identifiers_and_report_options(embedded: EmbeddedQueueManager) -> None:
+    with fc.connect("QM1", addr(embedded.port)) as qm:
+        inbound, outbound, reply = qm.open("Q1"), qm.open("Q2"), qm.open("REPLY")
+        sent = inbound.put(b"routed", reply_to_q="REPLY", report=C.MQRO_COD | C.MQRO_PASS_CORREL_ID,
+                           correl_id=b"trace-42")
+        m = inbound.get()
+        outbound.put(m.data, md=m.md)  # forwarded unchanged: MsgId, CorrelId, Report, ReplyToQ
+        final = outbound.get()
+        assert (final.msg_id, final.correl_id, final.md.report) == (sent.msg_id, sent.correl_id, sent.md.report)
+        cod = reply.get(wait=2)  # the COD answers the final delivery, correlated by the original CorrelId
+        assert cod.md.feedback == C.MQFB_COD and cod.correl_id == sent.correl_id
