@@ -17,8 +17,10 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, TypeVar
 
+from ferrymq.admin.session import Result, Session
 from ferrymq.client import AsyncClient, Client
 from ferrymq.engine.api import Clock, SystemClock
+from ferrymq.engine.commands.pcfmap import run as run_command
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.server import QueueManagerServer
 from ferrymq.store.journal import Journal
@@ -85,6 +87,15 @@ class EmbeddedQueueManager:
         assert self.server is not None
         sock = await asyncio.wrap_future(self._submit(self.server.connect_local()))
         return await AsyncClient.from_socket(sock, qmgr=self.name, **options)
+
+    def mqsc(self, *commands: str) -> list[Result]:
+        """Run MQSC commands directly on the engine (no PCF round trip), as runmqsc does
+        locally: ``qm.mqsc("DEFINE QLOCAL(APP.IN) MAXDEPTH(100)")``. Each Result has the
+        runmqsc messages, the displayed objects, ``ok`` and the reason of a failure."""
+        qmgr = self.qmgr
+        assert qmgr is not None
+        session = Session(lambda cmd: self.run(lambda: run_command(qmgr, cmd)))
+        return list(session.script(commands))
 
     def stop(self, quiesce: bool = False, timeout: float = 10.0) -> None:
         """Stop serving (see ``QueueManagerServer.stop``) and end the thread."""

@@ -3,8 +3,12 @@ embedded route: the same Command objects the PCF route carries)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from engine_helpers import Env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ferrymq.admin.mqsc import MqscSyntaxError, commands, parse, to_command
 from ferrymq.admin.session import Session, columns
@@ -110,3 +114,10 @@ def test_where_filters_and_status_displays() -> None:
 def test_two_column_layout_puts_long_values_alone() -> None:
     assert columns([("A", "1"), ("B", ""), ("DESCR", "x" * 40), ("C", "3")]) == [
         "   A(1)                                    B( )", "   DESCR(" + "x" * 40 + ")", "   C(3)"]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="DEFINQLOCAWHRSTPY()'*+-. 0123456789abc", max_size=80))
+def test_any_text_parses_or_is_a_syntax_error(text: str) -> None:
+    with contextlib.suppress(MqscSyntaxError):
+        to_command(parse(text))
