@@ -101,6 +101,8 @@ def test_replace_and_the_errors_ibm_gives() -> None:
     fails(env, Command(F.MQCMD_CHANGE_Q, {C.MQCA_Q_NAME: "Q1", C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQIA_DEF_PRIORITY: 10}),
           F.MQRCCF_ATTR_VALUE_ERROR)
     assert env.qm.objects.require("Q1")["DEFPRTY"] == 0
+    bad = run(env, Command(F.MQCMD_CHANGE_Q, {C.MQCA_Q_NAME: "Q1", C.MQIA_Q_TYPE: 1, C.MQIA_DEF_PRIORITY: 10}))
+    assert values(bad[0]) == {F.MQIACF_PARAMETER_ID: C.MQIA_DEF_PRIORITY}  # IBM names the parameter
     fails(env, Command(F.MQCMD_CHANGE_Q, {C.MQCA_Q_NAME: "NOPE", C.MQIA_Q_TYPE: C.MQQT_LOCAL}), C.MQRC_UNKNOWN_OBJECT_NAME)
     fails(env, Command(F.MQCMD_CHANGE_Q, {C.MQCA_Q_NAME: "Q1", C.MQIA_Q_TYPE: C.MQQT_ALIAS}), F.MQRCCF_OBJECT_WRONG_TYPE)
     fails(env, Command(F.MQCMD_CREATE_Q, {C.MQCA_Q_NAME: "Q2"}), F.MQRCCF_PARM_MISSING)

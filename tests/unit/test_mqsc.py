@@ -82,12 +82,15 @@ def test_every_queue_verb_and_the_summary() -> None:
     assert lines(s, "CLEAR QLOCAL(APP.IN)") == ["AMQ8022I: Queue cleared."]
     assert lines(s, "DELETE QALIAS(APP.A)") == ["AMQ8007I: Queue deleted."]
     assert lines(s, "DELETE QLOCAL(NOPE)")[0] == "AMQ8147E: Object NOPE not found."
+    assert lines(s, "ALTER QLOCAL(APP.IN) DEFPRTY(10)") == [
+        "AMQ8426E: A value is not valid for its attribute.",
+        "   reason 4005 (MQRCCF_ATTR_VALUE_ERROR) for DEFPRTY: DEFPRTY(10) is outside 0..9"]
     assert lines(s, "ALTER QMGR DESCR('hello')") == ["AMQ8005I: Queue manager changed."]
     assert "   QMNAME(QM1)                             DESCR(hello)" in lines(s, "DISPLAY QMGR DESCR")
     assert lines(s, "PING QMGR") == ["AMQ8415I: Ping Queue Manager command complete."]
     assert lines(s, "NONSENSE")[0].startswith("AMQ8405E")
-    assert s.summary() == ["16 MQSC commands read.", "One command has a syntax error.",
-                           "2 valid MQSC commands could not be processed."]
+    assert s.summary() == ["17 MQSC commands read.", "One command has a syntax error.",
+                           "3 valid MQSC commands could not be processed."]
     assert s.exit_code == 10
 
 

@@ -52,6 +52,17 @@ def reason_name(reason: int) -> str:
     return str(reason)
 
 
+def _parameter_name(objtype: str, selector: Value | None) -> str:
+    """`` for KEYWORD`` when a failed response names its parameter (MQIACF_PARAMETER_ID)."""
+    if not isinstance(selector, int):
+        return ""
+    table = A.QMGR_BY_SELECTOR if objtype == A.QMGR else A.QUEUE_BY_SELECTOR
+    attr = table.get(selector)
+    if selector == C.MQIA_DEFINITION_TYPE and objtype == A.QMODEL:
+        attr = A.QUEUE_BY_NAME["DEFTYPE"]
+    return f" for {attr.name}" if attr is not None else f" for parameter {selector}"
+
+
 def _group(objtype: str) -> str:
     return "Q" if objtype in (A.QLOCAL, A.QALIAS, A.QMODEL, "QUEUE") else objtype
 
@@ -177,7 +188,9 @@ class Session:
             template = _ERROR.get(r.reason)
             text = template.format(name=name) if template else f"AMQ8101E: Unexpected error ({r.reason})."
             res.messages.append(text)
-            res.messages.append(f"   reason {r.reason} ({reason_name(r.reason)}){': ' + r.detail if r.detail else ''}")
+            about = _parameter_name(p.objtype, r.params.get(F.MQIACF_PARAMETER_ID))
+            res.messages.append(f"   reason {r.reason} ({reason_name(r.reason)}){about}"
+                                f"{': ' + r.detail if r.detail else ''}")
             return res
         group = _group(p.objtype)
         if p.verb != "DISPLAY":

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands.model import Command, Filter, Response, Value
+from ferrymq.engine.commands.model import Command, Filter, ParameterError, Response, Value
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.errors import failed
+from ferrymq.errors import MQError, failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 
@@ -60,9 +60,12 @@ def attributes(qtype: str, cmd: Command) -> dict[str, object]:
         if sel == C.MQIA_DEFINITION_TYPE and qtype == A.QMODEL:
             attr = A.QUEUE_BY_NAME["DEFTYPE"]
         if attr is None or qtype not in attr.types or attr.readonly:
-            raise failed(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
-                         f"parameter {sel} is not a settable attribute of {qtype}")
-        out[attr.name] = value
+            raise ParameterError(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
+                                 sel, f"parameter {sel} is not a settable attribute of {qtype}")
+        try:
+            out[attr.name] = attr.check(value)  # the catalog's rule, checked here to name the parameter
+        except MQError as exc:
+            raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, sel, exc.detail) from None
     return out
 
 

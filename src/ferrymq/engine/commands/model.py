@@ -12,11 +12,19 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 
-from ferrymq.errors import failed
+from ferrymq.errors import MQError, failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 
 Value = int | str | bytes | tuple[int, ...] | tuple[str, ...]
+
+
+class ParameterError(MQError):
+    """A command refused because of one parameter: PCF names it in MQIACF_PARAMETER_ID."""
+
+    def __init__(self, reason: int, parameter: int, detail: str) -> None:
+        super().__init__(C.MQCC_FAILED, reason, detail)
+        self.parameter = parameter
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands.executor import execute
-from ferrymq.engine.commands.model import Command, Filter, Response, Value
+from ferrymq.engine.commands.model import Command, Filter, ParameterError, Response, Value
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
@@ -114,7 +114,10 @@ def run(qm: QueueManager, cmd: Command) -> list[Response]:
     try:
         return execute(qm, cmd)
     except MQError as exc:
-        return [Response({}, C.MQCC_FAILED, PCF_REASON.get(exc.reason, exc.reason), exc.detail)]
+        params: dict[int, Value] = {}
+        if isinstance(exc, ParameterError):
+            params[F.MQIACF_PARAMETER_ID] = exc.parameter
+        return [Response(params, C.MQCC_FAILED, PCF_REASON.get(exc.reason, exc.reason), exc.detail)]
 
 
 def answer(qm: QueueManager, request: bytes, encoding: int) -> list[bytes]:
