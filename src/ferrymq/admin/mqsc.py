@@ -204,6 +204,8 @@ def to_command(p: Parsed) -> Command:
     """
     verb, ot = p.verb, p.objtype
     name = p.name or ""
+    if verb == "END":
+        raise MqscSyntaxError("END ends the session; it is not a command for the queue manager")
     if verb == "PING":
         return Command(F.MQCMD_PING_Q_MGR)
     if verb == "CLEAR":
