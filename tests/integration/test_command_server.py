@@ -40,6 +40,7 @@ def test_commands_round_trip_in_both_encodings(client: Client, encoding: int) ->
     assert status[0].params[C.MQIA_CURRENT_Q_DEPTH] == 1 and status[0].params[C.MQIA_OPEN_INPUT_COUNT] == 1
     handles = cc.run(Command(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: "ADM.Q", F.MQIACF_Q_STATUS_TYPE: F.MQIACF_Q_HANDLE}))
     assert [r.params[F.MQCACF_APPL_TAG] for r in handles] == ["admin-test"]
+    assert handles[0].params[F.MQCACH_CONNECTION_NAME] == "127.0.0.1"  # TCP client: its address
     q.close()
     assert cc.run(Command(F.MQCMD_DELETE_Q, {C.MQCA_Q_NAME: "ADM.Q", F.MQIACF_PURGE: F.MQPO_YES}))[0].reason == 0
     assert cc.run(Command(F.MQCMD_PING_Q_MGR))[0].comp == C.MQCC_OK

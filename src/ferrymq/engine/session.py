@@ -53,5 +53,6 @@ class Connection:
     user: str
     appl_type: int
     handles: dict[int, Handle] = field(default_factory=dict)
+    conn_name: str = ""  # the client's network address (DISPLAY CONN CONNAME); blank in bindings mode
     uow: UnitOfWork | None = None
     waiters: set[int] = field(default_factory=set)

@@ -68,6 +68,7 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing"))
         return
     h.hconn = h.qmgr.connect(appl_name=ev.appl_name, user=ev.user, appl_type=ev.appl_type)
+    h.qmgr.connections[h.hconn].conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
     h.qmgr.take_sync_lsn()
     h.heartbeat_ms = max(ev.heartbeat_ms, server.heartbeat_ms) if ev.heartbeat_ms and server.heartbeat_ms else 0
     max_len = min(ev.max_msg_length, server.max_msg_length)

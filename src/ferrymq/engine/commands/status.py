@@ -45,7 +45,7 @@ def queue_status(qm: EngineState, q: QueueObject) -> dict[str, Value]:
 
 def _conn_values(qm: EngineState, conn: Connection) -> dict[str, Value]:
     return {"APPLTAG": conn.appl_name, "APPLTYPE": conn.appl_type, "USERID": conn.user, "CHANNEL": "",
-            "CONNAME": "", "CONN": connection_id(qm.name, conn.hconn),
+            "CONNAME": conn.conn_name, "CONN": connection_id(qm.name, conn.hconn),
             "UOWSTATE": F.MQUOWST_ACTIVE if conn.uow is not None and len(conn.uow) else F.MQUOWST_NONE,
             "HANDLES": len(conn.handles)}
 
