@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "cli": 4,
     "admin": 4,
     "spark": 4,
+    "bench": 4,
     "testing": 4,
     "pymqi": 4,
     "demo": 4,

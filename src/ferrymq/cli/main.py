@@ -22,6 +22,7 @@ from rich.table import Table
 
 from ferrymq import __version__
 from ferrymq.cli import control
+from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.errors import CliError
 from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir, home_dir
 from ferrymq.cli.mqsc import register as register_mqsc
@@ -89,6 +90,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq list                    # status, pid and port of each
       ferrymq mqsc QM1 < setup.mqsc   # MQSC commands (like runmqsc)
       ferrymq stop QM1                # quiesce and end
+      ferrymq bench                   # beside RabbitMQ, NATS, Mosquitto
       ferrymq delete QM1
     """
     ctx.ensure_object(dict)
@@ -185,6 +187,7 @@ def delete(home: Path, out: Out, name: str) -> None:
 
 
 register_mqsc(cli, lambda ctx: ctx.obj["home"])
+register_bench(cli)
 
 
 def main() -> None:
