@@ -95,3 +95,25 @@ def test_pcf_in_bindings_mode(embedded: EmbeddedQueueManager) -> None:
         qm.disconnect()
     finally:
         pymqi.unregister_bindings("QM1")
+
+
+def test_alias_and_model_queues_through_pcfexecute(qmgr: pymqi.QueueManager) -> None:
+    pcf = pymqi.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"REAL.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"ALIAS.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_ALIAS,
+                        CMQC.MQCA_BASE_Q_NAME: b"REAL.Q"})
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"MODEL.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_MODEL,
+                        CMQC.MQIA_DEFINITION_TYPE: CMQC.MQQDT_PERMANENT_DYNAMIC})
+    alias = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"ALIAS.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_ALIAS})[0]
+    assert alias[CMQC.MQCA_BASE_Q_NAME].strip() == b"REAL.Q" and alias[CMQC.MQIA_Q_TYPE] == CMQC.MQQT_ALIAS
+    model = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"MODEL.Q", CMQCFC.MQIACF_Q_ATTRS: [CMQC.MQIA_DEFINITION_TYPE]})[0]
+    assert model[CMQC.MQIA_DEFINITION_TYPE] == CMQC.MQQDT_PERMANENT_DYNAMIC
+    with pytest.raises(pymqi.MQMIError) as ei:  # an alias has no depth to clear
+        pcf.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: b"ALIAS.Q"})
+    assert ei.value.reason == CMQCFC.MQRCCF_Q_WRONG_TYPE
+    with pytest.raises(pymqi.MQMIError) as ei:
+        pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"ALIAS.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_ALIAS, CMQC.MQIA_MAX_Q_DEPTH: 5})
+    assert ei.value.reason == CMQCFC.MQRCCF_CFIN_PARM_ID_ERROR
+    for name in (b"ALIAS.Q", b"MODEL.Q", b"REAL.Q"):
+        pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: name})
+    pcf.disconnect()

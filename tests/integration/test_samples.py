@@ -28,7 +28,7 @@ def run(sample: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess
 
 
 @pytest.mark.parametrize("sample", ["amqsput.py", "amqsget.py", "amqsbcg.py", "amqsreq.py", "amqsech.py",
-                                    "report_watch.py"])
+                                    "report_watch.py", "qdepth.py"])
 def test_help(sample: str) -> None:
     done = run(sample, "--help")
     assert done.returncode == 0
@@ -129,3 +129,14 @@ def test_echo_server_and_report_watcher(conn: str, embedded: EmbeddedQueueManage
     assert lines[1].startswith("not a report: MsgType 2")  # the echo reply
     assert lines[2].startswith("MQFB_PAN (275)")
 
+
+
+def test_qdepth_monitors_queues_through_pcf(conn: str) -> None:
+    done = run("amqsput.py", "Q2", "QM1", "--conn", conn, stdin="a\nb\nc\n\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run("qdepth.py", "Q*", "QM1", "--conn", conn, "--warn", "2")
+    assert done.returncode == 1, done.stdout + done.stderr  # Q2 holds 3 > 2
+    rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()[1:]}
+    assert rows["Q2"][:4] == ["3", "0", "0", "0"] and rows["Q1"][0] == "0"
+    assert run("qdepth.py", "Q2", "QM1", "--conn", conn, "--warn", "10").returncode == 0
+    assert run("qdepth.py", "NOPE", "QM1", "--conn", conn).returncode == 2
