@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping, Sequence
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine import validate
+from ferrymq.engine import sequence_access, validate, xa
 from ferrymq.engine.api import Clock, Delivery, InquireResult, ObjectDescriptor, OpenResult, PutOptions, PutResult
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
@@ -78,6 +78,8 @@ class QueueManager(Messaging):
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)
+            elif rec.kind == sequence_access.KIND_READER:
+                sequence_access.load_reader(self, rec)
             elif rec.kind == KIND_MESSAGE:
                 try:
                     msg = decode_message(rec.payload, fifo_of)
@@ -109,8 +111,7 @@ class QueueManager(Messaging):
                 # Everything up to the reservation may have been handed out before the crash.
                 q.next_seq = max(q.next_seq, value + 1)
                 q.seq_reserved, q.seq_record_id = value, rid
-        for tx in loaded.prepared:
-            log.warning("event=in_doubt_transaction txid=%d records=%d", tx.txid, len(tx.adds) + len(tx.deletes))
+        xa.restore(self, loaded.prepared)
         self._next_txid = max([self._next_txid] + [tx.txid + 1 for tx in loaded.prepared])
         if loaded.torn_bytes or loaded.bad_records:
             log.warning("event=journal_damage torn_bytes=%d bad_records=%d", loaded.torn_bytes, loaded.bad_records)

@@ -14,7 +14,8 @@ from ferrymq.engine import attrs as A
 from ferrymq.engine.api import Clock, Delivery, GetOptions
 from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
-from ferrymq.engine.session import Connection, Handle
+from ferrymq.engine.sequence_access import ReaderPosition
+from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
@@ -51,6 +52,9 @@ class EngineState:
         self.queue_waiters: dict[str, list[int]] = {}
         self.deliveries: list[Delivery] = []
         self.quiescing = False
+        # Replayable readers' positions (sequence_access) and prepared units by XID (xa).
+        self.readers: dict[tuple[str, str], ReaderPosition] = {}
+        self.in_doubt: dict[bytes, UnitOfWork] = {}
         self._next_hconn = 1
         self._next_hobj = 1
         self._next_waiter = 1

@@ -1,0 +1,210 @@
+"""Queue access by sequence number, for replayable readers such as the Spark connector.
+
+A queue's messages carry the per-queue sequence numbers given at put time. A replayable
+reader asks for a queue's range (``queue_range``), browses ``[from, to)`` without
+removing anything (``browse_range``) as often as it needs, and once its consumer has
+made the result durable removes everything up to a sequence (``remove_upto``). Removal
+is idempotent and records the reader's acknowledged position, journaled, so its lag is
+visible to operators and survives a restart.
+
+Sequence numbers are handed out at put time, so a put still inside a unit of work may
+hold a lower number than a committed one. The range's ``last_seq`` therefore stops just
+below the lowest sequence still in flight: a reader that stays at or below it can never
+skip (or remove) a message that becomes visible later.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ferrymq.engine.message import Message
+from ferrymq.errors import failed
+from ferrymq.mq import constants as C
+
+if TYPE_CHECKING:
+    from ferrymq.engine.objects import QueueObject
+    from ferrymq.engine.state import EngineState
+    from ferrymq.store.journal import Record
+
+log = logging.getLogger("ferrymq.engine")
+
+KIND_READER = 5  # journal record kind: one reader's acknowledged position on one queue
+MAX_READER_NAME = 256
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRange:
+    """What a replayable reader may plan with: ``[first_seq, last_seq]`` and the depth.
+
+    ``first_seq`` is the lowest visible sequence (``last_seq + 1`` when none is visible).
+    """
+
+    queue: str
+    first_seq: int
+    last_seq: int
+    depth: int
+
+
+@dataclass(slots=True)
+class ReaderPosition:
+    """How far one named reader has removed on one queue, and the journal record holding it."""
+
+    queue: str
+    reader: str
+    acked: int
+    record_id: int = 0
+
+
+def local_queue(qm: EngineState, name: str) -> QueueObject:
+    """The local queue ``name`` (an alias resolves to its target).
+
+    Raises:
+        MQError: MQRC_UNKNOWN_OBJECT_NAME when no such queue exists, MQRC_OBJECT_TYPE_ERROR
+            when it does not hold messages (remote queue, model, ...).
+    """
+    q = qm.objects.find(name.strip())
+    if q is None:
+        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} is not defined")
+    if not q.is_local:
+        target = str(q.attrs.get("TARGET", "") or "")
+        q = qm.objects.find(target) if target else None
+        if q is None or not q.is_local:
+            raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"queue {name!r} holds no messages (not a local queue)")
+    return q
+
+
+def in_flight_low(qm: EngineState, q: QueueObject) -> int | None:
+    """The lowest sequence of a put to ``q`` not yet committed (open or prepared units)."""
+    low: int | None = None
+    uows = [c.uow for c in qm.connections.values() if c.uow is not None] + list(qm.in_doubt.values())
+    for uow in uows:
+        for pq, msg in uow.puts:
+            if pq is q and (low is None or msg.seq < low):
+                low = msg.seq
+    return low
+
+
+def queue_range(qm: EngineState, name: str) -> QueueRange:
+    """The queue's stable sequence range and depth (see the module docstring)."""
+    q = local_queue(qm, name)
+    last = q.next_seq - 1
+    low = in_flight_low(qm, q)
+    if low is not None:
+        last = min(last, low - 1)
+    by_seq = q.messages.by_seq
+    if not by_seq:
+        first = last + 1
+    elif q.fifo:
+        first = q.messages.order[0][1]  # FIFO keys are (0, seq): the first key is the lowest
+    else:
+        first = min(by_seq)
+    return QueueRange(q.name, min(first, last + 1), last, q.messages.depth)
+
+
+def _in_range(q: QueueObject, from_seq: int, to_seq: int) -> list[Message]:
+    by_seq = q.messages.by_seq
+    if q.fifo:
+        keys = q.messages.order.irange((0, from_seq), (0, to_seq), inclusive=(True, False))
+        return [by_seq[k[1]] for k in keys]
+    return [by_seq[s] for s in sorted(s for s in by_seq if from_seq <= s < to_seq)]
+
+
+def browse_range(qm: EngineState, name: str, from_seq: int, to_seq: int, max_msgs: int = 0,
+                 max_bytes: int = 0) -> list[Message]:
+    """Committed messages with ``from_seq <= seq < to_seq`` in sequence order, left in place.
+
+    ``max_msgs``/``max_bytes`` (0: no limit) cut the answer short; at least one message is
+    returned when any is in range, so a reader always advances. Expired messages are skipped.
+    """
+    if from_seq < 0 or to_seq < from_seq:
+        raise failed(C.MQRC_OPTIONS_ERROR, f"sequence range [{from_seq}, {to_seq}) is not a range")
+    q = local_queue(qm, name)
+    now = qm.clock.now()
+    out: list[Message] = []
+    size = 0
+    for msg in _in_range(q, from_seq, to_seq):
+        if msg.expired(now):
+            continue
+        if out and ((max_msgs and len(out) >= max_msgs) or (max_bytes and size + msg.data_length > max_bytes)):
+            break
+        out.append(msg)
+        size += msg.data_length
+    return out
+
+
+def remove_upto(qm: EngineState, name: str, upto_seq: int, reader: str) -> int:
+    """Remove every committed message with ``seq <= upto_seq``; record ``reader``'s position.
+
+    Idempotent: removing again, or up to a lower sequence, removes nothing more and never
+    moves the recorded position back. Never goes beyond the stable ``last_seq``. Returns
+    how many messages were removed.
+    """
+    if not reader or len(reader) > MAX_READER_NAME:
+        raise failed(C.MQRC_OPTIONS_ERROR, f"reader name must be 1..{MAX_READER_NAME} characters, got {len(reader)}")
+    q = local_queue(qm, name)
+    upto = min(upto_seq, queue_range(qm, name).last_seq)
+    removed = 0
+    for msg in _in_range(q, 0, upto + 1):
+        _remove(qm, q, msg)
+        removed += 1
+    pos = qm.readers.get((q.name, reader))
+    if pos is None:
+        pos = qm.readers[(q.name, reader)] = ReaderPosition(q.name, reader, -1)
+    if upto > pos.acked:
+        pos.acked = upto
+        payload = json.dumps({"queue": q.name, "reader": reader, "acked": upto}, sort_keys=True).encode()
+        if pos.record_id:
+            qm.journal.update(pos.record_id, KIND_READER, payload)
+        else:
+            pos.record_id = qm.new_record_id()
+            qm.journal.add(pos.record_id, KIND_READER, payload)
+        qm.need_sync()
+    elif removed:
+        qm.need_sync()
+    return removed
+
+
+def _remove(qm: EngineState, q: QueueObject, msg: Message) -> None:
+    q.messages.remove(msg)
+    if msg.record_id:
+        qm.journal.delete(msg.record_id)
+        msg.record_id = 0
+    if msg.locked_by:
+        holder = qm.handles.get(msg.locked_by)
+        if holder is not None and holder.locked is msg:
+            holder.locked = None
+        msg.locked_by = 0
+    for hobj in q.handles:
+        h = qm.handles.get(hobj)
+        if h is not None and h.under_cursor is msg:
+            h.under_cursor = None
+
+
+def reader_positions(qm: EngineState, name: str) -> list[tuple[str, int, int]]:
+    """``(reader, acknowledged seq, lag)`` for every reader of the queue.
+
+    Lag counts the messages (committed or in flight) beyond the reader's position; a
+    sequence difference would mislead, as a restart skips the unused reserved numbers.
+    """
+    q = local_queue(qm, name)
+    out = []
+    for (qname, _), p in qm.readers.items():
+        if qname == q.name:
+            lag = sum(1 for s in q.messages.by_seq if s > p.acked) + q.messages.uncommitted
+            out.append((p.reader, p.acked, lag))
+    return sorted(out)
+
+
+def load_reader(qm: EngineState, rec: Record) -> None:
+    """Recovery: a reader position record back into the engine (an unreadable one is logged
+    and skipped: losing a lag figure must not stop the queue manager)."""
+    try:
+        doc = json.loads(rec.payload)
+        pos = ReaderPosition(str(doc["queue"]), str(doc["reader"]), int(doc["acked"]), rec.record_id)
+    except (ValueError, KeyError, TypeError) as exc:
+        log.error("event=unreadable_reader_position record_id=%d error=%s", rec.record_id, exc)
+        return
+    qm.readers[(pos.queue, pos.reader)] = pos
