@@ -23,6 +23,7 @@ from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.client.sequence_calls import AsyncSequenceCalls
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -59,7 +60,7 @@ class _Protocol(asyncio.Protocol):
         self.client._can_write.set()
 
 
-class AsyncClient:
+class AsyncClient(AsyncSequenceCalls):
     """A connection to a queue manager for asyncio code. Prefer ``connect_async()``."""
 
     def __init__(self) -> None:

@@ -21,6 +21,7 @@ from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.client.sequence_calls import SequenceCalls
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -29,7 +30,7 @@ from ferrymq.wire.mqmd import MQMD
 _RECV = 256 * 1024
 
 
-class Client:
+class Client(SequenceCalls):
     """A connection to a queue manager (MQCONNX). Prefer ``ferrymq.client.connect()``."""
 
     def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",

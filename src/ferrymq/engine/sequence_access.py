@@ -113,11 +113,12 @@ def _in_range(q: QueueObject, from_seq: int, to_seq: int) -> list[Message]:
 
 
 def browse_range(qm: EngineState, name: str, from_seq: int, to_seq: int, max_msgs: int = 0,
-                 max_bytes: int = 0) -> list[Message]:
+                 max_bytes: int = 0, overhead: int = 0) -> list[Message]:
     """Committed messages with ``from_seq <= seq < to_seq`` in sequence order, left in place.
 
     ``max_msgs``/``max_bytes`` (0: no limit) cut the answer short; at least one message is
-    returned when any is in range, so a reader always advances. Expired messages are skipped.
+    returned when any is in range, so a reader always advances. ``overhead`` is added to
+    each message's size (a server's per-message framing). Expired messages are skipped.
     """
     if from_seq < 0 or to_seq < from_seq:
         raise failed(C.MQRC_OPTIONS_ERROR, f"sequence range [{from_seq}, {to_seq}) is not a range")
@@ -128,10 +129,11 @@ def browse_range(qm: EngineState, name: str, from_seq: int, to_seq: int, max_msg
     for msg in _in_range(q, from_seq, to_seq):
         if msg.expired(now):
             continue
-        if out and ((max_msgs and len(out) >= max_msgs) or (max_bytes and size + msg.data_length > max_bytes)):
+        cost = msg.data_length + overhead
+        if out and ((max_msgs and len(out) >= max_msgs) or (max_bytes and size + cost > max_bytes)):
             break
         out.append(msg)
-        size += msg.data_length
+        size += cost
     return out
 
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from ferrymq.errors import DecodeError
 from ferrymq.protocol import events as E
+from ferrymq.protocol import seqframes
 from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
 
 T_CONNECT = 1100
@@ -472,6 +473,12 @@ SERVER_FRAMES: dict[int, Decoder] = {
 """Frames a client accepts (sent by servers)."""
 
 NAMES = {v: k[2:] for k, v in globals().items() if k.startswith("T_") and isinstance(v, int)}
+
+# Sequence-range access and prepared units of work (1150..1169) live in their own module.
+_ENCODERS.update(seqframes.ENCODERS)
+CLIENT_FRAMES.update(seqframes.CLIENT_FRAMES)
+SERVER_FRAMES.update(seqframes.SERVER_FRAMES)
+NAMES.update(seqframes.NAMES)
 
 
 def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload: bytes, props: Any) -> E.Event:

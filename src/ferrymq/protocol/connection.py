@@ -23,7 +23,7 @@ from collections import deque
 from typing import Final
 
 from ferrymq.errors import DecodeError
-from ferrymq.protocol import codec
+from ferrymq.protocol import codec, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.framing import pack_packet
@@ -66,6 +66,7 @@ _ANSWERS: dict[type, tuple[type, ...]] = {
     E.Inquire: (E.InquireReply,),
     E.Stat: (E.StatReply,),
     E.Heartbeat: (E.HeartbeatReply,),
+    **seqframes.ANSWERS,
 }
 
 

@@ -19,6 +19,7 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.protocol.mdcodec import pack_md
+from ferrymq.server import seq_ops
 from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
@@ -307,4 +308,5 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     E.Stat: _stat,
     E.Consume: _consume,
     E.Credit: _credit,
+    **seq_ops.OPS,
 }

@@ -1,0 +1,77 @@
+"""Server side of sequence-range access and prepared units of work (seqframes 1150..1169).
+
+Each request calls the engine (sequence_access, xa) and answers after the journal has
+what it changed; an MQError becomes a REPLY through ops.handle like every other call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ferrymq.engine import sequence_access as S
+from ferrymq.engine import xa
+from ferrymq.protocol import seqframes as F
+from ferrymq.protocol.mdcodec import pack_md
+
+if TYPE_CHECKING:
+    from ferrymq.server.handler import ClientHandler
+
+
+# Framing per browsed message besides its data (entry head, MQMD, typical properties);
+# the frame limit leaves FRAME_OVERHEAD slack for larger property sets.
+_ENTRY_OVERHEAD = 1024
+
+
+def _reply(h: ClientHandler, ev: Any) -> None:
+    h.emit_after(h.qmgr.take_sync_lsn(), ev)
+
+
+def _range(h: ClientHandler, ev: F.SeqRange) -> None:
+    r = S.queue_range(h.qmgr, ev.queue)
+    _reply(h, F.SeqRangeReply(ev.corr, r.queue, r.first_seq, r.last_seq, r.depth))
+
+
+def _browse(h: ClientHandler, ev: F.BrowseRange) -> None:
+    # The reply frame must fit the negotiated maximum: cap the bytes at it.
+    limit = h.conn.max_msg_length if ev.max_bytes == 0 else min(ev.max_bytes, h.conn.max_msg_length)
+    max_msgs = min(ev.max_msgs or F.MAX_BROWSE, F.MAX_BROWSE)
+    msgs = S.browse_range(h.qmgr, ev.queue, ev.from_seq, ev.to_seq, max_msgs, limit, overhead=_ENTRY_OVERHEAD)
+    entries = [F.RangeEntry(m.seq, m.put_at, pack_md(m.md), dict(m.properties or {}), m.body(m.data_length))
+               for m in msgs]
+    _reply(h, F.BrowseRangeReply(ev.corr, entries))
+
+
+def _remove(h: ClientHandler, ev: F.RemoveUpto) -> None:
+    removed = S.remove_upto(h.qmgr, ev.queue, ev.upto_seq, ev.reader)
+    _reply(h, F.RemoveUptoReply(ev.corr, removed))
+
+
+def _readers(h: ClientHandler, ev: F.Readers) -> None:
+    _reply(h, F.ReadersReply(ev.corr, S.reader_positions(h.qmgr, ev.queue)))
+
+
+def _prepare(h: ClientHandler, ev: F.Prepare) -> None:
+    n = xa.prepare(h.qmgr, h.hconn, ev.xid)
+    _reply(h, F.PrepareReply(ev.corr, n))
+
+
+def _resolve(h: ClientHandler, ev: F.Resolve) -> None:
+    found = xa.resolve(h.qmgr, h.hconn, ev.xid, ev.commit)
+    _reply(h, F.ResolveReply(ev.corr, found))
+    h.server.after_engine_call(h)  # committed puts may satisfy waiting gets elsewhere
+
+
+def _in_doubt(h: ClientHandler, ev: F.InDoubt) -> None:
+    _reply(h, F.InDoubtReply(ev.corr, sorted(h.qmgr.in_doubt)))
+
+
+OPS: dict[type, Callable[[Any, Any], None]] = {
+    F.SeqRange: _range,
+    F.BrowseRange: _browse,
+    F.RemoveUpto: _remove,
+    F.Readers: _readers,
+    F.Prepare: _prepare,
+    F.Resolve: _resolve,
+    F.InDoubt: _in_doubt,
+}
