@@ -1,0 +1,201 @@
+"""Compile a syntax tree once into a tree of closures; evaluate with SQL three-valued logic.
+
+``None`` is SQL unknown. Type rules follow JMS: arithmetic and ordering only between numbers
+(booleans are not numbers); strings, booleans and byte strings compare only with ``=``/``<>``
+and only with their own type; any other mix is unknown, so the message is not selected.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+
+from ferrymq.engine.selector.errors import SelectorError
+from ferrymq.engine.selector.parser import Between, Binary, Ident, In, IsNull, Like, Lit, Node, Unary, Value, parse
+from ferrymq.mq import constants as C
+
+Lookup = Callable[[str], Value]
+Fn = Callable[[Lookup], Value]
+
+_ORDER = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}
+_EQ = {"=": operator.eq, "<>": operator.ne}
+
+
+def _num(v: Value) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def compare(op: str, a: Value, b: Value) -> bool | None:
+    if a is None or b is None:
+        return None
+    if _num(a) and _num(b):
+        return bool((_ORDER.get(op) or _EQ[op])(a, b))
+    if type(a) is type(b) and op in _EQ:  # str, bool, bytes: equality only
+        return bool(_EQ[op](a, b))
+    return None
+
+
+def arith(op: str, a: Value, b: Value) -> Value:
+    if not (_num(a) and _num(b)):
+        return None
+    assert isinstance(a, int | float) and isinstance(b, int | float)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        return None  # division by zero is unknown, never an exception
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)  # Java long division truncates toward zero
+        return q if (a >= 0) == (b >= 0) else -q
+    return a / b
+
+
+def _truth(v: Value) -> bool | None:
+    return v if isinstance(v, bool) else None
+
+
+def like_regex(pattern: str, escape: str | None) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if escape is not None and ch == escape:
+            if i + 1 >= len(pattern):
+                raise SelectorError("LIKE pattern ends with its escape character", 0)
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _compile(node: Node) -> Fn:
+    if isinstance(node, Lit):
+        value = node.value
+        return lambda get: value
+    if isinstance(node, Ident):
+        name = node.name
+        return lambda get: get(name)
+    if isinstance(node, Unary):
+        inner = _compile(node.operand)
+        if node.op == "NOT":
+            def not_(get: Lookup) -> Value:
+                v = _truth(inner(get))
+                return None if v is None else not v
+            return not_
+        sign = -1 if node.op == "-" else 1
+        return lambda get: (sign * v if _num(v := inner(get)) else None)  # type: ignore[operator]
+    if isinstance(node, Binary):
+        left, right, op = _compile(node.left), _compile(node.right), node.op
+        if op == "AND":
+            def and_(get: Lookup) -> Value:
+                a = _truth(left(get))
+                if a is False:
+                    return False
+                b = _truth(right(get))
+                return False if b is False else (None if a is None or b is None else True)
+            return and_
+        if op == "OR":
+            def or_(get: Lookup) -> Value:
+                a = _truth(left(get))
+                if a is True:
+                    return True
+                b = _truth(right(get))
+                return True if b is True else (None if a is None or b is None else False)
+            return or_
+        if op in _ORDER or op in _EQ:
+            return lambda get: compare(op, left(get), right(get))
+        return lambda get: arith(op, left(get), right(get))
+    if isinstance(node, Between):
+        x, lo, hi, neg = _compile(node.operand), _compile(node.low), _compile(node.high), node.negated
+
+        def between(get: Lookup) -> Value:
+            v = x(get)
+            a, b = compare(">=", v, lo(get)), compare("<=", v, hi(get))
+            r = False if a is False or b is False else (None if a is None or b is None else True)
+            return None if r is None else (r != neg)
+        return between
+    if isinstance(node, Like):
+        rx, name, neg = like_regex(node.pattern, node.escape), node.operand.name, node.negated
+
+        def like(get: Lookup) -> Value:
+            v = get(name)
+            return (rx.fullmatch(v) is not None) != neg if isinstance(v, str) else None
+        return like
+    if isinstance(node, In):
+        values, name, neg = frozenset(node.values), node.operand.name, node.negated
+
+        def in_(get: Lookup) -> Value:
+            v = get(name)
+            return (v in values) != neg if isinstance(v, str) else None
+        return in_
+    assert isinstance(node, IsNull)
+    name, neg = node.operand.name, node.negated
+    return lambda get: (get(name) is None) != neg
+
+
+def _names(node: Node) -> set[str]:
+    if isinstance(node, Ident):
+        return {node.name}
+    if isinstance(node, Lit):
+        return set()
+    out: set[str] = set()
+    for child in (getattr(node, a, None) for a in ("operand", "left", "right", "low", "high")):
+        if child is not None:
+            out |= _names(child)
+    return out
+
+
+def _equalities(node: Node) -> dict[str, Value]:
+    """Name = literal facts every match must satisfy (top-level AND chain): index hints."""
+    if isinstance(node, Binary) and node.op == "AND":
+        return _equalities(node.left) | _equalities(node.right)
+    if isinstance(node, Binary) and node.op == "=":
+        if isinstance(node.left, Ident) and isinstance(node.right, Lit):
+            return {node.left.name: node.right.value}
+        if isinstance(node.right, Ident) and isinstance(node.left, Lit):
+            return {node.right.name: node.left.value}
+    return {}
+
+
+class Selector:
+    """A compiled selection string. ``matches`` is true only when the condition is TRUE."""
+
+    __slots__ = ("_fn", "equalities", "names", "text", "tree")
+
+    def __init__(self, text: str, tree: Node) -> None:
+        self.text, self.tree = text, tree
+        self._fn = _compile(tree)
+        self.names = frozenset(_names(tree))
+        self.equalities = _equalities(tree)
+
+    def evaluate(self, lookup: Lookup) -> bool | None:
+        """TRUE, FALSE or unknown (None); a non-boolean result is unknown."""
+        return _truth(self._fn(lookup))
+
+    def matches(self, lookup: Lookup) -> bool:
+        return self._fn(lookup) is True
+
+
+def _no_props(name: str) -> Value:
+    return None
+
+
+def compile_selector(text: str, max_length: int = C.MQ_SELECTOR_LENGTH) -> Selector:
+    """Parse and compile; refuse with IBM's reason codes (SelectorError.reason)."""
+    if len(text) > max_length:
+        raise SelectorError(f"selection string is {len(text)} characters, MQ_SELECTOR_LENGTH is {max_length}",
+                            max_length, C.MQRC_SELECTION_STRING_ERROR)
+    try:
+        tree = parse(text)
+    except RecursionError:
+        raise SelectorError("selection string nests too deeply", 0) from None
+    sel = Selector(text, tree)
+    # IBM: a string that is FALSE before any property is looked at is refused on the call.
+    if not sel.names and not sel.matches(_no_props):
+            raise SelectorError("selection string is never true", 0, C.MQRC_SELECTOR_ALWAYS_FALSE)
+    return sel
