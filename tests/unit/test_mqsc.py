@@ -111,6 +111,7 @@ def test_where_filters_and_status_displays() -> None:
     assert handle["APPLTAG"] == "tests" and handle["INPUT"] == "EXCL" and handle["OUTPUT"] == "YES"
     conn = s.execute("DISPLAY CONN(*) ALL").objects
     assert [c["APPLTAG"] for c in conn] == ["tests"] and conn[0]["USERID"] == "tester"
+    assert conn[0]["APPLTYPE"] == "USER"
     assert lines(s, "DISPLAY QSTATUS(A3)")[0].startswith("AMQ8149E")
 
 

@@ -100,6 +100,8 @@ def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, st
 
 
 def _show(attr: A.Attr, value: Value) -> str:
+    if attr.name == "APPLTYPE" and isinstance(value, int):
+        return "SYSTEM" if value == C.MQAT_QMGR else "USER"  # runmqsc's words: a queue-manager process or not
     if isinstance(value, bytes):
         return value.hex().upper()
     if isinstance(value, str):
