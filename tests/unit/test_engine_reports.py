@@ -108,8 +108,11 @@ def test_report(env: Env, case: tuple[str, str, bool, bool, str, str]) -> None:
         return
     dead = env.get(dlq)
     dlh = MQDLH.unpack_from(dead.data)
-    assert dlh.reason == C.MQRC_Q_FULL and dlh.dest_q_name.strip() == "REPLYQ" and dlh.dest_q_mgr_name.strip() == "QM1"
-    assert dlh.format.strip() == orig.format.strip() and dlh.put_appl_type == C.MQAT_QMGR
+    want_dlh = MQDLH(reason=C.MQRC_Q_FULL, dest_q_name="REPLYQ", dest_q_mgr_name="QM1", encoding=orig.encoding,
+                     coded_char_set_id=orig.coded_char_set_id, format=orig.format, put_appl_type=C.MQAT_QMGR,
+                     put_appl_name="QM1", put_date=dlh.put_date, put_time=dlh.put_time)
+    assert dead.data[:172] == want_dlh.pack()  # the MQDLH byte for byte (its timestamps are the queue manager's)
+    assert len(dlh.put_date.strip()) == 8 and len(dlh.put_time.strip()) == 8
     assert dead.md.format.strip() == "MQDEAD"
     want = expected_report(orig, kind, report_opts, dead.md).replace(format=C.MQFMT_DEAD_LETTER_HEADER.rstrip(),
                                                                        coded_char_set_id=dead.md.coded_char_set_id,
@@ -201,3 +204,37 @@ def test_exception_report_when_a_poison_message_cannot_be_delivered(env: Env, di
 
     again = QueueManager.start("QM1", env.journal.crash(), env.clock)
     assert again.objects.require("APP").messages.depth == 0  # the discard is durable too
+
+
+EXC_CASES = list(itertools.product(AMOUNTS, (False, True), (False, True), (False, True)))
+
+
+@pytest.mark.parametrize("case", EXC_CASES, ids=["-".join(map(str, c)) for c in EXC_CASES])
+def test_exception_report_mqmd(env: Env, case: tuple[str, bool, bool, bool]) -> None:
+    """Exception reports over data amount x MsgId option x CorrelId option x discard: the
+    report's MQMD byte for byte, its data, and the original's MQDLH (or its discard)."""
+    amount, pass_msg, pass_correl, discard = case
+    env.define("APP", BOTHRESH=1)
+    env.define("REPLYQ")
+    app, reply, dlq = env.open("APP"), env.open("REPLYQ"), env.open(DLQ)
+    report = (C.MQRO_EXCEPTION, C.MQRO_EXCEPTION_WITH_DATA, C.MQRO_EXCEPTION_WITH_FULL_DATA)[AMOUNTS[amount]]
+    report |= (C.MQRO_PASS_MSG_ID if pass_msg else 0) | (C.MQRO_PASS_CORREL_ID if pass_correl else 0)
+    report |= C.MQRO_DISCARD_MSG if discard else 0
+    orig = env.put(app, BODY, version=2, msg_id=ORIG_MSG_ID, correl_id=ORIG_CORREL, report=report,
+                   reply_to_q="REPLYQ", priority=7, persistence=C.MQPER_NOT_PERSISTENT, format=C.MQFMT_STRING).md
+    env.get(app, C.MQGMO_SYNCPOINT)
+    env.qm.backout(env.hconn)  # BackoutCount reaches BOTHRESH: the queue manager cannot deliver it
+    exc = env.get(reply)
+    want = expected_report(orig, "coa", report, exc.md).replace(feedback=C.MQRC_BACKOUT_THRESHOLD_REACHED)
+    assert exc.md.pack() == want.pack()
+    assert exc.data == {"none": b"", "100": BODY[:100], "full": BODY}[amount]
+    if discard:
+        assert env.depth(DLQ) == 0
+        return
+    dead = env.get(dlq)
+    dlh = MQDLH.unpack_from(dead.data)
+    want_dlh = MQDLH(reason=C.MQRC_BACKOUT_THRESHOLD_REACHED, dest_q_name="APP", dest_q_mgr_name="QM1",
+                     encoding=orig.encoding, coded_char_set_id=orig.coded_char_set_id, format=orig.format,
+                     put_appl_type=C.MQAT_QMGR, put_appl_name="QM1", put_date=dlh.put_date, put_time=dlh.put_time)
+    assert dead.data == want_dlh.pack() + BODY
+    assert dead.md.msg_id == ORIG_MSG_ID and dead.md.correl_id == ORIG_CORREL and dead.md.report == report
