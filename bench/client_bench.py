@@ -60,7 +60,17 @@ def serve(port_q: mp.Queue, stop: mp.Event, journal_dir: str | None) -> None:  #
         asyncio.run(main())
 
 
-def producer(port: int, n: int, size: int, persistent: bool) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process (Linux /proc); 0.0 where unavailable."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def producer(port: int, n: int, size: int, persistent: bool, cpu: mp.Queue | None = None) -> None:  # type: ignore[type-arg]
     import ferrymq.client as fc
 
     with fc.connect("QM1", f"127.0.0.1({port})") as qm:
@@ -70,6 +80,8 @@ def producer(port: int, n: int, size: int, persistent: bool) -> None:
             q.put(body, persistent=persistent)
         st = qm.stat()
         assert st.failures == 0, st
+    if cpu is not None:
+        cpu.put(time.process_time())
 
 
 def consumer(port: int, n: int, done: mp.Queue, persistent: bool) -> None:  # type: ignore[type-arg]
@@ -85,9 +97,11 @@ def consumer(port: int, n: int, done: mp.Queue, persistent: bool) -> None:  # ty
         q = qm.open("BENCH", read_ahead=500)
         q.get(wait=30)
         t0 = time.perf_counter()
+        c0 = time.process_time()
         for _ in range(n - 1):
             q.get(wait=30)
         done.put(time.perf_counter() - t0)
+        done.put(time.process_time() - c0)
 
 
 async def persistent_consumer(port: int, n: int, in_flight: int = 32, batch: int = 200) -> float:
@@ -148,22 +162,29 @@ def main() -> None:
     ap.add_argument("--rr", type=int, default=5000, help="request/reply round trips")
     a = ap.parse_args()
     ctx = mp.get_context("spawn")
-    port_q, stop, done = ctx.Queue(), ctx.Event(), ctx.Queue()
+    port_q, stop, done, cpu = ctx.Queue(), ctx.Event(), ctx.Queue(), ctx.Queue()
     srv = ctx.Process(target=serve, args=(port_q, stop, a.journal))
     srv.start()
     port = port_q.get(timeout=30)
     cons = ctx.Process(target=consumer, args=(port, a.n, done, a.persistent))
-    prod = ctx.Process(target=producer, args=(port, a.n, a.size, a.persistent))
+    prod = ctx.Process(target=producer, args=(port, a.n, a.size, a.persistent, cpu))
     cons.start()
     time.sleep(0.5)
+    srv_cpu0 = cpu_seconds(srv.pid or 0)
     t0 = time.perf_counter()
     prod.start()
     prod.join()
     t_prod = time.perf_counter() - t0
     elapsed = done.get(timeout=600)
+    cons_cpu = None if a.persistent else done.get(timeout=60)
+    srv_cpu = cpu_seconds(srv.pid or 0) - srv_cpu0
     cons.join()
     kind = "persistent" if a.persistent else "non-persistent"
     print(f"{kind} {a.size} B x {a.n}: producer {a.n / t_prod:,.0f} msg/s, end-to-end {a.n / elapsed:,.0f} msg/s", flush=True)
+    # CPU per message in each process: robust to other load on the machine, unlike rates.
+    per = lambda sec: f"{sec / a.n * 1e6:.1f}"  # noqa: E731
+    print(f"CPU us/msg: producer {per(cpu.get(timeout=60))}, server {per(srv_cpu)}"
+          + ("" if cons_cpu is None else f", consumer {per(cons_cpu)}"), flush=True)
     if a.rr:
         lat = sorted(request_reply(port, a.rr))
         p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1e6  # noqa: E731

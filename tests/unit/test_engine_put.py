@@ -180,3 +180,41 @@ def test_syncpoint_limit(env: Env) -> None:
     env.put(h, pmo=C.MQPMO_SYNCPOINT)
     env.put(h, pmo=C.MQPMO_SYNCPOINT)
     refuse(env, h, C.MQRC_SYNCPOINT_LIMIT_REACHED, pmo=C.MQPMO_SYNCPOINT)
+
+
+# -- put_many: the batch path asynchronous puts take -------------------------------------
+
+
+def test_put_many_places_each_item_as_mqput_would(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    mids = [bytes([i]) * 24 for i in range(1, 4)]
+    out = env.qm.put_many(env.hconn, h, MQMD(priority=2), PutOptions(C.MQPMO_NO_SYNCPOINT),
+                          [(m, b"d%d" % i) for i, m in enumerate(mids)])
+    assert out == [None, None, None]
+    got = [env.get(h) for _ in mids]
+    assert [(g.md.msg_id, g.data, g.md.priority) for g in got] == [(m, b"d%d" % i, 2) for i, m in enumerate(mids)]
+    assert all(g.md.put_appl_name == "tests" and g.md.user_identifier == "tester" for g in got)
+
+
+def test_put_many_counts_each_failure_and_keeps_what_fitted(env: Env) -> None:
+    env.define("Q1", MAXDEPTH=2)
+    h = env.open("Q1")
+    out = env.qm.put_many(env.hconn, h, MQMD(), PutOptions(0), [(bytes(24), b"x")] * 4)
+    assert [None if e is None else e.reason for e in out] == [None, None, C.MQRC_Q_FULL, C.MQRC_Q_FULL]
+    assert env.depth("Q1") == 2
+
+
+def test_put_many_refused_call_fails_every_item_and_changes_nothing(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1", C.MQOO_INPUT_SHARED)
+    out = env.qm.put_many(env.hconn, h, MQMD(), PutOptions(0), [(bytes(24), b"x")] * 2)
+    assert [(e.comp, e.reason) for e in out if e is not None] == [(C.MQCC_FAILED, C.MQRC_NOT_OPEN_FOR_OUTPUT)] * 2
+    assert env.depth("Q1") == 0
+
+
+def test_put_many_reports_warnings_per_item(env: Env) -> None:
+    env.define("Q1")
+    out = env.qm.put_many(env.hconn, env.open("Q1"), MQMD(priority=12), PutOptions(0), [(bytes(24), b"x")] * 2)
+    assert [(e.comp, e.reason) for e in out if e is not None] == [(C.MQCC_WARNING, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)] * 2
+    assert env.depth("Q1") == 2

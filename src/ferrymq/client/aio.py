@@ -147,7 +147,7 @@ class AsyncClient(AsyncSequenceCalls):
             if self._transport is not None:
                 self._transport.close()
             return
-        if s.out:
+        if s.out_bytes:
             self._schedule_flush()
         if s.replies:
             for corr in [c for c in s.replies if c in self._waiting]:
@@ -181,7 +181,7 @@ class AsyncClient(AsyncSequenceCalls):
 
     def _flush(self) -> None:
         self._flush_scheduled = False
-        if self._s.out and self._transport is not None and not self._transport.is_closing():
+        if self._s.out_bytes and self._transport is not None and not self._transport.is_closing():
             self._transport.write(self._s.take_out())
             self._flushed_corr = self._last_corr
 
@@ -476,7 +476,7 @@ class AsyncQueue:
         while True:
             msg = s.take_pushed(self.hobj)
             if msg is not None:
-                if s.out:
+                if s.out_bytes:
                     c._schedule_flush()
                 return msg
             if s.take_pause(self.hobj):

@@ -23,6 +23,7 @@ from ferrymq.client.reconnect import OpenRecord
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.protocol.codec import MAX_BATCH
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
@@ -30,6 +31,9 @@ from ferrymq.wire.mqmd import MQMD
 
 FLUSH_AT = 64 * 1024
 """Buffered request bytes that force a write even when nothing waits for a reply."""
+PUT_BATCH_BYTES = 64 * 1024
+"""What one PutBatch frame carries at most (the negotiated maximum may be lower)."""
+_PUT_ITEM_COST = 28  # an item's MsgId and length in a PutBatch
 
 DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
@@ -41,7 +45,7 @@ class ConsumerState:
 
     corr: int
     window: int
-    buffer: deque[E.Pushed]
+    buffer: deque[tuple[bytes, bytes, int, bytes, E.Properties | None]]  # Message's arguments
     unacked: int = 0  # consumed messages not yet returned as credit
     ended: E.Reply | None = None
     paused: bool = False  # the server stopped before a persistent message (PersistentNext)
@@ -54,7 +58,9 @@ class Session:
         self.conn = ClientConnection()
         self._corr = itertools.count(1)
         self.out: list[bytes] = []
-        self.out_bytes = 0
+        self.out_bytes = 0  # encoded bytes in ``out`` plus what the held batch will take
+        self._batch: list[E.Put] = []  # asynchronous puts held for one PutBatch frame
+        self._batch_bytes = 0
         self.replies: dict[int, Any] = {}
         self.consumers: dict[int, ConsumerState] = {}
         self._consume_corr: dict[int, int] = {}
@@ -81,6 +87,16 @@ class Session:
             ConnectionBroken: the conversation already ended.
         """
         self.check_alive()
+        if type(ev) is E.Put and not ev.reply and ev.properties is None and type(ev.md) is bytes:
+            limit = min(PUT_BATCH_BYTES, self.conn.batch_limit())
+            if limit:
+                self._batch_put(ev, limit)
+                return
+        if self._batch:
+            self._send_batch()
+        self._encode(ev)
+
+    def _encode(self, ev: E.ClientEvent) -> None:
         try:
             data = self.conn.send(ev)
         except LocalProtocolError as exc:
@@ -88,7 +104,38 @@ class Session:
         self.out.append(data)
         self.out_bytes += len(data)
 
+    def _batch_put(self, ev: E.Put, limit: int) -> None:
+        """Hold an asynchronous put to leave with the ones around it in one PutBatch frame:
+        consecutive puts on one handle with the same options and a descriptor that differs
+        only in MsgId (what a producer loop sends) share one header and one MQMD."""
+        batch = self._batch
+        cost = len(ev.data) + _PUT_ITEM_COST
+        if batch:
+            first = batch[0]
+            md, md0 = ev.md, first.md
+            assert isinstance(md, bytes) and isinstance(md0, bytes)
+            if (ev.hobj != first.hobj or ev.options != first.options or ev.context != first.context
+                    or self._batch_bytes + cost > limit or len(batch) >= MAX_BATCH
+                    or md[72:] != md0[72:] or md[:48] != md0[:48]):
+                self._send_batch()
+        self._batch.append(ev)
+        self._batch_bytes += cost
+        self.out_bytes += cost
+
+    def _send_batch(self) -> None:
+        batch = self._batch
+        self.out_bytes -= self._batch_bytes
+        self._batch, self._batch_bytes = [], 0
+        if len(batch) == 1:
+            self._encode(batch[0])
+            return
+        first = batch[0]
+        items = [(p.md[48:72], p.data) for p in batch]  # every md is bytes: see send()
+        self._encode(E.PutBatch(first.hobj, first.md, items, first.options, first.context))  # type: ignore[arg-type]
+
     def take_out(self) -> bytes:
+        if self._batch:
+            self._send_batch()
         data = b"".join(self.out)
         self.out.clear()
         self.out_bytes = 0
@@ -123,7 +170,11 @@ class Session:
                 return
             t = type(ev)
             if t is E.Pushed:
-                self.consumers[ev.hobj].buffer.append(ev)  # type: ignore[union-attr,arg-type]
+                self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
+                    (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
+            elif t is E.PushedBatch:
+                self.consumers[ev.hobj].buffer.extend(  # type: ignore[union-attr]
+                    (*item, None) for item in ev.items)  # type: ignore[union-attr]
             elif t is E.PersistentNext:
                 self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
             elif t is E.Heartbeat:
@@ -167,7 +218,7 @@ class Session:
         if c.ended is None and c.unacked * 2 >= c.window:
             self.send(E.Credit(hobj, c.unacked))
             c.unacked = 0
-        return Message(p.md_bytes, p.data, p.data_length, p.msg_token, p.properties)
+        return Message(*p)
 
     def take_pause(self, hobj: int) -> bool:
         """True once when the buffer is drained and the server paused before a persistent

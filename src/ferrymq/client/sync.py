@@ -99,7 +99,7 @@ class Client(SequenceCalls):
     # -- plumbing ----------------------------------------------------------------------------
 
     def _flush(self) -> None:
-        if self._s.out:
+        if self._s.out_bytes:
             try:
                 self._sock.sendall(self._s.take_out())
             except OSError as exc:
@@ -170,7 +170,7 @@ class Client(SequenceCalls):
                 self._s.feed(b"")
                 self._s.check_alive()
             self._s.feed(data)
-            if self._s.out:  # heartbeat replies
+            if self._s.out_bytes:  # heartbeat replies
                 self._flush()
             return True
 

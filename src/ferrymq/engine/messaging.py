@@ -7,7 +7,7 @@ search is discarded then and there, as IBM MQ does, and never returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from ferrymq.engine import validate
 from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
@@ -18,7 +18,7 @@ from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.engine.state import Waiter
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
-from ferrymq.wire.mqmd import MQMD, NONE_ID, with_put_context
+from ferrymq.wire.mqmd import MQMD, NONE_ID, with_msg_id, with_put_context
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
@@ -45,6 +45,40 @@ class Messaging(Reports):
         Raises:
             MQError: IBM's reason for every refusal (see validate.py and _place).
         """
+        conn, h, warning = self._check_put(hconn, hobj, md, pmo)
+        return self.place(conn, h, md, pmo, data, warning, properties)
+
+    def put_many(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions,
+                 items: Sequence[tuple[bytes, bytes]]) -> list[MQError | None]:
+        """Several MQPUTs on one handle that differ only in MsgId and data (asynchronous
+        puts a client sent as one batch). The handle, options and descriptor are checked
+        once, as each MQPUT would check them; then every message is placed in order.
+
+        Returns one outcome per item: None, or the MQError (a failure, or a warning such
+        as MQRC_PRIORITY_EXCEEDS_MAXIMUM) that MQPUT would have returned for it.
+        """
+        try:
+            conn, h, warning = self._check_put(hconn, hobj, md, pmo)
+        except MQError as exc:
+            return [exc] * len(items)
+        outcomes: list[MQError | None] = []
+        note = outcomes.append
+        ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
+        for msg_id, data in items:
+            try:
+                self.place(conn, h, with_msg_id(md, msg_id), pmo, data, warning)
+            except MQError as exc:
+                note(exc)
+            else:
+                note(ok)
+        return outcomes
+
+    def _check_put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions) -> tuple[Connection, Handle, int]:
+        """MQPUT's checks of the handle, options and descriptor; returns the warning reason.
+
+        Raises:
+            MQError: the first rule the call breaks.
+        """
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
         if h.queue is None or not h.options & C.MQOO_OUTPUT:
@@ -54,8 +88,7 @@ class Messaging(Reports):
         for flag, needed, reason in _CONTEXT_RULES:
             if pmo.options & flag and not h.options & needed:
                 raise failed(reason, f"{h.name} was not opened with the context option this put needs")
-        warning = validate.descriptor_for_put(md)
-        return self.place(conn, h, md, pmo, data, warning, properties)
+        return conn, h, validate.descriptor_for_put(md)
 
     def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
               properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:

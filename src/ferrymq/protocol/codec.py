@@ -36,6 +36,8 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1127 | CREDIT         | u32 hobj, u32 count                                                     |
 | 1128 | PUSHED         | u32 hobj, u32 data_length, 16 msg_token, md, rest = data                |
 | 1129 | ENDING         | i32 reason, str detail                                                  |
+| 1130 | PUT_BATCH      | u32 hobj, i32 pmo_options, u32 context, u32 n, md, n x (24 msg_id, u32 len, len bytes data) |
+| 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, len bytes data) |
 | 1199 | REPLY          | status                                                                  |
 
 Decoding never raises anything but DecodeError.
@@ -77,11 +79,14 @@ T_CONSUME = 1126
 T_CREDIT = 1127
 T_PUSHED = 1128
 T_ENDING = 1129
+T_PUT_BATCH = 1130
+T_PUSHED_BATCH = 1131
 T_REPLY = 1199
 
 FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
 
 MAX_LIST = 256  # selectors per INQUIRE/SET (MQ's own limits are far lower)
+MAX_BATCH = 4096  # items per PUT_BATCH / PUSHED_BATCH (the frame size bounds the bytes)
 
 _I = struct.Struct(">i")
 _U32 = struct.Struct(">I")
@@ -100,6 +105,10 @@ _UU = struct.Struct(">II")
 _CONSUME = struct.Struct(">IIi")
 _PUSHED = struct.Struct(">II16s")
 _II = struct.Struct(">ii")
+_PUT_BATCH = struct.Struct(">IiII")
+_PUT_ITEM = struct.Struct(">24sI")
+_PUSHED_BATCH = struct.Struct(">II")
+_PUSHED_ITEM = struct.Struct(">I16sI")
 
 
 def _s(value: str) -> bytes:
@@ -172,6 +181,11 @@ class Reader:
         out = self.buf[self.pos :]
         self.pos = len(self.buf)
         return out
+
+    def batch_count(self, n: int) -> int:
+        if not 0 < n <= MAX_BATCH:
+            raise self.fail(f"batch of {n} items; 1..{MAX_BATCH} allowed")
+        return n
 
     def count(self) -> int:
         (n,) = self.unpack(_U16)
@@ -293,6 +307,31 @@ def _enc_pushed(e: Any) -> Encoded:
     return T_PUSHED, 0, 0, [_PUSHED.pack(e.hobj, e.data_length, e.msg_token), e.md_bytes, e.data]
 
 
+def _batch_size(n: int) -> None:
+    if not 0 < n <= MAX_BATCH:
+        raise ValueError(f"a batch holds 1..{MAX_BATCH} items, not {n}")
+
+
+def _enc_put_batch(e: Any) -> Encoded:
+    _batch_size(len(e.items))
+    parts = [_PUT_BATCH.pack(e.hobj, e.options, e.context, len(e.items)), _md(e.md)]
+    item = _PUT_ITEM.pack
+    for msg_id, data in e.items:
+        if len(msg_id) != 24:
+            raise ValueError("msg_id must be 24 bytes")
+        parts += (item(msg_id, len(data)), data)
+    return T_PUT_BATCH, 0, 0, parts
+
+
+def _enc_pushed_batch(e: Any) -> Encoded:
+    _batch_size(len(e.items))
+    parts = [_PUSHED_BATCH.pack(e.hobj, len(e.items))]
+    item = _PUSHED_ITEM.pack
+    for md_bytes, data, data_length, token in e.items:
+        parts += (item(data_length, token, len(data)), md_bytes, data)
+    return T_PUSHED_BATCH, 0, 0, parts
+
+
 _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
     E.Connect: _enc_connect,
     E.ConnectReply: _enc_connect_reply,
@@ -317,6 +356,8 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
     E.Consume: lambda e: (T_CONSUME, _R, e.corr, [_CONSUME.pack(e.hobj, e.window, e.options)]),
     E.Credit: lambda e: (T_CREDIT, 0, 0, [_UU.pack(e.hobj, e.count)]),
     E.Pushed: _enc_pushed,
+    E.PutBatch: _enc_put_batch,
+    E.PushedBatch: _enc_pushed_batch,
     E.PersistentNext: lambda e: (T_PERSISTENT_NEXT, 0, 0, [_I.pack(e.hobj)]),
     E.Ending: lambda e: (T_ENDING, 0, 0, [_I.pack(e.reason), _s(e.detail)]),
     E.Reply: lambda e: (T_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail)]),
@@ -430,6 +471,46 @@ def _dec_pushed(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.Pushed(hobj, md, r.rest(), length, token, props)
 
 
+def _dec_put_batch(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    if props is not None:
+        raise r.fail("a PUT_BATCH carries no properties (messages with properties travel as PUT)")
+    hobj, options, context, n = r.unpack(_PUT_BATCH)
+    r.batch_count(n)
+    md = r.md()
+    buf, pos, end = r.buf, r.pos, len(r.buf)
+    items: list[tuple[bytes, bytes]] = []
+    item = _PUT_ITEM.unpack_from
+    for _ in range(n):
+        if end - pos < 28:
+            r.pos = pos
+            raise r.fail(f"item {len(items)}: needs 28 bytes, {end - pos} present")
+        msg_id, length = item(buf, pos)
+        pos += 28
+        if end - pos < length:
+            r.pos = pos
+            raise r.fail(f"item {len(items)}: data of {length} bytes, {end - pos} present")
+        items.append((msg_id, buf[pos : pos + length]))
+        pos += length
+    r.pos = pos
+    return E.PutBatch(hobj, md, items, options, context)
+
+
+def _dec_pushed_batch(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    if props is not None:
+        raise r.fail("a PUSHED_BATCH carries no properties")
+    hobj, n = r.unpack(_PUSHED_BATCH)
+    r.batch_count(n)
+    items: list[tuple[bytes, bytes, int, bytes]] = []
+    for _ in range(n):
+        data_length, token, length = r.unpack(_PUSHED_ITEM)
+        md = r.md_bytes()
+        if len(r.buf) - r.pos < length:
+            raise r.fail(f"item {len(items)}: data of {length} bytes, {len(r.buf) - r.pos} present")
+        items.append((md, r.buf[r.pos : r.pos + length], data_length, token))
+        r.pos += length
+    return E.PushedBatch(hobj, items)
+
+
 def _dec_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.Reply(corr, *r.status())
 
@@ -453,6 +534,7 @@ CLIENT_FRAMES: dict[int, Decoder] = {
     T_STAT: lambda r, c, f, p: E.Stat(c, r.unpack(_I)[0]),
     T_CONSUME: lambda r, c, f, p: E.Consume(c, *r.unpack(_CONSUME)),
     T_CREDIT: lambda r, c, f, p: E.Credit(*r.unpack(_UU)),
+    T_PUT_BATCH: _dec_put_batch,
 }
 """Frames a server accepts (sent by clients)."""
 
@@ -466,6 +548,7 @@ SERVER_FRAMES: dict[int, Decoder] = {
     T_HEARTBEAT: lambda r, c, f, p: E.Heartbeat(c, bool(f & _R)),
     T_HEARTBEAT_REPLY: lambda r, c, f, p: E.HeartbeatReply(c),
     T_PUSHED: _dec_pushed,
+    T_PUSHED_BATCH: _dec_pushed_batch,
     T_PERSISTENT_NEXT: lambda r, c, f, p: E.PersistentNext(r.unpack(_I)[0]),
     T_ENDING: lambda r, c, f, p: E.Ending(r.unpack(_I)[0], r.string()),
     T_REPLY: _dec_reply,

@@ -79,6 +79,7 @@ class _Machine:
         self.state = State.IDLE
         self.max_packet = HANDSHAKE_LIMIT
         self.max_msg_length = 0
+        self.version = 0  # the protocol version agreed at Connect
         self._reader = GPacketReader(max_size=HANDSHAKE_LIMIT)
         self._fed = 0  # bytes received, for stream offsets in error messages
         self._eof = False
@@ -165,7 +166,20 @@ class _Machine:
         except (ValueError, OverflowError) as exc:
             raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
 
-    def _negotiated(self, max_msg_length: int) -> None:
+    def batch_limit(self) -> int:
+        """Payload bytes a batch frame may carry (0: batches not agreed on this connection)."""
+        return self.max_msg_length if self.version >= E.BATCH_VERSION else 0
+
+    def _batch_items(self, ev: E.PutBatch, error: type[LocalProtocolError] | type[RemoteProtocolError]) -> None:
+        if self.version < E.BATCH_VERSION:
+            raise error(f"PutBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
+        limit = self.max_msg_length
+        for _, data in ev.items:
+            if len(data) > limit:
+                raise error(f"message of {len(data)} bytes exceeds the negotiated maximum {limit}")
+
+    def _negotiated(self, max_msg_length: int, version: int) -> None:
+        self.version = version
         self.max_msg_length = max_msg_length
         self.max_packet = max_msg_length + FRAME_OVERHEAD
 
@@ -214,6 +228,9 @@ class ClientConnection(_Machine):
             raise LocalProtocolError(f"handle {ev.hobj} is already consuming")  # type: ignore[union-attr]
         if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
             return self._pack(ev)
+        if t is E.PutBatch:
+            self._batch_items(ev, LocalProtocolError)  # type: ignore[arg-type]
+            return self._pack(ev)
         if t is E.Put or t is E.Put1:
             if len(ev.data) > self.max_msg_length > 0:  # type: ignore[union-attr]
                 raise LocalProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
@@ -233,7 +250,9 @@ class ClientConnection(_Machine):
 
     def _check_incoming(self, ev: E.Event) -> None:
         t = type(ev)
-        if t is E.Pushed or t is E.PersistentNext:
+        if t is E.PushedBatch and self.version < E.BATCH_VERSION:
+            raise RemoteProtocolError(f"PushedBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
+        if t is E.Pushed or t is E.PersistentNext or t is E.PushedBatch:
             if ev.hobj not in self._consuming:  # type: ignore[union-attr]
                 raise RemoteProtocolError(f"{t.__name__} for handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
             return
@@ -254,7 +273,7 @@ class ClientConnection(_Machine):
                 assert isinstance(ev, E.ConnectReply)
                 if ev.max_msg_length > self._proposed:
                     raise RemoteProtocolError(f"server raised the maximum message length to {ev.max_msg_length}")
-                self._negotiated(ev.max_msg_length)
+                self._negotiated(ev.max_msg_length, ev.version)
             self.state = State.CONNECTED if ok else State.CLOSED
         elif req is E.Disconnect:
             self.state = State.CLOSED
@@ -297,6 +316,9 @@ class ServerConnection(_Machine):
             return
         if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
             return
+        if t is E.PutBatch:
+            self._batch_items(ev, RemoteProtocolError)  # type: ignore[arg-type]
+            return
         if t is E.Put or t is E.Put1:
             if len(ev.data) > self.max_msg_length:  # type: ignore[union-attr]
                 raise RemoteProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
@@ -321,7 +343,9 @@ class ServerConnection(_Machine):
             LocalProtocolError: a reply to nothing outstanding, or a frame not allowed now.
         """
         t = type(ev)
-        if t is E.Pushed or t is E.PersistentNext:
+        if t is E.PushedBatch and self.version < E.BATCH_VERSION:
+            raise LocalProtocolError(f"PushedBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
+        if t is E.Pushed or t is E.PersistentNext or t is E.PushedBatch:
             if ev.hobj not in self._consuming:  # type: ignore[union-attr]
                 raise LocalProtocolError(f"{t.__name__} on handle {ev.hobj}, which is not consuming")  # type: ignore[union-attr]
             return self._pack(ev)
@@ -344,7 +368,7 @@ class ServerConnection(_Machine):
                 self.state = State.CLOSED
             else:
                 assert isinstance(ev, E.ConnectReply)
-                self._negotiated(ev.max_msg_length)
+                self._negotiated(ev.max_msg_length, ev.version)
                 self.state = State.CONNECTED
         elif req is E.Consume:  # its reply ends the read-ahead
             self._consuming.discard(self._consume_req.pop(corr))

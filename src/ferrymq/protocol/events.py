@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+"""2 added PutBatch and PushedBatch; both ends send them only when 2 was agreed."""
 MIN_PROTOCOL_VERSION = 1
+BATCH_VERSION = 2
 
 Properties = dict[str, bool | int | float | str]
 
@@ -102,6 +104,19 @@ class Put:
     context: int = 0
     properties: Properties | None = None
     reply: bool = True
+
+
+@dataclass(slots=True)
+class PutBatch:
+    """Several asynchronous MQPUTs on one handle that differ only in MsgId and data:
+    one descriptor and one set of options for all (the client coalesces them; the server
+    treats each item as the Put it stands for, counting failures for ``Stat``)."""
+
+    hobj: int
+    md: MQMD | bytes  # the descriptor of every item, but for MsgId
+    items: list[tuple[bytes, bytes]]  # (MsgId, data) in put order
+    options: int = C.MQPMO_NONE
+    context: int = 0
 
 
 @dataclass(slots=True)
@@ -261,6 +276,14 @@ class Pushed:
 
 
 @dataclass(slots=True)
+class PushedBatch:
+    """Several messages sent ahead at once, in delivery order, none with properties."""
+
+    hobj: int
+    items: list[tuple[bytes, bytes, int, bytes]]  # (packed MQMD, data, data length, MsgToken)
+
+
+@dataclass(slots=True)
 class PersistentNext:
     """Read-ahead on ``hobj`` has paused: the next message is persistent, and a persistent
     message is never sent ahead. The client gets it with an ordinary Get; the server
@@ -290,6 +313,6 @@ class Reply:
 
 Request = Connect | Disconnect | Open | Close | Put | Put1 | Get | Commit | Backout | Inquire | Set | Stat | Consume
 ReplyEvent = ConnectReply | OpenReply | PutReply | GetReply | InquireReply | StatReply | HeartbeatReply | Reply
-ClientEvent = Request | Heartbeat | HeartbeatReply | Credit
-ServerEvent = ReplyEvent | Pushed | PersistentNext | Ending | Heartbeat
+ClientEvent = Request | PutBatch | Heartbeat | HeartbeatReply | Credit
+ServerEvent = ReplyEvent | Pushed | PushedBatch | PersistentNext | Ending | Heartbeat
 Event = ClientEvent | ServerEvent

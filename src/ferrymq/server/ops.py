@@ -122,9 +122,21 @@ def _after_put(h: ClientHandler, corr: int, reply: bool, r: Any) -> None:
     if reply:
         _reply(h, E.PutReply(corr, r.md, r.resolved_q_name, r.resolved_q_mgr_name))
     else:
-        h.stats.count(None)
+        h.stats.count(MQError(r.comp, r.reason, "the put succeeded with a warning") if r.reason else None)
         if h.qmgr.take_sync_lsn():
             h.server.committer.kick()
+    h.server.after_engine_call(h)
+
+
+def _put_batch(h: ClientHandler, ev: E.PutBatch) -> None:
+    """Asynchronous puts sent as one frame: each item counts for MQSTAT as its own put."""
+    assert isinstance(ev.md, MQMD)
+    pmo = PutOptions(ev.options & ~_ASYNC_PMO, ev.context)
+    count = h.stats.count
+    for outcome in h.qmgr.put_many(h.hconn, ev.hobj, ev.md, pmo, ev.items):
+        count(outcome)
+    if h.qmgr.take_sync_lsn():
+        h.server.committer.kick()
     h.server.after_engine_call(h)
 
 
@@ -228,39 +240,67 @@ def _credit(h: ClientHandler, ev: E.Credit) -> None:
         pump(h, c)
 
 
+PUSH_BATCH_BYTES = 256 * 1024
+"""What one PushedBatch frame carries at most (the negotiated maximum may be lower)."""
+
+
 def pump(h: ClientHandler, c: Consumer) -> None:
-    """Push messages while credit lasts; when the queue is empty, wait in the engine."""
+    """Push messages while credit lasts; when the queue is empty, wait in the engine.
+
+    One get with MQGMO_WAIT does both: it returns a message, or registers the wait. On a
+    connection that agreed protocol version 2, consecutive messages without properties
+    leave as one PushedBatch frame (what one Pushed frame per message costs both ends is
+    most of the read-ahead path).
+    """
     qmgr = h.qmgr
-    gmo = GetOptions(c.options, non_persistent_only=True)
-    while c.credit > 0 and not h.closed and h.hconn:
-        try:
-            r = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length)
-        except MQError as exc:
-            qmgr.take_sync_lsn()
-            if isinstance(exc, PersistentNext):
-                pause(h, c)
-                return
-            if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
-                stop_consumer(h, c, exc)
-                return
-            wait_gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True)
+    gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True)
+    limit = min(PUSH_BATCH_BYTES, h.conn.batch_limit())
+    batch: list[tuple[bytes, bytes, int, bytes]] = []
+    size = 0
+    try:
+        while c.credit > 0 and not h.closed and h.hconn:
             try:
-                w = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, wait_gmo, h.conn.max_msg_length)
-            except MQError as exc2:
+                r = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length)
+            except MQError as exc:
                 qmgr.take_sync_lsn()
-                if isinstance(exc2, PersistentNext):
+                _push_batch(h, c, batch)  # what was taken goes out before the pause or the end
+                if isinstance(exc, PersistentNext):
                     pause(h, c)
                 else:
-                    stop_consumer(h, c, exc2)
+                    stop_consumer(h, c, exc)
                 return
-            qmgr.take_sync_lsn()
-            if isinstance(w, Waiting):
-                c.waiter_id = w.waiter_id
-                h.server.add_waiter(w.waiter_id, h, 0, c.hobj, None)
+            lsn = qmgr.take_sync_lsn()
+            if isinstance(r, Waiting):
+                c.waiter_id = r.waiter_id
+                h.server.add_waiter(r.waiter_id, h, 0, c.hobj, None)
                 return
-            r = w
-        assert isinstance(r, GetResult)
-        push(h, c, r, qmgr.take_sync_lsn())
+            item_size = len(r.data) + 420  # MQMD v2 and the item's header, generously
+            if r.properties or lsn > 0 or item_size > limit:
+                _push_batch(h, c, batch)
+                size = 0
+                push(h, c, r, lsn)
+                continue
+            if size + item_size > limit:
+                _push_batch(h, c, batch)
+                size = 0
+            c.credit -= 1
+            batch.append((pack_md(r.md), r.data, r.data_length, r.msg_token))
+            size += item_size
+    finally:
+        _push_batch(h, c, batch)
+
+
+def _push_batch(h: ClientHandler, c: Consumer, batch: list[tuple[bytes, bytes, int, bytes]]) -> None:
+    """Send what ``pump`` gathered (one message goes as a plain Pushed) and empty the list."""
+    if not batch or h.closed:  # closed: the connection and its unsent pushes are gone
+        batch.clear()
+        return
+    if len(batch) == 1:
+        md, data, length, token = batch[0]
+        h.emit(E.Pushed(c.hobj, md, data, length, token))
+    else:
+        h.emit(E.PushedBatch(c.hobj, batch.copy()))
+    batch.clear()
 
 
 def pause(h: ClientHandler, c: Consumer) -> None:
@@ -299,6 +339,7 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     E.Close: _close,
     E.Put: _put,
     E.Put1: _put1,
+    E.PutBatch: _put_batch,
     E.Get: _get,
     E.Commit: _commit,
     E.Backout: _backout,

@@ -265,6 +265,7 @@ _I_PRIORITY, _I_BACKOUT, _I_REPLY_Q_MGR, _I_USER, _I_GROUP = (
     _INDEX["priority"], _INDEX["backout_count"], _INDEX["reply_to_q_mgr"], _INDEX["user_identifier"], _INDEX["group_id"])
 assert _I_BACKOUT == _I_PRIORITY + 4 and _I_REPLY_Q_MGR == _I_BACKOUT + 2 and _I_USER == _I_REPLY_Q_MGR + 1
 assert _I_GROUP == _I_USER + 8
+_I_MSG_ID = _INDEX["msg_id"]
 
 
 def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
@@ -278,6 +279,11 @@ def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, p
     """
     return _tuple_new(MQMD, (*md[:1], C.MQMD_VERSION_2, *md[2:_I_PRIORITY], priority, persistence, msg_id,
                              correl_id, 0, md[_I_BACKOUT + 1], reply_to_q_mgr, *context, *md[_I_GROUP:]))
+
+
+def with_msg_id(md: MQMD, msg_id: bytes) -> MQMD:
+    """``md.replace(msg_id=...)`` for the batch put path, without keyword handling."""
+    return _tuple_new(MQMD, (*md[:_I_MSG_ID], msg_id, *md[_I_MSG_ID + 1 :]))
 
 
 def detect_big_endian(buf: bytes | bytearray | memoryview, offset: int, name: str, versions: tuple[int, ...]) -> bool:

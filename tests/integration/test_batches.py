@@ -1,0 +1,89 @@
+"""Batched frames over TCP: asynchronous puts leave as PutBatch frames and read-ahead
+arrives as PushedBatch frames; each message keeps its own identity, order and outcome."""
+
+from __future__ import annotations
+
+import ferrymq.client as fc
+from ferrymq.api import EmbeddedQueueManager
+from ferrymq.client.sync import Queue
+
+
+def addr(port: int) -> str:
+    return f"127.0.0.1({port})"
+
+
+def test_async_puts_and_read_ahead_deliver_every_message_in_order(embedded: EmbeddedQueueManager) -> None:
+    n = 3000
+    with fc.connect("QM1", addr(embedded.port)) as producer, fc.connect("QM1", addr(embedded.port)) as consumer:
+        c = consumer.open("Q1", read_ahead=400)
+        q: Queue = producer.open("Q1", async_put=True)
+        sent = [q.put(b"%06d" % i, persistent=False).msg_id for i in range(n)]
+        assert producer.stat().successes == n
+        got = [c.get(wait=5) for _ in range(n)]
+    assert [m.data for m in got] == [b"%06d" % i for i in range(n)]
+    assert [m.msg_id for m in got] == sent  # the client-chosen MsgIds survive the batch
+    assert len(set(sent)) == n
+
+
+def test_each_item_of_a_batch_counts_for_stat(embedded: EmbeddedQueueManager) -> None:
+    embedded.mqsc("DEFINE QLOCAL(SMALL) MAXDEPTH(5)")
+    with fc.connect("QM1", addr(embedded.port)) as qm:
+        q = qm.open("SMALL", async_put=True)
+        for i in range(12):
+            q.put(b"%d" % i, persistent=False)
+        st = qm.stat()
+        assert (st.successes, st.failures) == (5, 7)
+        assert isinstance(st.first_error, fc.MQError) and st.first_error.reason == 2053  # MQRC_Q_FULL
+        assert qm.open("SMALL").depth() == 5
+        # the next batch starts afresh
+        qm.open("SMALL").get(wait=1)
+        q.put(b"again", persistent=False)
+        assert qm.stat().successes == 1
+
+
+def test_mixed_persistence_and_properties_keep_put_order(embedded: EmbeddedQueueManager) -> None:
+    with fc.connect("QM1", addr(embedded.port)) as qm:
+        q = qm.open("Q2", async_put=True)
+        plan = [(b"a", False, None), (b"b", True, None), (b"c", False, {"k": 1}), (b"d", False, None),
+                (b"e", False, None)]
+        for body, persistent, props in plan:
+            q.put(body, persistent=persistent, properties=props)
+        assert qm.stat().successes == len(plan)
+        r = qm.open("Q2", read_ahead=50)
+        got = [r.get(wait=5) for _ in plan]
+    assert [m.data for m in got] == [p[0] for p in plan]
+    assert got[2].properties == {"k": 1} and got[3].properties in (None, {})
+
+
+def test_a_version_1_client_gets_one_pushed_frame_per_message(embedded: EmbeddedQueueManager) -> None:
+    import socket
+
+    from ferrymq.mq import constants as C
+    from ferrymq.protocol import events as E
+    from ferrymq.protocol.connection import NEED_DATA, ClientConnection
+
+    with fc.connect("QM1", addr(embedded.port)) as qm:
+        q = qm.open("Q3", async_put=True)
+        for i in range(20):
+            q.put(b"%d" % i, persistent=False)
+        assert qm.stat().successes == 20
+    c = ClientConnection()
+    with socket.create_connection(("127.0.0.1", embedded.port)) as sock:
+        sock.settimeout(10)
+
+        def exchange(*evs: E.ClientEvent, until: int = 1) -> list[object]:
+            sock.sendall(b"".join(c.send(ev) for ev in evs))
+            got: list[object] = []
+            while len(got) < until:
+                c.receive_data(sock.recv(65536))
+                while (ev := c.next_event()) is not NEED_DATA:
+                    got.append(ev)
+            return got
+
+        (reply,) = exchange(E.Connect(1, "QM1", max_version=1))
+        assert isinstance(reply, E.ConnectReply) and reply.version == 1
+        (opened,) = exchange(E.Open(2, "Q3", C.MQOO_INPUT_SHARED))
+        assert isinstance(opened, E.OpenReply)
+        pushed = exchange(E.Consume(3, opened.hobj, 100), until=20)
+    assert [type(p) for p in pushed] == [E.Pushed] * 20
+    assert [p.data for p in pushed] == [b"%d" % i for i in range(20)]  # type: ignore[attr-defined]
