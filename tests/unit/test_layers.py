@@ -11,6 +11,7 @@ LAYERS: dict[str, int] = {
     "mq": 0,
     "errors": 0,
     "wire": 0,
+    "properties": 0,
     "protocol": 1,
     "store": 1,
     "engine": 2,
@@ -37,6 +38,9 @@ ALLOWED_SIDEWAYS: set[tuple[str, str]] = {
     ("errors", "mq"),  # errors name reason codes
     ("wire", "mq"),
     ("wire", "errors"),
+    ("properties", "mq"),  # message properties: typed values, IBM's name rules, MQRFH2 folders
+    ("properties", "errors"),
+    ("properties", "wire"),
     ("store", "errors"),
     ("store", "wire"),  # record framing helpers
     ("protocol", "store"),

@@ -7,6 +7,7 @@ import struct
 import pytest
 
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import codec, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ClientConnection, ServerConnection
@@ -108,22 +109,39 @@ def test_connect_layout_is_a_gpacket() -> None:
     assert packet.type == codec.T_CONNECT and packet.sequence == 1 and packet.flags == 1
 
 
-def test_put_layout_carries_md_bytes_then_data() -> None:
+def test_put_layout_carries_md_bytes_props_then_data() -> None:
     c, _ = connected_pair()
     raw = c.send(E.Put(9, 4, MD, b"hello", C.MQPMO_SYNCPOINT, 0, None, reply=False))
     assert struct.unpack_from(">h", raw, 2)[0] == codec.T_PUT
     assert struct.unpack_from(">I", raw, 32)[0] == 0  # no reply expected: flag A clear
     assert raw[36:48] == struct.pack(">IiI", 4, C.MQPMO_SYNCPOINT, 0)
     assert raw[48 : 48 + 364] == MD.pack()  # the exact MQMD v2 bytes
-    assert raw[48 + 364 :] == b"hello"
+    assert raw[48 + 364 :] == b"\0\0\0\0hello"  # no properties (length 0), then the data
 
 
-def test_properties_travel_in_the_gpacket_section() -> None:
-    c, _ = connected_pair()
-    raw = c.send(E.Put(9, 4, MD1, b"x", properties={"k": "v"}))
+def test_properties_travel_typed_in_the_payload() -> None:
+    props = PropertySet()
+    props.set("k", "v")
+    props.set("n", 7, C.MQTYPE_INT8)
+    props.set("b", b"\x01\x02")
+    props.set("z", None)
+    c, s = connected_pair()
+    raw = c.send(E.Put(9, 4, MD1, b"x", properties=props))
     packet = GPacket.unpack_from(raw)
-    assert packet.properties is not None and packet.prop("k") == "v"
+    assert packet.properties is None  # the GPacket section cannot hold bytes, nulls or MQ types
     assert packet.payload.endswith(b"x")
+    s.receive_data(raw)
+    ev = s.next_event()
+    assert isinstance(ev, E.Put) and ev.data == b"x" and ev.properties == props
+    assert ev.properties is not None and ev.properties.type_of("n") == C.MQTYPE_INT8
+
+
+def test_get_carries_the_message_handle_flag() -> None:
+    c, s = connected_pair()
+    for handle in (False, True):
+        s.receive_data(c.send(E.Get(5 + handle, 4, MD1, msg_handle=handle)))
+        ev = s.next_event()
+        assert isinstance(ev, E.Get) and ev.msg_handle is handle
 
 
 def test_reply_layout() -> None:

@@ -8,6 +8,7 @@ never pays for decoding 29 fields.
 from __future__ import annotations
 
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol.mdcodec import unpack_md
 from ferrymq.wire.mqmd import MQMD
 
@@ -43,17 +44,20 @@ class Message(_LazyMD):
 
     ``data_length`` is the message's full length (larger than ``len(data)`` when the
     message was truncated); ``reason`` carries a warning such as MQRC_TRUNCATED_MSG_ACCEPTED.
+    ``properties`` is the typed mapping of the message's properties (``properties.type_of(name)``
+    gives the MQTYPE_*): the Pythonic API gets with a message handle, so they come here and
+    not as an MQRFH2 in ``data`` (unless the queue has PROPCTL(FORCE)).
     """
 
     __slots__ = ("data", "data_length", "msg_token", "properties", "reason")
 
     def __init__(self, md_bytes: bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
-                 properties: dict[str, bool | int | float | str] | None = None, reason: int = C.MQRC_NONE) -> None:
+                 properties: PropertySet | None = None, reason: int = C.MQRC_NONE) -> None:
         super().__init__(md_bytes)
         self.data = data
         self.data_length = len(data) if data_length < 0 else data_length
         self.msg_token = msg_token
-        self.properties = properties or {}
+        self.properties = properties if properties is not None else PropertySet()
         self.reason = reason
 
     @property

@@ -18,6 +18,7 @@ from ferrymq.client import session as S
 from ferrymq.client.errors import error_for
 from ferrymq.client.sync import Client
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 
 
@@ -52,31 +53,38 @@ def mqclose(client: Client, hobj: int, options: int = C.MQCO_NONE) -> None:
     client._s.consumers.pop(current, None)
 
 
-def mqput(client: Client, hobj: int, md: bytes, data: bytes, options: int) -> E.PutReply:
-    """MQPUT with a packed MQMD; the reply carries the descriptor as the queue manager completed it.
+def mqput(client: Client, hobj: int, md: bytes, data: bytes, options: int,
+          properties: PropertySet | None = None) -> E.PutReply:
+    """MQPUT with a packed MQMD and the message handle's properties; the reply carries the
+    descriptor as the queue manager completed it.
 
     Raises:
         MQError: the put failed.
     """
-    reply: E.PutReply = S.check(client._call(E.Put(client._s.next_corr(), client._current(hobj), md, data, options)))
+    ev = E.Put(client._s.next_corr(), client._current(hobj), md, data, options, properties=properties or None)
+    reply: E.PutReply = S.check(client._call(ev))
     return reply
 
 
 def mqput1(client: Client, name: str, md: bytes, data: bytes, options: int, *, object_q_mgr_name: str = "",
-           object_type: int = C.MQOT_Q, alternate_user_id: str = "") -> E.PutReply:
+           object_type: int = C.MQOT_Q, alternate_user_id: str = "",
+           properties: PropertySet | None = None) -> E.PutReply:
     """MQPUT1: open, put and close in one call.
 
     Raises:
         MQError: the open or the put failed.
     """
-    ev = E.Put1(client._s.next_corr(), name, md, data, options, object_type, object_q_mgr_name, alternate_user_id)
+    ev = E.Put1(client._s.next_corr(), name, md, data, options, object_type, object_q_mgr_name, alternate_user_id,
+                properties=properties or None)
     reply: E.PutReply = S.check(client._call(ev))
     return reply
 
 
 def mqget(client: Client, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
-          buffer_length: int, msg_token: bytes = C.MQMTOK_NONE) -> E.GetReply:
+          buffer_length: int, msg_token: bytes = C.MQMTOK_NONE, msg_handle: bool = False) -> E.GetReply:
     """MQGET with a packed MQMD (its match fields and the version wanted back).
+    ``msg_handle``: the caller has a message handle, so properties may come back in the
+    reply's ``properties`` rather than as an MQRFH2 in the data (queue PROPCTL decides).
 
     ``wait_interval`` is in milliseconds (MQWI_UNLIMITED = -1) and counts only with
     MQGMO_WAIT in ``options``. The reply may carry a warning or MQRC_TRUNCATED_MSG_FAILED
@@ -86,7 +94,8 @@ def mqget(client: Client, hobj: int, md: bytes, options: int, wait_interval: int
         MQError: the get failed without a message (e.g. MQRC_NO_MSG_AVAILABLE 2033).
     """
     wait = wait_interval if options & C.MQGMO_WAIT else 0
-    ev = E.Get(client._s.next_corr(), client._current(hobj), md, options, wait, match_options, buffer_length, msg_token)
+    ev = E.Get(client._s.next_corr(), client._current(hobj), md, options, wait, match_options, buffer_length, msg_token,
+               msg_handle)
     reply = client._call(ev)
     if type(reply) is not E.GetReply:
         raise error_for(reply.comp, reply.reason, reply.detail)

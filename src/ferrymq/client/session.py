@@ -22,6 +22,7 @@ from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.reconnect import OpenRecord
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MAX_BATCH
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
@@ -364,10 +365,11 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
     if async_put:
         opts |= C.MQPMO_ASYNC_RESPONSE
     ev: E.Put | E.Put1
+    props = PropertySet.of(properties) if properties else None
     if isinstance(hobj, str):
-        ev = E.Put1(corr, hobj, md_bytes, raw, opts, properties=properties, reply=not async_put)
+        ev = E.Put1(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
     else:
-        ev = E.Put(corr, hobj, md_bytes, raw, opts, properties=properties, reply=not async_put)
+        ev = E.Put(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
     return ev, (PutResult(md_bytes) if async_put else None)
 
 
@@ -383,7 +385,7 @@ def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None,
         opts |= C.MQGMO_WAIT
     if accept_truncated:
         opts |= C.MQGMO_ACCEPT_TRUNCATED_MSG
-    return E.Get(corr, hobj, md, opts, ms, match, max_length)
+    return E.Get(corr, hobj, md, opts, ms, match, max_length, msg_handle=True)
 
 
 class BrowsePosition:

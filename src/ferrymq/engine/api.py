@@ -13,6 +13,7 @@ from typing import Protocol
 
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -74,6 +75,9 @@ class GetOptions:
     # persistent message ahead, where a dropped connection would lose it); otherwise raise
     # PersistentNext and leave it on the queue.
     non_persistent_only: bool = False
+    # The getter supplied a message handle (MQGMO MsgHandle): properties may be returned in
+    # it rather than in an MQRFH2 (see ferrymq.engine.propctl).
+    msg_handle: bool = False
 
 
 class PersistentNext(MQError):
@@ -120,7 +124,8 @@ class GetResult:
     reason: int = C.MQRC_NONE
     sequence: int = 0
     queue: str = ""
-    properties: dict[str, bool | int | float | str] | None = None  # the message's properties, if any
+    # The message handle's properties (None when the getter gave no handle).
+    properties: PropertySet | None = None
 
 
 @dataclass(frozen=True, slots=True)

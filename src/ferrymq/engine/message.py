@@ -5,14 +5,15 @@ Record payload (kind MESSAGE), little-endian:
 | Off | Len | Field                                           |
 |----:|----:|-------------------------------------------------|
 |   0 |   1 | record version (1)                              |
-|   1 |   1 | flags (reserved, 0)                             |
+|   1 |   1 | flags: 1 = typed properties, 2 = V6COMPAT body  |
 |   2 |   2 | queue-name length N (<= 48)                     |
 |   4 |   8 | sequence number on its queue                    |
 |  12 |   8 | put time, float seconds since the epoch (UTC)   |
 |  20 |   4 | properties length P (0: none)                   |
 |  24 |   N | queue name (ASCII)                              |
 |     | 364 | MQMD version 2, little-endian, as stored        |
-|     |   P | properties: a GPacket properties section (typed) |
+|     |   P | properties: ferrymq.properties.model binary form (flag 1; |
+|     |     | records without flag 1 hold a GPacket properties section) |
 |     |   … | application data                                |
 
 The put time is kept so the remaining Expiry is computed from the clock, not from a
@@ -25,10 +26,14 @@ import struct
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.gpacket import decode_properties, encode_properties
+from ferrymq.properties import model as props_model
+from ferrymq.properties.model import PropertySet
+from ferrymq.wire.gpacket import decode_properties
 from ferrymq.wire.mqmd import MQMD
 
-Properties = dict[str, bool | int | float | str]
+Properties = PropertySet
+FLAG_TYPED_PROPERTIES = 1
+FLAG_V6_BODY = 2  # put to a PROPCTL(V6COMPAT) queue: the data holds its MQRFH2 exactly as put
 
 KIND_MESSAGE = 1
 # A priority above MaxPriority is kept in the MQMD but queued at MaxPriority (IBM).
@@ -47,7 +52,7 @@ class Message:
     """
 
     __slots__ = ("_buf", "_md", "_md_off", "_off", "correl_id", "expires_at", "key", "locked_by", "msg_id", "persistence",
-                 "priority", "properties", "put_at", "queue", "record_id", "seq")
+                 "priority", "properties", "put_at", "queue", "record_id", "seq", "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
@@ -71,6 +76,7 @@ class Message:
         self.record_id = 0  # non-zero while the message has a journal record
         self.locked_by = 0  # the object handle holding a browse lock, if any
         self.properties: Properties | None = None  # message properties, typed (None: none)
+        self.v6 = False  # the data's MQRFH2 is kept exactly as the putter wrote it (PROPCTL V6COMPAT)
 
     @property
     def md(self) -> MQMD:
@@ -118,9 +124,10 @@ class Message:
         name = self.queue.encode("ascii")
         off = self._md_off
         raw = self._buf[off : off + C.MQMD_LENGTH_2] if off >= 0 else self.md.pack(version=2)
-        props = encode_properties(self.properties) if self.properties else b""
-        return b"".join((_HEAD.pack(_RECORD_VERSION, 0, len(name), self.seq, self.put_at, len(props)), name, raw, props,
-                         self.data))
+        props = props_model.pack(self.properties) if self.properties else b""
+        flags = FLAG_TYPED_PROPERTIES | (FLAG_V6_BODY if self.v6 else 0)
+        return b"".join((_HEAD.pack(_RECORD_VERSION, flags, len(name), self.seq, self.put_at, len(props)), name, raw,
+                         props, self.data))
 
     def reposition(self, fifo: bool) -> None:
         self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)
@@ -140,7 +147,7 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
     """
     if len(payload) < _HEAD.size:
         raise DecodeError("message record", 0, "shorter than its header")
-    version, _flags, name_len, seq, put_at, prop_len = _HEAD.unpack_from(payload, 0)
+    version, flags, name_len, seq, put_at, prop_len = _HEAD.unpack_from(payload, 0)
     if version != _RECORD_VERSION:
         raise DecodeError("message record", 0, f"record version {version} is not {_RECORD_VERSION}")
     off = _HEAD.size
@@ -157,5 +164,10 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
     data_off = md_off + C.MQMD_LENGTH_2 + prop_len
     msg = Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)
     if prop_len:
-        msg.properties = decode_properties(payload[md_off + C.MQMD_LENGTH_2 : data_off])
+        start = md_off + C.MQMD_LENGTH_2
+        if flags & FLAG_TYPED_PROPERTIES:
+            msg.properties = props_model.unpack(payload, start, data_off)
+        else:  # a record written before properties were typed
+            msg.properties = PropertySet(decode_properties(payload[start:data_off]))
+    msg.v6 = bool(flags & FLAG_V6_BODY)
     return msg

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from ferrymq.engine import validate
+from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
@@ -18,6 +18,7 @@ from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.engine.state import Waiter
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID, with_msg_id, with_put_context
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -39,8 +40,9 @@ class Messaging(Reports):
 
     # -- put -------------------------------------------------------------------------------
     def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes,
-            properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:
-        """MQPUT.
+            properties: Mapping[str, object] | None = None) -> PutResult:
+        """MQPUT. ``properties`` are the message handle's (a PropertySet keeps its types; a
+        plain mapping's are inferred); an MQRFH2 at the start of the data adds its own.
 
         Raises:
             MQError: IBM's reason for every refusal (see validate.py and _place).
@@ -91,12 +93,16 @@ class Messaging(Reports):
         return conn, h, validate.descriptor_for_put(md)
 
     def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
-              properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:
+              properties: Mapping[str, object] | None = None) -> PutResult:
         """Put a validated message on the handle's queue (shared by MQPUT and MQPUT1)."""
         q = h.queue
         assert q is not None
         definer = h.alias or q
         qa = q.attrs  # every put reads these: one dict, no property calls
+        props = PropertySet.of(properties) if properties else None
+        v6 = False
+        if props or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT:
+            md, data, props, v6 = propctl.on_put(md, data, props, int(qa["PROPCTL"]))
         size = len(data)
         qmgr_max = self.qmgr_attr("MAXMSGL")
         if size > qmgr_max:
@@ -120,8 +126,7 @@ class Messaging(Reports):
         now = self.clock.now()
         stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
         msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, qa.get("MSGDLVSQ") == C.MQMDS_FIFO)
-        if properties:
-            msg.properties = dict(properties)
+        msg.properties, msg.v6 = props, v6
         self.enqueue(conn, q, msg, in_uow)
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK
@@ -196,6 +201,7 @@ class Messaging(Reports):
         h = self.handle(conn, hobj)
         opts = gmo.options
         validate.get_options(opts, gmo.wait_interval, gmo.match_options, buffer_length)
+        propctl.check_get(opts, gmo.msg_handle)
         browse = bool(opts & (_BROWSE | C.MQGMO_UNLOCK))
         if h.queue is None:
             raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, "the queue manager object has no messages")
@@ -248,14 +254,15 @@ class Messaging(Reports):
         browse = bool(opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
         if gmo.non_persistent_only and msg.persistent and not browse:
             raise PersistentNext(q.name)
-        truncated = msg.data_length > buffer_length
+        shown = self.delivered(h, msg, gmo)
+        truncated = (msg.data_length if shown is None else len(shown[1])) > buffer_length
         if browse:
             h.cursor, h.under_cursor = msg.key, msg
         if truncated and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             # The message stays where it is; a browse cursor now sits on it so the caller can
             # retry with a bigger buffer and MQGMO_(BROWSE_)MSG_UNDER_CURSOR.
             h.under_cursor = msg
-            return self.result(h, msg, buffer_length, now, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            return self.result(h, msg, buffer_length, now, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED, shown)
         reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if truncated else C.MQRC_NONE
         comp = C.MQCC_WARNING if truncated else C.MQCC_OK
         if browse:
@@ -264,10 +271,20 @@ class Messaging(Reports):
                     h.locked.locked_by = 0
                     self.wake(q)
                 msg.locked_by, h.locked = h.hobj, msg
-            return self.result(h, msg, buffer_length, now, comp, reason)
+            return self.result(h, msg, buffer_length, now, comp, reason, shown)
         self.take(conn, h, q, msg, opts)
         q.last_get = now
-        return self.result(h, msg, buffer_length, now, comp, reason)
+        return self.result(h, msg, buffer_length, now, comp, reason, shown)
+
+    def delivered(self, h: Handle, msg: Message, gmo: GetOptions) -> tuple[MQMD, bytes, PropertySet | None] | None:
+        """The descriptor, data and handle properties the getter receives; None when the
+        message is delivered as stored (no properties, no handle, nothing to re-form)."""
+        if not msg.properties and not msg.v6 and not gmo.msg_handle:
+            return None
+        definer = h.alias or h.queue
+        assert definer is not None
+        return propctl.on_get(msg.md, msg.data, msg.properties, msg.v6, int(definer["PROPCTL"]), gmo.options,
+                              gmo.msg_handle)
 
     def search(self, q: QueueObject, h: Handle, md: MQMD, gmo: GetOptions, after: tuple[int, int] | None,
                now: float) -> Message | None:
@@ -341,10 +358,18 @@ class Messaging(Reports):
         if msg.md.report & C.MQRO_COD:
             self.report_delivery(msg, None)
 
-    def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int) -> GetResult:
-        md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
-        return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, h.queue.name if h.queue else "",
-                         comp, reason, msg.seq, msg.queue, msg.properties)
+    def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int,
+               shown: tuple[MQMD, bytes, PropertySet | None] | None = None) -> GetResult:
+        qname = h.queue.name if h.queue else ""
+        if shown is None:
+            md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
+            return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,
+                             msg.queue, None)
+        md, data, props = shown
+        if msg.expires_at is not None:
+            md = md.replace(expiry=msg.remaining_expiry(now))
+        return GetResult(md, data[:buffer_length], len(data), msg.token, qname, comp, reason, msg.seq, msg.queue,
+                         props)
 
     def unlock(self, h: Handle) -> GetResult:
         if h.locked is None:

@@ -293,7 +293,7 @@ class QueueManager(Messaging):
 
     # -- put1 ------------------------------------------------------------------------------
     def put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
-             properties: Mapping[str, bool | int | float | str] | None = None) -> PutResult:
+             properties: Mapping[str, object] | None = None) -> PutResult:
         """MQPUT1: open for output, put one message, close — as one call.
 
         Raises:
@@ -402,6 +402,7 @@ class QueueManager(Messaging):
                 return False
         assert target is not None
         moved = Message(target.name, self.next_sequence(target), md, data, msg.put_at, target.fifo)
+        moved.properties, moved.v6 = msg.properties, msg.v6
         txid = self.new_txid()
         if msg.record_id:
             self.journal.delete(msg.record_id, txid)

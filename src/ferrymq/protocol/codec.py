@@ -3,8 +3,10 @@
 Packets are GPackets (ferrymq.wire.gpacket, cluster-protocol.md §1). The client protocol
 uses packet types 1100..1199 (the cluster uses 1..76 and additions just above 26, so the
 ranges never meet). Header use: ``sequence`` = the correlation id, flag A (bit 0) = a
-reply is expected, ``timestamp`` = 0 (informational in GPacket; never read). Message
-properties travel in the GPacket properties section; everything else is in the payload.
+reply is expected, flag H (bit 1, GET only) = the getter has a message handle,
+``timestamp`` = 0 (informational in GPacket; never read). Everything is in the payload;
+``props`` = u32 length + typed message properties (ferrymq.properties.model; length 0 =
+none), which GPacket's properties section cannot carry (byte strings, nulls, MQ types).
 
 Body notation (all integers big-endian; ``str`` = uint16 byte length + UTF-8; ``md`` =
 the MQMD bytes in its own version, see mdcodec; ``status`` = int32 comp, int32 reason,
@@ -18,11 +20,11 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1104 | OPEN           | i32 options, i32 object_type, str name, str qmgr, str dynamic, str altuser, str selection |
 | 1105 | OPEN_REPLY     | status, u32 hobj, str name, str resolved_q, str resolved_qmgr          |
 | 1106 | CLOSE          | u32 hobj, i32 options                                                   |
-| 1108 | PUT            | u32 hobj, i32 pmo_options, u32 context, md, rest = data                 |
+| 1108 | PUT            | u32 hobj, i32 pmo_options, u32 context, md, props, rest = data          |
 | 1109 | PUT_REPLY      | status, str resolved_q, str resolved_qmgr, md                           |
-| 1110 | PUT1           | i32 pmo_options, i32 object_type, u32 context, str name, str qmgr, str altuser, md, rest = data |
+| 1110 | PUT1           | i32 pmo_options, i32 object_type, u32 context, str name, str qmgr, str altuser, md, props, rest = data |
 | 1112 | GET            | u32 hobj, i32 gmo_options, i32 wait_ms, i32 match_options, u32 buffer_length, 16 msg_token, md |
-| 1113 | GET_REPLY      | status, u32 data_length, 16 msg_token, str resolved_q, md, rest = data  |
+| 1113 | GET_REPLY      | status, u32 data_length, 16 msg_token, str resolved_q, md, props, rest = data |
 | 1114 | COMMIT         | —                                                                       |
 | 1116 | BACKOUT        | —                                                                       |
 | 1118 | INQUIRE        | u32 hobj, u16 n, n x i32, u16 m, m x i32                                |
@@ -34,7 +36,7 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1125 | STAT_REPLY     | status, u32 successes, u32 warnings, u32 failures, i32 first_comp, i32 first_reason, str first_detail |
 | 1126 | CONSUME        | u32 hobj, u32 window, i32 gmo_options                                   |
 | 1127 | CREDIT         | u32 hobj, u32 count                                                     |
-| 1128 | PUSHED         | u32 hobj, u32 data_length, 16 msg_token, md, rest = data                |
+| 1128 | PUSHED         | u32 hobj, u32 data_length, 16 msg_token, md, props, rest = data         |
 | 1129 | ENDING         | i32 reason, str detail                                                  |
 | 1130 | PUT_BATCH      | u32 hobj, i32 pmo_options, u32 context, u32 n, md, n x (24 msg_id, u32 len, len bytes data) |
 | 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, len bytes data) |
@@ -50,6 +52,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrymq.errors import DecodeError
+from ferrymq.properties import model as props_model
 from ferrymq.protocol import events as E
 from ferrymq.protocol import seqframes
 from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
@@ -84,6 +87,7 @@ T_PUSHED_BATCH = 1131
 T_REPLY = 1199
 
 FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
+FLAG_MSG_HANDLE = 0x2  # GET: the getter has a message handle
 
 MAX_LIST = 256  # selectors per INQUIRE/SET (MQ's own limits are far lower)
 MAX_BATCH = 4096  # items per PUT_BATCH / PUSHED_BATCH (the frame size bounds the bytes)
@@ -127,6 +131,13 @@ def _md(md: Any) -> bytes:
             raise ValueError(str(exc)) from None
         return md
     return pack_md(md)
+
+
+def _props(props: Any) -> bytes:
+    if not props:
+        return b"\0\0\0\0"
+    raw = props_model.pack(props)
+    return _U32.pack(len(raw)) + raw
 
 
 def _status(comp: int, reason: int, detail: str) -> bytes:
@@ -176,6 +187,15 @@ class Reader:
     def md(self) -> Any:
         md, self.pos = unpack_md(self.buf, self.pos)
         return md
+
+    def props(self) -> props_model.PropertySet | None:
+        (n,) = self.unpack(_U32)
+        if not n:
+            return None
+        if len(self.buf) - self.pos < n:
+            raise self.fail(f"properties of {n} bytes, {len(self.buf) - self.pos} present")
+        start, self.pos = self.pos, self.pos + n
+        return props_model.unpack(self.buf, start, self.pos)
 
     def rest(self) -> bytes:
         out = self.buf[self.pos :]
@@ -244,13 +264,13 @@ def _enc_open_reply(e: Any) -> Encoded:
 
 def _enc_put(e: Any) -> Encoded:
     flags = _R if e.reply else 0
-    return T_PUT, flags, e.corr, [_PUT.pack(e.hobj, e.options, e.context), _md(e.md), e.data]
+    return T_PUT, flags, e.corr, [_PUT.pack(e.hobj, e.options, e.context), _md(e.md), _props(e.properties), e.data]
 
 
 def _enc_put1(e: Any) -> Encoded:
     flags = _R if e.reply else 0
     parts = [_PUT1.pack(e.options, e.object_type, e.context), _s(e.object_name), _s(e.object_q_mgr_name)]
-    parts += [_s(e.alternate_user_id), _md(e.md), e.data]
+    parts += [_s(e.alternate_user_id), _md(e.md), _props(e.properties), e.data]
     return T_PUT1, flags, e.corr, parts
 
 
@@ -263,12 +283,12 @@ def _enc_get(e: Any) -> Encoded:
     if len(e.msg_token) != 16:
         raise ValueError("msg_token must be 16 bytes")
     head = _GET.pack(e.hobj, e.options, e.wait_interval, e.match_options, e.buffer_length, e.msg_token)
-    return T_GET, _R, e.corr, [head, _md(e.md)]
+    return T_GET, _R | (FLAG_MSG_HANDLE if e.msg_handle else 0), e.corr, [head, _md(e.md)]
 
 
 def _enc_get_reply(e: Any) -> Encoded:
     parts = [_status(e.comp, e.reason, e.detail), _GET_REPLY.pack(e.data_length, e.msg_token)]
-    parts += [_s(e.resolved_q_name), e.md_bytes, e.data]
+    parts += [_s(e.resolved_q_name), e.md_bytes, _props(e.properties), e.data]
     return T_GET_REPLY, 0, e.corr, parts
 
 
@@ -304,7 +324,7 @@ def _enc_stat_reply(e: Any) -> Encoded:
 
 
 def _enc_pushed(e: Any) -> Encoded:
-    return T_PUSHED, 0, 0, [_PUSHED.pack(e.hobj, e.data_length, e.msg_token), e.md_bytes, e.data]
+    return T_PUSHED, 0, 0, [_PUSHED.pack(e.hobj, e.data_length, e.msg_token), e.md_bytes, _props(e.properties), e.data]
 
 
 def _batch_size(n: int) -> None:
@@ -364,9 +384,9 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
 }
 
 
-def properties_of(ev: E.Event) -> E.Properties | None:
-    """The message properties an event carries in the GPacket properties section."""
-    return getattr(ev, "properties", None)
+def properties_of(ev: E.Event) -> dict[str, Any] | None:
+    """The GPacket properties section of a frame: never used (properties are in the payload)."""
+    return None
 
 
 # --- decoders: (type, flags, corr, payload, properties) -> event ------------------------
@@ -403,6 +423,7 @@ def _dec_close(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     hobj, options, context = r.unpack(_PUT)
     md = r.md()
+    props = r.props()
     return E.Put(corr, hobj, md, r.rest(), options, context, props, bool(flags & _R))
 
 
@@ -410,6 +431,7 @@ def _dec_put1(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     options, otype, context = r.unpack(_PUT1)
     name, qmgr, alt = r.string(), r.string(), r.string()
     md = r.md()
+    props = r.props()
     return E.Put1(corr, name, md, r.rest(), options, otype, qmgr, alt, context, props, bool(flags & _R))
 
 
@@ -421,7 +443,7 @@ def _dec_put_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 
 def _dec_get(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     hobj, options, wait, match, buflen, token = r.unpack(_GET)
-    return E.Get(corr, hobj, r.md(), options, wait, match, buflen, token)
+    return E.Get(corr, hobj, r.md(), options, wait, match, buflen, token, bool(flags & FLAG_MSG_HANDLE))
 
 
 def _dec_get_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
@@ -429,6 +451,7 @@ def _dec_get_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     length, token = r.unpack(_GET_REPLY)
     q = r.string()
     md = r.md_bytes()
+    props = r.props()
     return E.GetReply(corr, md, r.rest(), length, token, q, props, comp, reason, detail)
 
 
@@ -468,6 +491,7 @@ def _dec_stat_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 def _dec_pushed(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     hobj, length, token = r.unpack(_PUSHED)
     md = r.md_bytes()
+    props = r.props()
     return E.Pushed(hobj, md, r.rest(), length, token, props)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
 PROTOCOL_VERSION = 2
@@ -25,7 +26,7 @@ PROTOCOL_VERSION = 2
 MIN_PROTOCOL_VERSION = 1
 BATCH_VERSION = 2
 
-Properties = dict[str, bool | int | float | str]
+Properties = PropertySet  # typed message properties (a plain mapping is accepted when sending)
 
 
 @dataclass(slots=True)
@@ -155,6 +156,7 @@ class Get:
     match_options: int = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
     buffer_length: int = 4 * 1024 * 1024
     msg_token: bytes = bytes(16)
+    msg_handle: bool = False  # the getter has a message handle (MQGMO MsgHandle) for the properties
 
 
 @dataclass(slots=True)

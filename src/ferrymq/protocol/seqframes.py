@@ -2,8 +2,8 @@
 
 They serve replayable readers and two-phase writers such as the Spark connector. Body
 notation as in codec.py (big-endian; ``str`` = u16 length + UTF-8; ``xid`` = u16 length
-+ bytes, 1..128; ``md`` = packed MQMD; ``props`` = u32 length + a GPacket properties
-section, length 0 for none). Failures are answered by the generic REPLY (1199).
++ bytes, 1..128; ``md`` = packed MQMD; ``props`` = u32 length + typed message
+properties as ferrymq.properties.model writes them, length 0 for none). Failures are answered by the generic REPLY (1199).
 
 | type | frame             | body                                                               |
 |-----:|-------------------|--------------------------------------------------------------------|
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ferrymq.wire import gpacket
+from ferrymq.properties import model as props_model
 
 if TYPE_CHECKING:
     from ferrymq.protocol.codec import Reader
@@ -66,7 +66,7 @@ _U16 = struct.Struct(">H")
 _U8 = struct.Struct(">B")
 _QQ = struct.Struct(">qq")
 
-Props = dict[str, bool | int | float | str]
+Props = props_model.PropertySet
 
 
 @dataclass(slots=True)
@@ -210,7 +210,7 @@ def _xid(xid: bytes) -> bytes:
 def _props(props: Props) -> bytes:
     if not props:
         return _U32.pack(0)
-    raw = gpacket.encode_properties(props)
+    raw = props_model.pack(props)
     return _U32.pack(len(raw)) + raw
 
 
@@ -273,7 +273,7 @@ def _dec_browse_reply(r: Reader, corr: int) -> BrowseRangeReply:
         md = r.md_bytes()
         (plen,) = r.unpack(_U32)
         raw = _take(r, plen)
-        props: Props = dict(gpacket.decode_properties(raw)) if plen else {}
+        props: Props = props_model.unpack(raw) if plen else props_model.PropertySet()
         out.append(RangeEntry(seq, put_at, md, props, _take(r, length)))
     return BrowseRangeReply(corr, out)
 

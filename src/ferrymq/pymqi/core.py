@@ -25,7 +25,7 @@ from ferrymq.client.sync import Client
 from ferrymq.client.sync import connect as client_connect
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
-from ferrymq.pymqi import CMQXC
+from ferrymq.pymqi import CMQXC, handles
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.structs import CD, CNO, MD, OD, PMO, SCO, as_bytes, text
 
@@ -276,11 +276,12 @@ class QueueManager:
         md = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
         pmo: PMO = opts[1] if len(opts) > 1 and opts[1] is not None else PMO()
         od = _as_od(qDesc)
+        props = handles.outgoing(pmo)
         data = _data(msg)
         packed = md.pack()
         reply = _call(lambda: mqi.mqput1(client, text(od.ObjectName), packed, data, pmo.Options,
                                          object_q_mgr_name=text(od.ObjectQMgrName), object_type=od.ObjectType,
-                                         alternate_user_id=text(od.AlternateUserId)))
+                                         alternate_user_id=text(od.AlternateUserId), properties=props))
         _after_put(reply, md, pmo)
 
     def inquire(self, attribute: int) -> int | bytes:

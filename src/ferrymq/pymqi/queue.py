@@ -14,8 +14,11 @@ from typing import Any
 from ferrymq.client import mqi
 from ferrymq.client.sync import Client
 from ferrymq.mq import constants as C
+from ferrymq.protocol.mdcodec import unpack_md
+from ferrymq.pymqi import handles
 from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
 from ferrymq.pymqi.errors import MQMIError, PYIFError
+from ferrymq.pymqi.rfh2 import RFH2
 from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, text
 
 DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
@@ -102,15 +105,38 @@ class Queue:
 
     def put(self, msg: bytes | str, *opts: Any) -> None:
         """MQPUT: ``put(msg, mDesc=None, putOpts=None)``. The MD comes back with the
-        MsgId, PutDate/PutTime and the rest the queue manager filled in."""
+        MsgId, PutDate/PutTime and the rest the queue manager filled in. The properties of
+        PMO OriginalMsgHandle and NewMsgHandle (PMO version 3) travel with the message."""
         md: MD = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
         pmo: PMO = opts[1] if len(opts) > 1 and opts[1] is not None else PMO()
+        props = handles.outgoing(pmo)
         hobj = self._ensure_open(C.MQOO_OUTPUT)
         client = self._client()
         data = _data(msg)
         packed = md.pack()
-        reply = _call(lambda: mqi.mqput(client, hobj, packed, data, pmo.Options))
+        reply = _call(lambda: mqi.mqput(client, hobj, packed, data, pmo.Options, props))
         _after_put(reply, md, pmo)
+
+    def put_rfh2(self, msg: bytes | str, *opts: Any) -> None:
+        """``put_rfh2(msg, mDesc, putOpts, [rfh2, ...])``: put with the MQRFH2 headers packed in
+        front of the data (each in the encoding of the structure before it). The MD's Format
+        must already say MQHRF2, as in pymqi.
+
+        Raises:
+            TypeError: the headers are not a list.
+        """
+        if len(opts) >= 3 and opts[2] is not None:
+            if not isinstance(opts[2], list):
+                raise TypeError("Third item of opts should be a list.")
+            encoding = opts[0]["Encoding"] if opts[0] is not None else C.MQENC_NATIVE
+            head = b""
+            for header in opts[2]:
+                if header is not None:
+                    head += header.pack(encoding)
+                    encoding = header["Encoding"]
+            self.put(head + _data(msg), *opts[0:2])
+        else:
+            self.put(msg, *opts)
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
         """MQGET: ``get(max_length=None, mDesc=None, getOpts=None)`` → the message data.
@@ -126,6 +152,7 @@ class Queue:
         """
         md: MD = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
         gmo: GMO = opts[1] if len(opts) > 1 and opts[1] is not None else GMO()
+        handle = handles.incoming(gmo)
         hobj = self._ensure_open(C.MQOO_BROWSE if gmo.Options & _BROWSE else C.MQOO_INPUT_AS_Q_DEF)
         client = self._client()
         buffer = mqi.max_msg_length(client) if max_length is None else max_length
@@ -133,9 +160,12 @@ class Queue:
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
         packed = md.pack()
-        reply = _call(lambda: mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token))
+        reply = _call(lambda: mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
+                                        handle is not None))
         version = md.Version
         md.unpack(reply.md_bytes)
+        if handle is not None:
+            handles.fill(handle, reply.properties, unpack_md(reply.md_bytes)[0])
         md.Version = version if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2) else md.Version
         _update_gmo(gmo, md, reply)
         if reply.comp != C.MQCC_OK:
@@ -151,6 +181,32 @@ class Queue:
         return self.get(max_length, md, gmo)
 
     get_no_rfh2 = get_no_jms
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """``get_rfh2(max_length, mDesc, getOpts, [])``: get, then unpack the MQRFH2 headers the
+        data starts with (while the Format says MQHRF2) into the list; returns the data
+        after them.
+
+        Raises:
+            TypeError: the third item is not a list; AttributeError: it is None.
+        """
+        if len(opts) < 3:
+            return self.get(max_length, *opts)
+        if opts[2] is None:
+            raise AttributeError("get_opts cannot be None if passed.")
+        if not isinstance(opts[2], list):
+            raise TypeError("Third item of opts should be a list.")
+        md: MD = opts[0] if opts[0] is not None else MD()
+        msg = self.get(max_length, md, opts[1])
+        fmt = md["Format"]
+        encoding = md["Encoding"]
+        while fmt == C.MQFMT_RF_HEADER_2.encode("latin-1"):
+            header = RFH2()
+            header.unpack(msg, encoding)
+            opts[2].append(header)
+            msg = msg[header["StrucLength"]:]
+            fmt, encoding = header["Format"], header["Encoding"]
+        return msg
 
     # -- attributes ----------------------------------------------------------------------
 

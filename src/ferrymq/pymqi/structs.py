@@ -32,7 +32,8 @@ _CHARV_SUFFIX = {"vs_ptr": "", "vs_offset": "Offset", "vs_buf_size": "BufSize", 
 
 
 def _camel(snake: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in snake.split("_"))
+    out = "".join(part[:1].upper() + part[1:] for part in snake.split("_"))
+    return out[:-5] + "CCSID" if out.endswith("Ccsid") else out  # pymqi spells RequestedCCSID
 
 
 def _pymqi_name(attr: str) -> str:
@@ -241,6 +242,38 @@ _setup(GMO, _from_api(A.MQGMO), A.MQGMO(), StrucId=as_bytes(C.MQGMO_STRUC_ID), V
 _setup(PMO, _from_api(A.MQPMO), A.MQPMO(), StrucId=as_bytes(C.MQPMO_STRUC_ID), Version=C.MQPMO_VERSION_3)
 _setup(OD, _from_api(A.MQOD), A.MQOD(), StrucId=as_bytes(C.MQOD_STRUC_ID), Version=C.MQOD_VERSION_4)
 _setup(CNO, _from_api(A.MQCNO), A.MQCNO(), StrucId=as_bytes(C.MQCNO_STRUC_ID))
+
+
+class CMHO(MQOpts):
+    """Create-message-handle options (MQCMHO)."""
+
+
+class DMHO(MQOpts):
+    """Delete-message-handle options (MQDMHO)."""
+
+
+class SMPO(MQOpts):
+    """Set-message-property options (MQSMPO)."""
+
+
+class IMPO(MQOpts):
+    """Inquire-message-property options (MQIMPO)."""
+
+
+class DMPO(MQOpts):
+    """Delete-message-property options (MQDMPO)."""
+
+
+class PD(MQOpts):
+    """Property descriptor (MQPD)."""
+
+
+_setup(CMHO, _from_api(A.MQCMHO), A.MQCMHO(), StrucId=as_bytes(C.MQCMHO_STRUC_ID))
+_setup(DMHO, _from_api(A.MQDMHO), A.MQDMHO(), StrucId=as_bytes(C.MQDMHO_STRUC_ID))
+_setup(SMPO, _from_api(A.MQSMPO), A.MQSMPO(), StrucId=as_bytes(C.MQSMPO_STRUC_ID))
+_setup(IMPO, _from_api(A.MQIMPO), A.MQIMPO(), StrucId=as_bytes(C.MQIMPO_STRUC_ID))
+_setup(DMPO, _from_api(A.MQDMPO), A.MQDMPO(), StrucId=as_bytes(C.MQDMPO_STRUC_ID))
+_setup(PD, _from_api(A.MQPD), A.MQPD(), StrucId=as_bytes(C.MQPD_STRUC_ID))
 
 
 class CD(MQOpts):

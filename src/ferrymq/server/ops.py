@@ -142,7 +142,7 @@ def _put_batch(h: ClientHandler, ev: E.PutBatch) -> None:
 
 def _get(h: ClientHandler, ev: E.Get) -> None:
     assert isinstance(ev.md, MQMD)
-    gmo = GetOptions(ev.options, ev.wait_interval, ev.match_options, ev.msg_token)
+    gmo = GetOptions(ev.options, ev.wait_interval, ev.match_options, ev.msg_token, msg_handle=ev.msg_handle)
     c = h.consumers.get(ev.hobj)
     resume = c is not None and c.paused
     r: GetResult | Waiting | None = None
@@ -253,7 +253,7 @@ def pump(h: ClientHandler, c: Consumer) -> None:
     most of the read-ahead path).
     """
     qmgr = h.qmgr
-    gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True)
+    gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True, msg_handle=True)  # read-ahead: the Pythonic API gets with a handle
     limit = min(PUSH_BATCH_BYTES, h.conn.batch_limit())
     batch: list[tuple[bytes, bytes, int, bytes]] = []
     size = 0

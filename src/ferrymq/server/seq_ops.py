@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine import sequence_access as S
 from ferrymq.engine import xa
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import seqframes as F
 from ferrymq.protocol.mdcodec import pack_md
 
@@ -37,7 +38,7 @@ def _browse(h: ClientHandler, ev: F.BrowseRange) -> None:
     limit = h.conn.max_msg_length if ev.max_bytes == 0 else min(ev.max_bytes, h.conn.max_msg_length)
     max_msgs = min(ev.max_msgs or F.MAX_BROWSE, F.MAX_BROWSE)
     msgs = S.browse_range(h.qmgr, ev.queue, ev.from_seq, ev.to_seq, max_msgs, limit, overhead=_ENTRY_OVERHEAD)
-    entries = [F.RangeEntry(m.seq, m.put_at, pack_md(m.md), dict(m.properties or {}), m.body(m.data_length))
+    entries = [F.RangeEntry(m.seq, m.put_at, pack_md(m.md), m.properties or PropertySet(), m.body(m.data_length))
                for m in msgs]
     _reply(h, F.BrowseRangeReply(ev.corr, entries))
 

@@ -6,7 +6,7 @@ JMSDeliveryMode 2/1 = persistent/not, JMSCorrelationID and JMSMessageID as 'ID:'
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ferrymq.engine.message import Message
 from ferrymq.engine.selector.parser import Value
@@ -50,17 +50,19 @@ FIELDS.update({
     "JMSMessageID": lambda m: "ID:" + m.msg_id.hex(),
     "JMSTimestamp": lambda m: int(m.put_at * 1000),
     "JMSExpiration": lambda m: 0 if m.expires_at is None else int(m.expires_at * 1000),
-    "JMSType": lambda m: (m.properties or {}).get("mcd.Type"),
+    "JMSType": lambda m: m.properties.get("mcd.Type") if m.properties else None,
 })
 
 
 def message_lookup(msg: Message) -> Callable[[str], Value]:
     """The name -> typed value function a Selector evaluates a message with."""
-    props = msg.properties or {}
+    props: Mapping[str, object] = msg.properties or {}
 
     def get(name: str) -> Value:
         field = FIELDS.get(name)
         if field is not None:
             return field(msg)
-        return props.get(name)
+        value = props.get(name)
+        # A byte string is no JMS type: a selector sees it as unknown, like an absent property.
+        return None if isinstance(value, (bytes, bytearray)) else value  # type: ignore[return-value]
     return get

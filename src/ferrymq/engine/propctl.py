@@ -1,0 +1,135 @@
+"""Where a message's properties go: taken out of a put's MQRFH2, and handed to a getter in
+its message handle, in an MQRFH2 in the data, or not at all.
+
+At put, properties come through the message handle (the frame's property set) or as
+property folders of an MQRFH2 at the start of the data; either way they are stored as the
+message's properties and the data keeps only what is not properties (an MQRFH2 holding
+just the non-property folders, if any). JMS header fields found there fill MQMD fields the
+putter left to the queue manager (priority and persistence "as queue default", no
+CorrelId, no ReplyToQ, unlimited expiry), as IBM's JMS mapping lays them out. On a
+PROPCTL(V6COMPAT) queue the data is kept exactly as put.
+
+At get, the queue's PROPCTL and the MQGMO_PROPERTIES_* option decide (the seed's rules):
+
+| option / PROPCTL | getter with a handle | getter without |
+|---|---|---|
+| AS_Q_DEF + COMPAT, or PROPERTIES_COMPATIBILITY | handle | MQRFH2 if any property is in mcd, jms, usr or mqext, else none |
+| AS_Q_DEF + NONE | handle | none |
+| AS_Q_DEF + ALL | handle | MQRFH2 |
+| AS_Q_DEF + FORCE, or PROPERTIES_FORCE_MQRFH2 | MQRFH2 (handle empty) | MQRFH2 |
+| AS_Q_DEF + V6COMPAT, message put to a V6COMPAT queue | handle-set properties to the handle, the MQRFH2 as put | both in the data |
+| PROPERTIES_IN_HANDLE | handle | MQRC_HMSG_ERROR |
+| NO_PROPERTIES | none (handle empty) | none |
+"""
+
+from __future__ import annotations
+
+from ferrymq.errors import failed
+from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
+from ferrymq.properties.rfh2map import absorb, is_compat_name, with_rfh2
+from ferrymq.wire.mqmd import MQMD, NONE_ID
+
+PROPERTY_OPTIONS = (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_NO_PROPERTIES | C.MQGMO_PROPERTIES_IN_HANDLE
+                    | C.MQGMO_PROPERTIES_COMPATIBILITY)
+
+
+def check_get(options: int, msg_handle: bool) -> None:
+    """The property options of an MQGET, before anything is taken.
+
+    Raises:
+        MQError: MQRC_OPTIONS_ERROR for more than one MQGMO_PROPERTIES_* option,
+            MQRC_HMSG_ERROR for PROPERTIES_IN_HANDLE without a message handle.
+    """
+    chosen = options & PROPERTY_OPTIONS
+    if chosen & (chosen - 1):
+        raise failed(C.MQRC_OPTIONS_ERROR, "at most one MQGMO_PROPERTIES_* option may be given")
+    if chosen == C.MQGMO_PROPERTIES_IN_HANDLE and not msg_handle:
+        raise failed(C.MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE needs a message handle (MQGMO MsgHandle)")
+
+
+def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tuple[MQMD, bytes, PropertySet | None, bool]:
+    """The descriptor, data and properties a put stores, and whether the data is kept as put.
+
+    Raises:
+        MQError: MQRC_RFH_ERROR / MQRC_RFH_FORMAT_ERROR for an MQRFH2 that does not parse.
+    """
+    if propctl == C.MQPROP_V6COMPAT:
+        return md, data, props or None, md.format.rstrip() == "MQHRF2"
+    split = absorb(data, md.format, md.encoding, md.coded_char_set_id)
+    if split is None:
+        return md, data, props or None, False
+    merged = split.props
+    if props:
+        merged.update_from(props)  # the handle's value wins over the MQRFH2's
+    md = md.replace(format=split.format, encoding=split.encoding, coded_char_set_id=split.ccsid)
+    return _jms_into_md(md, merged), split.data, merged or None, False
+
+
+def _jms_into_md(md: MQMD, props: PropertySet) -> MQMD:
+    changes: dict[str, object] = {}
+    pri, dlv, cid, rto = props.get("jms.Pri"), props.get("jms.Dlv"), props.get("jms.Cid"), props.get("jms.Rto")
+    if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF and _int(pri) is not None and 0 <= _int(pri) <= 9:  # type: ignore[operator]
+        changes["priority"] = _int(pri)
+    if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF and _int(dlv) in (1, 2):
+        changes["persistence"] = C.MQPER_PERSISTENT if _int(dlv) == 2 else C.MQPER_NOT_PERSISTENT
+    if md.correl_id == NONE_ID and isinstance(cid, str) and cid and not cid.startswith("ID:"):
+        raw = cid.encode("utf-8")
+        if len(raw) <= 24:
+            changes["correl_id"] = raw.ljust(24, b"\0")
+    if not md.reply_to_q.strip() and isinstance(rto, str) and rto.startswith("queue://"):
+        qmgr, _, queue = rto[len("queue://"):].partition("?")[0].partition("/")
+        if queue and len(queue) <= 48 and len(qmgr) <= 48:
+            changes["reply_to_q"] = queue
+            if qmgr:
+                changes["reply_to_q_mgr"] = qmgr
+    return md.replace(**changes) if changes else md
+
+
+def _int(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: int, options: int,
+           msg_handle: bool) -> tuple[MQMD, bytes, PropertySet | None]:
+    """What the getter receives: the descriptor, the data and the handle's properties
+    (None when the getter has no handle). ``check_get`` has accepted the options."""
+    chosen = options & PROPERTY_OPTIONS
+    if v6:
+        if chosen == 0 and propctl == C.MQPROP_V6COMPAT:
+            if msg_handle:
+                return md, data, props.copy() if props else PropertySet()
+            if props:
+                # A header of their own in front: the putter's MQRFH2 stays exactly as put.
+                body, fmt = with_rfh2(props, data, md.format, md.encoding, md.coded_char_set_id, merge=False)
+                return md.replace(format=fmt), body, None
+            return md, data, None
+        # Any other rule reads the MQRFH2 as a put to an ordinary queue would have.
+        md, data, props, _ = on_put(md, data, props, C.MQPROP_COMPATIBILITY)
+    all_props = props or PropertySet()
+    if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or (chosen == 0 and propctl == C.MQPROP_FORCE_MQRFH2):
+        dest = "rfh2"
+    elif chosen == C.MQGMO_NO_PROPERTIES:
+        dest = "none"
+    elif chosen == C.MQGMO_PROPERTIES_IN_HANDLE or msg_handle:
+        dest = "handle"
+    elif chosen == C.MQGMO_PROPERTIES_COMPATIBILITY or propctl in (C.MQPROP_COMPATIBILITY, C.MQPROP_V6COMPAT):
+        dest = "rfh2" if any(is_compat_name(n) for n in all_props) else "none"
+    elif propctl == C.MQPROP_ALL:
+        dest = "rfh2"
+    else:  # MQPROP_NONE
+        dest = "none"
+    handle = (all_props.copy() if dest == "handle" else PropertySet()) if msg_handle else None
+    if dest == "rfh2" and all_props:
+        body, fmt = with_rfh2(all_props, data, md.format, md.encoding, md.coded_char_set_id)
+        return md.replace(format=fmt), body, handle
+    return md, data, handle
