@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, GetResult, Waiting
+from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, Waiting
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -226,3 +226,44 @@ def test_wait_cancel_and_quiesce(env: Env) -> None:
     with pytest.raises(MQError) as e:
         env.get(h, C.MQGMO_FAIL_IF_QUIESCING)
     assert e.value.reason == C.MQRC_Q_MGR_QUIESCING
+
+
+# -- get_many: the read-ahead pump's takes -------------------------------------------------
+
+
+def _many(env: Env, h: int, limit: int = 100, max_bytes: int = 1 << 20, wait: bool = False) -> tuple[list[bytes], object]:
+    gmo = GetOptions(C.MQGMO_NO_SYNCPOINT | (C.MQGMO_WAIT if wait else 0), -1 if wait else 0,
+                     non_persistent_only=True)
+    got, stop = env.qm.get_many(env.hconn, h, MQMD(), gmo, 1 << 20, limit, max_bytes)
+    return [r.data for r in got], stop
+
+
+def test_get_many_takes_in_delivery_order_up_to_the_limit(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    for i, prio in enumerate((1, 5, 5, 3)):
+        env.put(h, b"m%d" % i, priority=prio, persistence=0)
+    assert _many(env, h, limit=3) == ([b"m1", b"m2", b"m3"], None)
+    assert env.depth("Q1") == 1
+    assert _many(env, h) == ([b"m0"], None)
+
+
+def test_get_many_stops_before_a_persistent_message_and_at_the_byte_budget(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    for body, pers in ((b"a" * 10, 0), (b"b" * 10, 0), (b"c" * 10, 0), (b"p", 1), (b"d", 0)):
+        env.put(h, body, persistence=pers)
+    assert _many(env, h, max_bytes=15) == ([b"a" * 10, b"b" * 10], None)
+    data, stop = _many(env, h)
+    assert data == [b"c" * 10] and isinstance(stop, PersistentNext)
+    assert env.depth("Q1") == 2  # the persistent message and the one after it stay
+
+
+def test_get_many_waits_or_fails_as_mqget_would(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    data, stop = _many(env, h, wait=True)
+    assert data == [] and isinstance(stop, Waiting)
+    out_only = env.open("Q1", C.MQOO_OUTPUT)
+    data, stop = _many(env, out_only)
+    assert data == [] and isinstance(stop, MQError) and stop.reason == C.MQRC_NOT_OPEN_FOR_INPUT

@@ -228,6 +228,40 @@ class Messaging(Reports):
         deadline = None if gmo.wait_interval == C.MQWI_UNLIMITED else self.clock.now() + gmo.wait_interval / 1000.0
         return Waiting(wid, deadline)
 
+    def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
+                 max_bytes: int) -> tuple[list[GetResult], Waiting | MQError | None]:
+        """Destructive gets for read-ahead: up to ``limit`` messages (and about ``max_bytes``
+        of data), each taken exactly as MQGET would take it. The first is an ordinary get
+        (every check, and a wait registered when nothing is there); the call cannot change
+        between messages, so the rest only search and take.
+
+        Returns the messages and why it stopped: a Waiting (nothing was there), the MQError
+        that ended it (PersistentNext, or any MQGET refusal), or None (limit or size reached,
+        or no more messages for now).
+        """
+        if gmo.options & (_BROWSE | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT):
+            limit = 1  # cursors and skip-backout marks are per call
+        try:
+            first = self.get(hconn, hobj, md, gmo, buffer_length)
+        except MQError as exc:
+            return [], exc
+        if isinstance(first, Waiting):
+            return [], first
+        out = [first]
+        conn = self.conn(hconn)
+        h = self.handle(conn, hobj)
+        size = first.data_length
+        while len(out) < limit and size < max_bytes:
+            try:
+                r = self.attempt(conn, h, md, gmo, buffer_length)
+            except MQError as exc:
+                return out, exc
+            if r is None:
+                break
+            out.append(r)
+            size += r.data_length
+        return out, None
+
     def check_get_allowed(self, h: Handle) -> None:
         for obj in (h.alias, h.queue):
             if obj is not None and obj["GET"] == C.MQQA_GET_INHIBITED:

@@ -247,7 +247,8 @@ PUSH_BATCH_BYTES = 256 * 1024
 def pump(h: ClientHandler, c: Consumer) -> None:
     """Push messages while credit lasts; when the queue is empty, wait in the engine.
 
-    One get with MQGMO_WAIT does both: it returns a message, or registers the wait. On a
+    The engine takes a run of messages per call (get_many: one MQGET's checks, then the
+    takes), and a get with MQGMO_WAIT either returns a message or registers the wait. On a
     connection that agreed protocol version 2, consecutive messages without properties
     leave as one PushedBatch frame (what one Pushed frame per message costs both ends is
     most of the read-ahead path).
@@ -259,33 +260,33 @@ def pump(h: ClientHandler, c: Consumer) -> None:
     size = 0
     try:
         while c.credit > 0 and not h.closed and h.hconn:
-            try:
-                r = qmgr.get(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length)
-            except MQError as exc:
-                qmgr.take_sync_lsn()
-                _push_batch(h, c, batch)  # what was taken goes out before the pause or the end
-                if isinstance(exc, PersistentNext):
-                    pause(h, c)
-                else:
-                    stop_consumer(h, c, exc)
-                return
+            results, stop = qmgr.get_many(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length, c.credit,
+                                          max(limit, 1))
             lsn = qmgr.take_sync_lsn()
-            if isinstance(r, Waiting):
-                c.waiter_id = r.waiter_id
-                h.server.add_waiter(r.waiter_id, h, 0, c.hobj, None)
-                return
-            item_size = len(r.data) + 420  # MQMD v2 and the item's header, generously
-            if r.properties or lsn > 0 or item_size > limit:
-                _push_batch(h, c, batch)
-                size = 0
-                push(h, c, r, lsn)
+            for r in results:
+                item_size = len(r.data) + 420  # MQMD v2 and the item's header, generously
+                if r.properties or lsn > 0 or item_size > limit:
+                    _push_batch(h, c, batch)
+                    size = 0
+                    push(h, c, r, lsn)
+                    continue
+                if size + item_size > limit:
+                    _push_batch(h, c, batch)
+                    size = 0
+                c.credit -= 1
+                batch.append((pack_md(r.md), r.data, r.data_length, r.msg_token))
+                size += item_size
+            if stop is None:
                 continue
-            if size + item_size > limit:
-                _push_batch(h, c, batch)
-                size = 0
-            c.credit -= 1
-            batch.append((pack_md(r.md), r.data, r.data_length, r.msg_token))
-            size += item_size
+            _push_batch(h, c, batch)  # what was taken goes out before the wait, pause or end
+            if isinstance(stop, Waiting):
+                c.waiter_id = stop.waiter_id
+                h.server.add_waiter(stop.waiter_id, h, 0, c.hobj, None)
+            elif isinstance(stop, PersistentNext):
+                pause(h, c)
+            else:
+                stop_consumer(h, c, stop)
+            return
     finally:
         _push_batch(h, c, batch)
 
