@@ -62,6 +62,8 @@ class Session:
         self.out_bytes = 0  # encoded bytes in ``out`` plus what the held batch will take
         self._batch: list[E.Put] = []  # asynchronous puts held for one PutBatch frame
         self._batch_bytes = 0
+        self._batch_head = self._batch_tail = b""  # the held puts' MQMD around the MsgId
+        self._batch_limit = -1  # bytes a PutBatch may carry once connected (0: no batches)
         self.replies: dict[int, Any] = {}
         self.consumers: dict[int, ConsumerState] = {}
         self._consume_corr: dict[int, int] = {}
@@ -89,8 +91,10 @@ class Session:
         """
         self.check_alive()
         if type(ev) is E.Put and not ev.reply and ev.properties is None and type(ev.md) is bytes:
-            limit = min(PUT_BATCH_BYTES, self.conn.batch_limit())
-            if limit:
+            limit = self._batch_limit
+            if limit < 0 and self.conn.version:  # fixed from the ConnectReply on
+                limit = self._batch_limit = min(PUT_BATCH_BYTES, self.conn.batch_limit())
+            if limit > 0:
                 self._batch_put(ev, limit)
                 return
         if self._batch:
@@ -111,14 +115,17 @@ class Session:
         only in MsgId (what a producer loop sends) share one header and one MQMD."""
         batch = self._batch
         cost = len(ev.data) + _PUT_ITEM_COST
+        md = ev.md
+        assert isinstance(md, bytes)
         if batch:
             first = batch[0]
-            md, md0 = ev.md, first.md
-            assert isinstance(md, bytes) and isinstance(md0, bytes)
+            # startswith/endswith compare in place: no copies of the descriptor per put
             if (ev.hobj != first.hobj or ev.options != first.options or ev.context != first.context
                     or self._batch_bytes + cost > limit or len(batch) >= MAX_BATCH
-                    or md[72:] != md0[72:] or md[:48] != md0[:48]):
+                    or not md.endswith(self._batch_tail) or not md.startswith(self._batch_head)):
                 self._send_batch()
+        if not self._batch:
+            self._batch_head, self._batch_tail = md[:48], md[72:]
         self._batch.append(ev)
         self._batch_bytes += cost
         self.out_bytes += cost
@@ -308,6 +315,8 @@ def build_md(*, priority: int | None, persistent: bool | None, expiry: float | N
             _md_cache[key] = tpl
     if msg_id is None and correl_id is None:
         return tpl
+    if correl_id is None and msg_id is not None and len(msg_id) == 24:  # an asynchronous put's own MsgId
+        return tpl[:48] + msg_id + tpl[72:]
     return b"".join((tpl[:48], _id(msg_id, tpl[48:72]), _id(correl_id, tpl[72:96]), tpl[96:]))
 
 
