@@ -87,3 +87,51 @@ def test_a_version_1_client_gets_one_pushed_frame_per_message(embedded: Embedded
         pushed = exchange(E.Consume(3, opened.hobj, 100), until=20)
     assert [type(p) for p in pushed] == [E.Pushed] * 20
     assert [p.data for p in pushed] == [b"%d" % i for i in range(20)]  # type: ignore[attr-defined]
+
+
+def test_get_batch_takes_in_order_under_a_unit_of_work(embedded: EmbeddedQueueManager) -> None:
+    embedded.mqsc("DEFINE QLOCAL(Q4)")
+    with fc.connect("QM1", addr(embedded.port)) as qm:
+        q = qm.open("Q4")
+        for i in range(10):
+            q.put(b"%d" % i, persistent=bool(i % 2), properties={"i": i} if i == 3 else None)
+        with qm.transaction():
+            got = q.get_batch(4)
+        assert [m.data for m in got] == [b"0", b"1", b"2", b"3"] and got[3].properties == {"i": 3}
+        try:
+            with qm.transaction():
+                assert [m.data for m in q.get_batch(100, max_bytes=2)] == [b"4", b"5"]
+                raise RuntimeError("back it out")
+        except RuntimeError:
+            pass
+        assert [m.data for m in q.get_batch(100)] == [b"%d" % i for i in range(4, 10)]
+        assert q.get_batch(10) == []
+        assert q.get_batch(10, wait=0.2) == []
+
+
+def test_get_batch_wait_ends_with_the_first_message(embedded: EmbeddedQueueManager) -> None:
+    import threading
+
+    embedded.mqsc("DEFINE QLOCAL(Q5)")
+    with fc.connect("QM1", addr(embedded.port)) as qm, fc.connect("QM1", addr(embedded.port)) as other:
+        q = qm.open("Q5")
+        timer = threading.Timer(0.3, lambda: other.open("Q5").put(b"late", persistent=False))
+        timer.start()
+        try:
+            got = q.get_batch(50, wait=10)
+        finally:
+            timer.join()
+        assert [m.data for m in got] == [b"late"]
+
+
+async def test_async_client_get_batch(embedded: EmbeddedQueueManager) -> None:
+    embedded.mqsc("DEFINE QLOCAL(Q6)")
+    async with await fc.connect_async("QM1", addr(embedded.port)) as qm:
+        q = await qm.open("Q6")
+        for i in range(5):
+            await q.put(b"%d" % i)
+        got = await q.get_batch(3, syncpoint=True)
+        await qm.backout()
+        assert [m.data for m in got] == [b"0", b"1", b"2"]
+        assert [m.data for m in await q.get_batch(10)] == [b"%d" % i for i in range(5)]
+        assert await q.get_batch(10, wait=0.1) == []

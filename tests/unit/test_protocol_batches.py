@@ -181,3 +181,27 @@ def test_batch_frames_stay_under_the_byte_limit() -> None:
     assert [len(b.items) for b in batches] == [3, 3, 3]  # 64 KiB frames
     assert all(sum(len(d) + 28 for _, d in b.items) <= 64 * 1024 for b in batches)
     assert isinstance(evs[-1], E.Put) and evs[-1].md.msg_id == ids(10)[-1]  # type: ignore[union-attr]  # one left: a plain Put
+
+
+def test_get_batch_and_its_reply_round_trip() -> None:
+    c, s = pair()
+    req = E.GetBatch(4, 7, C.MQGMO_SYNCPOINT | C.MQGMO_WAIT, 500, 50, 1 << 20, 1 << 16)
+    raw = c.send(req)
+    assert GPacket.unpack_from(raw).payload == struct.pack(">IiiIII", 7, C.MQGMO_SYNCPOINT | C.MQGMO_WAIT, 500, 50,
+                                                           1 << 20, 1 << 16)
+    s.receive_data(raw)
+    assert s.next_event() == req
+    items = [(MDB, b"one", 3, b"a" * 16, None), (MDB, b"two", 3, b"b" * 16, None)]
+    c.receive_data(s.send(E.GetBatchReply(4, items)))
+    assert c.next_event() == E.GetBatchReply(4, items)
+
+
+def test_get_batch_may_be_answered_by_one_get_reply_and_needs_version_2() -> None:
+    c, s = pair()
+    s.receive_data(c.send(E.GetBatch(4, 7, C.MQGMO_WAIT, -1, 10)))
+    s.next_event()
+    c.receive_data(s.send(E.GetReply(4, MDB, b"x", 1)))
+    assert isinstance(c.next_event(), E.GetReply)
+    old, _ = pair(version=1)
+    with pytest.raises(LocalProtocolError, match="protocol version 2"):
+        old.send(E.GetBatch(4, 7))

@@ -465,6 +465,26 @@ class AsyncQueue:
                          options=options)
         return S.message_from(await c._call(ev))
 
+    async def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,
+                        max_bytes: int = 1024 * 1024) -> list[Message]:
+        """Up to ``max_messages`` messages in one round trip; see ``Queue.get_batch``."""
+        c = self.client
+        sp = c._in_tx if syncpoint is None else syncpoint
+        ev = None
+        if not (self.read_ahead and S.can_read_ahead(None, None, sp)):  # read-ahead: its buffer comes first
+            ev = S.get_batch_event(c._s, self.hobj, max_messages=max_messages, max_bytes=max_bytes, wait=wait,
+                                   syncpoint=sp)
+        if ev is not None:
+            return S.messages_from(await c._call(ev))
+        out: list[Message] = []
+        try:
+            out.append(await self.get(wait, syncpoint=sp))
+            while len(out) < max_messages:
+                out.append(await self.get(0.0, syncpoint=sp))
+        except NoMessageAvailable:
+            pass
+        return out
+
     async def _get_ahead(self, wait: float | None) -> Message | None:
         """A pushed message; None when the next one is persistent (get it synchronously)."""
         c = self.client

@@ -93,7 +93,7 @@ def in_syncpoint(ev: Any) -> bool:
     t = type(ev)
     if t is E.Put or t is E.Put1:
         return bool(ev.options & C.MQPMO_SYNCPOINT)
-    if t is E.Get:
+    if t is E.Get or t is E.GetBatch:
         return bool(ev.options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT))
     return False
 

@@ -261,6 +261,34 @@ def check(reply: Any) -> Any:
     return reply
 
 
+def get_batch_event(session: Session, hobj: int, *, max_messages: int, max_bytes: int, wait: float | None,
+                    syncpoint: bool) -> E.GetBatch | None:
+    """The GET_BATCH for ``Queue.get_batch``; None when the server predates batches."""
+    if session.conn.version < E.BATCH_VERSION:
+        return None
+    if not 0 < max_messages <= MAX_BATCH:
+        raise ValueError(f"max_messages must be 1..{MAX_BATCH}, not {max_messages}")
+    opts = C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT)
+    ms = wait_ms(wait)
+    if ms != 0:
+        opts |= C.MQGMO_WAIT
+    return E.GetBatch(session.next_corr(), hobj, opts, ms, max_messages, max(1, max_bytes), session.max_msg_length)
+
+
+def messages_from(reply: Any) -> list[Message]:
+    """The messages a GET_BATCH got: none when nothing arrived in time.
+
+    Raises:
+        Truncated: the next message is larger than the negotiated maximum (it stays queued).
+        MQError: any other refusal.
+    """
+    if type(reply) is E.GetBatchReply:
+        return [Message(*item) for item in reply.items]
+    if type(reply) is E.Reply and reply.reason == C.MQRC_NO_MSG_AVAILABLE:
+        return []
+    return [message_from(reply)]
+
+
 def message_from(reply: Any) -> Message:
     if type(reply) is E.Reply:
         raise error_for(reply.comp, reply.reason, reply.detail)

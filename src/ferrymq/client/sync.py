@@ -469,6 +469,34 @@ class Queue:
                          options=options)
         return S.message_from(c._call(ev))
 
+    def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,
+                  max_bytes: int = 1024 * 1024) -> list[Message]:
+        """Take up to ``max_messages`` messages (about ``max_bytes`` of data) in one round trip,
+        each exactly as ``get()`` would take it, in delivery order. ``wait`` applies to the
+        first message; the rest are those already there. Under syncpoint (the default inside
+        ``transaction()``) they all belong to the unit of work.
+
+        Returns an empty list when nothing arrived within ``wait``.
+
+        Raises:
+            Truncated: the next message is larger than the negotiated maximum.
+            MQError: the get was refused (e.g. GET(DISABLED), 2016).
+        """
+        c = self.client
+        sp = c._in_tx if syncpoint is None else syncpoint
+        ev = None
+        if not (self.read_ahead and S.can_read_ahead(None, None, sp)):  # read-ahead: its buffer comes first
+            ev = S.get_batch_event(c._s, self.hobj, max_messages=max_messages, max_bytes=max_bytes, wait=wait,
+                                   syncpoint=sp)
+        if ev is not None:
+            return S.messages_from(c._call(ev))
+        out: list[Message] = []
+        with contextlib.suppress(NoMessageAvailable):
+            out.append(self.get(wait, syncpoint=sp))
+            while len(out) < max_messages:
+                out.append(self.get(0.0, syncpoint=sp))
+        return out
+
     def _get_ahead(self, wait: float | None) -> Message | None:
         """A pushed message; None when the next one is persistent (get it synchronously)."""
         c = self.client

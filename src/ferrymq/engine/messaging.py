@@ -247,6 +247,8 @@ class Messaging(Reports):
             return [], exc
         if isinstance(first, Waiting):
             return [], first
+        if first.reason == C.MQRC_TRUNCATED_MSG_FAILED:  # not taken: the same message would come again
+            return [first], None
         out = [first]
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
@@ -259,6 +261,8 @@ class Messaging(Reports):
             if r is None:
                 break
             out.append(r)
+            if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+                break
             size += r.data_length
         return out, None
 

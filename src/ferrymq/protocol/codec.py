@@ -39,6 +39,8 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1128 | PUSHED         | u32 hobj, u32 data_length, 16 msg_token, md, props, rest = data         |
 | 1129 | ENDING         | i32 reason, str detail                                                  |
 | 1130 | PUT_BATCH      | u32 hobj, i32 pmo_options, u32 context, u32 n, md, n x (24 msg_id, u32 len, len bytes data) |
+| 1132 | GET_BATCH      | u32 hobj, i32 gmo_options, i32 wait_ms, u32 max_messages, u32 max_bytes, u32 buffer_length |
+| 1133 | GET_BATCH_REPLY| status, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, props, len bytes data) |
 | 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, len bytes data) |
 | 1199 | REPLY          | status                                                                  |
 
@@ -84,12 +86,15 @@ T_PUSHED = 1128
 T_ENDING = 1129
 T_PUT_BATCH = 1130
 T_PUSHED_BATCH = 1131
+T_GET_BATCH = 1132
+T_GET_BATCH_REPLY = 1133
 T_REPLY = 1199
 
 FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
 FLAG_MSG_HANDLE = 0x2  # GET: the getter has a message handle
 
 MAX_LIST = 256  # selectors per INQUIRE/SET (MQ's own limits are far lower)
+C_OK = 0  # MQCC_OK
 MAX_BATCH = 4096  # items per PUT_BATCH / PUSHED_BATCH (the frame size bounds the bytes)
 
 _I = struct.Struct(">i")
@@ -113,6 +118,7 @@ _PUT_BATCH = struct.Struct(">IiII")
 _PUT_ITEM = struct.Struct(">24sI")
 _PUSHED_BATCH = struct.Struct(">II")
 _PUSHED_ITEM = struct.Struct(">I16sI")
+_GET_BATCH = struct.Struct(">IiiIII")
 
 
 def _s(value: str) -> bytes:
@@ -352,6 +358,22 @@ def _enc_pushed_batch(e: Any) -> Encoded:
     return T_PUSHED_BATCH, 0, 0, parts
 
 
+def _enc_get_batch(e: Any) -> Encoded:
+    if not 0 < e.max_messages <= MAX_BATCH:
+        raise ValueError(f"max_messages must be 1..{MAX_BATCH}, not {e.max_messages}")
+    body = _GET_BATCH.pack(e.hobj, e.options, e.wait_interval, e.max_messages, e.max_bytes, e.buffer_length)
+    return T_GET_BATCH, _R, e.corr, [body]
+
+
+def _enc_get_batch_reply(e: Any) -> Encoded:
+    _batch_size(len(e.items))
+    parts = [_status(C_OK, 0, ""), _U32.pack(len(e.items))]
+    item = _PUSHED_ITEM.pack
+    for md_bytes, data, data_length, token, props in e.items:
+        parts += (item(data_length, token, len(data)), md_bytes, _props(props), data)
+    return T_GET_BATCH_REPLY, 0, e.corr, parts
+
+
 _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
     E.Connect: _enc_connect,
     E.ConnectReply: _enc_connect_reply,
@@ -378,6 +400,8 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
     E.Pushed: _enc_pushed,
     E.PutBatch: _enc_put_batch,
     E.PushedBatch: _enc_pushed_batch,
+    E.GetBatch: _enc_get_batch,
+    E.GetBatchReply: _enc_get_batch_reply,
     E.PersistentNext: lambda e: (T_PERSISTENT_NEXT, 0, 0, [_I.pack(e.hobj)]),
     E.Ending: lambda e: (T_ENDING, 0, 0, [_I.pack(e.reason), _s(e.detail)]),
     E.Reply: lambda e: (T_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail)]),
@@ -535,6 +559,30 @@ def _dec_pushed_batch(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.PushedBatch(hobj, items)
 
 
+def _dec_get_batch(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    hobj, options, wait, count, max_bytes, buflen = r.unpack(_GET_BATCH)
+    r.batch_count(count)
+    return E.GetBatch(corr, hobj, options, wait, count, max_bytes, buflen)
+
+
+def _dec_get_batch_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
+    comp, _, _ = r.status()
+    if comp != C_OK:  # failures come as REPLY frames
+        raise r.fail(f"GET_BATCH_REPLY with completion code {comp}")
+    (n,) = r.unpack(_U32)
+    r.batch_count(n)
+    items: list[tuple[bytes, bytes, int, bytes, Any]] = []
+    for _ in range(n):
+        data_length, token, length = r.unpack(_PUSHED_ITEM)
+        md = r.md_bytes()
+        item_props = r.props()
+        if len(r.buf) - r.pos < length:
+            raise r.fail(f"item {len(items)}: data of {length} bytes, {len(r.buf) - r.pos} present")
+        items.append((md, r.buf[r.pos : r.pos + length], data_length, token, item_props))
+        r.pos += length
+    return E.GetBatchReply(corr, items)
+
+
 def _dec_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.Reply(corr, *r.status())
 
@@ -559,6 +607,7 @@ CLIENT_FRAMES: dict[int, Decoder] = {
     T_CONSUME: lambda r, c, f, p: E.Consume(c, *r.unpack(_CONSUME)),
     T_CREDIT: lambda r, c, f, p: E.Credit(*r.unpack(_UU)),
     T_PUT_BATCH: _dec_put_batch,
+    T_GET_BATCH: _dec_get_batch,
 }
 """Frames a server accepts (sent by clients)."""
 
@@ -573,6 +622,7 @@ SERVER_FRAMES: dict[int, Decoder] = {
     T_HEARTBEAT_REPLY: lambda r, c, f, p: E.HeartbeatReply(c),
     T_PUSHED: _dec_pushed,
     T_PUSHED_BATCH: _dec_pushed_batch,
+    T_GET_BATCH_REPLY: _dec_get_batch_reply,
     T_PERSISTENT_NEXT: lambda r, c, f, p: E.PersistentNext(r.unpack(_I)[0]),
     T_ENDING: lambda r, c, f, p: E.Ending(r.unpack(_I)[0], r.string()),
     T_REPLY: _dec_reply,

@@ -63,6 +63,7 @@ _ANSWERS: dict[type, tuple[type, ...]] = {
     E.Put: (E.PutReply,),
     E.Put1: (E.PutReply,),
     E.Get: (E.GetReply,),
+    E.GetBatch: (E.GetBatchReply, E.GetReply),  # GetReply: one message ended a wait
     E.Inquire: (E.InquireReply,),
     E.Stat: (E.StatReply,),
     E.Heartbeat: (E.HeartbeatReply,),
@@ -231,6 +232,8 @@ class ClientConnection(_Machine):
         if t is E.PutBatch:
             self._batch_items(ev, LocalProtocolError)  # type: ignore[arg-type]
             return self._pack(ev)
+        if t is E.GetBatch and self.version < E.BATCH_VERSION:
+            raise LocalProtocolError(f"GetBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
         if t is E.Put or t is E.Put1:
             if len(ev.data) > self.max_msg_length > 0:  # type: ignore[union-attr]
                 raise LocalProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
@@ -319,6 +322,8 @@ class ServerConnection(_Machine):
         if t is E.PutBatch:
             self._batch_items(ev, RemoteProtocolError)  # type: ignore[arg-type]
             return
+        if t is E.GetBatch and self.version < E.BATCH_VERSION:
+            raise RemoteProtocolError(f"GetBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
         if t is E.Put or t is E.Put1:
             if len(ev.data) > self.max_msg_length:  # type: ignore[union-attr]
                 raise RemoteProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]

@@ -160,6 +160,30 @@ class Get:
 
 
 @dataclass(slots=True)
+class GetBatch:
+    """Up to ``max_messages`` destructive gets in one request (about ``max_bytes`` of data),
+    each taken as MQGET takes it with ``options``; no match options. Answered by a
+    GetBatchReply, by a GetReply when the request waited and one message ended the wait,
+    or by a Reply with the reason when nothing could be got."""
+
+    corr: int
+    hobj: int
+    options: int = C.MQGMO_NO_WAIT
+    wait_interval: int = 0
+    max_messages: int = 100
+    max_bytes: int = 1024 * 1024
+    buffer_length: int = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class GetBatchReply:
+    """The messages a GetBatch got, in delivery order."""
+
+    corr: int
+    items: list[tuple[bytes, bytes, int, bytes, Properties | None]]  # (MQMD, data, length, MsgToken, properties)
+
+
+@dataclass(slots=True)
 class GetReply:
     """A message. ``md_bytes`` is the MQMD exactly as sent, for lazy decoding."""
 
@@ -313,8 +337,8 @@ class Reply:
     detail: str = ""
 
 
-Request = Connect | Disconnect | Open | Close | Put | Put1 | Get | Commit | Backout | Inquire | Set | Stat | Consume
-ReplyEvent = ConnectReply | OpenReply | PutReply | GetReply | InquireReply | StatReply | HeartbeatReply | Reply
+Request = Connect | Disconnect | Open | Close | Put | Put1 | Get | GetBatch | Commit | Backout | Inquire | Set | Stat | Consume
+ReplyEvent = ConnectReply | OpenReply | PutReply | GetReply | GetBatchReply | InquireReply | StatReply | HeartbeatReply | Reply
 ClientEvent = Request | PutBatch | Heartbeat | HeartbeatReply | Credit
 ServerEvent = ReplyEvent | Pushed | PushedBatch | PersistentNext | Ending | Heartbeat
 Event = ClientEvent | ServerEvent

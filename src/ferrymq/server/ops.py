@@ -167,6 +167,30 @@ def _get(h: ClientHandler, ev: E.Get) -> None:
     h.server.after_engine_call(h)
 
 
+def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
+    """Several destructive gets in one request (each an MQGET; a wait ends with one message)."""
+    # Truncated messages are never taken by a batch: one that does not fit comes back alone,
+    # as a GetReply with MQRC_TRUNCATED_MSG_FAILED, and stays on the queue.
+    gmo = GetOptions(ev.options & ~C.MQGMO_ACCEPT_TRUNCATED_MSG, ev.wait_interval, C.MQMO_NONE, msg_handle=True)
+    results, stop = h.qmgr.get_many(h.hconn, ev.hobj, _READ_AHEAD_MD, gmo, ev.buffer_length, ev.max_messages,
+                                    ev.max_bytes)
+    if results and results[-1].reason == C.MQRC_TRUNCATED_MSG_FAILED:
+        last = results.pop()
+        if not results:
+            _reply(h, get_reply(ev.corr, last))
+            h.server.after_engine_call(h)
+            return
+    if results:
+        items = [(pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties) for r in results]
+        _reply(h, E.GetBatchReply(ev.corr, items))
+    elif isinstance(stop, Waiting):
+        h.qmgr.take_sync_lsn()
+        h.server.add_waiter(stop.waiter_id, h, ev.corr, ev.hobj, None if ev.wait_interval < 0 else ev.wait_interval / 1000)
+    elif stop is not None:
+        raise stop
+    h.server.after_engine_call(h)
+
+
 def get_reply(corr: int, r: GetResult) -> E.GetReply:
     return E.GetReply(corr, pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
                       r.comp, r.reason)
@@ -342,6 +366,7 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     E.Put1: _put1,
     E.PutBatch: _put_batch,
     E.Get: _get,
+    E.GetBatch: _get_batch,
     E.Commit: _commit,
     E.Backout: _backout,
     E.Inquire: _inquire,
