@@ -55,38 +55,25 @@ def test_mixed_persistence_and_properties_keep_put_order(embedded: EmbeddedQueue
     assert got[2].properties == {"k": 1} and got[3].properties in (None, {})
 
 
-def test_a_version_1_client_gets_one_pushed_frame_per_message(embedded: EmbeddedQueueManager) -> None:
+def test_a_version_1_client_is_refused_at_connect_naming_both_ranges(embedded: EmbeddedQueueManager) -> None:
     import socket
 
-    from ferrymq.mq import constants as C
     from ferrymq.protocol import events as E
     from ferrymq.protocol.connection import NEED_DATA, ClientConnection
 
-    with fc.connect("QM1", addr(embedded.port)) as qm:
-        q = qm.open("Q3", async_put=True)
-        for i in range(20):
-            q.put(b"%d" % i, persistent=False)
-        assert qm.stat().successes == 20
     c = ClientConnection()
     with socket.create_connection(("127.0.0.1", embedded.port)) as sock:
         sock.settimeout(10)
-
-        def exchange(*evs: E.ClientEvent, until: int = 1) -> list[object]:
-            sock.sendall(b"".join(c.send(ev) for ev in evs))
-            got: list[object] = []
-            while len(got) < until:
-                c.receive_data(sock.recv(65536))
-                while (ev := c.next_event()) is not NEED_DATA:
-                    got.append(ev)
-            return got
-
-        (reply,) = exchange(E.Connect(1, "QM1", max_version=1))
-        assert isinstance(reply, E.ConnectReply) and reply.version == 1
-        (opened,) = exchange(E.Open(2, "Q3", C.MQOO_INPUT_SHARED))
-        assert isinstance(opened, E.OpenReply)
-        pushed = exchange(E.Consume(3, opened.hobj, 100), until=20)
-    assert [type(p) for p in pushed] == [E.Pushed] * 20
-    assert [p.data for p in pushed] == [b"%d" % i for i in range(20)]  # type: ignore[attr-defined]
+        sock.sendall(c.send(E.Connect(1, "QM1", min_version=1, max_version=1)))
+        reply: object = NEED_DATA
+        while reply is NEED_DATA:
+            c.receive_data(sock.recv(65536))
+            reply = c.next_event()
+    assert isinstance(reply, E.ConnectReply)
+    assert (reply.comp, reply.reason) == (2, 2012)  # MQRC_ENVIRONMENT_ERROR
+    assert "client speaks versions 1..1; server 2..2" in reply.detail
+    with fc.connect("QM1", addr(embedded.port)) as qm:  # the server serves everyone else
+        qm.open("Q1").put(b"still here", persistent=False)
 
 
 def test_get_batch_takes_in_order_under_a_unit_of_work(embedded: EmbeddedQueueManager) -> None:

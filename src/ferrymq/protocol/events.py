@@ -22,8 +22,10 @@ from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
 PROTOCOL_VERSION = 2
-"""2 added PutBatch and PushedBatch; both ends send them only when 2 was agreed."""
-MIN_PROTOCOL_VERSION = 1
+"""2 added the batch frames and carries typed message properties in the payload of PUT,
+PUT1, GET_REPLY and PUSHED; a version-1 peer is refused at CONNECT (its frames have the
+old layout), so every conversation speaks 2."""
+MIN_PROTOCOL_VERSION = 2
 BATCH_VERSION = 2
 
 Properties = PropertySet  # typed message properties (a plain mapping is accepted when sending)
