@@ -470,10 +470,8 @@ class AsyncQueue:
         """Up to ``max_messages`` messages in one round trip; see ``Queue.get_batch``."""
         c = self.client
         sp = c._in_tx if syncpoint is None else syncpoint
-        ev = None
-        if not (self.read_ahead and S.can_read_ahead(None, None, sp)):  # read-ahead: its buffer comes first
-            ev = S.get_batch_event(c._s, self.hobj, max_messages=max_messages, max_bytes=max_bytes, wait=wait,
-                                   syncpoint=sp)
+        ev = S.get_batch_event(c._s, self.hobj, max_messages=max_messages, max_bytes=max_bytes, wait=wait,
+                               syncpoint=sp, read_ahead=self.read_ahead)
         if ev is not None:
             return S.messages_from(await c._call(ev))
         out: list[Message] = []

@@ -262,9 +262,10 @@ def check(reply: Any) -> Any:
 
 
 def get_batch_event(session: Session, hobj: int, *, max_messages: int, max_bytes: int, wait: float | None,
-                    syncpoint: bool) -> E.GetBatch | None:
-    """The GET_BATCH for ``Queue.get_batch``; None when the server predates batches."""
-    if session.conn.version < E.BATCH_VERSION:
+                    syncpoint: bool, read_ahead: int) -> E.GetBatch | None:
+    """The GET_BATCH for ``Queue.get_batch``; None when the caller must use ordinary gets
+    (a read-ahead handle, whose buffered messages come first)."""
+    if (read_ahead and can_read_ahead(None, None, syncpoint)) or session.conn.version < E.BATCH_VERSION:
         return None
     if not 0 < max_messages <= MAX_BATCH:
         raise ValueError(f"max_messages must be 1..{MAX_BATCH}, not {max_messages}")
