@@ -271,7 +271,10 @@ class Client(SequenceCalls):
         ``read_ahead=N`` lets the server push up to N messages ahead of ``get()`` calls
         (outside syncpoint, no selection: those gets still go to the server).
         ``async_put=True`` makes ``put()`` not wait for the queue manager (MQPMO_ASYNC_RESPONSE);
-        check outcomes with ``stat()``.
+        check outcomes with ``stat()``. This blocking client has no thread of its own: it sends
+        asynchronous puts together, once 64 KiB have gathered or with the next call that
+        talks to the queue manager (any get, put, commit, ``stat()``...). A program that puts
+        asynchronously and then waits for something else should call ``stat()`` first.
 
         Raises:
             UnknownObjectName: no such queue; MQError for other reasons.
