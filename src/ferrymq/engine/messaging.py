@@ -102,7 +102,8 @@ class Messaging(Reports):
         props = PropertySet.of(properties) if properties else None
         v6 = False
         if props or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT:
-            md, data, props, v6 = propctl.on_put(md, data, props, int(qa["PROPCTL"]))
+            rule = propctl.put_control(int(qa["PROPCTL"]), None if h.alias is None else int(h.alias["PROPCTL"]))
+            md, data, props, v6 = propctl.on_put(md, data, props, rule)
         size = len(data)
         qmgr_max = self.qmgr_attr("MAXMSGL")
         if size > qmgr_max:

@@ -17,14 +17,14 @@ At get, the queue's PROPCTL and the MQGMO_PROPERTIES_* option decide (the seed's
 | AS_Q_DEF + NONE | handle | none |
 | AS_Q_DEF + ALL | handle | MQRFH2 |
 | AS_Q_DEF + FORCE, or PROPERTIES_FORCE_MQRFH2 | MQRFH2 (handle empty) | MQRFH2 |
-| AS_Q_DEF + V6COMPAT, message put to a V6COMPAT queue | handle-set properties to the handle, the MQRFH2 as put | both in the data |
+| AS_Q_DEF + V6COMPAT, every queue the message crossed V6COMPAT | handle-set properties to the handle, the MQRFH2 as put | both in the data |
 | PROPERTIES_IN_HANDLE | handle | MQRC_HMSG_ERROR |
 | NO_PROPERTIES | none (handle empty) | none |
 """
 
 from __future__ import annotations
 
-from ferrymq.errors import failed
+from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.properties.rfh2map import absorb, is_compat_name, with_rfh2
@@ -46,6 +46,26 @@ def check_get(options: int, msg_handle: bool) -> None:
         raise failed(C.MQRC_OPTIONS_ERROR, "at most one MQGMO_PROPERTIES_* option may be given")
     if chosen == C.MQGMO_PROPERTIES_IN_HANDLE and not msg_handle:
         raise failed(C.MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE needs a message handle (MQGMO MsgHandle)")
+
+
+def put_control(target: int, alias: int | None) -> int:
+    """The PROPCTL a put obeys: V6COMPAT only when every queue the message is placed on
+    through this call (the alias opened, the queue it resolves to) is V6COMPAT — the seed's
+    rule — else the target's own value."""
+    if target == C.MQPROP_V6COMPAT and alias is not None and alias != C.MQPROP_V6COMPAT:
+        return C.MQPROP_COMPATIBILITY
+    return target
+
+
+def leave_v6(md: MQMD, data: bytes, props: PropertySet | None) -> tuple[MQMD, bytes, PropertySet | None]:
+    """A V6COMPAT message moving onto a queue that is not V6COMPAT: from there on it is an
+    ordinary message, its MQRFH2 read as an ordinary put would have read it. An MQRFH2 that
+    does not parse stays in the data as it is (the message was accepted; it is not lost)."""
+    try:
+        md, data, props, _ = on_put(md, data, props, C.MQPROP_COMPATIBILITY)
+    except MQError:
+        pass
+    return md, data, props
 
 
 def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tuple[MQMD, bytes, PropertySet | None, bool]:
@@ -114,7 +134,7 @@ def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: 
                 return md.replace(format=fmt), body, None
             return md, data, None
         # Any other rule reads the MQRFH2 as a put to an ordinary queue would have.
-        md, data, props, _ = on_put(md, data, props, C.MQPROP_COMPATIBILITY)
+        md, data, props = leave_v6(md, data, props)
     all_props = props or PropertySet()
     if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or (chosen == 0 and propctl == C.MQPROP_FORCE_MQRFH2):
         dest = "rfh2"

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping, Sequence
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine import sequence_access, validate, xa
+from ferrymq.engine import propctl, sequence_access, validate, xa
 from ferrymq.engine.api import Clock, Delivery, InquireResult, ObjectDescriptor, OpenResult, PutOptions, PutResult
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
@@ -401,8 +401,15 @@ class QueueManager(Messaging):
                 log.warning("event=poison_message_kept queue=%s seq=%d backout_count=%d", q.name, msg.seq, msg.md.backout_count)
                 return False
         assert target is not None
+        props, v6 = msg.properties, msg.v6
+        if v6 and (reason or target["PROPCTL"] != C.MQPROP_V6COMPAT):
+            # V6COMPAT holds only while every queue the message crosses has it. Behind an
+            # MQDLH the putter's MQRFH2 is dead-letter data, read by nobody as properties.
+            v6 = False
+            if not reason:
+                md, data, props = propctl.leave_v6(md, data, props)
         moved = Message(target.name, self.next_sequence(target), md, data, msg.put_at, target.fifo)
-        moved.properties, moved.v6 = msg.properties, msg.v6
+        moved.properties, moved.v6 = props, v6
         txid = self.new_txid()
         if msg.record_id:
             self.journal.delete(msg.record_id, txid)
