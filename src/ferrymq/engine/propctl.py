@@ -64,7 +64,7 @@ def leave_v6(md: MQMD, data: bytes, props: PropertySet | None) -> tuple[MQMD, by
     try:
         md, data, props, _ = on_put(md, data, props, C.MQPROP_COMPATIBILITY)
     except MQError:
-        pass
+        return md, data, props
     return md, data, props
 
 
