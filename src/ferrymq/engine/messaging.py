@@ -338,11 +338,14 @@ class Messaging(Reports):
         expired: list[Message] = []
         found: Message | None = None
         keys: Iterator[tuple[int, int]]
+        view = h.selection  # a selection string: only what it accepts (engine.selection)
         if want_token is not None:
             keys = iter(())
             cand = messages.by_seq.get(int.from_bytes(want_token[:8], "big"))
             if cand is not None and cand.token == want_token and (after is None or cand.key > after):
                 keys = iter((cand.key,))
+        elif view is not None and want_msg is None and want_correl is None:
+            keys, view = view.keys(after), None  # these keys are selected already
         else:
             keys = messages.candidates(want_msg, want_correl, after)
         for key in keys:
@@ -358,6 +361,8 @@ class Messaging(Reports):
                         or (want_seqno is not None and mmd.msg_seq_number != want_seqno)
                         or (want_offset is not None and mmd.offset != want_offset)):
                     continue
+            if view is not None and not view.accepts(m):
+                continue
             if m.expired(now):
                 expired.append(m)
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
+from typing import Protocol
 
 from sortedcontainers import SortedList
 
@@ -22,8 +23,16 @@ from ferrymq.wire.mqmd import NONE_ID
 Key = tuple[int, int]
 
 
+class Watcher(Protocol):
+    """Told of every message that enters or leaves the index (a handle's selection view)."""
+
+    def inserted(self, msg: Message) -> None: ...
+
+    def removed(self, msg: Message) -> None: ...
+
+
 class MessageQueue:
-    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "order", "uncommitted")
+    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "order", "uncommitted", "watchers")
 
     def __init__(self) -> None:
         self.by_seq: dict[int, Message] = {}
@@ -32,6 +41,7 @@ class MessageQueue:
         self.by_msg_id: dict[bytes, list[Key]] = {}
         self.by_correl_id: dict[bytes, list[Key]] = {}
         self.uncommitted = 0
+        self.watchers: list[Watcher] = []
 
     def __len__(self) -> int:
         return len(self.by_seq)
@@ -46,6 +56,9 @@ class MessageQueue:
         bisect.insort(self.by_msg_id.setdefault(msg.msg_id, []), msg.key)
         if msg.correl_id != NONE_ID:
             bisect.insort(self.by_correl_id.setdefault(msg.correl_id, []), msg.key)
+        if self.watchers:
+            for w in self.watchers:
+                w.inserted(msg)
 
     def load(self, msgs: list[Message]) -> None:
         """Fill an empty index at once (recovery): one sort instead of a million inserts."""
@@ -64,6 +77,9 @@ class MessageQueue:
         _unindex(self.by_msg_id, msg.msg_id, msg.key)
         if msg.correl_id != NONE_ID:
             _unindex(self.by_correl_id, msg.correl_id, msg.key)
+        if self.watchers:
+            for w in self.watchers:
+                w.removed(msg)
 
     def get(self, key: Key) -> Message | None:
         return self.by_seq.get(key[1])

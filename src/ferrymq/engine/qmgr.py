@@ -19,6 +19,8 @@ from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
 from ferrymq.engine.messaging import Messaging
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
+from ferrymq.engine.selection import SelectionView, selector_for_open
+from ferrymq.engine.selector import Selector
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import constants as C
@@ -153,10 +155,12 @@ class QueueManager(Messaging):
         """MQOPEN a queue (local, alias or model) or the queue manager object.
 
         Raises:
-            MQError: 2046, 2043, 2045, 2085, 2082, 2001, 2087, 2042, 2161, 2011, 2100 ...
+            MQError: 2046, 2043, 2045, 2085, 2082, 2001, 2087, 2042, 2161, 2011, 2100 ...;
+                for a SelectionString 2516, 2519, 2459, 2504 (see engine.selection).
         """
         conn = self.conn(hconn)
         validate.open_options(options)
+        selector = selector_for_open(od.selection_string, od.object_type, options)
         self.check_quiescing(options, C.MQOO_FAIL_IF_QUIESCING)
         if len(conn.handles) >= self.qmgr_attr("MAXHANDS"):
             raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({self.qmgr_attr('MAXHANDS')}) handles")
@@ -196,10 +200,10 @@ class QueueManager(Messaging):
             if not obj.temporary:
                 self._persist_object(obj)
             input_mode = self._input_mode(obj, options) if options & _INPUT else 0
-            opened = self._new_handle(conn, options, obj.name, obj, None, input_mode)
+            opened = self._new_handle(conn, options, obj.name, obj, None, input_mode, selector)
             obj.owner_hobj = opened.hobj
             return opened
-        return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode)
+        return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode, selector)
 
     def _input_mode(self, q: QueueObject, options: int) -> int:
         mode = options & (C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE) or int(q["DEFSOPT"])
@@ -210,10 +214,13 @@ class QueueManager(Messaging):
         return mode
 
     def _new_handle(self, conn: Connection, options: int, name: str, q: QueueObject | None,
-                    alias: QueueObject | None, input_mode: int) -> OpenResult:
+                    alias: QueueObject | None, input_mode: int, selector: Selector | None = None) -> OpenResult:
         hobj = self._next_hobj
         self._next_hobj += 1
         h = Handle(hobj, conn.hconn, options, name, q, alias, input_mode)
+        if selector is not None and q is not None:
+            h.selection = SelectionView(selector, q.messages)
+            q.messages.watchers.append(h.selection)
         conn.handles[hobj] = h
         self.handles[hobj] = h
         if q is not None:
@@ -267,6 +274,8 @@ class QueueManager(Messaging):
             h.locked.locked_by = 0
             h.locked = None
             self.wake(q)
+        if h.selection is not None:
+            q.messages.watchers.remove(h.selection)
         q.handles.discard(h.hobj)
         if h.input_mode:
             q.input_count -= 1

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ferrymq.engine.message import Message
 from ferrymq.engine.msgqueue import Key
 from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.selection import SelectionView
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -43,6 +44,7 @@ class Handle:
     under_cursor: Message | None = None  # the message the browse cursor is on
     locked: Message | None = None
     saved_context: MQMD | None = None  # the context of the last message got (MQOO_SAVE_ALL_CONTEXT)
+    selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
     deleted: bool = False
 
 

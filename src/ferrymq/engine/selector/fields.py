@@ -63,6 +63,13 @@ def message_lookup(msg: Message) -> Callable[[str], Value]:
         if field is not None:
             return field(msg)
         value = props.get(name)
+        if value is None and props:  # usr.color and color are one property (properties.rules)
+            if name.startswith("usr."):
+                other = None if "." in name[4:] else name[4:]
+            else:
+                other = None if "." in name else "usr." + name
+            if other is not None:
+                value = props.get(other)
         # A byte string is no JMS type: a selector sees it as unknown, like an absent property.
         return None if isinstance(value, (bytes, bytearray)) else value  # type: ignore[return-value]
     return get
