@@ -62,7 +62,8 @@ def test_pymqi_message_handles_carry_every_type(qmgr: pymqi.QueueManager) -> Non
     put_h.properties.set("long", "x" * 100)
     with pytest.raises(pymqi.MQMIError) as exc:
         put_h.properties.get("long")  # pymqi's default Value area is 64 bytes
-    assert (exc.value.reason, exc.value.data_length) == (CMQC.MQRC_PROPERTY_VALUE_TOO_BIG, 100)
+    assert (exc.value.comp, exc.value.reason, exc.value.data_length, exc.value.value) == (
+        CMQC.MQCC_WARNING, CMQC.MQRC_PROPERTY_VALUE_TOO_BIG, 100, "x" * 64)
     assert put_h.properties.get("long", max_value_length=100) == "x" * 100
     assert p.get("Root.MQMD.Format") == md.Format.decode().rstrip() or p.get("Root.MQMD.Format").rstrip() == "MQSTR"
     q.close()

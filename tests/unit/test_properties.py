@@ -191,15 +191,42 @@ def test_usr_prefix_names_the_same_property() -> None:
     assert h.inquire("color").value == "red"
 
 
-def test_value_too_big_leaves_the_cursor() -> None:
+def test_value_too_big_is_a_warning_with_the_value_truncated_and_under_the_cursor() -> None:
     h = MessageHandleState()
-    h.set("a", "x" * 100, C.MQTYPE_STRING)
     h.set("b", "y", C.MQTYPE_STRING)
+    h.set("a", "é" * 50, C.MQTYPE_STRING)  # 100 bytes in UTF-8
+    h.set("c", b"\1" * 10, C.MQTYPE_BYTE_STRING)
+    assert h.inquire("%").name == "b"
     with pytest.raises(ValueTooBig) as exc:
-        h.inquire("%", value_buffer=64)
-    assert (exc.value.comp, exc.value.reason, exc.value.data_length) == (C.MQCC_FAILED, C.MQRC_PROPERTY_VALUE_TOO_BIG,
+        h.inquire("%", C.MQIMPO_INQ_NEXT, value_buffer=63)
+    assert (exc.value.comp, exc.value.reason, exc.value.data_length) == (C.MQCC_WARNING, C.MQRC_PROPERTY_VALUE_TOO_BIG,
                                                                            100)
-    assert h.inquire("%", value_buffer=100).name == "a"  # still the first
+    assert exc.value.inquired.value == "é" * 31 and exc.value.inquired.name == "a"  # cut on a character
+    again = h.inquire("%", C.MQIMPO_INQ_PROP_UNDER_CURSOR, value_buffer=100)  # IBM's advice: read it whole
+    assert (again.name, again.value) == ("a", "é" * 50)
+    assert h.inquire("%", C.MQIMPO_INQ_NEXT).name == "c"  # the walk goes on after it
+    with pytest.raises(ValueTooBig) as exc:
+        h.inquire("c", value_buffer=4)
+    assert exc.value.inquired.value == b"\1" * 4
+
+
+def test_inquiry_returns_jms_and_mqps_names_under_their_synonyms() -> None:
+    h = MessageHandleState()
+    h.set("JMSExpiration", 5, C.MQTYPE_INT64)
+    h.set("JMSType", "t", C.MQTYPE_STRING)
+    h.set("usr.color", "red", C.MQTYPE_STRING)
+    h.props.set("mqps.Top", "a/b")  # as an MQRFH2 put brings it
+    h.props.set("mcd.Msd", "jms_text")
+    names = [h.inquire("%").name]
+    while True:
+        try:
+            names.append(h.inquire("%", C.MQIMPO_INQ_NEXT).name)
+        except MQError:
+            break
+    assert names == ["JMSExpiration", "JMSType", "color", "MQTopicString", "mcd.Msd"]  # each once
+    assert h.inquire("jms.Exp").name == "JMSExpiration" and h.inquire("J%").value == 5
+    assert h.inquire("MQTopicString").value == "a/b" and h.inquire("mqps.%").name == "MQTopicString"
+    assert h.inquire("mcd.%").name == "JMSType"
 
 
 def test_missing_property() -> None:
@@ -352,3 +379,19 @@ def test_typed_properties_survive_a_restart(env: Env) -> None:
     assert list(got.properties.typed_items()) == list(_full_set().typed_items())
     got = env.qm.get(env.hconn, env.open("V6"), MQMD(), GetOptions(msg_handle=True), 1000)
     assert isinstance(got, GetResult) and got.data == as_put  # still exactly as put
+
+
+def test_a_put_resets_the_property_cursor() -> None:
+    import ferrymq.pymqi as pymqi
+    from ferrymq.pymqi.handles import outgoing
+
+    h = pymqi.MessageHandle()
+    h.properties.set("a", "1")
+    assert h.properties.get("%") == ("1", b"a")
+    assert h.properties.get("x", impo_options=C.MQIMPO_INQ_PROP_UNDER_CURSOR) == "1"
+    props = outgoing(pymqi.PMO(Version=C.MQPMO_VERSION_3, NewMsgHandle=h.msg_handle))
+    assert props is not None and dict(props) == {"a": "1"}
+    with pytest.raises(pymqi.MQMIError) as exc:  # IBM: the cursor is reset by an MQPUT naming the handle
+        h.properties.get("x", impo_options=C.MQIMPO_INQ_PROP_UNDER_CURSOR)
+    assert (exc.value.comp, exc.value.reason) == (C.MQCC_FAILED, C.MQRC_PROPERTY_NOT_AVAILABLE)
+    h.dlt()

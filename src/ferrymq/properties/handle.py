@@ -25,12 +25,15 @@ _FIXED_LENGTH = {C.MQTYPE_NULL: 0, C.MQTYPE_BOOLEAN: 4, C.MQTYPE_INT8: 1, C.MQTY
 
 
 class ValueTooBig(MQError):
-    """MQINQMP: the value does not fit the caller's buffer (MQRC_PROPERTY_VALUE_TOO_BIG);
-    ``data_length`` is the length it needs."""
+    """MQINQMP: the value does not fit the caller's Value area. IBM completes with
+    MQCC_WARNING and MQRC_PROPERTY_VALUE_TOO_BIG, returns as much of the value as fits
+    (``inquired``, whose ``data_length`` is the full length) and leaves the property under
+    the cursor, so MQIMPO_INQ_PROP_UNDER_CURSOR with a bigger area reads it whole."""
 
-    def __init__(self, data_length: int, detail: str) -> None:
-        super().__init__(C.MQCC_FAILED, C.MQRC_PROPERTY_VALUE_TOO_BIG, detail)
-        self.data_length = data_length
+    def __init__(self, inquired: Inquired, detail: str) -> None:
+        super().__init__(C.MQCC_WARNING, C.MQRC_PROPERTY_VALUE_TOO_BIG, detail)
+        self.inquired = inquired
+        self.data_length = inquired.data_length
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,13 @@ class MessageHandleState:
     @staticmethod
     def _stored_name(name: str) -> str:
         jms = rules.JMS_NAMES.get(name)
-        return jms[1] if jms is not None and jms[1] is not None else rules.canonical(name)
+        if jms is not None and jms[1] is not None:
+            return jms[1]
+        return rules.SYNONYMS.get(name) or rules.canonical(name)
+
+    def forget_cursor(self) -> None:
+        """The handle went with an MQPUT (or MQGET): IBM resets the property cursor."""
+        self._cursor = self._pattern = None
 
     # -- MQINQMP ---------------------------------------------------------------------------
     def inquire(self, name: str, options: int = C.MQIMPO_INQ_FIRST, ptype: int = C.MQTYPE_AS_SET,
@@ -125,14 +134,15 @@ class MessageHandleState:
 
         Raises:
             MQError: MQRC_IMPO_ERROR, MQRC_PROPERTY_NAME_LENGTH_ERR, MQRC_PROPERTY_NAME_ERROR,
-                MQRC_PROPERTY_NOT_AVAILABLE (no (further) match), ValueTooBig
-                (MQRC_PROPERTY_VALUE_TOO_BIG, cursor unchanged), and the conversion reasons
+                MQRC_PROPERTY_NOT_AVAILABLE (no (further) match), ValueTooBig (a warning:
+                the value truncated, the property under the cursor), and the conversion reasons
                 of rules.convert.
         """
         if options & ~_IMPO_KNOWN or (options & C.MQIMPO_INQ_NEXT and options & C.MQIMPO_INQ_PROP_UNDER_CURSOR):
             raise failed(C.MQRC_IMPO_ERROR, f"MQIMPO Options 0x{options:X} are not valid")
         rules.check_length(name)
-        rules.check_name(name, wildcard=True)
+        if name not in rules.SYNONYMS:  # MQTopicString is inquired, never set
+            rules.check_name(name, wildcard=True)
         found: tuple[str, Property] | None = None
         if name.startswith(rules.ROOT_MQMD) and name[len(rules.ROOT_MQMD):] in rules.MQMD_FIELDS:
             field = name[len(rules.ROOT_MQMD):]
@@ -159,11 +169,13 @@ class MessageHandleState:
         if options & C.MQIMPO_CONVERT_TYPE:
             rtype, rvalue = rules.convert(prop.type, prop.value, ptype)
         length = value_length(rtype, rvalue)
-        if value_buffer is not None and length > value_buffer and not options & C.MQIMPO_QUERY_LENGTH:
-            raise ValueTooBig(length, f"{pname} needs {length} bytes, the buffer has {value_buffer}")
         if not pname.startswith(rules.ROOT_MQMD):
             self._cursor, self._pattern = pname, name
-        return Inquired(pname, rtype, rvalue, prop.pd, length)
+        returned = rules.RETURNED_NAMES.get(pname, pname)
+        if value_buffer is not None and length > value_buffer and not options & C.MQIMPO_QUERY_LENGTH:
+            part = Inquired(returned, rtype, _truncated(rvalue, value_buffer), prop.pd, length)
+            raise ValueTooBig(part, f"{returned} needs {length} bytes, the Value area has {value_buffer}")
+        return Inquired(returned, rtype, rvalue, prop.pd, length)
 
     # -- MQDLTMP ---------------------------------------------------------------------------
     def delete(self, name: str, options: int = C.MQDMPO_DEL_FIRST) -> MQError | None:
@@ -202,6 +214,16 @@ class MessageHandleState:
         self.props = props.copy() if props is not None else PropertySet()
         self.md_fields = dict(md_fields or {})
         self._cursor = self._pattern = None
+
+
+def _truncated(value: Value, room: int) -> Value:
+    """As much of a value as fits ``room`` bytes of the Value area (strings cut on a
+    character boundary); None when not even a fixed-size value fits."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")[: max(room, 0)].decode("utf-8", "ignore")
+    if isinstance(value, bytes):
+        return value[: max(room, 0)]
+    return None
 
 
 def md_fields_of(md: object) -> dict[str, Value]:

@@ -49,6 +49,12 @@ JMS_NAMES: dict[str, tuple[int, str | None]] = {
     "JMSXUserID": (C.MQTYPE_STRING, None),
 }
 
+# MQINQMP returns a property that has a well-known synonym under that synonym (once): the
+# JMS header name for jms./mcd. fields, MQTopicString for mqps.Top. (usr.x comes back as x.)
+RETURNED_NAMES: dict[str, str] = {stored: jms for jms, (_t, stored) in JMS_NAMES.items() if stored is not None}
+RETURNED_NAMES["mqps.Top"] = "MQTopicString"
+SYNONYMS: dict[str, str] = {v: k for k, v in RETURNED_NAMES.items()}
+
 _S, _I, _B = C.MQTYPE_STRING, C.MQTYPE_INT32, C.MQTYPE_BYTE_STRING
 MQMD_FIELDS: dict[str, int] = {
     "Report": _I, "MsgType": _I, "Expiry": _I, "Feedback": _I, "Encoding": _I, "CodedCharSetId": _I,
@@ -81,7 +87,8 @@ def reserved_type(name: str) -> int | None:
 
 
 def check_name(name: str, *, wildcard: bool = False) -> None:
-    """IBM's property-name rules (``wildcard``: a trailing ``%`` is allowed, MQINQMP).
+    """IBM's property-name rules (``wildcard``: MQINQMP's, a trailing ``%`` allowed and the
+    queue manager's mq* names readable).
 
     Raises:
         MQError: MQRC_PROPERTY_NAME_LENGTH_ERR or MQRC_PROPERTY_NAME_ERROR.
@@ -100,7 +107,9 @@ def check_name(name: str, *, wildcard: bool = False) -> None:
         raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r} is not a property name (dot-separated identifiers)")
     if body.startswith(("JMS", "usr.JMS", ROOT_MQMD)):
         raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r}: names starting JMS or Root.MQMD. are reserved")
-    if body[:2].lower() == "mq" and not body.startswith("mq_usr."):
+    # The queue manager's own mq* properties (mqps.Top, mqext.Dly from an MQRFH2) may be
+    # inquired; only setting and deleting them is refused.
+    if body[:2].lower() == "mq" and not body.startswith("mq_usr.") and not wildcard:
         raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r}: names starting 'mq' are reserved to the queue manager")
     if not wildcard and parts[-1].upper() in SQL_WORDS:
         raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r}: {parts[-1]} is a selector keyword")
@@ -116,11 +125,14 @@ def canonical(name: str) -> str:
 
 def matches(pattern: str, name: str) -> bool:
     """MQINQMP name matching: exact, or a prefix when the pattern ends with ``%``; a
-    pattern in ``usr.`` also sees the folderless names kept for usr properties."""
+    pattern in ``usr.`` also sees the folderless names kept for usr properties, and one
+    that names a synonym (``JMS%``, ``MQTopicString``) sees the property it stands for."""
     full = name if "." in name else "usr." + name
+    other = RETURNED_NAMES.get(name, full)
     if pattern.endswith("%"):
-        return name.startswith(pattern[:-1]) or full.startswith(pattern[:-1])
-    return name == pattern or full == pattern
+        stem = pattern[:-1]
+        return name.startswith(stem) or full.startswith(stem) or other.startswith(stem)
+    return pattern in (name, full, other)
 
 
 _TO_INT = {C.MQTYPE_INT8, C.MQTYPE_INT16, C.MQTYPE_INT32, C.MQTYPE_INT64}

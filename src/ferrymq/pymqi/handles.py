@@ -47,7 +47,9 @@ def outgoing(pmo: Any) -> PropertySet | None:
     out = PropertySet()
     for hmsg in (pmo.OriginalMsgHandle, pmo.NewMsgHandle):
         if hmsg != C.MQHM_NONE:
-            out.update_from(state_of(hmsg).outgoing())
+            st = state_of(hmsg)
+            out.update_from(st.outgoing())
+            st.forget_cursor()
     return out or None
 
 
@@ -105,7 +107,8 @@ class MessageHandle:
 
             Raises:
                 MQMIError: e.g. 2471 (MQRC_PROPERTY_NOT_AVAILABLE) with ``value=default``,
-                    2469 (MQRC_PROPERTY_VALUE_TOO_BIG) with ``data_length``.
+                    2469 (MQRC_PROPERTY_VALUE_TOO_BIG, MQCC_WARNING) with ``data_length`` and
+                    the truncated ``value``; the property is then under the cursor.
             """
             st = state_of(self.msg_handle)
             if impo is not None and not isinstance(impo, IMPO):
@@ -114,8 +117,8 @@ class MessageHandle:
             text = _name(name)
             try:
                 got = st.inquire(text, options, property_type, max_value_length or self.default_value_length)
-            except ValueTooBig as exc:
-                raise _mqmi(exc, value=default, data_length=exc.data_length) from None
+            except ValueTooBig as exc:  # a warning: the value truncated, the property under the cursor
+                raise _mqmi(exc, value=exc.inquired.value, data_length=exc.data_length) from None
             except MQError as exc:
                 raise _mqmi(exc, value=default, data_length=0) from None
             if isinstance(pd, PD):
