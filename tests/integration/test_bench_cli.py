@@ -1,54 +1,110 @@
-"""``ferrymq bench``: tiny bounded runs (no timing is asserted, only shape and honesty)."""
+"""``ferrymq bench``: tiny bounded runs against a real queue manager and the peers on this
+machine (no timing is asserted, only the output's shape and its honesty)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ferrymq.bench.peers import listening
+from ferrymq.bench.contender import listening
 
 
 def ferrymq(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], capture_output=True, text=True, timeout=600,
-                          check=False)
+    return subprocess.run([sys.executable, "-m", "ferrymq.cli", "bench", *args], capture_output=True, text=True,
+                          timeout=240, check=False)
 
 
-def test_help() -> None:
-    done = ferrymq("bench", "--help")
-    assert done.returncode == 0 and "--only" in done.stdout and "--plot" in done.stdout
+def bench_json(*args: str) -> list[dict[str, Any]]:
+    done = ferrymq(*args, "--repeat", "1", "--time-limit", "60", "--output", "json")
+    assert done.returncode == 0, done.stderr
+    rows: list[dict[str, Any]] = json.loads(done.stdout)["results"]
+    return rows
 
 
-def test_json_csv_and_plot(tmp_path: Path) -> None:
+def closed_port() -> int:
+    """A port nothing listens on (bound, never listened, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def test_help_lists_scenarios_and_limits() -> None:
+    done = ferrymq("--help")
+    assert done.returncode == 0
+    for option in ("--scenario", "--producers", "--uow", "--sync-put", "--plot", "--output", "--time-limit"):
+        assert option in done.stdout
+
+
+def test_limits_are_refused_by_name_and_value() -> None:
+    done = ferrymq("--count", "2000000", "--size", "4194304")
+    assert done.returncode == 2
+    assert "2,000,000 x 4,194,304" in done.stderr and "2,147,483,648 B per run" in done.stderr
+    done = ferrymq("--producers", "17")
+    assert done.returncode == 2 and "17" in done.stderr and "1<=x<=16" in done.stderr
+    done = ferrymq("--port", "kafka=9092")
+    assert done.returncode == 2 and "kafka=9092" in done.stderr
+
+
+def test_ferrymq_scenarios_json_and_plot(tmp_path: Path) -> None:
     png = tmp_path / "bench.png"
-    done = ferrymq("bench", "--only", "ferrymq", "--n", "200", "--rr", "20", "--repeat", "1", "--output", "json",
-                   "--plot", str(png))
-    assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
-    r = data["results"]["ferrymq"]
-    assert r["throughput_msgs_per_s"] > 0 and r["request_reply"]["n"] == 20
-    assert r["request_reply"]["p50_us"] <= r["request_reply"]["p99_us"] <= r["request_reply"]["max_us"]
+    rows = bench_json("--only", "ferrymq", "--only", "null-asyncio", "--scenario", "transient",
+                      "--scenario", "request-reply", "--scenario", "pubsub", "--scenario", "machine",
+                      "--count", "300", "--rr", "30", "--plot", str(png))
+    by = {(r["scenario"], r["contender"]): r for r in rows}
+    ours = by["non-persistent", "ferrymq"]
+    assert ours["rate"]["min"] <= ours["rate"]["median"] <= ours["rate"]["max"] and ours["guarantee"]
+    assert set(ours["cpu_us_per_msg"]) == {"producer", "consumer", "server"}
+    null = by["non-persistent", "null-asyncio"]
+    assert null["ferrymq_ratio"] == pytest.approx(ours["rate"]["median"] / null["rate"]["median"])
+    lat = by["request/reply", "ferrymq"]["latency_us"]
+    assert lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99_9"] <= lat["max"]
+    assert sum(by["request/reply", "ferrymq"]["histogram"]["counts"]) == 30
+    assert "until ferrymq has topics" in by["pub/sub fan-out", "ferrymq"]["skipped"]
+    assert by["machine", "disk fdatasync"]["rate"]["median"] > 0
+    assert by["machine", "loopback TCP"]["bytes_per_s"] > 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    done = ferrymq("bench", "--only", "ferrymq", "--n", "100", "--rr", "10", "--repeat", "1", "--output", "csv")
-    rows = list(csv.DictReader(io.StringIO(done.stdout)))
-    assert [row["broker"] for row in rows] == ["ferrymq"] and float(rows[0]["throughput_msgs_per_s"]) > 0
 
 
-@pytest.mark.parametrize(("peer", "port"), [("rabbitmq", 5672), ("nats", 4222), ("mosquitto", 1883)])
-def test_peer_runs_or_is_skipped_with_a_note(peer: str, port: int) -> None:
-    done = ferrymq("bench", "--only", "ferrymq", "--only", peer, "--n", "200", "--rr", "20", "--repeat", "1",
-                   "--output", "json")
+def test_persistent_units_of_work_and_store_as_csv() -> None:
+    done = ferrymq("--only", "ferrymq", "--scenario", "persistent", "--scenario", "store", "--persistent-count",
+                   "200", "--producers", "2", "--consumers", "2", "--uow", "10", "--store-units", "2",
+                   "--store-seconds", "0.5", "--repeat", "1", "--output", "csv")
     assert done.returncode == 0, done.stderr
-    r = json.loads(done.stdout)["results"][peer]
+    rows = {r["contender"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
+    assert set(rows) == {"ferrymq", "ferrymq x1", "ferrymq x2"}
+    assert float(rows["ferrymq"]["median"]) > 0 and rows["ferrymq"]["notes"] == ""
+    assert float(rows["ferrymq x2"]["median"]) > 0
+
+
+@pytest.mark.parametrize(("contender", "port"), [("rabbitmq-pika", 5672), ("nats-core", 4222),
+                                                 ("mosquitto-qos0", 1883)])
+def test_a_peer_runs_beside_ferrymq_or_is_skipped(contender: str, port: int) -> None:
+    rows = bench_json("--only", contender, "--scenario", "transient", "--count", "300")
+    peer = next(r for r in rows if r["contender"] == contender)
     if not listening(port):
-        assert "nothing listening" in r["skipped"]
+        assert peer["skipped"].startswith("not running"), peer
         return
-    assert "skipped" not in r, r
-    assert r["request_reply"]["n"] >= 1 and r["guarantee"]
-    if r["throughput_msgs_per_s"]:
-        assert r["ferrymq_ratio"] > 0
+    assert "skipped" not in peer and peer["guarantee"]
+    if peer.get("rate"):  # an at-most-once broker may drop messages: then a note, no rate
+        assert peer["ferrymq_ratio"] > 0
+    else:
+        assert "lost messages" in peer["notes"][0]
+
+
+def test_a_peer_not_running_is_reported_skipped() -> None:
+    rows = bench_json("--only", "nats-core", "--only", "nats-jetstream", "--scenario", "transient", "--scenario",
+                      "persistent", "--count", "100", "--persistent-count", "100", "--port",
+                      f"nats={closed_port()}")
+    skipped = {r["contender"]: r["skipped"] for r in rows if r["contender"].startswith("nats")}
+    assert set(skipped) == {"nats-core", "nats-jetstream"}
+    assert all(s.startswith("not running: nothing listening on 127.0.0.1:") for s in skipped.values())
+    assert all(r.get("rate") for r in rows if r["contender"] == "ferrymq")

@@ -1,117 +1,178 @@
-"""``ferrymq bench``: ferrymq beside RabbitMQ, NATS and Mosquitto, in one run.
+"""``ferrymq bench``: ferrymq beside RabbitMQ, NATS, Mosquitto and the machine's own limits,
+measured in one run on this machine.
 
-The broker runs and drivers are in ``ferrymq.bench.peers``; this module is the command:
-a live progress line while it runs, then a table (or JSON / CSV) of medians, min-max, the
-request/reply percentiles and ferrymq's ratio to each peer, and optionally a PNG chart.
-Everything targets 127.0.0.1 and is bounded by the counts given.
+The scenarios and contenders are in ``ferrymq.bench``; this module is the command: its
+options and limits, the live progress display, and the output (table, JSON or CSV, and
+optionally a PNG chart).
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import datetime
 import json
+import os
+import shlex
+import sys
 from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ferrymq.bench.peers import DRIVERS, run_suite
+from ferrymq.bench import model as M
+from ferrymq.bench import report
+from ferrymq.bench.registry import CONTENDERS
+from ferrymq.bench.runner import Entry, Runner, machine
 
-BROKERS = tuple(DRIVERS)
-
-
-def _rows(results: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = []
-    for name, r in results.items():
-        rr = r.get("request_reply", {})
-        rows.append({"broker": name, "skipped": r.get("skipped", ""),
-                     "throughput_msgs_per_s": r.get("throughput_msgs_per_s"), "throughput_min": r.get("throughput_min"),
-                     "throughput_max": r.get("throughput_max"), "dropped_runs": r.get("dropped_runs", 0),
-                     "rr_p50_us": rr.get("p50_us"), "rr_p90_us": rr.get("p90_us"), "rr_p99_us": rr.get("p99_us"),
-                     "rr_max_us": rr.get("max_us"), "ferrymq_ratio": r.get("ferrymq_ratio"),
-                     "guarantee": r.get("guarantee", "")})
-    return rows
+SCENARIOS = ("transient", "persistent", "request-reply", "store", "pubsub", "machine")
+PUBSUB_NOTE = "publish/subscribe fan-out: not available until ferrymq has topics (skipped)"
 
 
-def _table(rows: list[dict[str, Any]], n: int) -> Table:
-    t = Table(title="1 producer + 1 consumer process; request/reply round trips", title_justify="left")
-    for col in ("broker", "msgs/s (median)", "min-max", "r/r p50 µs", "r/r p99 µs", "ferrymq / peer", "guarantee"):
-        t.add_column(col, justify="left" if col in ("broker", "guarantee") else "right")
-    for r in rows:
-        if r["skipped"]:
-            t.add_row(r["broker"], "skipped", "", "", "", "", r["skipped"])
-            continue
-        tp = r["throughput_msgs_per_s"]
-        span = f"{r['throughput_min']:,.0f}-{r['throughput_max']:,.0f}" if tp else f"lost messages (of {n})"
-        ratio = f"{r['ferrymq_ratio']:.2f}x" if r["ferrymq_ratio"] else ""
-        t.add_row(r["broker"], f"{tp:,.0f}" if tp else "—", span, f"{r['rr_p50_us']:,.0f}", f"{r['rr_p99_us']:,.0f}",
-                  ratio, r["guarantee"])
-    return t
+FAMILIES = sorted({c.family for c in CONTENDERS.values() if c.family})
 
 
-def _plot(rows: list[dict[str, Any]], path: str) -> None:
+def _ports(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, int]:
+    out = {}
+    for v in values:
+        name, _, port = v.partition("=")
+        if name not in FAMILIES or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise click.BadParameter(f"{v!r}: expected BROKER=PORT with BROKER one of {', '.join(FAMILIES)} "
+                                     "and PORT from 1 to 65535")
+        out[name] = int(port)
+    return out
+
+
+def _plan_size(scenarios: tuple[str, ...], contenders: int, repeat: int, store_units: int) -> int:
+    steps = 0
+    for s in scenarios:
+        if s in ("transient", "persistent", "request-reply"):
+            steps += contenders * repeat
+        elif s == "store":
+            steps += len(M.StoreRuns(store_units, 1, 0).unit_counts())
+        elif s == "machine":
+            steps += repeat
+    return max(steps, 1)
+
+
+def _load() -> str:
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise click.UsageError("--plot needs matplotlib (pip install 'ferrymq[bench]')") from None
-    done = [r for r in rows if not r["skipped"]]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.bar([r["broker"] for r in done], [r["throughput_msgs_per_s"] or 0 for r in done])
-    left.set_title("throughput (msgs/s, median)")
-    for key, label in (("rr_p50_us", "p50"), ("rr_p90_us", "p90"), ("rr_p99_us", "p99")):
-        right.plot([r["broker"] for r in done], [r[key] for r in done], marker="o", label=label)
-    right.set_title("request/reply latency (µs)")
-    right.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "unknown"
+    return f"{one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
 
 
 def register(group: click.Group) -> None:
     """Add ``bench`` to the ``ferrymq`` command group."""
 
     @group.command(name="bench")
-    @click.option("--n", "n", type=click.IntRange(10, 10_000_000), default=20_000, show_default=True,
-                  help="Messages per throughput run.")
-    @click.option("--rr", type=click.IntRange(1, 1_000_000), default=2_000, show_default=True,
-                  help="Request/reply round trips.")
-    @click.option("--size", type=click.IntRange(0, 4 * 1024 * 1024), default=1024, show_default=True,
+    @click.option("--scenario", "scenarios", multiple=True, type=click.Choice(SCENARIOS),
+                  help="Run only these scenarios (repeatable); default: all.")
+    @click.option("--only", "only", multiple=True, type=click.Choice(list(CONTENDERS)),
+                  help="Run only these contenders (repeatable); default: all. ferrymq is always run.")
+    @click.option("--count", "--n", "count", type=click.IntRange(10, M.MAX_COUNT), default=20_000,
+                  show_default=True, help="Messages per non-persistent run (all producers together).")
+    @click.option("--persistent-count", type=click.IntRange(10, M.MAX_COUNT), default=10_000, show_default=True,
+                  help="Messages per persistent run.")
+    @click.option("--size", type=click.IntRange(0, M.MAX_SIZE), default=1024, show_default=True,
                   help="Message size in bytes.")
-    @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True,
-                  help="Throughput runs per broker (the median is reported).")
-    @click.option("--only", "only", multiple=True, type=click.Choice(BROKERS),
-                  help="Run only these brokers (repeatable); default: all.")
+    @click.option("--producers", type=click.IntRange(1, M.MAX_PROCESSES), default=1, show_default=True,
+                  help="Producer processes.")
+    @click.option("--consumers", type=click.IntRange(1, M.MAX_PROCESSES), default=1, show_default=True,
+                  help="Consumer processes.")
+    @click.option("--uow", type=click.IntRange(0, M.MAX_UOW), default=0, show_default=True,
+                  help="Messages per unit of work (0: none); contenders without units of work are skipped.")
+    @click.option("--sync-put", is_flag=True, help="ferrymq producers wait for each put (no asynchronous puts).")
+    @click.option("--round-trips", "--rr", "round_trips", type=click.IntRange(1, M.MAX_ROUND_TRIPS), default=2_000,
+                  show_default=True, help="Request/reply round trips per run.")
+    @click.option("--repeat", type=click.IntRange(1, M.MAX_REPEAT), default=3, show_default=True,
+                  help="Runs per contender and scenario (the median and min-max are reported).")
+    @click.option("--time-limit", type=click.FloatRange(1.0, M.MAX_TIME_LIMIT), default=120.0, show_default=True,
+                  help="Seconds one run may take before it stops and reports no figure.")
+    @click.option("--store-units", type=click.IntRange(1, M.MAX_STORE_UNITS), default=8, show_default=True,
+                  help="Store scenario: up to this many concurrent units of work (1, 2, 4 ... N).")
+    @click.option("--store-seconds", type=click.FloatRange(0.5, 60.0), default=3.0, show_default=True,
+                  help="Store scenario: seconds per number of units.")
+    @click.option("--port", "ports", multiple=True, metavar="BROKER=PORT", callback=_ports,
+                  help="Where a peer broker listens on 127.0.0.1, if not its usual port "
+                       f"(BROKER: {', '.join(FAMILIES)}; repeatable).")
     @click.option("--output", "-o", "output", type=click.Choice(["table", "json", "csv"]), default="table",
-                  show_default=True, help="table, or json / csv for scripts.")
-    @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG chart here.")
-    def bench(n: int, rr: int, size: int, repeat: int, only: tuple[str, ...], output: str, plot: str | None) -> None:
-        """Measure ferrymq beside RabbitMQ, NATS and Mosquitto on this machine, in one run.
+                  show_default=True, help="A table, or JSON / CSV for scripts.")
+    @click.option("--plot", type=click.Path(dir_okay=False, writable=True), default=None,
+                  help="Also write a PNG chart here (throughput by scenario, latency distribution).")
+    def bench(scenarios: tuple[str, ...], only: tuple[str, ...], count: int, persistent_count: int, size: int,
+              producers: int, consumers: int, uow: int, sync_put: bool, round_trips: int, repeat: int,
+              time_limit: float, store_units: int, store_seconds: float, ports: dict[str, int], output: str,
+              plot: str | None) -> None:
+        """Measure ferrymq beside RabbitMQ, NATS, Mosquitto and the machine's ceiling, in one run.
 
-        Each side runs in its own process; peers that are not listening on their usual
-        loopback port are skipped with a note. Results go in bench/RESULTS.md by hand, with
-        the command and the date.
+        Producers, consumers, requesters and responders each run in their own process, on
+        127.0.0.1 only. A peer broker is expected on its usual port (RabbitMQ 5672 as
+        guest, NATS with JetStream 4222, Mosquitto 1883); one that is not running is
+        skipped with a note. Every run is bounded by its count and --time-limit. Record
+        results in bench/RESULTS.md with the command and the date.
         """
-        brokers = list(only) or list(BROKERS)
+        scenarios = scenarios or SCENARIOS
+        flow = M.Flow(count, size, producers, consumers, False, uow, not sync_put, time_limit)
+        pflow = M.Flow(persistent_count, size, producers, consumers, True, uow, not sync_put, time_limit)
+        trips = M.RoundTrips(round_trips, size, time_limit)
+        try:
+            M.check_limits(flow, trips, repeat)
+            M.check_limits(pflow)
+        except M.LimitRefused as exc:
+            raise click.UsageError(str(exc)) from None
+        names = ["ferrymq", *(n for n in CONTENDERS if n in only and n != "ferrymq")] if only else list(CONTENDERS)
+        contenders = [CONTENDERS[n] for n in names]
+        for c in contenders:
+            c.port = ports.get(c.family, c.port)
+        started = datetime.datetime.now(datetime.UTC)
+        load_before = _load()
+        entries: list[Entry] = []
         console = Console(stderr=True)
-        with console.status("starting") as status:
-            results = run_suite(brokers, n, rr, size, repeat,
-                                lambda broker, what: status.update(f"{broker}: {what}"))
-        rows = _rows(results)
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task("starting", total=_plan_size(scenarios, len(contenders), repeat, store_units))
+
+            def say(what: str) -> None:
+                if not progress.tasks[task].description.startswith("starting"):
+                    progress.advance(task)
+                progress.update(task, description=what)
+
+            runner = Runner(contenders, say)
+            try:
+                for s in scenarios:
+                    if s == "transient":
+                        entries += runner.flow(flow, repeat, "non-persistent")
+                    elif s == "persistent":
+                        entries += runner.flow(pflow, repeat, "persistent")
+                    elif s == "request-reply":
+                        entries += runner.round_trips(trips, repeat, "request/reply")
+                    elif s == "store":
+                        entries += runner.store(CONTENDERS["ferrymq"], M.StoreRuns(store_units, max(uow, 1), size,
+                                                                                   store_seconds), "store")
+                    elif s == "machine":
+                        entries += machine(runner.ctx, size, repeat, "machine", say)
+                    else:
+                        entries.append(Entry("pub/sub fan-out", "ferrymq", "ferrymq", "", "", skipped=PUBSUB_NOTE))
+            finally:
+                runner.close()
+        rows = [report.summarise(e) for e in entries]
+        report.add_ratios(rows)
+        meta: dict[str, Any] = {
+            "command": " ".join(["ferrymq", *map(shlex.quote, sys.argv[1:])]) if sys.argv else "ferrymq bench",
+            "started": started.isoformat(timespec="seconds"), "load_before": load_before, "load_after": _load(),
+            "cpus": os.cpu_count(), "size": size, "count": count, "persistent_count": persistent_count,
+            "producers": producers, "consumers": consumers, "uow": uow, "async_put": not sync_put,
+            "round_trips": round_trips, "repeat": repeat, "time_limit": time_limit,
+        }
         if plot:
-            _plot(rows, plot)
+            report.plot(rows, plot)
         if output == "json":
-            click.echo(json.dumps({"ok": True, "n": n, "rr": rr, "size": size, "repeat": repeat, "results": results},
-                                  indent=2))
+            click.echo(json.dumps({"ok": True, **meta, "results": rows}, indent=2))
         elif output == "csv":
-            buf = io.StringIO()
-            writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-            click.echo(buf.getvalue(), nl=False)
+            click.echo(report.to_csv(rows), nl=False)
         else:
-            Console(highlight=False).print(_table(rows, n))
+            title = (f"{size} B messages, {producers} producer / {consumers} consumer process(es)"
+                     f"{f', units of work of {uow}' if uow else ''}; {repeat} run(s) each; "
+                     f"load {meta['load_before']} before, {meta['load_after']} after")
+            Console(highlight=False, width=250).print(report.table(rows, title))
