@@ -218,3 +218,61 @@ def test_put_many_reports_warnings_per_item(env: Env) -> None:
     out = env.qm.put_many(env.hconn, env.open("Q1"), MQMD(priority=12), PutOptions(0), [(bytes(24), b"x")] * 2)
     assert [(e.comp, e.reason) for e in out if e is not None] == [(C.MQCC_WARNING, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)] * 2
     assert env.depth("Q1") == 2
+
+
+# put_many's shared-work path must be indistinguishable from one MQPUT per item: the same
+# outcome per item, the same messages (every MQMD field) on the queue, the same reports.
+_PUT_MANY_CASES = {
+    "plain": ({}, {}, 0, [b"a", b"b", b"c"]),
+    "defaults from the queue": ({"DEFPRTY": 7, "DEFPSIST": "YES"},
+                                {"priority": C.MQPRI_PRIORITY_AS_Q_DEF, "persistence": C.MQPER_PERSISTENCE_AS_Q_DEF},
+                                0, [b"a", b"b"]),
+    "too big mid-run": ({"MAXMSGL": 4}, {}, 0, [b"ab", b"abcdef", b"abcd"]),
+    "full mid-run": ({"MAXDEPTH": 2}, {}, 0, [b"a", b"b", b"c", b"d"]),
+    "put inhibited": ({"PUT": "DISABLED", "MAXMSGL": 4}, {}, 0, [b"a", b"toolong"]),
+    "unit of work limit": ({}, {}, C.MQPMO_SYNCPOINT, [b"a", b"b", b"c"]),
+    "new message ids": ({}, {}, C.MQPMO_NEW_MSG_ID, [b"a", b"b"]),
+    "priority warning": ({}, {"priority": 11}, 0, [b"a", b"b"]),
+    "confirm on arrival": ({}, {"report": C.MQRO_COA, "reply_to_q": "REPLIES"}, 0, [b"a", b"b"]),
+    "persistent under syncpoint": ({}, {"persistence": C.MQPER_PERSISTENT}, C.MQPMO_SYNCPOINT, [b"a", b"b"]),
+}
+
+
+def _queue_image(env: Env, name: str) -> list[tuple[object, ...]]:
+    q = env.qm.objects.require(name)
+    return [(m.md._replace(put_date="", put_time=""), m.data, m.key) for m in (q.messages.get(k) for k in q.messages.order)
+            if m is not None]
+
+
+@pytest.mark.parametrize("case", sorted(_PUT_MANY_CASES))
+def test_put_many_equals_one_put_per_item(case: str) -> None:
+    attrs, md_fields, pmo, bodies = _PUT_MANY_CASES[case]
+    images = []
+    for batched in (False, True):
+        env = Env()
+        env.define("Q1", **attrs)
+        env.define("REPLIES")
+        env.qm.objects.alter_qmgr({"MAXUMSGS": 2})
+        h = env.open("Q1", C.MQOO_OUTPUT)
+        md = MQMD(**md_fields)  # type: ignore[arg-type]
+        items = [(bytes([i + 1]) * 24, b) for i, b in enumerate(bodies)]
+        if batched:
+            out = env.qm.put_many(env.hconn, h, md, PutOptions(pmo), items)
+        else:
+            out = []
+            for mid, body in items:
+                try:
+                    r = env.qm.put(env.hconn, h, md._replace(msg_id=mid), PutOptions(pmo), body)
+                    out.append(None if not r.reason else MQError(r.comp, r.reason, ""))
+                except MQError as exc:
+                    out.append(exc)
+        outcomes = [None if e is None else (e.comp, e.reason) for e in out]
+        if pmo & C.MQPMO_SYNCPOINT:
+            env.qm.commit(env.hconn)
+        image = _queue_image(env, "Q1") + _queue_image(env, "REPLIES")
+        if pmo & C.MQPMO_NEW_MSG_ID:  # new identifiers differ run to run; their uniqueness does not
+            assert len({m[0].msg_id for m in image}) == len(image)  # type: ignore[attr-defined]
+            image = [(m[0]._replace(msg_id=b""), *m[1:]) for m in image]  # type: ignore[attr-defined]
+        images.append((outcomes, image, env.depth("Q1"), env.journal.appended_lsn))
+    assert images[0] == images[1]
+    assert images[0][1] or case == "put inhibited", "the case placed nothing: it would compare nothing"

@@ -27,6 +27,8 @@ _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQO
 _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
                     | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT)
 _NO_ACCOUNTING = bytes(32)
+# Put options under which place() decides something per message (a run cannot share it).
+_PER_MESSAGE_PUT_OPTIONS = _CONTEXT_OPTIONS | C.MQPMO_NEW_CORREL_ID
 _CONTEXT_RULES = (
     (C.MQPMO_PASS_IDENTITY_CONTEXT, _PASS_IDENT_OK, C.MQRC_NOT_OPEN_FOR_PASS_IDENT),
     (C.MQPMO_PASS_ALL_CONTEXT, C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_PASS_ALL),
@@ -63,9 +65,14 @@ class Messaging(Reports):
             conn, h, warning = self._check_put(hconn, hobj, md, pmo)
         except MQError as exc:
             return [exc] * len(items)
+        ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
+        q = h.queue
+        assert q is not None
+        if (not pmo.options & _PER_MESSAGE_PUT_OPTIONS and q.attrs["PROPCTL"] != C.MQPROP_V6COMPAT
+                and md.format.rstrip() != "MQHRF2"):
+            return self._place_run(conn, h, md, pmo, items, ok)
         outcomes: list[MQError | None] = []
         note = outcomes.append
-        ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
         for msg_id, data in items:
             try:
                 self.place(conn, h, with_msg_id(md, msg_id), pmo, data, warning)
@@ -73,6 +80,78 @@ class Messaging(Reports):
                 note(exc)
             else:
                 note(ok)
+        return outcomes
+
+    def _place_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, items: Sequence[tuple[bytes, bytes]],
+                   ok: MQError | None) -> list[MQError | None]:
+        """``place`` for each item, with what cannot differ between the items done once.
+
+        The items share the handle, options and descriptor, so the queue's attributes,
+        priority, persistence, context and put time are resolved once for the run and the
+        stored descriptor is a template with each item's MsgId spliced in. What can differ
+        is still checked per item and in ``place``'s order: the data's length, then the
+        queue's refusals, then depth and the unit of work's size. Callers exclude what
+        ``place`` decides per message: properties in an MQRFH2, PROPCTL(V6COMPAT), context
+        options and new CorrelIds.
+        """
+        q = h.queue
+        assert q is not None
+        qa = q.attrs
+        definer = h.alias or q
+        qmgr_max, q_max = self.qmgr_attr("MAXMSGL"), int(qa["MAXMSGL"])
+        refusal: MQError | None = None
+        priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
+        persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
+        if h.alias is not None and h.alias["PUT"] == C.MQQA_PUT_INHIBITED:
+            refusal = failed(C.MQRC_PUT_INHIBITED, f"{h.alias.name} has PUT(DISABLED)")
+        elif qa["PUT"] == C.MQQA_PUT_INHIBITED:
+            refusal = failed(C.MQRC_PUT_INHIBITED, f"{q.name} has PUT(DISABLED)")
+        elif persistence == C.MQPER_PERSISTENT and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC:
+            refusal = failed(C.MQRC_PERSISTENT_NOT_ALLOWED,
+                             f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
+        now = self.clock.now()
+        template = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now, NONE_ID)
+        new_ids = bool(pmo.options & C.MQPMO_NEW_MSG_ID)
+        in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
+        max_depth, max_uow = int(qa["MAXDEPTH"]), self.qmgr_attr("MAXUMSGS")
+        fifo = qa.get("MSGDLVSQ") == C.MQMDS_FIFO
+        messages, name, persistent = q.messages, q.name, persistence == C.MQPER_PERSISTENT
+        coa = bool(template.report & C.MQRO_COA)
+        outcomes: list[MQError | None] = []
+        note = outcomes.append
+        placed = False
+        for msg_id, data in items:
+            size = len(data)
+            if size > qmgr_max:
+                note(failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+                            f"message of {size} bytes exceeds queue manager MAXMSGL({qmgr_max})"))
+            elif size > q_max:
+                note(failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {name} MAXMSGL({q_max})"))
+            elif refusal is not None:
+                note(refusal)
+            elif len(messages.by_seq) + messages.uncommitted >= max_depth:
+                note(failed(C.MQRC_Q_FULL, f"{name} holds MAXDEPTH({max_depth}) messages"))
+            elif in_uow and conn.uow is not None and len(conn.uow) >= max_uow:
+                note(failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({max_uow}) messages"))
+            else:
+                if new_ids or msg_id == NONE_ID:
+                    msg_id = self.new_id()
+                msg = Message(name, self.next_sequence(q), with_msg_id(template, msg_id), bytes(data), now, fifo)
+                if in_uow:
+                    self.place_message(q, msg, self.uow_of(conn))
+                else:  # place_message without the wake: waiters are woken once, after the run
+                    if persistent:
+                        self.journal_message(msg)
+                        self.need_sync()
+                    messages.insert(msg)
+                    if coa:
+                        self.report_arrival(msg)
+                placed = True
+                note(ok)
+        if placed:
+            q.last_put = now
+            if not in_uow:
+                self.wake(q)
         return outcomes
 
     def _check_put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions) -> tuple[Connection, Handle, int]:
@@ -134,10 +213,12 @@ class Messaging(Reports):
         return PutResult(stored, q.name, self.name, comp, warning, msg.seq)
 
     def fill_descriptor(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int,
-                        persistence: int, now: float) -> MQMD:
-        """The descriptor as stored: identifiers, context and defaults resolved."""
+                        persistence: int, now: float, msg_id: bytes | None = None) -> MQMD:
+        """The descriptor as stored: identifiers, context and defaults resolved (``msg_id``
+        given: that MsgId, whatever the options say)."""
         opts = pmo.options
-        msg_id = self.new_id() if opts & C.MQPMO_NEW_MSG_ID or md.msg_id == NONE_ID else md.msg_id
+        if msg_id is None:
+            msg_id = self.new_id() if opts & C.MQPMO_NEW_MSG_ID or md.msg_id == NONE_ID else md.msg_id
         correl_id = self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id
         reply_qmgr = md.reply_to_q_mgr or self.name
         if not opts & _CONTEXT_OPTIONS:  # the common case: the queue manager sets all context
