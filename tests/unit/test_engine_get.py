@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, Waiting
+from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, PutOptions, Waiting
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -267,3 +267,50 @@ def test_get_many_waits_or_fails_as_mqget_would(env: Env) -> None:
     out_only = env.open("Q1", C.MQOO_OUTPUT)
     data, stop = _many(env, out_only)
     assert data == [] and isinstance(stop, MQError) and stop.reason == C.MQRC_NOT_OPEN_FOR_INPUT
+
+
+def _mixed_queue(env: Env) -> None:
+    """Messages that each need one of MQGET's decisions, between plain ones."""
+    env.define("Q1")
+    h = env.open("Q1")
+    other = env.open("Q1")
+    env.put(h, b"plain0", persistence=0)
+    env.put(h, b"expires", persistence=0, expiry=5)
+    env.put(h, b"lives", persistence=0, expiry=10_000)
+    locked = env.put(h, b"locked", persistence=0).md.msg_id
+    env.put(h, b"plain1", persistence=0)
+    env.qm.put(env.hconn, h, MQMD(persistence=0), PutOptions(0), b"props", {"colour": "blue"})
+    env.put(h, b"x" * 64, persistence=0)  # longer than the getter's buffer
+    env.put(h, b"plain2", persistence=0, priority=0)
+    env.put(h, b"durable", persistence=1, priority=0)
+    env.clock.advance(1.0)  # "expires" has expired
+    env.get(other, C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK, match=C.MQMO_MATCH_MSG_ID, msg_id=locked)
+
+
+@pytest.mark.parametrize("handle", [False, True])
+def test_get_many_returns_what_one_mqget_per_message_returns(handle: bool) -> None:
+    from engine_helpers import Env as Fresh
+
+    runs = []
+    for batched in (False, True):
+        env = Fresh()
+        _mixed_queue(env)
+        h = env.open("Q1")
+        gmo = GetOptions(C.MQGMO_NO_SYNCPOINT | C.MQGMO_ACCEPT_TRUNCATED_MSG, 0, C.MQMO_NONE, msg_handle=handle)
+        seen: list[tuple[object, ...]] = []
+        for _ in range(12):
+            if batched:
+                got, stop = env.qm.get_many(env.hconn, h, MQMD(), gmo, 32, 100, 1 << 20)
+            else:
+                try:
+                    r = env.qm.get(env.hconn, h, MQMD(), gmo, 32)
+                    got, stop = ([r] if isinstance(r, GetResult) else []), None
+                except MQError as exc:
+                    got, stop = [], exc
+            seen += [(r.md, r.data, r.data_length, r.reason, bool(r.properties) and dict(r.properties)) for r in got]
+            if stop is not None or not got:
+                seen.append(("stop", stop and stop.reason))
+                break
+        runs.append((seen, env.depth("Q1")))
+    assert runs[0] == runs[1]
+    assert [s[1] for s in runs[0][0] if s[0] != "stop"][:3] == [b"plain0", b"lives", b"plain1"]

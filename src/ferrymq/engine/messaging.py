@@ -37,6 +37,19 @@ _CONTEXT_RULES = (
 )
 
 
+def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
+    """Whether a destructive get takes whatever comes first in delivery order: no match
+    option that names an identifier, no cursor. Must agree with ``search``."""
+    mo = gmo.match_options
+    if gmo.options & (_BROWSE | C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT):
+        return False
+    return not ((mo & C.MQMO_MATCH_MSG_ID and md.msg_id != NONE_ID)
+                or (mo & C.MQMO_MATCH_CORREL_ID and md.correl_id != NONE_ID)
+                or (mo & C.MQMO_MATCH_GROUP_ID and md.group_id != NONE_ID)
+                or mo & (C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
+                or (mo & C.MQMO_MATCH_MSG_TOKEN and gmo.msg_token != bytes(16)))
+
+
 class Messaging(Reports):
     """put, get and their helpers; mixed into QueueManager."""
 
@@ -335,6 +348,8 @@ class Messaging(Reports):
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
         size = first.data_length
+        if _selects_everything(md, gmo):
+            return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size)
         while len(out) < limit and size < max_bytes:
             try:
                 r = self.attempt(conn, h, md, gmo, buffer_length)
@@ -346,6 +361,44 @@ class Messaging(Reports):
             if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
                 break
             size += r.data_length
+        return out, None
+
+    def _take_run(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
+                  max_bytes: int, out: list[GetResult], size: int) -> tuple[list[GetResult], MQError | None]:
+        """get_many's loop when the get selects every message: the search is the queue's
+        first key. A message that needs one of MQGET's decisions (a browse lock, an expiry,
+        properties or an MQRFH2 to re-form, a buffer too short) goes through ``attempt``."""
+        q = h.queue
+        assert q is not None
+        messages = q.messages
+        order, by_seq = messages.order, messages.by_seq
+        opts, qname, now = gmo.options, q.name, self.clock.now()
+        skip_persistent = gmo.non_persistent_only
+        taken = False
+        while len(out) < limit and size < max_bytes and order:
+            m = by_seq[order[0][1]]
+            if m.locked_by or m.properties or m.v6 or m.expires_at is not None or m.data_length > buffer_length:
+                try:
+                    r = self.attempt(conn, h, md, gmo, buffer_length)
+                except MQError as exc:
+                    return out, exc
+                if r is None:
+                    break
+                out.append(r)
+                if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+                    break
+                size += r.data_length
+                continue
+            if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
+                return out, PersistentNext(qname)
+            self.take(conn, h, q, m, opts)
+            taken = True
+            # A message without properties: a handle would be empty (None here, as on the wire).
+            out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK, C.MQRC_NONE,
+                                 m.seq, m.queue, None))
+            size += m.data_length
+        if taken:
+            q.last_get = now
         return out, None
 
     def check_get_allowed(self, h: Handle) -> None:
