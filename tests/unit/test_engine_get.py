@@ -314,3 +314,19 @@ def test_get_many_returns_what_one_mqget_per_message_returns(handle: bool) -> No
         runs.append((seen, env.depth("Q1")))
     assert runs[0] == runs[1]
     assert [s[1] for s in runs[0][0] if s[0] != "stop"][:3] == [b"plain0", b"lives", b"plain1"]
+
+
+def test_identifier_indexes_built_on_first_match_agree_with_delivery_order(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    for i, prio in enumerate((1, 5, 5, 3, 5)):
+        env.put(h, b"m%d" % i, priority=prio, correl_id=b"C%d" % (i % 2) + bytes(22), msg_id=b"M%d" % (i % 3) + bytes(22))
+    mq = env.qm.objects.require("Q1").messages
+    assert not mq.indexed  # nothing has matched an identifier yet
+    assert env.get(h, match=C.MQMO_MATCH_CORREL_ID, correl_id=b"C0" + bytes(22)).data == b"m2"
+    assert mq.indexed
+    env.put(h, b"m5", priority=9, correl_id=b"C0" + bytes(22))  # kept in the index from now on
+    assert env.get(h, match=C.MQMO_MATCH_CORREL_ID, correl_id=b"C0" + bytes(22)).data == b"m5"
+    assert env.get(h, match=C.MQMO_MATCH_MSG_ID, msg_id=b"M1" + bytes(22)).data == b"m1"
+    assert [env.get(h, match=C.MQMO_MATCH_CORREL_ID, correl_id=b"C0" + bytes(22)).data for _ in range(2)] == [b"m4", b"m0"]
+    assert set(mq.by_correl_id) == {b"C1" + bytes(22)} and [env.get(h).data] == [b"m3"] and not mq.by_msg_id

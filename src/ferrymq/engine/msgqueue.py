@@ -32,14 +32,17 @@ class Watcher(Protocol):
 
 
 class MessageQueue:
-    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "order", "uncommitted", "watchers")
+    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "indexed", "order", "uncommitted", "watchers")
 
     def __init__(self) -> None:
         self.by_seq: dict[int, Message] = {}
         self.order = SortedList()
         # Identifier indexes hold sorted keys, so a get by CorrelId does not scan the queue.
+        # They are built by the first get that matches an identifier and kept from then on:
+        # most queues are only ever read in delivery order, and would pay for them per message.
         self.by_msg_id: dict[bytes, list[Key]] = {}
         self.by_correl_id: dict[bytes, list[Key]] = {}
+        self.indexed = False
         self.uncommitted = 0
         self.watchers: list[Watcher] = []
 
@@ -53,9 +56,10 @@ class MessageQueue:
     def insert(self, msg: Message) -> None:
         self.by_seq[msg.seq] = msg
         self.order.add(msg.key)
-        bisect.insort(self.by_msg_id.setdefault(msg.msg_id, []), msg.key)
-        if msg.correl_id != NONE_ID:
-            bisect.insort(self.by_correl_id.setdefault(msg.correl_id, []), msg.key)
+        if self.indexed:
+            bisect.insort(self.by_msg_id.setdefault(msg.msg_id, []), msg.key)
+            if msg.correl_id != NONE_ID:
+                bisect.insort(self.by_correl_id.setdefault(msg.correl_id, []), msg.key)
         if self.watchers:
             for w in self.watchers:
                 w.inserted(msg)
@@ -66,17 +70,24 @@ class MessageQueue:
         msgs.sort(key=_key_of)
         self.by_seq = {m.seq: m for m in msgs}
         self.order = SortedList(m.key for m in msgs)
-        for m in msgs:  # in key order, so each identifier list is born sorted
-            self.by_msg_id.setdefault(m.msg_id, []).append(m.key)
+        self.by_msg_id, self.by_correl_id, self.indexed = {}, {}, False
+
+    def _index_identifiers(self) -> None:
+        by_seq = self.by_seq
+        for key in self.order:  # in key order, so each identifier list is born sorted
+            m = by_seq[key[1]]
+            self.by_msg_id.setdefault(m.msg_id, []).append(key)
             if m.correl_id != NONE_ID:
-                self.by_correl_id.setdefault(m.correl_id, []).append(m.key)
+                self.by_correl_id.setdefault(m.correl_id, []).append(key)
+        self.indexed = True
 
     def remove(self, msg: Message) -> None:
         del self.by_seq[msg.seq]
         self.order.remove(msg.key)
-        _unindex(self.by_msg_id, msg.msg_id, msg.key)
-        if msg.correl_id != NONE_ID:
-            _unindex(self.by_correl_id, msg.correl_id, msg.key)
+        if self.indexed:
+            _unindex(self.by_msg_id, msg.msg_id, msg.key)
+            if msg.correl_id != NONE_ID:
+                _unindex(self.by_correl_id, msg.correl_id, msg.key)
         if self.watchers:
             for w in self.watchers:
                 w.removed(msg)
@@ -93,6 +104,8 @@ class MessageQueue:
     def candidates(self, msg_id: bytes | None, correl_id: bytes | None, after: Key | None) -> Iterator[Key]:
         """Keys that may match, in delivery order, using the smallest identifier index."""
         lists = []
+        if (msg_id is not None or correl_id is not None) and not self.indexed:
+            self._index_identifiers()
         if msg_id is not None:
             lists.append(self.by_msg_id.get(msg_id, []))
         if correl_id is not None:
