@@ -91,12 +91,12 @@ def run(n: int, size: int, batched: bool) -> dict[str, float]:
     if batched:  # what the server's pump gathers: up to 256 KiB per PushedBatch
         per = max(1, 256 * 1024 // (size + 420))
         for i in range(0, n, per):
-            items = [(pack_md(r.md), r.data, r.data_length, r.msg_token) for r in results[i : i + per]]  # type: ignore[union-attr]
+            items = [(r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token) for r in results[i : i + per]]  # type: ignore[union-attr]
             out += len(server.send(E.PushedBatch(2, items)))
     else:
         for r in results:
             assert not isinstance(r, E.Event) and hasattr(r, "md")
-            out += len(server.send(E.Pushed(2, pack_md(r.md), r.data, r.data_length, r.msg_token)))  # type: ignore[union-attr]
+            out += len(server.send(E.Pushed(2, r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token)))  # type: ignore[union-attr]
     t4 = time.process_time()
     per = {
         "decode_put_frame_us": (t1 - t0) / n * 1e6,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import ObjectDescriptor, PutOptions
+from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD, NONE_ID
@@ -276,3 +276,14 @@ def test_put_many_equals_one_put_per_item(case: str) -> None:
         images.append((outcomes, image, env.depth("Q1"), env.journal.appended_lsn))
     assert images[0] == images[1]
     assert images[0][1] or case == "put inhibited", "the case placed nothing: it would compare nothing"
+
+
+def test_put_many_descriptor_bytes_are_the_stored_descriptor_packed(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    md = MQMD(priority=4, reply_to_q="R", correl_id=b"c" * 24, persistence=0)
+    env.qm.put_many(env.hconn, h, md, PutOptions(C.MQPMO_NEW_MSG_ID), [(bytes(24), b"a"), (bytes(24), b"b")])
+    gmo = GetOptions(C.MQGMO_NO_SYNCPOINT, 0, C.MQMO_NONE)
+    got, _ = env.qm.get_many(env.hconn, h, MQMD(), gmo, 100, 10, 1 << 20)
+    assert len(got) == 2 and got[0].md.msg_id != got[1].md.msg_id
+    assert [r.md_bytes for r in got] == [r.md.pack(version=2) for r in got]

@@ -126,6 +126,9 @@ class GetResult:
     queue: str = ""
     # The message handle's properties (None when the getter gave no handle).
     properties: PropertySet | None = None
+    # ``md`` as a little-endian version 2 structure, when the engine had it at hand (None:
+    # pack ``md``). A driver that sends the descriptor uses it instead of packing again.
+    md_bytes: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

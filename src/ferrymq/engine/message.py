@@ -51,7 +51,7 @@ class Message:
     several microseconds to build, which a million-message restart cannot afford.
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "correl_id", "expires_at", "key", "locked_by", "msg_id", "persistence",
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_packed", "correl_id", "expires_at", "key", "locked_by", "msg_id", "persistence",
                  "priority", "properties", "put_at", "queue", "record_id", "seq", "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
@@ -61,6 +61,7 @@ class Message:
         self.seq = seq
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
+        self._packed: bytes | None = None  # the MQMD's bytes once made (see md_bytes)
         if md is not None:
             expiry, self.priority, self.persistence = md.expiry, md.priority, md.persistence
             self.msg_id, self.correl_id = md.msg_id, md.correl_id
@@ -86,7 +87,27 @@ class Message:
 
     @md.setter
     def md(self, md: MQMD) -> None:
-        self._md, self._md_off = md, -1
+        self._md, self._md_off, self._packed = md, -1, None
+
+    def md_bytes(self) -> bytes:
+        """The stored MQMD as a little-endian version 2 structure: what a record holds and
+        what most deliveries send. Made once per message (packing costs microseconds)."""
+        if self._md_off >= 0:
+            return self._buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+        if self._packed is None:
+            self._packed = self.md.pack(version=C.MQMD_VERSION_2)
+        return self._packed
+
+    def known_md_bytes(self) -> bytes | None:
+        """``md_bytes()`` when it costs no packing, else None."""
+        if self._md_off >= 0:
+            return self._buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+        return self._packed
+
+    def set_md_bytes(self, raw: bytes) -> None:
+        """Give the bytes of the descriptor this message was made with (a caller that built
+        them more cheaply than packing, e.g. from a template)."""
+        self._packed = raw
 
     @property
     def data(self) -> bytes:
@@ -122,8 +143,7 @@ class Message:
 
     def encode(self) -> bytes:
         name = self.queue.encode("ascii")
-        off = self._md_off
-        raw = self._buf[off : off + C.MQMD_LENGTH_2] if off >= 0 else self.md.pack(version=2)
+        raw = self.md_bytes()
         props = props_model.pack(self.properties) if self.properties else b""
         flags = FLAG_TYPED_PROPERTIES | (FLAG_V6_BODY if self.v6 else 0)
         return b"".join((_HEAD.pack(_RECORD_VERSION, flags, len(name), self.seq, self.put_at, len(props)), name, raw,

@@ -27,6 +27,7 @@ _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQO
 _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
                     | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT)
 _NO_ACCOUNTING = bytes(32)
+_MSG_ID_AT = 48  # MsgId's offset in an MQMD
 # Put options under which place() decides something per message (a run cannot share it).
 _PER_MESSAGE_PUT_OPTIONS = _CONTEXT_OPTIONS | C.MQPMO_NEW_CORREL_ID
 _CONTEXT_RULES = (
@@ -130,6 +131,7 @@ class Messaging(Reports):
         fifo = qa.get("MSGDLVSQ") == C.MQMDS_FIFO
         messages, name, persistent = q.messages, q.name, persistence == C.MQPER_PERSISTENT
         coa = bool(template.report & C.MQRO_COA)
+        packed = template.pack(version=C.MQMD_VERSION_2)
         outcomes: list[MQError | None] = []
         note = outcomes.append
         placed = False
@@ -150,6 +152,7 @@ class Messaging(Reports):
                 if new_ids or msg_id == NONE_ID:
                     msg_id = self.new_id()
                 msg = Message(name, self.next_sequence(q), with_msg_id(template, msg_id), bytes(data), now, fifo)
+                msg.set_md_bytes(b"".join((packed[:_MSG_ID_AT], msg_id, packed[_MSG_ID_AT + 24 :])))
                 if in_uow:
                     self.place_message(q, msg, self.uow_of(conn))
                 else:  # place_message without the wake: waiters are woken once, after the run
@@ -395,7 +398,7 @@ class Messaging(Reports):
             taken = True
             # A message without properties: a handle would be empty (None here, as on the wire).
             out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK, C.MQRC_NONE,
-                                 m.seq, m.queue, None))
+                                 m.seq, m.queue, None, m.md_bytes()))
             size += m.data_length
         if taken:
             q.last_get = now
@@ -540,9 +543,12 @@ class Messaging(Reports):
                shown: tuple[MQMD, bytes, PropertySet | None] | None = None) -> GetResult:
         qname = h.queue.name if h.queue else ""
         if shown is None:
-            md = msg.md if msg.expires_at is None else msg.md.replace(expiry=msg.remaining_expiry(now))
+            if msg.expires_at is None:
+                md, raw = msg.md, msg.known_md_bytes()
+            else:
+                md, raw = msg.md.replace(expiry=msg.remaining_expiry(now)), None
             return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,
-                             msg.queue, None)
+                             msg.queue, None, raw)
         md, data, props = shown
         if msg.expires_at is not None:
             md = md.replace(expiry=msg.remaining_expiry(now))

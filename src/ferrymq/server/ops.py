@@ -181,7 +181,7 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
             h.server.after_engine_call(h)
             return
     if results:
-        items = [(pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties) for r in results]
+        items = [(r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties) for r in results]
         _reply(h, E.GetBatchReply(ev.corr, items))
     elif isinstance(stop, Waiting):
         h.qmgr.take_sync_lsn()
@@ -192,7 +192,7 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
 
 
 def get_reply(corr: int, r: GetResult) -> E.GetReply:
-    return E.GetReply(corr, pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
+    return E.GetReply(corr, r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
                       r.comp, r.reason)
 
 
@@ -298,7 +298,7 @@ def pump(h: ClientHandler, c: Consumer) -> None:
                     _push_batch(h, c, batch)
                     size = 0
                 c.credit -= 1
-                batch.append((pack_md(r.md), r.data, r.data_length, r.msg_token))
+                batch.append((r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token))
                 size += item_size
             if stop is None:
                 continue
