@@ -206,6 +206,16 @@ def test_get_many_takes_only_matching_messages(env: Env) -> None:
     assert env.depth("Q1") == 15
 
 
+def test_get_many_selects_messages_without_properties_too(env: Env) -> None:
+    env.define("Q1")
+    w = env.open("Q1", C.MQOO_OUTPUT)
+    for i in range(6):
+        env.put(w, str(i).encode(), priority=i % 3)
+    h = select(env, "Q1", "Root.MQMD.Priority = 1")
+    got, why = env.qm.get_many(env.hconn, h, MQMD(), GetOptions(), 100, 100, 1 << 20)
+    assert [r.data for r in got] == [b"1", b"4"] and why is None
+
+
 def test_two_selecting_handles_share_a_queue(env: Env) -> None:
     env.define("Q1")
     w = env.open("Q1", C.MQOO_OUTPUT)

@@ -351,7 +351,7 @@ class Messaging(Reports):
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
         size = first.data_length
-        if _selects_everything(md, gmo):
+        if h.selection is None and _selects_everything(md, gmo):
             return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size)
         while len(out) < limit and size < max_bytes:
             try:
