@@ -106,8 +106,8 @@ def _show(attr: A.Attr, value: Value) -> str:
         return value.hex().upper()
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, int) and attr.kind == "enum":
-        return attr.word(value)
+    if isinstance(value, int) and (attr.kind == "enum" or value in attr.words.values()):
+        return attr.word(value)  # an enumeration, or a number with a word for one value (NOLIMIT)
     if isinstance(value, int) and attr.name == "MSGAGE" and value < 0:
         return ""
     return str(value)

@@ -169,6 +169,9 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     _str("DEADQ", C.MQCA_DEAD_LETTER_Q_NAME, "SYSTEM.DEAD.LETTER.QUEUE", {QMGR}),
     _int("MAXMSGL", C.MQIA_MAX_MSG_LENGTH, 4_194_304, {QMGR}, low=32_768, high=104_857_600),
     _int("MAXUMSGS", C.MQIA_MAX_UNCOMMITTED_MSGS, 10_000, {QMGR}, low=1),
+    # Bytes of property names and values one message may carry; NOLIMIT (-1) is the default.
+    _int("MAXPROPL", C.MQIA_MAX_PROPERTIES_LENGTH, C.MQPROP_UNRESTRICTED_LENGTH, {QMGR}, low=-1, high=104_857_600,
+         words={"NOLIMIT": C.MQPROP_UNRESTRICTED_LENGTH}),
     _int("MAXHANDS", C.MQIA_MAX_HANDLES, 256, {QMGR}, low=1),
     _int("EXPRYINT", C.MQIA_EXPIRY_INTERVAL, 1800, {QMGR}),
     _str("DEFXMITQ", C.MQCA_DEF_XMIT_Q_NAME, "", {QMGR}),

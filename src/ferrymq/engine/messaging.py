@@ -199,6 +199,8 @@ class Messaging(Reports):
         if props or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT:
             rule = propctl.put_control(int(qa["PROPCTL"]), None if h.alias is None else int(h.alias["PROPCTL"]))
             md, data, props, v6 = propctl.on_put(md, data, props, rule)
+            if props:
+                propctl.check_length(props, self.qmgr_attr("MAXPROPL"))
         size = len(data)
         qmgr_max = self.qmgr_attr("MAXMSGL")
         if size > qmgr_max:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
+from ferrymq.properties.handle import value_length
 from ferrymq.properties.model import PropertySet
 from ferrymq.properties.rfh2map import absorb, is_compat_name, with_rfh2
 from ferrymq.wire.mqmd import MQMD, NONE_ID
@@ -46,6 +47,23 @@ def check_get(options: int, msg_handle: bool) -> None:
         raise failed(C.MQRC_OPTIONS_ERROR, "at most one MQGMO_PROPERTIES_* option may be given")
     if chosen == C.MQGMO_PROPERTIES_IN_HANDLE and not msg_handle:
         raise failed(C.MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE needs a message handle (MQGMO MsgHandle)")
+
+
+def check_length(props: PropertySet, limit: int) -> None:
+    """The queue manager's MAXPROPL: the bytes of every property's name and value (as
+    MQINQMP's DataLength counts them) must not exceed it (-1: no limit).
+
+    Raises:
+        MQError: MQRC_PROPERTIES_TOO_BIG.
+    """
+    if limit < 0:
+        return
+    total = 0
+    for name, prop in props.typed_items():
+        total += len(name.encode("utf-8", "surrogatepass")) + value_length(prop.type, prop.value)
+    if total > limit:
+        raise failed(C.MQRC_PROPERTIES_TOO_BIG, f"the message's properties take {total} bytes, more than the queue "
+                                                f"manager's MAXPROPL({limit})")
 
 
 def put_control(target: int, alias: int | None) -> int:
