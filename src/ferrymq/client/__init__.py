@@ -12,6 +12,7 @@ from ferrymq.client.errors import (
     ConnectionBroken,
     HandleError,
     Inhibited,
+    InvalidSelector,
     MessageTooBig,
     NoMessageAvailable,
     NotAuthorized,
@@ -29,7 +30,7 @@ from ferrymq.errors import MQError
 
 __all__ = [
     "AsyncClient", "AsyncPutStatus", "AsyncQueue", "BackedOut", "Client", "ConnectionBroken", "HandleError",
-    "Inhibited", "MQError", "Message", "MessageTooBig", "NoMessageAvailable", "NotAuthorized", "ObjectInUse",
+    "Inhibited", "InvalidSelector", "MQError", "Message", "MessageTooBig", "NoMessageAvailable", "NotAuthorized", "ObjectInUse",
     "PutResult", "Queue", "QueueFull", "QueueManagerUnavailable", "Quiescing", "Truncated", "UnknownObjectName",
     "connect", "connect_async", "error_for", "parse_conn_name",
 ]

@@ -276,18 +276,18 @@ class AsyncClient(AsyncSequenceCalls):
         return self._s.qmgr_name
 
     async def open(self, name: str, *, options: int | None = None, read_ahead: int = 0, async_put: bool = False,
-                   object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*") -> AsyncQueue:
+                   object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*", selector: str = "") -> AsyncQueue:
         """Open a queue (MQOPEN); see ``Client.open``."""
         opts = S.DEFAULT_OPEN if options is None else options
         if read_ahead:
             opts |= C.MQOO_READ_AHEAD
-        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name)
+        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name, selector)
         try:
             reply = S.check(await self._call(S.open_event(self._s.next_corr(), record)))
         except MQError as exc:
             if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
                 raise
-            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name)
+            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name, selector)
             reply = S.check(await self._call(S.open_event(self._s.next_corr(), record)))
         q = AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put)
         q._record = R.reopen_name(record, reply.object_name)

@@ -67,6 +67,12 @@ class HandleError(MQError):
     """MQRC_HOBJ_ERROR (2019) / MQRC_HCONN_ERROR (2018): the handle is closed or unknown."""
 
 
+class InvalidSelector(MQError):
+    """A selection string refused on open: MQRC_SELECTOR_SYNTAX_ERROR (2459),
+    _SELECTOR_ALWAYS_FALSE (2504), _SELECTOR_INVALID_FOR_TYPE (2516) or
+    _SELECTION_STRING_ERROR (2519); ``detail`` names the rule and the position."""
+
+
 _BY_REASON: dict[int, type[MQError]] = {
     C.MQRC_NO_MSG_AVAILABLE: NoMessageAvailable,
     C.MQRC_UNKNOWN_OBJECT_NAME: UnknownObjectName,
@@ -89,6 +95,10 @@ _BY_REASON: dict[int, type[MQError]] = {
     C.MQRC_CONNECTION_STOPPING: Quiescing,
     C.MQRC_HOBJ_ERROR: HandleError,
     C.MQRC_HCONN_ERROR: HandleError,
+    C.MQRC_SELECTOR_SYNTAX_ERROR: InvalidSelector,
+    C.MQRC_SELECTOR_ALWAYS_FALSE: InvalidSelector,
+    C.MQRC_SELECTOR_INVALID_FOR_TYPE: InvalidSelector,
+    C.MQRC_SELECTION_STRING_ERROR: InvalidSelector,
 }
 
 

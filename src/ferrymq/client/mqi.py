@@ -28,18 +28,17 @@ def max_msg_length(client: Client) -> int:
 
 
 def mqopen(client: Client, name: str, options: int, *, object_type: int = C.MQOT_Q, object_q_mgr_name: str = "",
-           dynamic_q_name: str = "AMQ.*", alternate_user_id: str = "") -> E.OpenReply:
+           dynamic_q_name: str = "AMQ.*", alternate_user_id: str = "", selection_string: str = "") -> E.OpenReply:
     """MQOPEN. The reply names the object opened (the generated name for a model queue).
 
     Raises:
         MQError: the queue manager refused the open.
     """
-    ev = E.Open(client._s.next_corr(), name, options, object_type, object_q_mgr_name, dynamic_q_name,
-                alternate_user_id)
-    reply: E.OpenReply = S.check(client._call(ev))
+    record = R.OpenRecord(name, options, object_q_mgr_name, dynamic_q_name, selection_string)
+    reply: E.OpenReply = S.check(client._call(S.open_event(client._s.next_corr(), record, object_type,
+                                                           alternate_user_id)))
     if object_type == C.MQOT_Q:
-        client._track(reply.hobj, R.reopen_name(R.OpenRecord(name, options, object_q_mgr_name, dynamic_q_name),
-                                                reply.object_name))
+        client._track(reply.hobj, R.reopen_name(record, reply.object_name))
     return reply
 
 

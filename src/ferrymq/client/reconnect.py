@@ -76,6 +76,7 @@ class OpenRecord:
     options: int
     object_q_mgr_name: str
     dynamic_q_name: str
+    selection_string: str = ""
 
 
 def reopen_name(record: OpenRecord, opened_as: str) -> OpenRecord:

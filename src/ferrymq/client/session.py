@@ -445,8 +445,20 @@ class BrowsePosition:
         return True
 
 
-def open_event(corr: int, record: OpenRecord) -> E.Open:
-    return E.Open(corr, record.name, record.options, C.MQOT_Q, record.object_q_mgr_name, record.dynamic_q_name)
+def open_event(corr: int, record: OpenRecord, object_type: int = C.MQOT_Q, alternate_user_id: str = "") -> E.Open:
+    """The Open frame for a record.
+
+    Raises:
+        MQError: MQRC_SELECTION_STRING_ERROR for a selection string longer than
+            MQ_SELECTOR_LENGTH bytes, which the queue manager would refuse too (checked
+            here because the frame could not carry a much longer one).
+    """
+    size = len(record.selection_string.encode("utf-8"))
+    if size > C.MQ_SELECTOR_LENGTH:
+        raise error_for(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR,
+                        f"the selection string is {size} bytes; MQ_SELECTOR_LENGTH is {C.MQ_SELECTOR_LENGTH}")
+    return E.Open(corr, record.name, record.options, object_type, record.object_q_mgr_name, record.dynamic_q_name,
+                  alternate_user_id, record.selection_string)
 
 
 def can_read_ahead(msg_id: bytes | None, correl_id: bytes | None, syncpoint: bool) -> bool:

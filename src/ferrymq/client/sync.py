@@ -264,12 +264,16 @@ class Client(SequenceCalls):
         return self._s.qmgr_name
 
     def open(self, name: str, *, options: int | None = None, read_ahead: int = 0, async_put: bool = False,
-             object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*") -> Queue:
+             object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*", selector: str = "") -> Queue:
         """Open a queue (MQOPEN). By default for input, output, browse and inquire,
         falling back to output only for queues that cannot be read (remote, alias to one).
 
+        ``selector`` is a selection string (MQOD SelectionString, see docs/selectors.md): the
+        queue's gets and browses then see only the messages whose properties and MQMD
+        fields it selects.
         ``read_ahead=N`` lets the server push up to N messages ahead of ``get()`` calls
-        (outside syncpoint, no selection: those gets still go to the server).
+        (outside syncpoint, no MsgId/CorrelId matching: those gets still go to the server;
+        with a ``selector`` only selected messages are pushed).
         ``async_put=True`` makes ``put()`` not wait for the queue manager (MQPMO_ASYNC_RESPONSE);
         check outcomes with ``stat()``. This blocking client has no thread of its own: it sends
         asynchronous puts together, once 64 KiB have gathered or with the next call that
@@ -282,13 +286,13 @@ class Client(SequenceCalls):
         opts = S.DEFAULT_OPEN if options is None else options
         if read_ahead:
             opts |= C.MQOO_READ_AHEAD
-        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name)
+        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name, selector)
         try:
             reply = S.check(self._call(S.open_event(self._s.next_corr(), record)))
         except MQError as exc:
             if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
                 raise
-            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name)
+            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name, selector)
             reply = S.check(self._call(S.open_event(self._s.next_corr(), record)))
         q = Queue(self, reply.hobj, reply.object_name, read_ahead, async_put)
         q._record = R.reopen_name(record, reply.object_name)

@@ -79,12 +79,48 @@ def _as_od(q_desc: OD | str | bytes) -> OD:
     return q_desc if isinstance(q_desc, OD) else OD(ObjectName=as_bytes(q_desc))
 
 
+# The CCSIDs a selection string may be written in here (MQCCSI_APPL and 0 mean the
+# application's own, which for a Python program is UTF-8).
+_SELECTION_CODECS = {0: "utf-8", C.MQCCSI_APPL: "utf-8", 1208: "utf-8", 819: "latin-1", 1200: "utf-16-be"}
+
+
+def _selection_string(od: OD) -> str:
+    """The OD's SelectionString (version 4 and later) as text, by the rules of an MQCHARV.
+
+    Raises:
+        MQMIError: 2519 (MQRC_SELECTION_STRING_ERROR) for an MQCHARV that breaks its rules
+            (a negative length other than MQVS_NULL_TERMINATED, a length and no string, an
+            offset as well as a string, or more than the string holds); 2111
+            (MQRC_SOURCE_CCSID_ERROR) for a VSCCSID it cannot read.
+    """
+    if od.Version < C.MQOD_VERSION_4:
+        return ""
+    ptr, length = od.SelectionStringVSPtr, od.SelectionStringVSLength
+    raw = bytes(ptr) if isinstance(ptr, (bytes, bytearray)) else None
+    if length == C.MQVS_NULL_TERMINATED and raw is not None:
+        raw = raw.split(b"\0", 1)[0]
+    elif length == 0:
+        return ""
+    elif length < 0 or raw is None or od.SelectionStringVSOffset or len(raw) < length:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR)
+    else:
+        raw = raw[:length]
+    codec = _SELECTION_CODECS.get(od.SelectionStringVSCCSID)
+    if codec is None:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_SOURCE_CCSID_ERROR)
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR) from None
+
+
 def _open(client: Client, od: OD, options: int) -> int:
     """MQOPEN from an OD, which is updated with the names resolved."""
+    selection = _selection_string(od)
     reply = _call(lambda: mqi.mqopen(client, text(od.ObjectName), options, object_type=od.ObjectType,
                                      object_q_mgr_name=text(od.ObjectQMgrName),
                                      dynamic_q_name=text(od.DynamicQName) or "AMQ.*",
-                                     alternate_user_id=text(od.AlternateUserId)))
+                                     alternate_user_id=text(od.AlternateUserId), selection_string=selection))
     od.ObjectName = as_bytes(reply.object_name).ljust(48)
     od.ResolvedQName = as_bytes(reply.resolved_q_name or reply.object_name).ljust(48)
     od.ResolvedQMgrName = as_bytes(reply.resolved_q_mgr_name).ljust(48)
@@ -276,6 +312,8 @@ class QueueManager:
         md = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
         pmo: PMO = opts[1] if len(opts) > 1 and opts[1] is not None else PMO()
         od = _as_od(qDesc)
+        if _selection_string(od):  # MQPUT1 opens for output, where selection has no meaning
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE)
         props = handles.outgoing(pmo)
         data = _data(msg)
         packed = md.pack()

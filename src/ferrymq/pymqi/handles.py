@@ -16,7 +16,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.handle import MessageHandleState, ValueTooBig, md_fields_of
 from ferrymq.properties.model import Descriptor, PropertySet
 from ferrymq.pymqi.errors import MQMIError
-from ferrymq.pymqi.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO, as_bytes
+from ferrymq.pymqi.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 
 _lock = threading.Lock()
 _handles: dict[int, MessageHandleState] = {}
@@ -124,8 +124,7 @@ class MessageHandle:
             if isinstance(pd, PD):
                 pd.Support, pd.Context, pd.CopyOptions = got.pd.support, got.pd.context, got.pd.copy_options
             if impo is not None:
-                impo.ReturnedName = as_bytes(got.name.encode("utf-8"))
-                impo.ReturnedNameLength = len(impo.ReturnedName)
+                impo.set_vs("ReturnedName", got.name.encode("utf-8"))
             if "%" in text:
                 return got.value, got.name.encode("utf-8")
             return got.value

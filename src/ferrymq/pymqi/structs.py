@@ -27,8 +27,9 @@ from ferrymq.wire.mqmd import LAYOUT_V1, LAYOUT_V2, MQMD
 # p pointer (packs 0; the attribute is kept but not sent), x padding (no attribute).
 Field = tuple[str, str, int]
 _FMT = {"l": "i", "q": "q", "p": "q"}
-_CHARV_SUFFIX = {"vs_ptr": "", "vs_offset": "Offset", "vs_buf_size": "BufSize", "vs_length": "Length",
-                 "vs_ccsid": "CCSID"}
+# pymqi spells an MQCHARV's fields ObjectStringVSPtr, ObjectStringVSOffset...
+_CHARV_SUFFIX = {"vs_ptr": "VSPtr", "vs_offset": "VSOffset", "vs_buf_size": "VSBufSize", "vs_length": "VSLength",
+                 "vs_ccsid": "VSCCSID"}
 
 
 def _camel(snake: str) -> str:
@@ -149,6 +150,30 @@ class MQOpts:
 
     def __str__(self) -> str:
         return "\n".join(f"{k}: {v!r}" for k, v in self.get().items())
+
+    # -- variable-length strings (MQCHARV) ------------------------------------------------
+
+    def set_vs(self, vs_name: str, vs_value: bytes | str | None = None, vs_offset: int = 0, vs_buffer_size: int = 0,
+               vs_ccsid: int = 0) -> None:
+        """Set an MQCHARV field (``ObjectString``, ``SelectionString``...) as pymqi does:
+        ``<name>VSLength`` becomes the value's length. Where pymqi keeps the string's address,
+        ``<name>VSPtr`` keeps the bytes themselves (an address means nothing to another
+        process); ``str`` is encoded as UTF-8.
+
+        Raises:
+            PYIFError: the structure has no such MQCHARV field.
+        """
+        base = vs_name.removesuffix("VSPtr")
+        if base + "VSPtr" not in self._defaults:
+            raise PYIFError(f"{type(self).__name__} has no MQCHARV field {base!r}")
+        raw = b"" if vs_value is None else vs_value.encode("utf-8") if isinstance(vs_value, str) else bytes(vs_value)
+        self.set(**{base + "VSPtr": raw, base + "VSOffset": vs_offset, base + "VSBufSize": vs_buffer_size,
+                    base + "VSLength": len(raw), base + "VSCCSID": vs_ccsid})
+
+    def get_vs(self, vs_name: str) -> bytes | None:
+        """The string an MQCHARV field points at (up to a NUL, as pymqi reads it), or None."""
+        ptr = getattr(self, vs_name.removesuffix("VSPtr") + "VSPtr")
+        return bytes(ptr).split(b"\0", 1)[0] if ptr else None
 
     # -- binary form -------------------------------------------------------------------
 
