@@ -1,6 +1,7 @@
 """Where properties reach a getter: every PROPCTL x every MQGMO property option x (handle
 or not) x (message put with a handle, with an MQRFH2 in the data, with both, with
-non-standard folders), asserting exactly what the handle and the data hold."""
+non-standard folders, with the same name in both, with a chain of two headers, as a JMS
+client writes it), asserting exactly what the handle and the data hold."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ferrymq.wire.rfh2 import MQRFH2, unpack_chain
 PROPCTLS = [C.MQPROP_COMPATIBILITY, C.MQPROP_NONE, C.MQPROP_ALL, C.MQPROP_FORCE_MQRFH2, C.MQPROP_V6COMPAT]
 OPTIONS = [C.MQGMO_PROPERTIES_AS_Q_DEF, C.MQGMO_PROPERTIES_IN_HANDLE, C.MQGMO_NO_PROPERTIES,
            C.MQGMO_PROPERTIES_FORCE_MQRFH2, C.MQGMO_PROPERTIES_COMPATIBILITY]
-KINDS = ["handle", "rfh2", "both", "nonstd"]
+KINDS = ["handle", "rfh2", "both", "nonstd", "collide", "chain", "jms"]
 BODY = b"hello"
 
 
@@ -29,17 +30,25 @@ def _props(**items: object) -> PropertySet:
     return ps
 
 
-# What each kind of message is put with: handle properties, MQRFH2 folders (None: no MQRFH2).
-PUT: dict[str, tuple[PropertySet | None, tuple[str, ...] | None]] = {
+# What each kind of message is put with: handle properties, and the folders of each MQRFH2
+# in the chain at the start of the data (None: no MQRFH2).
+PUT: dict[str, tuple[PropertySet | None, tuple[tuple[str, ...], ...] | None]] = {
     "handle": (_props(color="red", n=7), None),
-    "rfh2": (None, ("<usr><color>red</color><n dt='i4'>7</n></usr>",)),
-    "both": (_props(color="red"), ("<usr><n dt='i4'>7</n></usr>",)),
-    "nonstd": (None, ("<acme><x>1</x></acme>", "<ext content='properties'><y dt='i4'>2</y></ext>")),
+    "rfh2": (None, (("<usr><color>red</color><n dt='i4'>7</n></usr>",),)),
+    "both": (_props(color="red"), (("<usr><n dt='i4'>7</n></usr>",),)),
+    "nonstd": (None, (("<acme><x>1</x></acme>", "<ext content='properties'><y dt='i4'>2</y></ext>"),)),
+    # the same name in the handle and the MQRFH2: the handle's value wins
+    "collide": (_props(color="red"), (("<usr><color>blue</color><n dt='i4'>7</n></usr>",),)),
+    # properties spread over a chain of two headers, a vendor folder in the second
+    "chain": (None, (("<mcd><Msd>jms_text</Msd></mcd>",), ("<acme><x>1</x></acme>", "<usr><n dt='i4'>7</n></usr>"))),
+    # what a JMS client writes: mcd and jms folders only
+    "jms": (None, (("<mcd><Msd>jms_text</Msd></mcd>", "<jms><Dst>queue:///Q</Dst></jms>"),)),
 }
 # The message's properties as the queue manager holds them, and the non-property folders.
 STORED = {"handle": {"color": "red", "n": 7}, "rfh2": {"color": "red", "n": 7}, "both": {"color": "red", "n": 7},
-          "nonstd": {"ext.y": 2}}
-KEPT = {"nonstd": ["<acme><x>1</x></acme>"]}
+          "nonstd": {"ext.y": 2}, "collide": {"color": "red", "n": 7}, "chain": {"mcd.Msd": "jms_text", "n": 7},
+          "jms": {"mcd.Msd": "jms_text", "jms.Dst": "queue:///Q"}}
+KEPT = {"nonstd": ["<acme><x>1</x></acme>"], "chain": ["<acme><x>1</x></acme>"]}
 
 # The seed's rules, written out: (PROPCTL or None for "any", option, handle) -> where properties go.
 # handle / rfh2 / none / compat (rfh2 when a property is in mcd, jms, usr or mqext, else none) /
@@ -66,8 +75,12 @@ RULES = {
 }
 
 
-def _rfh2_body(folders: tuple[str, ...]) -> bytes:
-    return MQRFH2(folders, C.MQENC_NATIVE, 1208, C.MQFMT_STRING).pack() + BODY
+def _rfh2_body(chain: tuple[tuple[str, ...], ...]) -> bytes:
+    out = b""
+    for i, folders in enumerate(chain):
+        follows = C.MQFMT_STRING if i == len(chain) - 1 else C.MQFMT_RF_HEADER_2
+        out += MQRFH2(folders, C.MQENC_NATIVE, 1208, follows).pack()
+    return out + BODY
 
 
 def _put(env: Env, hobj: int, kind: str) -> bytes:

@@ -201,14 +201,14 @@ def absorb(data: bytes, fmt: str, encoding: int, ccsid: int) -> Split | None:
         else:
             if kept:
                 kept[-1] = _chained(kept[-1], header.format, header.encoding, header.coded_char_set_id)
-        lead = (header.format, header.encoding, nxt_ccsid)
+        lead = (header.format.ljust(8), header.encoding, nxt_ccsid)  # the MQMD returns Format blank-padded
     parts = []
     enc = encoding
     for header in kept:
         parts.append(header.pack(big_endian=_big(enc)))
         enc = header.encoding
     if kept:
-        return Split(props, b"".join(parts) + data[end:], RFH2_FORMAT, encoding, ccsid)
+        return Split(props, b"".join(parts) + data[end:], C.MQFMT_RF_HEADER_2, encoding, ccsid)
     return Split(props, data[end:], lead[0], lead[1], lead[2])
 
 
@@ -232,6 +232,6 @@ def with_rfh2(props: PropertySet, data: bytes, fmt: str, encoding: int, ccsid: i
         if first is not None:
             merged = MQRFH2(folders + first.folders, first.encoding, first.coded_char_set_id, first.format,
                             first.flags, first.name_value_ccsid)
-            return merged.pack(big_endian=big) + data[end:], RFH2_FORMAT
+            return merged.pack(big_endian=big) + data[end:], C.MQFMT_RF_HEADER_2
     header = MQRFH2(folders, encoding, ccsid, fmt)
-    return header.pack(big_endian=big) + data, RFH2_FORMAT
+    return header.pack(big_endian=big) + data, C.MQFMT_RF_HEADER_2
