@@ -100,11 +100,17 @@ def test_a_peer_runs_beside_ferrymq_or_is_skipped(contender: str, port: int) -> 
         assert "lost messages" in peer["notes"][0]
 
 
-def test_a_peer_not_running_is_reported_skipped() -> None:
-    rows = bench_json("--only", "nats-core", "--only", "nats-jetstream", "--scenario", "transient", "--scenario",
-                      "persistent", "--count", "100", "--persistent-count", "100", "--port",
-                      f"nats={closed_port()}")
+def test_a_peer_not_running_is_reported_skipped(tmp_path: Path) -> None:
+    saved = tmp_path / "run.json"
+    done = ferrymq("--only", "nats-core", "--only", "nats-jetstream", "--scenario", "transient", "--scenario",
+                   "persistent", "--count", "100", "--persistent-count", "100", "--port", f"nats={closed_port()}",
+                   "--repeat", "1", "--output", "markdown", "--json-file", str(saved))
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(saved.read_text())["results"]
     skipped = {r["contender"]: r["skipped"] for r in rows if r["contender"].startswith("nats")}
     assert set(skipped) == {"nats-core", "nats-jetstream"}
     assert all(s.startswith("not running: nothing listening on 127.0.0.1:") for s in skipped.values())
     assert all(r.get("rate") for r in rows if r["contender"] == "ferrymq")
+    table = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| scenario | contender |") and len(table) == 1 + len(rows)
+    assert sum("| skipped |" in line for line in table) == 2

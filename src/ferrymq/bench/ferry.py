@@ -80,7 +80,7 @@ def serve(ports: Any, commands: Any, answers: Any, directory: str) -> None:
 class Ferrymq(Contender):
     name = "ferrymq"
     system = "ferrymq"
-    client = "ferrymq.client: async puts; read-ahead or get_batch under syncpoint"
+    client = "ferrymq.client: async puts; read-ahead, or get_batch under syncpoint (server: uvloop, file journal)"
     kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY})
     units_of_work = True
     guarantees = {  # noqa: RUF012

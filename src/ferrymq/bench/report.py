@@ -66,15 +66,17 @@ def _n(x: float | None, unit: str = "") -> str:
     return f"{x:,.0f}{unit}" if x >= 100 else f"{x:,.1f}{unit}"
 
 
-def table(rows: list[dict[str, Any]], title: str) -> Table:
-    t = Table(title=title, title_justify="left", show_lines=False)
-    for col, just in (("scenario", "left"), ("contender", "left"), ("median /s", "right"), ("min-max", "right"),
-                      ("ferrymq ÷", "right"), ("p50 / p99 / p99.9 / max µs", "right"), ("CPU µs/msg", "right"),
-                      ("guarantee / note", "left")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+COLUMNS = (("scenario", "left"), ("contender", "left"), ("median /s", "right"), ("min-max", "right"),
+           ("ferrymq ÷", "right"), ("p50 / p99 / p99.9 / max µs", "right"), ("CPU µs/msg", "right"),
+           ("guarantee / note", "left"))
+
+
+def cells(rows: list[dict[str, Any]]) -> list[list[str]]:
+    """The table's rows as text, one list of cells per contender and scenario."""
+    out = []
     for r in rows:
         if r.get("skipped"):
-            t.add_row(r["scenario"], r["contender"], "skipped", "", "", "", "", r["skipped"])
+            out.append([r["scenario"], r["contender"], "skipped", "", "", "", "", r["skipped"]])
             continue
         rate = r.get("rate")
         lat = r.get("latency_us")
@@ -90,10 +92,27 @@ def table(rows: list[dict[str, Any]], title: str) -> Table:
                     f"{r['commits_per_fdatasync']:.1f} commits per fdatasync")
         if r.get("notes"):
             note = "; ".join([*r["notes"], note])
-        t.add_row(r["scenario"], r["contender"], _n(rate["median"]) if rate else "no figure",
-                  f"{_n(rate['min'])}-{_n(rate['max'])}" if rate else "", ratio,
-                  " / ".join(_n(lat[k]) for k in ("p50", "p99", "p99_9", "max")) if lat else "", cpu, note)
+        out.append([r["scenario"], r["contender"], _n(rate["median"]) if rate else "no figure",
+                    f"{_n(rate['min'])}-{_n(rate['max'])}" if rate else "", ratio,
+                    " / ".join(_n(lat[k]) for k in ("p50", "p99", "p99_9", "max")) if lat else "", cpu, note])
+    return out
+
+
+def table(rows: list[dict[str, Any]], title: str) -> Table:
+    t = Table(title=title, title_justify="left")
+    for col, just in COLUMNS:
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for row in cells(rows):
+        t.add_row(*row)
     return t
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The same table in Markdown, for bench/RESULTS.md."""
+    lines = ["| " + " | ".join(c for c, _ in COLUMNS) + " |",
+             "|" + "|".join("---:" if j == "right" else "---" for _, j in COLUMNS) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells(rows)]
+    return "\n".join(lines) + "\n"
 
 
 CSV_FIELDS = ("scenario", "contender", "system", "client", "guarantee", "skipped", "runs", "median", "min", "max",
@@ -135,7 +154,7 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     left.set_yticks(range(len(rated)), labels, fontsize=8)
     left.invert_yaxis()
     left.set_xscale("log")
-    left.set_xlabel("messages per second (median, min-max)")
+    left.set_xlabel("per second, median and min-max (messages; round trips; fdatasyncs for the disk)")
     left.set_title("throughput by scenario")
     for r in lat:
         h = r["histogram"]

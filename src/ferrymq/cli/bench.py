@@ -96,14 +96,16 @@ def register(group: click.Group) -> None:
     @click.option("--port", "ports", multiple=True, metavar="BROKER=PORT", callback=_ports,
                   help="Where a peer broker listens on 127.0.0.1, if not its usual port "
                        f"(BROKER: {', '.join(FAMILIES)}; repeatable).")
-    @click.option("--output", "-o", "output", type=click.Choice(["table", "json", "csv"]), default="table",
-                  show_default=True, help="A table, or JSON / CSV for scripts.")
+    @click.option("--output", "-o", "output", type=click.Choice(["table", "json", "csv", "markdown"]),
+                  default="table", show_default=True, help="A table, JSON / CSV for scripts, or Markdown.")
+    @click.option("--json-file", type=click.Path(dir_okay=False, writable=True), default=None,
+                  help="Also write the JSON here, whatever --output is.")
     @click.option("--plot", type=click.Path(dir_okay=False, writable=True), default=None,
                   help="Also write a PNG chart here (throughput by scenario, latency distribution).")
     def bench(scenarios: tuple[str, ...], only: tuple[str, ...], count: int, persistent_count: int, size: int,
               producers: int, consumers: int, uow: int, sync_put: bool, round_trips: int, repeat: int,
               time_limit: float, store_units: int, store_seconds: float, ports: dict[str, int], output: str,
-              plot: str | None) -> None:
+              json_file: str | None, plot: str | None) -> None:
         """Measure ferrymq beside RabbitMQ, NATS, Mosquitto and the machine's ceiling, in one run.
 
         Producers, consumers, requesters and responders each run in their own process, on
@@ -167,12 +169,18 @@ def register(group: click.Group) -> None:
         }
         if plot:
             report.plot(rows, plot)
+        document = json.dumps({"ok": True, **meta, "results": rows}, indent=2)
+        if json_file:
+            with open(json_file, "w") as f:
+                f.write(document + "\n")
+        title = (f"{size} B messages, {producers} producer / {consumers} consumer process(es)"
+                 f"{f', units of work of {uow}' if uow else ''}; {repeat} run(s) each; "
+                 f"load {meta['load_before']} before, {meta['load_after']} after")
         if output == "json":
-            click.echo(json.dumps({"ok": True, **meta, "results": rows}, indent=2))
+            click.echo(document)
         elif output == "csv":
             click.echo(report.to_csv(rows), nl=False)
+        elif output == "markdown":
+            click.echo(f"{meta['command']}  ({meta['started']}; {title})\n\n{report.markdown(rows)}", nl=False)
         else:
-            title = (f"{size} B messages, {producers} producer / {consumers} consumer process(es)"
-                     f"{f', units of work of {uow}' if uow else ''}; {repeat} run(s) each; "
-                     f"load {meta['load_before']} before, {meta['load_after']} after")
             Console(highlight=False, width=250).print(report.table(rows, title))
