@@ -330,3 +330,26 @@ def test_identifier_indexes_built_on_first_match_agree_with_delivery_order(env: 
     assert env.get(h, match=C.MQMO_MATCH_MSG_ID, msg_id=b"M1" + bytes(22)).data == b"m1"
     assert [env.get(h, match=C.MQMO_MATCH_CORREL_ID, correl_id=b"C0" + bytes(22)).data for _ in range(2)] == [b"m4", b"m0"]
     assert set(mq.by_correl_id) == {b"C1" + bytes(22)} and [env.get(h).data] == [b"m3"] and not mq.by_msg_id
+
+
+def test_expiry_scan_discards_what_is_due_and_keeps_locked_and_backed_out_messages_right(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    other = env.open("Q1")
+    for i, expiry in enumerate((30, 10, -1, 20, 10)):
+        env.put(h, b"m%d" % i, expiry=expiry, persistence=0)
+    env.get(other, C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK, match=C.MQMO_NONE)  # locks m0
+    got = env.get(h, C.MQGMO_SYNCPOINT, match=C.MQMO_NONE)  # m1, held by the unit of work
+    assert got.data == b"m1"
+    env.qm.backout(env.hconn)  # m1 is back on the queue
+    env.clock.advance(1.5)
+    env.qm.tick()
+    mq = env.qm.objects.require("Q1").messages
+    assert sorted(m.data for m in mq.by_seq.values()) == [b"m0", b"m2", b"m3"]  # m1 and m4 expired once each
+    env.clock.advance(2.0)
+    env.qm.tick()
+    assert sorted(m.data for m in mq.by_seq.values()) == [b"m0", b"m2"]  # m0 is locked: it stays
+    env.get(other, C.MQGMO_UNLOCK, match=C.MQMO_NONE)
+    env.qm.tick()
+    assert [m.data for m in mq.by_seq.values()] == [b"m2"]
+    assert mq.live_expiring == 0 and mq.due(env.clock.now() + 1e9) == []

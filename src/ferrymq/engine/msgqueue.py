@@ -12,6 +12,7 @@ backed-out message returns to exactly the place it had.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -32,7 +33,8 @@ class Watcher(Protocol):
 
 
 class MessageQueue:
-    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "indexed", "order", "uncommitted", "watchers")
+    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "expiring", "indexed", "live_expiring", "order", "uncommitted",
+                 "watchers")
 
     def __init__(self) -> None:
         self.by_seq: dict[int, Message] = {}
@@ -43,6 +45,11 @@ class MessageQueue:
         self.by_msg_id: dict[bytes, list[Key]] = {}
         self.by_correl_id: dict[bytes, list[Key]] = {}
         self.indexed = False
+        # (expires_at, seq) of messages with an expiry, earliest first, so the expiry scan
+        # looks at what is due and not at the whole queue. Entries of messages that have
+        # left stay until they come up (or the heap is rebuilt when they outnumber the rest).
+        self.expiring: list[tuple[float, int]] = []
+        self.live_expiring = 0
         self.uncommitted = 0
         self.watchers: list[Watcher] = []
 
@@ -56,6 +63,9 @@ class MessageQueue:
     def insert(self, msg: Message) -> None:
         self.by_seq[msg.seq] = msg
         self.order.add(msg.key)
+        if msg.expires_at is not None:
+            heapq.heappush(self.expiring, (msg.expires_at, msg.seq))
+            self.live_expiring += 1
         if self.indexed:
             bisect.insort(self.by_msg_id.setdefault(msg.msg_id, []), msg.key)
             if msg.correl_id != NONE_ID:
@@ -71,6 +81,30 @@ class MessageQueue:
         self.by_seq = {m.seq: m for m in msgs}
         self.order = SortedList(m.key for m in msgs)
         self.by_msg_id, self.by_correl_id, self.indexed = {}, {}, False
+        self._rebuild_expiring()
+
+    def _rebuild_expiring(self) -> None:
+        self.expiring = [(m.expires_at, m.seq) for m in self.by_seq.values() if m.expires_at is not None]
+        heapq.heapify(self.expiring)
+        self.live_expiring = len(self.expiring)
+
+    def due(self, now: float) -> list[Message]:
+        """Messages on the queue whose expiry has passed, earliest first. Each is returned
+        once; a caller that leaves one on the queue gives it back with ``recheck``."""
+        heap, by_seq, out = self.expiring, self.by_seq, []
+        seen: set[int] = set()  # a message backed out onto the queue has a second entry
+        while heap and heap[0][0] <= now:
+            seq = heapq.heappop(heap)[1]
+            m = by_seq.get(seq)
+            if m is not None and seq not in seen:
+                seen.add(seq)
+                out.append(m)
+        return out
+
+    def recheck(self, msg: Message) -> None:
+        """Offer a message ``due`` returned to the next scan again (it stayed on the queue)."""
+        assert msg.expires_at is not None
+        heapq.heappush(self.expiring, (msg.expires_at, msg.seq))
 
     def _index_identifiers(self) -> None:
         by_seq = self.by_seq
@@ -84,6 +118,10 @@ class MessageQueue:
     def remove(self, msg: Message) -> None:
         del self.by_seq[msg.seq]
         self.order.remove(msg.key)
+        if msg.expires_at is not None:
+            self.live_expiring -= 1
+            if len(self.expiring) > 2 * self.live_expiring + 1024:
+                self._rebuild_expiring()
         if self.indexed:
             _unindex(self.by_msg_id, msg.msg_id, msg.key)
             if msg.correl_id != NONE_ID:

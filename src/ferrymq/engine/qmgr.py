@@ -517,7 +517,12 @@ class QueueManager(Messaging):
         for q in list(self.objects.queues.values()):
             if not q.is_local or not len(q.messages):
                 continue
-            dead = [m for m in q.messages.by_seq.values() if m.expired(now) and not m.locked_by]
+            dead = []
+            for m in q.messages.due(now):
+                if m.locked_by:  # a browse lock holds it on the queue; looked at again next time
+                    q.messages.recheck(m)
+                else:
+                    dead.append(m)
             for m in dead:
                 self.discard_expired(q, m)
             if any(m.record_id == 0 and m.persistent for m in dead):
