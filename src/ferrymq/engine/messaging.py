@@ -396,7 +396,7 @@ class Messaging(Reports):
                 continue
             if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
                 return out, PersistentNext(qname)
-            self.take(conn, h, q, m, opts)
+            self.take(conn, h, q, m, opts, first=True)
             taken = True
             # A message without properties: a handle would be empty (None here, as on the wire).
             out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK, C.MQRC_NONE,
@@ -511,10 +511,11 @@ class Messaging(Reports):
             self.discard_expired(q, m)
         return found
 
-    def take(self, conn: Connection, h: Handle, q: QueueObject, msg: Message, opts: int) -> None:
-        """Remove a message destructively: into the unit of work, or gone now."""
+    def take(self, conn: Connection, h: Handle, q: QueueObject, msg: Message, opts: int, first: bool = False) -> None:
+        """Remove a message destructively: into the unit of work, or gone now (``first``:
+        it holds the queue's first key)."""
         in_uow = bool(opts & C.MQGMO_SYNCPOINT) or bool(opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
-        q.messages.remove(msg)
+        q.messages.remove(msg, first)
         if msg.locked_by:
             holder = self.handles.get(msg.locked_by)
             if holder is not None and holder.locked is msg:

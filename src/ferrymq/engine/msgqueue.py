@@ -115,9 +115,14 @@ class MessageQueue:
                 self.by_correl_id.setdefault(m.correl_id, []).append(key)
         self.indexed = True
 
-    def remove(self, msg: Message) -> None:
+    def remove(self, msg: Message, first: bool = False) -> None:
+        """Take a message out of the index (``first``: the caller knows it holds the
+        first key, which pops without a search)."""
         del self.by_seq[msg.seq]
-        self.order.remove(msg.key)
+        if first:
+            self.order.pop(0)
+        else:
+            self.order.remove(msg.key)
         if msg.expires_at is not None:
             self.live_expiring -= 1
             if len(self.expiring) > 2 * self.live_expiring + 1024:
