@@ -353,9 +353,38 @@ class Messaging(Reports):
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
         size = first.data_length
-        if h.selection is None and _selects_everything(md, gmo):
-            return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size)
+        head = h.selection is None and _selects_everything(md, gmo)
+        return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head)
+
+    def _take_run(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
+                  max_bytes: int, out: list[GetResult], size: int, head: bool) -> tuple[list[GetResult], MQError | None]:
+        """get_many's loop. With ``head`` (the get selects every message) the search is the
+        queue's first key; a message that needs one of MQGET's decisions (a browse lock, an
+        expiry, properties or an MQRFH2 to re-form, a buffer too short) goes through
+        ``attempt``, as every message does without ``head``."""
+        q = h.queue
+        assert q is not None
+        messages = q.messages
+        order, by_seq = messages.order, messages.by_seq
+        opts, qname, now = gmo.options, q.name, self.clock.now()
+        skip_persistent = gmo.non_persistent_only
+        taken = False
         while len(out) < limit and size < max_bytes:
+            if head:
+                if not order:
+                    break
+                m = by_seq[order[0][1]]
+                if not (m.locked_by or m.properties or m.v6 or m.expires_at is not None
+                        or m.data_length > buffer_length):
+                    if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
+                        return out, PersistentNext(qname)
+                    self.take(conn, h, q, m, opts, first=True)
+                    taken = True
+                    # No properties: a handle would be empty (None here, as on the wire).
+                    out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK,
+                                         C.MQRC_NONE, m.seq, m.queue, None, m.md_bytes()))
+                    size += m.data_length
+                    continue
             try:
                 r = self.attempt(conn, h, md, gmo, buffer_length)
             except MQError as exc:
@@ -366,42 +395,6 @@ class Messaging(Reports):
             if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
                 break
             size += r.data_length
-        return out, None
-
-    def _take_run(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
-                  max_bytes: int, out: list[GetResult], size: int) -> tuple[list[GetResult], MQError | None]:
-        """get_many's loop when the get selects every message: the search is the queue's
-        first key. A message that needs one of MQGET's decisions (a browse lock, an expiry,
-        properties or an MQRFH2 to re-form, a buffer too short) goes through ``attempt``."""
-        q = h.queue
-        assert q is not None
-        messages = q.messages
-        order, by_seq = messages.order, messages.by_seq
-        opts, qname, now = gmo.options, q.name, self.clock.now()
-        skip_persistent = gmo.non_persistent_only
-        taken = False
-        while len(out) < limit and size < max_bytes and order:
-            m = by_seq[order[0][1]]
-            if m.locked_by or m.properties or m.v6 or m.expires_at is not None or m.data_length > buffer_length:
-                try:
-                    r = self.attempt(conn, h, md, gmo, buffer_length)
-                except MQError as exc:
-                    return out, exc
-                if r is None:
-                    break
-                out.append(r)
-                if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
-                    break
-                size += r.data_length
-                continue
-            if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
-                return out, PersistentNext(qname)
-            self.take(conn, h, q, m, opts, first=True)
-            taken = True
-            # A message without properties: a handle would be empty (None here, as on the wire).
-            out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK, C.MQRC_NONE,
-                                 m.seq, m.queue, None, m.md_bytes()))
-            size += m.data_length
         if taken:
             q.last_get = now
         return out, None
