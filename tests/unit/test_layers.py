@@ -45,7 +45,9 @@ ALLOWED_SIDEWAYS: set[tuple[str, str]] = {
     ("store", "wire"),  # record framing helpers
     ("protocol", "store"),
 }
-FORBIDDEN = {("client", "engine"), ("client", "server"), ("client", "store")}
+FORBIDDEN = {("client", "engine"), ("client", "server"), ("client", "store"),
+             # the Spark data source talks to queue managers over the network, as any client
+             ("spark", "engine"), ("spark", "server"), ("spark", "store")}
 
 
 def top_package(module: str) -> str | None:
@@ -96,3 +98,18 @@ def test_pyspark_only_under_spark() -> None:
             continue
         for module in imports_of(path):
             assert not module.startswith("pyspark"), f"{path} imports {module}"
+
+
+def test_pyspark_ferrymq_is_only_the_entry_point() -> None:
+    """Spark imports every pyspark_* module it finds: ours only points at ferrymq.spark."""
+    path = SRC.parent / "pyspark_ferrymq" / "__init__.py"
+    assert [m for m in imports_of(path) if m != "__future__"] == ["ferrymq.spark.source"]
+
+
+def test_the_client_runs_without_pyspark() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, ferrymq.client, ferrymq.api, ferrymq.cli.main; print('pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,179 @@
+"""The data source's options, parsed once from Spark's option map (keys arrive lower-cased,
+values as strings) into a frozen, picklable value that travels to executors inside
+partitions and writers.
+
+Connection options follow IBM MQ: ``queueManager``, ``connName`` (``host(port)``, a
+comma-separated list tried in order), ``channel``; ``queue`` names one queue or several,
+comma-separated. The reading and writing options follow the Kafka and Pulsar sources'
+names (``maxMessagesPerTrigger``, ``startingPosition``, ``failOnDataLoss``...).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ferrymq.client.connname import parse_conn_name
+
+DEFAULT_COMMIT_QUEUE = "FERRYMQ.SPARK.COMMITS"
+MAX_CHANNEL = 20  # MQ_CHANNEL_NAME_LENGTH
+MAX_QUEUE_NAME = 48  # MQ_Q_NAME_LENGTH
+_QUEUE_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
+
+KNOWN = frozenset({
+    "queuemanager", "connname", "channel", "queue", "path", "readername", "startingposition", "failondataloss",
+    "maxmessagespertrigger", "maxbytespertrigger", "minpartitions", "destructive", "commitqueue", "pagemessages",
+    "writemode",
+})
+
+
+# Options Spark itself adds or passes through to every source and sink: not ours to refuse.
+SPARK_OWN = frozenset({"checkpointlocation", "paths", "queryname"})
+
+
+class OptionError(ValueError):
+    """An option is missing, unknown or malformed; the message names it and what is accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class FerryOptions:
+    queue_manager: str
+    conn_name: str
+    channel: str
+    queues: tuple[str, ...]
+    reader_name: str = "spark"
+    starting_position: str = "earliest"
+    fail_on_data_loss: bool = True
+    max_messages_per_trigger: int = 0
+    max_bytes_per_trigger: int = 0
+    min_partitions: int = 1
+    destructive: bool = False
+    commit_queue: str = DEFAULT_COMMIT_QUEUE
+    page_messages: int = 4096
+    write_rows: bool = False  # writeMode=rows: the Row writer instead of the Arrow one
+
+    @property
+    def appl_name(self) -> str:
+        """The connection's application name: ferrymq's protocol has no channel definitions,
+        so the channel named in the options labels the connection instead (DISPLAY CONN shows it)."""
+        return f"spark/{self.channel}" if self.channel else "spark"
+
+
+def _int(opts: Mapping[str, str], key: str, default: int, low: int) -> int:
+    text = opts.get(key)
+    if text is None or text == "":
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise OptionError(f"option {key} must be an integer, not {text!r}") from None
+    if value < low:
+        raise OptionError(f"option {key} must be at least {low}, not {value}")
+    return value
+
+
+def _bool(opts: Mapping[str, str], key: str, default: bool) -> bool:
+    text = opts.get(key)
+    if text is None or text == "":
+        return default
+    low = text.strip().lower()
+    if low in ("true", "yes", "1"):
+        return True
+    if low in ("false", "no", "0"):
+        return False
+    raise OptionError(f"option {key} must be true or false, not {text!r}")
+
+
+def queue_names(text: str) -> tuple[str, ...]:
+    """A comma-separated queue list, checked against MQ's queue-name characters.
+
+    Raises:
+        OptionError: an empty list or a name MQ would refuse.
+    """
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise OptionError("option queue names no queue")
+    for n in names:
+        if not _QUEUE_NAME.match(n):
+            raise OptionError(f"queue name {n!r} is not a valid MQ queue name (1..{MAX_QUEUE_NAME} of A-Z a-z 0-9 . _ / %)")
+    if len(set(names)) != len(names):
+        raise OptionError(f"option queue names a queue twice: {text!r}")
+    return names
+
+
+def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOptions:
+    """Validate Spark's options (case-insensitive keys).
+
+    Raises:
+        OptionError: an unknown option (named, with the known ones), a missing connName or
+            queue, or a malformed value.
+    """
+    opts = {k.lower(): v for k, v in raw.items()}
+    unknown = sorted(set(opts) - KNOWN - SPARK_OWN)
+    if unknown:
+        raise OptionError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(KNOWN))}")
+    conn = opts.get("connname", "").strip()
+    if not conn:
+        raise OptionError("option connName is required (MQ style: host(port), or a comma-separated list)")
+    try:
+        parse_conn_name(conn)
+    except ValueError as exc:
+        raise OptionError(f"option connName: {exc}") from None
+    channel = opts.get("channel", "").strip()
+    if len(channel) > MAX_CHANNEL:
+        raise OptionError(f"option channel is at most {MAX_CHANNEL} characters, not {len(channel)}")
+    queue_text = opts.get("queue") or opts.get("path") or ""
+    queues = queue_names(queue_text) if (queue_text or need_queue) else ()
+    reader = opts.get("readername", "spark").strip() or "spark"
+    if len(reader) > 256:
+        raise OptionError("option readerName is at most 256 characters")
+    start = opts.get("startingposition", "earliest").strip() or "earliest"
+    starting_seqs(start, queues)  # validated now, not at the first trigger
+    commit_queue = opts.get("commitqueue", DEFAULT_COMMIT_QUEUE).strip()
+    queue_names(commit_queue)
+    return FerryOptions(
+        queue_manager=opts.get("queuemanager", "").strip(),
+        conn_name=conn,
+        channel=channel,
+        queues=queues,
+        reader_name=reader,
+        starting_position=start,
+        fail_on_data_loss=_bool(opts, "failondataloss", True),
+        max_messages_per_trigger=_int(opts, "maxmessagespertrigger", 0, 1),
+        max_bytes_per_trigger=_int(opts, "maxbytespertrigger", 0, 1),
+        min_partitions=_int(opts, "minpartitions", 1, 1),
+        destructive=_bool(opts, "destructive", False),
+        commit_queue=commit_queue,
+        page_messages=_int(opts, "pagemessages", 4096, 1),
+        write_rows=_write_mode(opts.get("writemode", "arrow")),
+    )
+
+
+def _write_mode(text: str) -> bool:
+    mode = text.strip().lower() or "arrow"
+    if mode not in ("arrow", "rows"):
+        raise OptionError(f"option writeMode must be arrow or rows, not {text!r}")
+    return mode == "rows"
+
+
+def starting_seqs(position: str, queues: tuple[str, ...]) -> str | dict[str, int]:
+    """``"earliest"``, ``"latest"``, or a JSON object giving the first sequence per queue.
+
+    Raises:
+        OptionError: anything else, or a JSON object naming a queue that is not read.
+    """
+    low = position.strip().lower()
+    if low in ("earliest", "latest"):
+        return low
+    try:
+        doc = json.loads(position)
+    except ValueError:
+        raise OptionError(f"startingPosition must be earliest, latest or JSON like {{\"Q1\": 42}}, not {position!r}") from None
+    if not isinstance(doc, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in doc.values()):
+        raise OptionError(f"startingPosition JSON must map queue names to sequence numbers >= 0: {position!r}")
+    stray = sorted(set(doc) - set(queues))
+    if stray:
+        raise OptionError(f"startingPosition names queue(s) {', '.join(stray)} that option queue does not read")
+    return {str(k): int(v) for k, v in doc.items()}

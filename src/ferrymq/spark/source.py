@@ -1,0 +1,126 @@
+"""``format("ferrymq")``: the PySpark data source (batch and streaming, read and write).
+
+Registered by ``spark.dataSource.register(FerryDataSource)`` (``ferrymq.spark.register``)
+or with no code at all through the top-level module ``pyspark_ferrymq``, which Spark
+imports on its first data-source lookup. The columns are in docs/spark.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+    InputPartition,
+)
+from pyspark.sql.types import StructType
+
+from ferrymq.client import Message
+from ferrymq.client.sequence import SequencedMessage
+from ferrymq.protocol.seqframes import RangeEntry
+from ferrymq.spark.columns import record_batch
+from ferrymq.spark.connection import using
+from ferrymq.spark.options import FerryOptions, parse_options
+from ferrymq.spark.reading import SeqRange, plan
+from ferrymq.spark.schema import SCHEMA, read_schema
+from ferrymq.spark.streaming import FerryStreamReader, RangePartition, read_range
+from ferrymq.spark.writers import (
+    FerryBatchArrowWriter,
+    FerryBatchWriter,
+    FerryStreamArrowWriter,
+    FerryStreamWriter,
+    plan_for,
+)
+
+
+@dataclass
+class TakePartition(InputPartition):
+    """A destructive read of one queue: up to ``limit`` messages, in one unit of work."""
+
+    opts: FerryOptions
+    queue: str
+    limit: int
+    arrow: pa.Schema
+
+
+def _take(p: TakePartition) -> Iterator[pa.RecordBatch]:
+    """Get up to the limit under syncpoint, hand them to Spark, then commit; a failure or
+    an abandoned read (the generator closed early) backs the unit out."""
+    with using(p.opts) as c, c.open(p.queue) as q, c.transaction():
+        left = p.limit
+        while left > 0:
+            got = q.get_batch(min(left, p.opts.page_messages), syncpoint=True)
+            if not got:
+                break
+            left -= len(got)
+            page = [_sequenced(p.queue, m) for m in got]
+            yield record_batch(page, p.arrow)
+
+
+def _sequenced(queue: str, m: Message) -> SequencedMessage:
+    """A got message as a browsed one would be: ferrymq's MsgToken starts with the
+    message's sequence number (big-endian), so a destructive read gives the same ``seq``."""
+    seq = int.from_bytes(m.msg_token[:8], "big")
+    return SequencedMessage(queue, RangeEntry(seq, 0.0, m.md_bytes, m.properties, m.data))
+
+
+class FerryBatchReader(DataSourceReader):
+    def __init__(self, schema: StructType, opts: FerryOptions) -> None:
+        if not opts.queues:
+            raise ValueError("cannot read from ferrymq: option queue names no queue")
+        self.opts = opts
+        self.arrow = read_schema(schema)
+
+    def partitions(self) -> Sequence[InputPartition]:
+        with using(self.opts) as c:
+            ranges = {q: c.queue_range(q) for q in self.opts.queues}
+        if self.opts.destructive:
+            return [TakePartition(self.opts, q, r.depth, self.arrow) for q, r in sorted(ranges.items()) if r.depth]
+        start = {q: r.first_seq for q, r in ranges.items()}
+        end = {q: r.last_seq + 1 for q, r in ranges.items()}
+        parts = plan(start, end, self.opts.min_partitions)
+        if not parts:  # an empty read still needs one partition
+            parts = [SeqRange(self.opts.queues[0], 0, 0)]
+        return [RangePartition(self.opts, r, self.arrow) for r in parts]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if isinstance(partition, TakePartition):
+            return _take(partition)
+        assert isinstance(partition, RangePartition)
+        return read_range(partition)
+
+
+class FerryDataSource(DataSource):
+    """The ferrymq data source; options in ferrymq.spark.options and docs/spark.md."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "ferrymq"
+
+    def schema(self) -> StructType:
+        return SCHEMA
+
+    def _opts(self, need_queue: bool) -> FerryOptions:
+        return parse_options(dict(self.options), need_queue=need_queue)
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return FerryBatchReader(schema, self._opts(True))
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        return FerryStreamReader(schema, self._opts(True))
+
+    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        opts = self._opts(False)
+        plan = plan_for(opts, schema, overwrite)
+        return FerryBatchWriter(opts, plan) if opts.write_rows else FerryBatchArrowWriter(opts, plan)
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        opts = self._opts(False)
+        plan = plan_for(opts, schema, overwrite)
+        return FerryStreamWriter(opts, plan) if opts.write_rows else FerryStreamArrowWriter(opts, plan)

@@ -1,0 +1,162 @@
+"""The four writers (batch and streaming, Row and Arrow input): each task stages its
+partition under a prepared unit of work; the driver commits or aborts the lot
+(ferrymq.spark.commits).
+
+Spark builds a streaming writer again for every micro-batch and runs ``write()`` on a
+pickled copy, so nothing here keeps state between calls: a task learns its batch and
+query from the task's local properties and reports what it staged in its commit message.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark import TaskContext
+from pyspark.sql import Row
+from pyspark.sql.datasource import (
+    DataSourceArrowWriter,
+    DataSourceStreamArrowWriter,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+    WriterCommitMessage,
+)
+from pyspark.sql.types import StructType
+
+from ferrymq.spark import commits
+from ferrymq.spark.connection import using
+from ferrymq.spark.options import FerryOptions
+from ferrymq.spark.puts import PutPlan, stage
+
+log = logging.getLogger("ferrymq.spark")
+
+BATCH_ID_KEY = "streaming.sql.batchId"  # set by Spark on every task of a micro-batch
+QUERY_ID_KEY = "sql.streaming.queryId"  # the query's id, kept in its checkpoint across restarts
+
+
+@dataclass
+class Staged(WriterCommitMessage):
+    """What one task left prepared: its XID and how many messages it holds."""
+
+    scope: str
+    batch: int
+    xid: bytes
+    count: int
+
+
+def plan_for(opts: FerryOptions, schema: StructType, overwrite: bool) -> PutPlan:
+    """Raises: ValueError for mode overwrite, several target queues, or unusable columns."""
+    if overwrite:
+        raise ValueError("cannot write to ferrymq in mode overwrite: messages are appended to queues")
+    if len(opts.queues) > 1:
+        raise ValueError(f"cannot write to ferrymq: option queue names several queues ({', '.join(opts.queues)}); "
+                         "name one, or leave it out and give a queue column")
+    return PutPlan([f.name for f in schema.fields], opts.queues[0] if opts.queues else None)
+
+
+def _rows_of_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[Mapping[str, Any]]:
+    for b in batches:
+        yield from b.to_pylist()
+
+
+def _rows_of_rows(rows: Iterator[Row]) -> Iterator[Mapping[str, Any]]:
+    for r in rows:
+        yield r.asDict()
+
+
+def _task() -> TaskContext:
+    ctx = TaskContext.get()
+    if ctx is None:
+        raise RuntimeError("ferrymq writers run inside Spark tasks")
+    return ctx
+
+
+class _Writing:
+    def __init__(self, opts: FerryOptions, plan: PutPlan, job: str | None) -> None:
+        self.opts = opts
+        self.plan = plan
+        self.job = job  # a batch write's scope; a streaming write's comes from the task
+
+    def _stage(self, rows: Iterable[Mapping[str, Any]]) -> Staged:
+        ctx = _task()
+        if self.job is None:
+            scope, batch_text = ctx.getLocalProperty(QUERY_ID_KEY), ctx.getLocalProperty(BATCH_ID_KEY)
+            if not scope or batch_text is None:
+                raise RuntimeError("a ferrymq stream writer ran outside a streaming query (no query or batch id)")
+            batch = int(batch_text)
+        else:
+            scope, batch = self.job, 0
+        xid = commits.task_xid(scope, batch, ctx.partitionId(), ctx.attemptNumber())
+        with using(self.opts) as c:
+            count = stage(c, self.plan, rows, xid)
+        return Staged(scope, batch, xid, count)
+
+    def _commit(self, messages: list[WriterCommitMessage | None], batch: int | None) -> None:
+        staged = [m for m in messages if isinstance(m, Staged)]
+        with using(self.opts) as c:
+            if batch is None:
+                assert self.job is not None
+                commits.commit_job(c, self.job, [m.xid for m in staged])
+            elif staged:
+                out = commits.commit_batch(c, self.opts.commit_queue, staged[0].scope, batch, [m.xid for m in staged])
+                log.info("event=batch_committed scope=%s batch=%d units=%d replayed=%s", staged[0].scope, batch,
+                         out.committed, out.replayed)
+
+    def _abort(self, messages: list[WriterCommitMessage | None], batch: int | None) -> None:
+        staged = [m for m in messages if isinstance(m, Staged)]
+        with using(self.opts) as c:
+            if batch is None:
+                assert self.job is not None
+                commits.abort_job(c, self.job, [m.xid for m in staged])
+            elif staged:
+                commits.abort_batch(c, self.opts.commit_queue, staged[0].scope, batch, [m.xid for m in staged])
+
+
+class _BatchWriting(_Writing):
+    """A batch write: one job, committed by the driver when every task succeeded."""
+
+    def __init__(self, opts: FerryOptions, plan: PutPlan) -> None:
+        super().__init__(opts, plan, f"job{uuid.uuid4().hex}")
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._commit(messages, None)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._abort(messages, None)
+
+
+class _StreamWriting(_Writing):
+    """A streaming write: committed once per micro-batch, idempotently across replays."""
+
+    def __init__(self, opts: FerryOptions, plan: PutPlan) -> None:
+        super().__init__(opts, plan, None)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self._commit(messages, batchId)
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self._abort(messages, batchId)
+
+
+class FerryBatchWriter(_BatchWriting, DataSourceWriter):
+    def write(self, iterator: Iterator[Row]) -> WriterCommitMessage:
+        return self._stage(_rows_of_rows(iterator))
+
+
+class FerryBatchArrowWriter(_BatchWriting, DataSourceArrowWriter):
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
+        return self._stage(_rows_of_batches(iterator))
+
+
+class FerryStreamWriter(_StreamWriting, DataSourceStreamWriter):
+    def write(self, iterator: Iterator[Row]) -> WriterCommitMessage:
+        return self._stage(_rows_of_rows(iterator))
+
+
+class FerryStreamArrowWriter(_StreamWriting, DataSourceStreamArrowWriter):
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
+        return self._stage(_rows_of_batches(iterator))
