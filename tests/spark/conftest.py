@@ -4,7 +4,6 @@ and one queue-manager process, real, on 127.0.0.1 port 0. Each test uses its own
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,32 +12,13 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from qm_process import QueueManagerProcess
+from spark_session import spark_session
 
 # Queues the tests use (defined once): each test reads and writes its own.
 QUEUES = ("BR.IN", "BR.OUT", "BR.ROWS", "BR.BAD", "BR.TAKE", "BR.NARROW", "ST.IN", "ST.OUT", "ST.LIM", "ST.NOW",
           "ST.A", "ST.B", "ST.SINK", "ST.ABORT", "ST.LOSS", "ST.BYTES")
-
-
-def spark_session(app: str, **conf: str) -> Any:
-    """A local[2] session whose Python workers run this interpreter (where ferrymq is installed)."""
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # tests stay on the loopback interface
-    from pyspark.sql import SparkSession
-
-    b = (SparkSession.builder.master("local[2]").appName(app)
-         .config("spark.driver.host", "127.0.0.1")
-         .config("spark.driver.bindAddress", "127.0.0.1")
-         .config("spark.ui.enabled", "false")
-         .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.sql.shuffle.partitions", "2")
-         .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.driver.memory", "1g")
-         .config("spark.sql.streaming.noDataMicroBatches.enabled", "false"))
-    for k, v in conf.items():
-        b = b.config(k, v)
-    return b.getOrCreate()
 
 
 @pytest.fixture(scope="session")

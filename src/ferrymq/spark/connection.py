@@ -1,8 +1,11 @@
 """One client connection per process and connection options, reused across Spark tasks.
 
 Spark reuses its Python workers between tasks, so an executor keeps its connection for
-the next task instead of paying a connect per partition. A connection that failed is
-dropped (``discard``), and the next task connects afresh.
+the next task instead of paying a connect per partition. It reconnects by itself
+(MQCNO_RECONNECT): a worker idle between tasks does not answer the queue manager's
+heartbeats, so its connection may be gone when the next task comes. A unit of work in
+flight when a connection goes is backed out (its task fails, and Spark retries or replays
+it). A connection that failed otherwise is dropped (``discard``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Iterator
 from ferrymq.client import Client, connect
 from ferrymq.spark.options import FerryOptions
 
+RECONNECT_FOR = 60.0  # seconds: then the task fails and Spark's own retry takes over
 _clients: dict[tuple[str, str, str], Client] = {}
 
 
@@ -29,7 +33,8 @@ def client_for(opts: FerryOptions) -> Client:
     key = _key(opts)
     c = _clients.get(key)
     if c is None:
-        c = connect(opts.queue_manager, opts.conn_name, appl_name=opts.appl_name, timeout=60.0)
+        c = connect(opts.queue_manager, opts.conn_name, appl_name=opts.appl_name, timeout=60.0,
+                    reconnect=RECONNECT_FOR)
         _clients[key] = c
     return c
 
