@@ -121,3 +121,26 @@ def test_random_bytes_raise_only_decode_error(raw: bytes) -> None:
 def test_random_text_raises_only_decode_error(text: str) -> None:
     with contextlib.suppress(DecodeError):
         properties(text)
+
+
+def test_what_real_producers_write_is_read() -> None:
+    # older JMS: a self-closed nil with a dummy namespace; double quotes; line breaks and
+    # indentation between elements; NUL padding; character references; .NET's dt='char'.
+    text = ('<mcd>\n  <Msd>jms_text</Msd>\n  <msgbody xmlns:xsi="dummy" xsi:nil="true"/>\n</mcd>  \0\0')
+    assert properties(text) == {"mcd.Msd": "jms_text", "mcd.msgbody": None}
+    assert properties("<usr><a>&#60;b&#x3E;</a><c dt='char'>x</c><d xsi:nil='false'>v</d></usr>") == {
+        "usr.a": "<b>", "usr.c": "x", "usr.d": "v"}
+
+
+def test_a_utf16_header_byte_for_byte() -> None:
+    folder = "<usr><n dt='i4'>7</n></usr>"  # 27 characters: 54 bytes, one blank more makes 56
+    assert len(folder) == 27
+    header = MQRFH2((folder,), 546, 1208, "MQSTR", name_value_ccsid=1200)
+    le = header.pack()
+    assert le[:36] == bytes.fromhex("52464820 02000000 60000000 22020000 b8040000") + b"MQSTR   " + bytes.fromhex(
+        "00000000 b0040000")
+    assert le[36:40] == bytes.fromhex("38000000") and le[40:] == b"".join(bytes((ord(c), 0)) for c in folder + " ")
+    be = header.pack(big_endian=True)
+    assert be[8:12] == bytes.fromhex("00000060") and be[36:40] == bytes.fromhex("00000038")
+    assert be[40:] == b"".join(bytes((0, ord(c))) for c in folder + " ")
+    assert MQRFH2.unpack_from(le)[0] == header == MQRFH2.unpack_from(be, big_endian=True)[0]

@@ -78,13 +78,16 @@ class MessageHandleState:
         """MQSETMP.
 
         Raises:
-            MQError: MQRC_SMPO_ERROR, MQRC_PROPERTY_NAME_LENGTH_ERR, MQRC_PROPERTY_NAME_ERROR,
+            MQError: MQRC_SMPO_ERROR, MQRC_PD_ERROR (a Context IBM does not define),
+                MQRC_PROPERTY_NAME_LENGTH_ERR, MQRC_PROPERTY_NAME_ERROR,
                 MQRC_PROPERTY_TYPE_ERROR (a Type that is not an MQTYPE_*, a value not of
                 that type, or the wrong type for a JMS or Root.MQMD. name),
                 MQRC_PROPERTY_NOT_AVAILABLE (no property under the cursor).
         """
         if options not in _SMPO:
             raise failed(C.MQRC_SMPO_ERROR, f"MQSMPO Options {options} is not one option")
+        if pd.context not in (C.MQPD_NO_CONTEXT, C.MQPD_USER_CONTEXT):
+            raise failed(C.MQRC_PD_ERROR, f"MQPD Context {pd.context} is not NO_CONTEXT or USER_CONTEXT")
         rules.check_length(name)
         if self.validate:
             rules.check_name(name)
@@ -97,7 +100,7 @@ class MessageHandleState:
             v = coerce(ptype, value)
         except ValueError as exc:
             raise failed(C.MQRC_PROPERTY_TYPE_ERROR, f"{name}: {exc}") from None
-        key = self._stored_name(name)
+        key = self.stored_name(name)
         prop = Property(ptype, v, pd)
         if options in (C.MQSMPO_SET_FIRST, C.MQSMPO_APPEND_PROPERTY):
             self.props.put(key, prop)
@@ -117,7 +120,8 @@ class MessageHandleState:
             self.props.put(k, p)
 
     @staticmethod
-    def _stored_name(name: str) -> str:
+    def stored_name(name: str) -> str:
+        """The name a property is kept under (a JMS header name or synonym resolved)."""
         jms = rules.JMS_NAMES.get(name)
         if jms is not None and jms[1] is not None:
             return jms[1]
@@ -152,7 +156,7 @@ class MessageHandleState:
             if self._cursor is not None and self._cursor in self.props:
                 found = (self._cursor, self.props.property(self._cursor))
         else:
-            key = self._stored_name(name)
+            key = self.stored_name(name)
             names = list(self.props)
             start = 0
             if options & C.MQIMPO_INQ_NEXT and self._pattern == name and self._cursor in self.props:
@@ -192,7 +196,7 @@ class MessageHandleState:
             raise failed(C.MQRC_PROPERTY_NAME_ERROR, "wildcards are not allowed in MQDLTMP")
         if self.validate:
             rules.check_name(name)
-        key = self._stored_name(name)
+        key = self.stored_name(name)
         if options == C.MQDMPO_DEL_PROP_UNDER_CURSOR and key != self._cursor:
             return MQError(C.MQCC_WARNING, C.MQRC_PROPERTY_NOT_AVAILABLE, f"{name!r} is not under the cursor")
         if key not in self.props:

@@ -1,4 +1,5 @@
-"""pymqi's ``MessageHandle``: MQCRTMH, MQSETMP, MQINQMP, MQDLTMP and MQDLTMH.
+"""pymqi's ``MessageHandle``: MQCRTMH, MQSETMP, MQINQMP, MQDLTMP and MQDLTMH (and, as
+ferrymq extras, MQMHBUF and MQBUFMH).
 
 Message handles live in the application's process (see ferrymq.properties.handle): the
 integer ``msg_handle`` goes into ``GMO.MsgHandle`` or ``PMO.NewMsgHandle`` /
@@ -13,10 +14,11 @@ from typing import Any
 
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
+from ferrymq.properties.buffers import Buffer, BufferTooSmall, buffer_to_handle, handle_to_buffer
 from ferrymq.properties.handle import MessageHandleState, ValueTooBig, md_fields_of
 from ferrymq.properties.model import Descriptor, PropertySet
 from ferrymq.pymqi.errors import MQMIError
-from ferrymq.pymqi.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
+from ferrymq.pymqi.structs import CMHO, DMHO, DMPO, IMPO, MD, PD, SMPO, as_bytes
 
 _lock = threading.Lock()
 _handles: dict[int, MessageHandleState] = {}
@@ -144,6 +146,8 @@ class MessageHandle:
                 value = value[:value_length]
             elif property_type == C.MQTYPE_BYTE_STRING and isinstance(value, (bytes, bytearray)) and value_length >= 0:
                 value = bytes(value[:value_length])
+            if pd is not None and (pd.StrucId != b"PD  " or pd.Version != C.MQPD_VERSION_1):
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_PD_ERROR, detail="MQPD StrucId or Version is not valid")
             descriptor = Descriptor() if pd is None else Descriptor(pd.Support, pd.Context, pd.CopyOptions)
             try:
                 st.set(_name(name), value, property_type, descriptor,
@@ -202,3 +206,51 @@ class MessageHandle:
 
     def get_handle(self) -> int:
         return self.msg_handle
+
+    def mhbuf(self, name: str | bytes = "%", md: MD | None = None,
+              options: int = C.MQMHBO_PROPERTIES_IN_MQRFH2, buffer_length: int = 1 << 20) -> bytes:
+        """MQMHBUF (a ferrymq extra: pymqi has none): the properties matching ``name`` as an
+        MQRFH2. ``md`` (Format, Encoding, CodedCharSetId) describes what the header is to
+        announce, and on return describes the buffer (Format MQHRF2).
+
+        Raises:
+            MQMIError: 2046 (MQRC_OPTIONS_ERROR), 2442/2513 (a bad name), 2471
+                (MQRC_PROPERTY_NOT_AVAILABLE), 2469 (MQRC_PROPERTY_VALUE_TOO_BIG) with
+                ``data_length``.
+        """
+        md = md if md is not None else MD()
+        try:
+            out = handle_to_buffer(state_of(self.msg_handle), _name(name), options, _described(md, b""),
+                                   buffer_length)
+        except BufferTooSmall as exc:
+            raise _mqmi(exc, data_length=exc.data_length) from None
+        except MQError as exc:
+            raise _mqmi(exc) from None
+        _describe(md, out)
+        return out.data
+
+    def bufmh(self, buffer: bytes, md: MD | None = None, options: int = C.MQBMHO_DELETE_PROPERTIES) -> bytes:
+        """MQBUFMH (a ferrymq extra): the MQRFH2 property folders at the start of ``buffer``
+        (``md`` says its Format, Encoding, CodedCharSetId) become the handle's properties;
+        returns the buffer, without them when ``options`` has MQBMHO_DELETE_PROPERTIES, and
+        updates ``md`` to describe it.
+
+        Raises:
+            MQMIError: 2046 (MQRC_OPTIONS_ERROR), 2334 (MQRC_RFH_ERROR), 2421 (MQRC_RFH_FORMAT_ERROR).
+        """
+        md = md if md is not None else MD(Format=as_bytes(C.MQFMT_RF_HEADER_2))
+        try:
+            out = buffer_to_handle(state_of(self.msg_handle), options, _described(md, bytes(buffer)))
+        except MQError as exc:
+            raise _mqmi(exc) from None
+        _describe(md, out)
+        return out.data
+
+
+def _described(md: MD, data: bytes) -> Buffer:
+    fmt = md.Format.decode("ascii", "replace") if isinstance(md.Format, bytes) else str(md.Format)
+    return Buffer(data, fmt.ljust(8), md.Encoding, md.CodedCharSetId)
+
+
+def _describe(md: MD, out: Buffer) -> None:
+    md.Format, md.Encoding, md.CodedCharSetId = as_bytes(out.format.ljust(8)), out.encoding, out.coded_char_set_id

@@ -1,7 +1,8 @@
 """The XML-like language of MQRFH2 folders, and the typed properties folders carry.
 
 A folder is ``<name attr='v'>…</name>``: elements ``<e dt='i4'>7</e>`` and groups of
-elements nested inside; values escaped with ``&lt; &gt; &amp; &apos; &quot;``; attribute
+elements nested inside; values escaped with ``&lt; &gt; &amp; &apos; &quot;`` (character
+references ``&#60;`` ``&#x3C;`` are read too); attribute
 values in single or double quotes; ``<e xsi:nil='true'></e>`` for null (``<e/>`` is empty). The
 ``dt`` attribute types a value (absent: string):
 
@@ -137,13 +138,29 @@ def unescape(raw: str, offset: int = 0) -> str:
     while (amp := raw.find("&", pos)) >= 0:
         semi = raw.find(";", amp)
         name = raw[amp + 1 : semi] if semi > 0 else ""
-        if name not in _ESCAPES:
+        char = _ESCAPES.get(name) or _char_reference(name)
+        if char is None:
             raise DecodeError("RFH2 folder", offset + amp, f"unknown escape &{name[:10]};")
         out.append(raw[pos:amp])
-        out.append(_ESCAPES[name])
+        out.append(char)
         pos = semi + 1
     out.append(raw[pos:])
     return "".join(out)
+
+
+def _char_reference(name: str) -> str | None:
+    """``&#65;`` / ``&#x41;``: XML character references, which some producers write for
+    characters they do not put literally; None when ``name`` is not one (or names a
+    surrogate or a number past U+10FFFF)."""
+    if not name.startswith("#") or len(name) > 10:
+        return None
+    digits, base = (name[2:], 16) if name[1:2] in ("x", "X") else (name[1:], 10)
+    if not digits or not all(c in "0123456789abcdefABCDEF"[: base + (6 if base == 16 else 0)] for c in digits):
+        return None
+    code = int(digits, base)
+    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return None
+    return chr(code)
 
 
 def escape(text: str) -> str:
