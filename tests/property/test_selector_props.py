@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ferrymq.engine.selector import SelectorError, compile_selector
-from ferrymq.engine.selector.parser import parse, unparse
+from ferrymq.engine.selector.evaluate import _MIRROR, compare
+from ferrymq.engine.selector.parser import Lit, parse, unparse
 
 ALPHABET = st.sampled_from([*list("ab() ='%_!,.<>+-*/0123456789xX\""), " AND ", " OR ", " NOT ", " LIKE ", " IN ", " BETWEEN ", " IS ", " NULL ", " ESCAPE ", " TRUE ", "1.5e3"])
 
@@ -54,3 +55,17 @@ def test_generated_selectors_round_trip_and_evaluate(text: str, props: dict[str,
         return
     result = s.evaluate(lambda n: props.get(n))  # type: ignore[arg-type, return-value]
     assert s.matches(lambda n: props.get(n)) is (result is True)  # type: ignore[arg-type, return-value]
+
+
+literals = st.one_of(st.booleans(), st.integers(-3, 3), st.floats(-3, 3, allow_nan=False), st.sampled_from(["a", "b"]),
+                     st.sampled_from([b"\x01", b"\x02"]))
+
+
+@given(st.sampled_from(["=", "<>", "<", "<=", ">", ">="]), values, literals, st.booleans())
+def test_compiled_comparison_follows_the_type_rules(op: str, value: object, literal: object, mirrored: bool) -> None:
+    """The comparison compiled for ``name op literal`` (or ``literal op name``) answers as
+    the general ``compare`` does, for every pair of types."""
+    lit = unparse(Lit(literal))  # type: ignore[arg-type]
+    text = f"{lit} {_MIRROR[op]} a" if mirrored else f"a {op} {lit}"
+    s = compile_selector(text)
+    assert s.evaluate(lambda n: value) == compare(op, value, literal)  # type: ignore[arg-type, return-value]

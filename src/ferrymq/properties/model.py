@@ -187,6 +187,10 @@ class PropertySet(MutableMapping[str, Value]):
     def property(self, name: str) -> Property:
         return self._items[name]
 
+    def find(self, name: str) -> Property | None:
+        """The property, or None: one dict lookup (selectors read properties per message)."""
+        return self._items.get(name)
+
     def type_of(self, name: str) -> int:
         return self._items[name].type
 

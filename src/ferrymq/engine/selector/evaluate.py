@@ -73,6 +73,49 @@ def like_regex(pattern: str, escape: str | None) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
+_NUMBERS = (int, float)  # exact types: a bool is no number
+_MIRROR = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "<>": "<>"}
+
+
+def _comparison(op: str, left: Node, right: Node) -> Fn:
+    """``compare`` specialised at compile time: the test every message of a selective get
+    runs. The common ``name op literal`` reads the property and tests the literal's type
+    once; exact types decide the JMS rules without further calls (``compare`` keeps the
+    general rule for anything else, such as subclasses of int)."""
+    if isinstance(left, Lit) and isinstance(right, Ident):
+        left, right, op = right, left, _MIRROR[op]
+    fn = _ORDER.get(op) or _EQ[op]
+    equality = op in _EQ
+    if isinstance(left, Ident) and isinstance(right, Lit) and right.value is not None:
+        name, const = left.name, right.value
+        tc = type(const)
+        const_number = tc in _NUMBERS
+
+        def name_vs_literal(get: Lookup) -> Value:
+            a = get(name)
+            if a is None:
+                return None
+            ta = type(a)
+            if (const_number and ta in _NUMBERS) or (equality and ta is tc):
+                return bool(fn(a, const))
+            return compare(op, a, const)
+        return name_vs_literal
+    lf, rf = _compile(left), _compile(right)
+
+    def general(get: Lookup) -> Value:
+        a = lf(get)
+        if a is None:
+            return None
+        b = rf(get)
+        if b is None:
+            return None
+        ta, tb = type(a), type(b)
+        if (ta in _NUMBERS and tb in _NUMBERS) or (equality and ta is tb):
+            return bool(fn(a, b))
+        return compare(op, a, b)
+    return general
+
+
 def _compile(node: Node) -> Fn:
     if isinstance(node, Lit):
         value = node.value
@@ -90,7 +133,10 @@ def _compile(node: Node) -> Fn:
         sign = -1 if node.op == "-" else 1
         return lambda get: (sign * v if _num(v := inner(get)) else None)  # type: ignore[operator]
     if isinstance(node, Binary):
-        left, right, op = _compile(node.left), _compile(node.right), node.op
+        op = node.op
+        if op in _ORDER or op in _EQ:
+            return _comparison(op, node.left, node.right)
+        left, right = _compile(node.left), _compile(node.right)
         if op == "AND":
             def and_(get: Lookup) -> Value:
                 a = _truth(left(get))
@@ -107,8 +153,6 @@ def _compile(node: Node) -> Fn:
                 b = _truth(right(get))
                 return True if b is True else (None if a is None or b is None else False)
             return or_
-        if op in _ORDER or op in _EQ:
-            return lambda get: compare(op, left(get), right(get))
         return lambda get: arith(op, left(get), right(get))
     if isinstance(node, Between):
         x, lo, hi, neg = _compile(node.operand), _compile(node.low), _compile(node.high), node.negated

@@ -6,7 +6,7 @@ JMSDeliveryMode 2/1 = persistent/not, JMSCorrelationID and JMSMessageID as 'ID:'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from ferrymq.engine.message import Message
 from ferrymq.engine.selector.parser import Value
@@ -56,20 +56,24 @@ FIELDS.update({
 
 def message_lookup(msg: Message) -> Callable[[str], Value]:
     """The name -> typed value function a Selector evaluates a message with."""
-    props: Mapping[str, object] = msg.properties or {}
+    props = msg.properties
 
     def get(name: str) -> Value:
         field = FIELDS.get(name)
         if field is not None:
             return field(msg)
-        value = props.get(name)
-        if value is None and props:  # usr.color and color are one property (properties.rules)
+        if props is None:
+            return None
+        prop = props.find(name)
+        if prop is None:  # usr.color and color are one property (properties.rules)
             if name.startswith("usr."):
                 other = None if "." in name[4:] else name[4:]
             else:
                 other = None if "." in name else "usr." + name
-            if other is not None:
-                value = props.get(other)
+            prop = None if other is None else props.find(other)
+            if prop is None:
+                return None
+        value = prop.value
         # A byte string is no JMS type: a selector sees it as unknown, like an absent property.
-        return None if isinstance(value, (bytes, bytearray)) else value  # type: ignore[return-value]
+        return None if isinstance(value, (bytes, bytearray)) else value
     return get
