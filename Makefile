@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/python -m ferrymq.demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff check src tests bench tools examples
 	$(BIN)/mypy
 
 unit: $(STAMP)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from qm_process import QueueManagerProcess
 
-from ferrymq.client import Client, connect
+from ferrymq.client import Client, MQError, connect
 from ferrymq.spark import commits
 from ferrymq.spark.puts import PutPlan, stage
 
@@ -86,3 +86,12 @@ def test_abort_backs_out_and_a_batch_job_commits_once(qmp: QueueManagerProcess) 
         assert commits.commit_job(c, "job1", job) == 2
         assert commits.commit_job(c, "job1", job) == 0
         assert _out(c) == [b"j0", b"j1"]
+
+
+def test_a_missing_commit_queue_is_named_with_its_definition(qmp: QueueManagerProcess) -> None:
+    with connect("QM1", qmp.conn_name) as c:
+        x = _stage(c, 1, 0, [b"z"])
+        with pytest.raises(MQError, match=r"DEFINE QLOCAL\(NO.SUCH.COMMITS\)"):
+            commits.commit_batch(c, "NO.SUCH.COMMITS", "query-1", 1, [x])
+        assert c.in_doubt() == [x]  # nothing was decided
+        c.resolve(x, commit=False)

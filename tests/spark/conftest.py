@@ -18,7 +18,7 @@ from spark_session import spark_session
 
 # Queues the tests use (defined once): each test reads and writes its own.
 QUEUES = ("BR.IN", "BR.OUT", "BR.ROWS", "BR.BAD", "BR.TAKE", "BR.NARROW", "ST.IN", "ST.OUT", "ST.LIM", "ST.NOW",
-          "ST.A", "ST.B", "ST.SINK", "ST.ABORT", "ST.LOSS", "ST.BYTES")
+          "ST.A", "ST.B", "ST.SINK", "ST.ABORT", "ST.LOSS", "ST.BYTES", "EX.REQ", "EX.REPLY", "EX.REPORT")
 
 
 @pytest.fixture(scope="session")

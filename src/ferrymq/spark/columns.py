@@ -116,10 +116,6 @@ def property_text(value: object) -> str | None:
     return str(value)
 
 
-def _put_ts(md: MQMD) -> int | None:
-    return put_micros(md.put_date, md.put_time)
-
-
 def _props(m: SequencedMessage) -> list[tuple[str, str | None]]:
     return [(k, property_text(v)) for k, v in m.properties.items()]
 
@@ -157,7 +153,15 @@ def record_batch(messages: Sequence[SequencedMessage], schema: pa.Schema) -> pa.
         if f.name in _MD_INDEX:
             values: list[Any] = list(map(itemgetter(_MD_INDEX[f.name]), mds))
         elif f.name == "put_timestamp":
-            values = [_put_ts(md) for md in mds]
+            # Put times repeat within a page (hundredths of a second): convert each once.
+            seen: dict[tuple[str, str], int | None] = {}
+            values = []
+            for md in mds:
+                key = (md.put_date, md.put_time)
+                v = seen.get(key, -1)
+                if v == -1:
+                    v = seen[key] = put_micros(*key)
+                values.append(v)
         else:
             values = list(map(_FROM_MESSAGE[f.name], messages))
         arrays.append(pa.array(values, type=f.type))

@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ferrymq.client import Client, NoMessageAvailable
+from ferrymq.client import Client, NoMessageAvailable, UnknownObjectName
 from ferrymq.mq import constants as C
 
 log = logging.getLogger("ferrymq.spark")
@@ -71,7 +71,13 @@ class Outcome:
 def _markers(client: Client, commit_queue: str, scope: str) -> dict[int, tuple[bytes, list[bytes]]]:
     """batch -> (marker MsgId, XIDs) for this scope's markers on the commit queue."""
     out: dict[int, tuple[bytes, list[bytes]]] = {}
-    with client.open(commit_queue, options=C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING) as q:
+    try:
+        q = client.open(commit_queue, options=C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
+    except UnknownObjectName:
+        raise UnknownObjectName(C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME,
+                                f"the commit queue {commit_queue} of exactly-once streaming writes is not defined: "
+                                f"DEFINE QLOCAL({commit_queue}) (or name another with option commitQueue)") from None
+    with q:
         for msg in q.browse():
             try:
                 doc = json.loads(msg.data)

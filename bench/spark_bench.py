@@ -1,0 +1,215 @@
+"""Spark throughput through format("ferrymq"), beside the machine's ceiling.
+
+1. ingest: a streaming query reads N messages of SIZE bytes from a ferrymq queue
+   (availableNow, maxMessagesPerTrigger=BATCH, PARTS partitions) into Spark's noop sink;
+2. synthetic: the same query over an in-memory Python source of the same shape (the same
+   30 columns as Arrow batches, random payloads of SIZE bytes): what Spark's Python-source
+   path can take on this machine, whatever the source;
+3. write: a DataFrame of N rows of SIZE-byte payloads written to a queue (batch write,
+   Arrow writer, prepared units committed by the driver), and the same with the Row writer.
+
+"steady" is rows over the summed trigger time of every micro-batch but the first (which
+pays for starting Python workers); "wall" is rows over the query's whole run.
+Starts its own queue manager (temporary FERRYMQ_HOME, 127.0.0.1, a free port) unless
+--conn names one. Run: .venv/bin/python bench/spark_bench.py [--messages 200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ferrymq.client import connect
+
+QUEUE_IN, QUEUE_OUT = "BENCH.SPARK.IN", "BENCH.SPARK.OUT"
+
+
+def start_qmgr(home: str) -> tuple[str, int]:
+    env = dict(os.environ, FERRYMQ_HOME=home)
+    cli = [sys.executable, "-m", "ferrymq.cli"]
+    subprocess.run([*cli, "create", "QMB", "--port", "0"], env=env, check=True, capture_output=True)
+    doc = json.loads(subprocess.run([*cli, "start", "QMB", "--output", "json"], env=env, check=True,
+                                    capture_output=True, text=True).stdout)
+    script = "".join(f"DEFINE QLOCAL({q}) MAXDEPTH(5000000)\n" for q in (QUEUE_IN, QUEUE_OUT))
+    subprocess.run([*cli, "mqsc", "QMB"], env=env, input=script, check=True, capture_output=True, text=True)
+    return f"127.0.0.1({doc['port']})", int(doc["pid"])
+
+
+def fill(conn: str, qmgr: str, n: int, size: int) -> float:
+    payload = os.urandom(size)
+    t0 = time.perf_counter()
+    with connect(qmgr, conn) as c, c.open(QUEUE_IN, async_put=True) as q:
+        for _ in range(n):
+            q.put(payload, persistent=False)
+        c.stat()
+    return n / (time.perf_counter() - t0)
+
+
+def rates(query: Any, rows: int, seconds: float) -> dict[str, float]:
+    batches = [p for p in query.recentProgress if p["numInputRows"] > 0]
+    later = batches[1:] or batches
+    steady_rows = sum(p["numInputRows"] for p in later)
+    steady_ms = sum(p["durationMs"]["triggerExecution"] for p in later)
+    return {"rows": sum(p["numInputRows"] for p in batches), "batches": len(batches),
+            "steady_rows_s": round(steady_rows / (steady_ms / 1000.0)) if steady_ms else 0.0,
+            "wall_rows_s": round(rows / seconds)}
+
+
+def run_stream(spark: Any, reader: Any, rows: int) -> dict[str, float]:
+    t0 = time.perf_counter()
+    q = reader.load().writeStream.format("noop").trigger(availableNow=True).start()
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise SystemExit(str(q.exception()))
+    return rates(q, rows, time.perf_counter() - t0)
+
+
+def synthetic_source(size: int) -> Any:
+    """An in-memory stream source producing ferrymq-shaped Arrow batches (defined here so
+    that Spark pickles it by value to its workers)."""
+    from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+    from pyspark.sql.streaming.datasource import ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
+
+    from ferrymq.spark.schema import SCHEMA, read_schema
+
+    @dataclass
+    class Span(InputPartition):
+        start: int
+        end: int
+
+    def batch(schema: pa.Schema, start: int, n: int) -> pa.RecordBatch:
+        payload = np.random.default_rng(start).integers(0, 256, n * size, dtype=np.uint8).tobytes()
+        offsets = pa.array(np.arange(0, (n + 1) * size, size, dtype=np.int32))
+        cols: dict[str, pa.Array] = {
+            "queue": pa.array([QUEUE_IN] * n, pa.string()), "seq": pa.array(np.arange(start, start + n), pa.int64()),
+            "payload": pa.BinaryArray.from_buffers(pa.binary(), n, [None, offsets.buffers()[1], pa.py_buffer(payload)]),
+            "properties": pa.MapArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), pa.array([], pa.string()),
+                                                  pa.array([], pa.string())),
+        }
+        arrays = []
+        for f in schema:
+            if f.name in cols:
+                arrays.append(cols[f.name].cast(f.type))
+            elif pa.types.is_binary(f.type):
+                arrays.append(pa.array([bytes(24)] * n, f.type))
+            elif pa.types.is_string(f.type):
+                arrays.append(pa.array([""] * n, f.type))
+            elif pa.types.is_timestamp(f.type):
+                arrays.append(pa.array(np.full(n, 1_790_000_000_000_000, dtype=np.int64), pa.int64()).cast(f.type))
+            else:
+                arrays.append(pa.array(np.zeros(n, dtype=np.int32), f.type))
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    class Reader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+        def __init__(self, options: dict[str, str], schema: Any) -> None:
+            self.total = int(options["rows"])
+            self.per_batch = int(options["batch"])
+            self.parts = int(options["parts"])
+            self.arrow = read_schema(schema)
+
+        def initialOffset(self) -> dict[str, int]:
+            return {"n": 0}
+
+        def getDefaultReadLimit(self) -> ReadLimit:
+            return ReadMaxRows(self.per_batch)
+
+        def prepareForTriggerAvailableNow(self) -> None:
+            pass
+
+        def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
+            cap = limit.max_rows if isinstance(limit, ReadMaxRows) else self.total
+            return {"n": min(self.total, start["n"] + cap)}
+
+        def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
+            step = max(1, -(-(end["n"] - start["n"]) // self.parts))
+            return [Span(s, min(s + step, end["n"])) for s in range(start["n"], end["n"], step)]
+
+        def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+            assert isinstance(partition, Span)
+            for s in range(partition.start, partition.end, 4096):
+                yield batch(self.arrow, s, min(4096, partition.end - s))
+
+    class Synthetic(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "ferrymq_synthetic"
+
+        def schema(self) -> Any:
+            return SCHEMA
+
+        def streamReader(self, schema: Any) -> DataSourceStreamReader:
+            return Reader(dict(self.options), schema)
+
+    return Synthetic
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--conn", help="connName of a running queue manager with the bench queues (default: start one)")
+    p.add_argument("--qmgr", default="QMB")
+    p.add_argument("--messages", type=int, default=200_000)
+    p.add_argument("--size", type=int, default=1024)
+    p.add_argument("--batch", type=int, default=50_000, help="maxMessagesPerTrigger")
+    p.add_argument("--parts", type=int, default=2, help="partitions per micro-batch (minPartitions)")
+    p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,write")
+    args = p.parse_args()
+    skip = set(args.skip.split(","))
+    home = tempfile.mkdtemp(prefix="ferrymq-spark-bench-")
+    pid = 0
+    conn = args.conn
+    if conn is None:
+        conn, pid = start_qmgr(home)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    spark = (SparkSession.builder.master("local[2]").appName("ferrymq-spark-bench")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.memory", "4g").config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    out: dict[str, Any] = {"messages": args.messages, "size": args.size, "batch": args.batch, "parts": args.parts}
+    opts = {"queueManager": args.qmgr, "connName": conn}
+    try:
+        if "ingest" not in skip:
+            out["fill_puts_s"] = round(fill(conn, args.qmgr, args.messages, args.size))
+            reader = spark.readStream.format("ferrymq").options(
+                **opts, queue=QUEUE_IN, maxMessagesPerTrigger=str(args.batch), minPartitions=str(args.parts),
+                checkpointLocation=tempfile.mkdtemp())
+            out["ingest"] = run_stream(spark, reader, args.messages)
+            print("ingest", out["ingest"], flush=True)
+        if "synthetic" not in skip:
+            spark.dataSource.register(synthetic_source(args.size))
+            reader = spark.readStream.format("ferrymq_synthetic").options(
+                rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
+            out["synthetic"] = run_stream(spark, reader, args.messages)
+            print("synthetic", out["synthetic"], flush=True)
+        if "write" not in skip:
+            df = (spark.range(args.messages, numPartitions=args.parts)
+                  .select(F.expr(f"cast(repeat('x', {args.size}) as binary)").alias("payload")).cache())
+            df.count()
+            for mode in ("arrow", "rows"):
+                t0 = time.perf_counter()
+                df.write.format("ferrymq").options(**opts, queue=QUEUE_OUT, writeMode=mode).mode("append").save()
+                out[f"write_{mode}_rows_s"] = round(args.messages / (time.perf_counter() - t0))
+                print(f"write {mode}", out[f"write_{mode}_rows_s"], flush=True)
+    finally:
+        spark.stop()
+        if pid:
+            os.kill(pid, 9)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
