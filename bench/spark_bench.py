@@ -41,7 +41,9 @@ def start_qmgr(home: str) -> tuple[str, int]:
     subprocess.run([*cli, "create", "QMB", "--port", "0"], env=env, check=True, capture_output=True)
     doc = json.loads(subprocess.run([*cli, "start", "QMB", "--output", "json"], env=env, check=True,
                                     capture_output=True, text=True).stdout)
-    script = "".join(f"DEFINE QLOCAL({q}) MAXDEPTH(5000000)\n" for q in (QUEUE_IN, QUEUE_OUT))
+    # A write task's partition is one unit of work: lift MAXUMSGS above a partition's rows.
+    script = "ALTER QMGR MAXUMSGS(10000000)\n" + "".join(f"DEFINE QLOCAL({q}) MAXDEPTH(5000000)\n"
+                                                          for q in (QUEUE_IN, QUEUE_OUT))
     subprocess.run([*cli, "mqsc", "QMB"], env=env, input=script, check=True, capture_output=True, text=True)
     return f"127.0.0.1({doc['port']})", int(doc["pid"])
 

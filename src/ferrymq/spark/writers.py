@@ -27,6 +27,8 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
 from ferrymq.spark import commits
 from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions
@@ -91,8 +93,16 @@ class _Writing:
         else:
             scope, batch = self.job, 0
         xid = commits.task_xid(scope, batch, ctx.partitionId(), ctx.attemptNumber())
-        with using(self.opts) as c:
-            count = stage(c, self.plan, rows, xid)
+        try:
+            with using(self.opts) as c:
+                count = stage(c, self.plan, rows, xid)
+        except MQError as exc:
+            if exc.reason != C.MQRC_SYNCPOINT_LIMIT_REACHED:
+                raise
+            # A task's partition is one unit of work: say what bounds it and how to lift it.
+            raise MQError(exc.comp, exc.reason, f"{exc.detail}: a write task puts its whole partition in one unit "
+                          "of work; raise the queue manager's limit (ALTER QMGR MAXUMSGS(n)) or repartition the "
+                          "DataFrame into smaller partitions") from exc
         return Staged(scope, batch, xid, count)
 
     def _commit(self, messages: list[WriterCommitMessage | None], batch: int | None) -> None:
