@@ -98,8 +98,11 @@ def put_rows(client: Client, plan: PutPlan, rows: Iterable[Mapping[str, Any]]) -
                 raise ValueError("cannot write to ferrymq: a row has a null payload")
             text = isinstance(data, str)
             props = row.get("properties")
-            q.put(data, md=plan.descriptor(row, text), properties=dict(props) if props else None, syncpoint=True,
-                  options=plan.put_options)
+            md = plan.descriptor(row, text)
+            # The default descriptor goes by the client's cached template (no MQMD to pack),
+            # and asynchronous puts that differ only in MsgId then travel as one batch frame.
+            q.put(data, md=None if md is _BASE_MD else md, properties=dict(props) if props else None,
+                  syncpoint=True, options=plan.put_options)
             count += 1
         status = client.stat()
         if status.failures:
