@@ -42,12 +42,24 @@ XID_PREFIX = "fsp1"
 class XidParts:
     scope: str
     batch: int
+    tail: str  # the writer's instance id: tells the driver which units its own tasks staged
 
 
-def task_xid(scope: str, batch: int, partition: int, attempt: int) -> bytes:
+def task_xid(scope: str, batch: int, partition: int, attempt: int, tail: str | None = None) -> bytes:
+    """``tail``: the writer instance's id (random when not given); unique per run."""
     if ":" in scope:
         raise ValueError(f"a commit scope has no ':' ({scope!r})")
-    return f"{XID_PREFIX}:{scope}:{batch}:{partition}:{attempt}:{uuid.uuid4().hex[:12]}".encode()
+    return f"{XID_PREFIX}:{scope}:{batch}:{partition}:{attempt}:{tail or uuid.uuid4().hex[:12]}".encode()
+
+
+def scope_of_writer(client: Client, tail: str) -> str | None:
+    """The scope of the in-doubt units a writer instance's tasks staged, if any is in doubt
+    (how a driver whose tasks all failed to report back finds what they left)."""
+    for xid in client.in_doubt():
+        parts = parse_xid(xid)
+        if parts is not None and parts.tail == tail:
+            return parts.scope
+    return None
 
 
 def parse_xid(xid: bytes) -> XidParts | None:
@@ -56,7 +68,7 @@ def parse_xid(xid: bytes) -> XidParts | None:
     if len(parts) != 6 or parts[0] != XID_PREFIX:
         return None
     try:
-        return XidParts(parts[1], int(parts[2]))
+        return XidParts(parts[1], int(parts[2]), parts[5])
     except ValueError:
         return None
 
@@ -130,14 +142,20 @@ def commit_batch(client: Client, commit_queue: str, scope: str, batch: int, xids
 
 def abort_batch(client: Client, commit_queue: str, scope: str, batch: int, xids: Iterable[bytes]) -> int:
     """Back out the batch's staged units (those an earlier run's marker lists excepted: the
-    replay that commits the batch will commit them). Returns how many were backed out."""
+    replay that commits the batch will commit them). Returns how many were backed out.
+
+    Spark hands ``abort`` the messages of the tasks it heard from, which need not include
+    every task that prepared a unit (a task can finish while the job is being failed), so
+    every unit of this scope up to this batch that no marker lists is backed out too. A task
+    that prepares after this runs leaves its unit in doubt until the query's next commit or
+    abort settles it (see docs/spark.md)."""
     markers = _markers(client, commit_queue, scope)
     listed = set(markers.get(batch, (b"", []))[1])
     backed_out = 0
     for x in xids:
         if x not in listed:
             backed_out += client.resolve(x, commit=False)
-    backed_out += _settle(client, scope, batch - 1, markers)
+    backed_out += _settle(client, scope, batch, markers)
     return backed_out
 
 

@@ -82,6 +82,9 @@ class _Writing:
         self.opts = opts
         self.plan = plan
         self.job = job  # a batch write's scope; a streaming write's comes from the task
+        # Made on the driver and carried to every task in the pickled writer: the tail of
+        # each XID its tasks stage, so abort finds them even when Spark hands it no message.
+        self.instance = uuid.uuid4().hex[:12]
 
     def _stage(self, rows: Iterable[Mapping[str, Any]]) -> Staged:
         ctx = _task()
@@ -92,7 +95,7 @@ class _Writing:
             batch = int(batch_text)
         else:
             scope, batch = self.job, 0
-        xid = commits.task_xid(scope, batch, ctx.partitionId(), ctx.attemptNumber())
+        xid = commits.task_xid(scope, batch, ctx.partitionId(), ctx.attemptNumber(), self.instance)
         try:
             with using(self.opts) as c:
                 count = stage(c, self.plan, rows, xid)
@@ -122,8 +125,12 @@ class _Writing:
             if batch is None:
                 assert self.job is not None
                 commits.abort_job(c, self.job, [m.xid for m in staged])
-            elif staged:
-                commits.abort_batch(c, self.opts.commit_queue, staged[0].scope, batch, [m.xid for m in staged])
+            else:
+                # Spark may hand abort no message at all (a task that prepared its unit was
+                # cancelled before it reported): the instance id finds what they staged.
+                scope = staged[0].scope if staged else commits.scope_of_writer(c, self.instance)
+                if scope is not None:
+                    commits.abort_batch(c, self.opts.commit_queue, scope, batch, [m.xid for m in staged])
 
 
 class _BatchWriting(_Writing):
