@@ -76,8 +76,10 @@ def test_a_replayed_batch_finishes_the_first_commit_and_drops_its_duplicates(qmp
 def test_abort_backs_out_and_a_batch_job_commits_once(qmp: QueueManagerProcess) -> None:
     with connect("QM1", qmp.conn_name) as c:
         xs = [_stage(c, 9, p, [b"x%d" % p]) for p in range(3)]
-        assert commits.abort_batch(c, COMMITS, "query-1", 9, xs[:2]) == 2
-        assert c.in_doubt() == [xs[2]]  # a unit no task reported: the next commit settles it
+        assert commits.abort_batch(c, COMMITS, "query-1", 9, xs[:2]) == 3  # the unit no task reported too
+        assert c.in_doubt() == []
+        late = _stage(c, 9, 3, [b"late"])  # a task that prepared after the abort ran
+        assert c.in_doubt() == [late]  # the next commit settles it
         assert commits.commit_batch(c, COMMITS, "query-1", 10, []).backed_out == 1
         assert c.in_doubt() == [] and _out(c) == []
         job = [commits.task_xid("job1", 0, p, 0) for p in range(2)]
