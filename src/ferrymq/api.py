@@ -22,7 +22,7 @@ from ferrymq.client import AsyncClient, Client
 from ferrymq.engine.api import Clock, SystemClock
 from ferrymq.engine.commands.pcfmap import run as run_command
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.server import QueueManagerServer
+from ferrymq.server import QueueManagerServer, eventloop
 from ferrymq.store.journal import Journal
 
 T = TypeVar("T")
@@ -32,14 +32,16 @@ class EmbeddedQueueManager:
     """A running queue manager in this process; ``connect()`` gives clients to it."""
 
     def __init__(self, name: str, journal: Journal, *, clock: Clock | None = None, listen: bool = False,
-                 host: str = "127.0.0.1", port: int = 0, **server_options: Any) -> None:
+                 host: str = "127.0.0.1", port: int = 0, event_loop: str = "auto", **server_options: Any) -> None:
+        """``event_loop``: "auto" (uvloop when installed), "uvloop" or "asyncio" (see
+        ferrymq.server.eventloop); ValueError when it is not available."""
         self.name = name
         self._journal = journal
         self._clock = clock or SystemClock()
         self._listen = listen
         self._host, self._port = host, port
         self._server_options = server_options
-        self._loop = asyncio.new_event_loop()
+        self._loop = eventloop.loop_factory(event_loop)()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"ferrymq-{name}", daemon=True)
         self.qmgr: QueueManager | None = None
         self.server: QueueManagerServer | None = None

@@ -89,8 +89,10 @@ def test_create_start_put_get_stop_restart_delete(cli: Cli) -> None:
     started = cli.json("start", "QM1")
     port, pid = started["port"], started["pid"]
     assert started["status"] == "Running" and port > 0 and alive(pid)
+    assert started["event_loop"] == "uvloop"  # installed with ferrymq on Linux: the server runs on it
     row = cli.status("QM1")
     assert (row["status"], row["pid"], row["port"], row["configured_port"]) == ("Running", pid, port, 0)
+    assert row["event_loop"] == "uvloop"
     assert "QM1" in cli.run("list").stdout and str(port) in cli.run("list").stdout
 
     with connect("QM1", f"127.0.0.1({port})", timeout=10) as c, c.open(QUEUE) as q:
@@ -106,7 +108,9 @@ def test_create_start_put_get_stop_restart_delete(cli: Cli) -> None:
     assert row["status"] == "Ended normally" and row["pid"] is None and row["last_port"] == port
 
     # A restart replays the journal: persistent messages are there, non-persistent ones are not.
-    again = cli.json("start", "QM1")
+    # (On the standard event loop this time: both loops serve the same queue manager.)
+    again = cli.json("start", "QM1", "--event-loop", "asyncio")
+    assert again["event_loop"] == "asyncio" and cli.status("QM1")["event_loop"] == "asyncio"
     with connect("QM1", f"127.0.0.1({again['port']})", timeout=10) as c, c.open(QUEUE) as q:
         assert [m.data for m in q.messages()] == [b"kept", b"got"]
         with pytest.raises(NoMessageAvailable):

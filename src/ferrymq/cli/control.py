@@ -84,7 +84,8 @@ def describe(qdir: QmgrDir) -> dict[str, Any]:
         pid = qdir.read_pid()
         if state in ("running", "quiescing", "ending") and st.get("pid") == pid:
             out.update(status={"running": RUNNING, "quiescing": QUIESCING, "ending": ENDING}[state],
-                       pid=pid, port=st.get("port"), host=st.get("host", out["host"]), started=st.get("started"))
+                       pid=pid, port=st.get("port"), host=st.get("host", out["host"]), started=st.get("started"),
+                       event_loop=st.get("event_loop"))
         else:
             out.update(status=STARTING, pid=pid)
         return out
@@ -110,7 +111,7 @@ def list_all(home: Path, names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     return [describe(QmgrDir(home, n)) for n in list_names(home)]
 
 
-def start(home: Path, name: str, timeout: float, quiesce_timeout: float) -> dict[str, Any]:
+def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_loop: str = "auto") -> dict[str, Any]:
     """strmqm: launch the server detached; return once it accepts connections.
 
     Raises:
@@ -126,7 +127,7 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float) -> dict
     r, w = os.pipe()
     env = dict(os.environ, FERRYMQ_HOME=str(home))
     cmd = [sys.executable, "-m", "ferrymq.cli", "start", name, "--foreground", "--notify-fd", str(w),
-           "--quiesce-timeout", str(quiesce_timeout)]
+           "--quiesce-timeout", str(quiesce_timeout), "--event-loop", event_loop]
     try:
         with open(qdir.log_file, "ab") as logf:
             logf.write(f"--- {now_iso()} ferrymq start {name}\n".encode())
@@ -159,7 +160,7 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float) -> dict
     _check_accepts(config.host, port, name)
     proc.returncode = 0  # detached on purpose: keeps Popen from warning that it still runs
     return {"name": name, "status": RUNNING, "pid": reply["pid"], "host": config.host, "port": port,
-            "data_dir": str(qdir.path), "log": str(qdir.log_file)}
+            "event_loop": reply.get("event_loop"), "data_dir": str(qdir.path), "log": str(qdir.log_file)}
 
 
 def _read_line(fd: int, timeout: float) -> dict[str, Any] | None:

@@ -120,26 +120,30 @@ def create(home: Path, out: Out, name: str, port: int, host: str) -> None:
               help="Seconds to wait for the server to accept connections.")
 @click.option("--quiesce-timeout", type=float, default=30.0, show_default=True,
               help="On a quiesce stop, seconds clients get to disconnect before they are cut.")
+@click.option("--event-loop", type=click.Choice(["auto", "uvloop", "asyncio"]), default="auto", show_default=True,
+              help="The server's asyncio event loop: auto is uvloop when installed, else the standard loop.")
 @click.option("--notify-fd", type=int, default=None, hidden=True)
 @command
 def start(home: Path, out: Out, name: str, foreground: bool, timeout: float, quiesce_timeout: float,
-          notify_fd: int | None) -> None:
+          event_loop: str, notify_fd: int | None) -> None:
     """Start queue manager NAME (like strmqm); returns once it accepts connections."""
     if foreground:
-        _run_foreground(home, out, name, notify_fd, quiesce_timeout)
+        _run_foreground(home, out, name, notify_fd, quiesce_timeout, event_loop)
         return
-    info = control.start(home, name, timeout, quiesce_timeout)
+    info = control.start(home, name, timeout, quiesce_timeout, event_loop)
     out.result(info, f"Queue manager {name} started: listening on {info['host']}({info['port']}), "
-                     f"pid {info['pid']}.\nLog: {info['log']}")
+                     f"pid {info['pid']}, event loop {info['event_loop']}.\nLog: {info['log']}")
 
 
-def _run_foreground(home: Path, out: Out, name: str, notify_fd: int | None, quiesce_timeout: float) -> None:
+def _run_foreground(home: Path, out: Out, name: str, notify_fd: int | None, quiesce_timeout: float,
+                    event_loop: str) -> None:
     from ferrymq.cli import runner  # the server stack is only needed here
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     echo: Callable[[str], None] = (lambda _s: None) if out.json else (lambda s: click.echo(s))
-    ended = runner.run(QmgrDir(home, name), notify_fd=notify_fd, quiesce_timeout=quiesce_timeout, echo=echo)
+    ended = runner.run(QmgrDir(home, name), notify_fd=notify_fd, quiesce_timeout=quiesce_timeout, echo=echo,
+                       event_loop=event_loop)
     out.result(ended, None)
 
 

@@ -29,7 +29,7 @@ from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import StoreError
 from ferrymq.mq import constants as C
-from ferrymq.server import QueueManagerServer
+from ferrymq.server import QueueManagerServer, eventloop
 from ferrymq.store.file import FileJournal
 from ferrymq.store.journal import Journal
 
@@ -108,16 +108,21 @@ class Stopper:
 
 
 def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float = 30.0,
-        echo: Callable[[str], None] = print) -> dict[str, Any]:
+        echo: Callable[[str], None] = print, event_loop: str = "auto") -> dict[str, Any]:
     """Serve the queue manager until stopped; returns the final status.
 
     Raises:
         CliError: it runs already (RUNNING), the port is taken (PORT_IN_USE), the journal is
-            damaged (DAMAGED) or the server cannot listen (START_FAILED). The launcher is told
-            through ``notify_fd`` before the error propagates.
+            damaged (DAMAGED), the server cannot listen or ``event_loop`` is not available
+            (START_FAILED). The launcher is told through ``notify_fd`` before the error propagates.
     """
     notifier = Notifier(notify_fd)
     try:
+        try:
+            make_loop = eventloop.loop_factory(event_loop)
+        except ValueError as exc:
+            raise CliError(Exit.START_FAILED, "event_loop_unavailable", f"queue manager {qdir.name}: {exc}",
+                           qmgr=qdir.name, event_loop=event_loop) from None
         config = qdir.require().load_config()
         lock = qdir.acquire_lock()
         if lock is None:
@@ -129,7 +134,8 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
         raise
     try:
         qdir.pid_file.write_text(f"{os.getpid()}\n")
-        return asyncio.run(_serve(qdir, config, notifier, quiesce_timeout, echo))
+        with asyncio.Runner(loop_factory=make_loop) as runner:
+            return runner.run(_serve(qdir, config, notifier, quiesce_timeout, echo))
     except CliError as exc:
         notifier.send({"ok": False, "error": exc.as_dict()})
         raise
@@ -165,9 +171,10 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
                        port=config.port) from None
     pid = os.getpid()
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
-               "started": now_iso()}
+               "started": now_iso(), "event_loop": eventloop.loop_name(loop)}
     qdir.write_status(**running)
-    log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d", qdir.name, pid, config.host, server.port)
+    log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,
+             server.port, running["event_loop"])
     echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
     notifier.send({"ok": True, **running})
 
