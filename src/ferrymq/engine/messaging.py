@@ -51,6 +51,38 @@ def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
                 or (mo & C.MQMO_MATCH_MSG_TOKEN and gmo.msg_token != bytes(16)))
 
 
+class PutLimits:
+    """The rules that refuse a put through one handle, in MQPUT's order: the data's length
+    (queue manager, then queue MAXMSGL), put inhibited (alias, then queue), a persistent
+    message on a temporary dynamic queue, MAXDEPTH, MAXUMSGS. ``place`` checks one message
+    with them and ``_place_run`` a run of asynchronous puts, so that a batch is refused
+    exactly as the same puts one by one; what cannot change within a run is read once."""
+
+    __slots__ = ("fixed", "max_depth", "max_uow", "q_max", "qmgr_max", "queue")
+
+    def __init__(self, queue: QueueObject, qmgr_max: int, q_max: int, fixed: MQError | None, max_depth: int,
+                 max_uow: int) -> None:
+        self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
+        self.max_depth, self.max_uow = max_depth, max_uow
+
+    def refusal(self, size: int, conn: Connection, in_uow: bool) -> MQError | None:
+        """The first rule a put of ``size`` bytes breaks now; None when it may go ahead."""
+        if size > self.qmgr_max:
+            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+                          f"message of {size} bytes exceeds queue manager MAXMSGL({self.qmgr_max})")
+        q = self.queue
+        if size > self.q_max:
+            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({self.q_max})")
+        if self.fixed is not None:
+            return self.fixed
+        messages = q.messages
+        if len(messages.by_seq) + messages.uncommitted >= self.max_depth:
+            return failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({self.max_depth}) messages")
+        if in_uow and conn.uow is not None and len(conn.uow) >= self.max_uow:
+            return failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.max_uow}) messages")
+        return None
+
+
 class Messaging(Reports):
     """put, get and their helpers; mixed into QueueManager."""
 
@@ -112,22 +144,12 @@ class Messaging(Reports):
         assert q is not None
         qa = q.attrs
         definer = h.alias or q
-        qmgr_max, q_max = self.qmgr_attr("MAXMSGL"), int(qa["MAXMSGL"])
-        refusal: MQError | None = None
         priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
         persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
-        if h.alias is not None and h.alias["PUT"] == C.MQQA_PUT_INHIBITED:
-            refusal = failed(C.MQRC_PUT_INHIBITED, f"{h.alias.name} has PUT(DISABLED)")
-        elif qa["PUT"] == C.MQQA_PUT_INHIBITED:
-            refusal = failed(C.MQRC_PUT_INHIBITED, f"{q.name} has PUT(DISABLED)")
-        elif persistence == C.MQPER_PERSISTENT and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC:
-            refusal = failed(C.MQRC_PERSISTENT_NOT_ALLOWED,
-                             f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
         now = self.clock.now()
         template = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now, NONE_ID)
         new_ids = bool(pmo.options & C.MQPMO_NEW_MSG_ID)
         in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
-        max_depth, max_uow = int(qa["MAXDEPTH"]), self.qmgr_attr("MAXUMSGS")
         fifo = qa.get("MSGDLVSQ") == C.MQMDS_FIFO
         messages, name, persistent = q.messages, q.name, persistence == C.MQPER_PERSISTENT
         coa = bool(template.report & C.MQRO_COA)
@@ -135,19 +157,11 @@ class Messaging(Reports):
         outcomes: list[MQError | None] = []
         note = outcomes.append
         placed = False
+        refusal_of = self.put_limits(h, persistence).refusal
         for msg_id, data in items:
-            size = len(data)
-            if size > qmgr_max:
-                note(failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
-                            f"message of {size} bytes exceeds queue manager MAXMSGL({qmgr_max})"))
-            elif size > q_max:
-                note(failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {name} MAXMSGL({q_max})"))
-            elif refusal is not None:
+            refusal = refusal_of(len(data), conn, in_uow)
+            if refusal is not None:
                 note(refusal)
-            elif len(messages.by_seq) + messages.uncommitted >= max_depth:
-                note(failed(C.MQRC_Q_FULL, f"{name} holds MAXDEPTH({max_depth}) messages"))
-            elif in_uow and conn.uow is not None and len(conn.uow) >= max_uow:
-                note(failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({max_uow}) messages"))
             else:
                 if new_ids or msg_id == NONE_ID:
                     msg_id = self.new_id()
@@ -201,26 +215,12 @@ class Messaging(Reports):
             md, data, props, v6 = propctl.on_put(md, data, props, rule)
             if props:
                 propctl.check_length(props, self.qmgr_attr("MAXPROPL"))
-        size = len(data)
-        qmgr_max = self.qmgr_attr("MAXMSGL")
-        if size > qmgr_max:
-            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {size} bytes exceeds queue manager MAXMSGL({qmgr_max})")
-        if size > int(qa["MAXMSGL"]):
-            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({qa['MAXMSGL']})")
-        if h.alias is not None and h.alias["PUT"] == C.MQQA_PUT_INHIBITED:
-            raise failed(C.MQRC_PUT_INHIBITED, f"{h.alias.name} has PUT(DISABLED)")
-        if qa["PUT"] == C.MQQA_PUT_INHIBITED:
-            raise failed(C.MQRC_PUT_INHIBITED, f"{q.name} has PUT(DISABLED)")
         priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
         persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
-        if persistence == C.MQPER_PERSISTENT and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC:
-            raise failed(C.MQRC_PERSISTENT_NOT_ALLOWED, f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
-        messages = q.messages
-        if len(messages.by_seq) + messages.uncommitted >= int(qa["MAXDEPTH"]):
-            raise failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({qa['MAXDEPTH']}) messages")
         in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
-        if in_uow and conn.uow is not None and len(conn.uow) >= self.qmgr_attr("MAXUMSGS"):
-            raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.qmgr_attr('MAXUMSGS')}) messages")
+        refusal = self.put_limits(h, persistence).refusal(len(data), conn, in_uow)
+        if refusal is not None:
+            raise refusal
         now = self.clock.now()
         stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
         msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, qa.get("MSGDLVSQ") == C.MQMDS_FIFO)
@@ -229,6 +229,22 @@ class Messaging(Reports):
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK
         return PutResult(stored, q.name, self.name, comp, warning, msg.seq)
+
+    def put_limits(self, h: Handle, persistence: int) -> PutLimits:
+        """What may refuse a put through ``h`` (see PutLimits), read once for a message or a run."""
+        q = h.queue
+        assert q is not None
+        qa = q.attrs
+        fixed: MQError | None = None
+        if h.alias is not None and h.alias["PUT"] == C.MQQA_PUT_INHIBITED:
+            fixed = failed(C.MQRC_PUT_INHIBITED, f"{h.alias.name} has PUT(DISABLED)")
+        elif qa["PUT"] == C.MQQA_PUT_INHIBITED:
+            fixed = failed(C.MQRC_PUT_INHIBITED, f"{q.name} has PUT(DISABLED)")
+        elif persistence == C.MQPER_PERSISTENT and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC:
+            fixed = failed(C.MQRC_PERSISTENT_NOT_ALLOWED,
+                           f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
+        return PutLimits(q, self.qmgr_attr("MAXMSGL"), int(qa["MAXMSGL"]), fixed, int(qa["MAXDEPTH"]),
+                         self.qmgr_attr("MAXUMSGS"))
 
     def fill_descriptor(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int,
                         persistence: int, now: float, msg_id: bytes | None = None) -> MQMD:
