@@ -244,9 +244,17 @@ def _queue_image(env: Env, name: str) -> list[tuple[object, ...]]:
             if m is not None]
 
 
+@pytest.mark.parametrize("form", ["items", "columns"])
 @pytest.mark.parametrize("case", sorted(_PUT_MANY_CASES))
-def test_put_many_equals_one_put_per_item(case: str) -> None:
+def test_put_many_equals_one_put_per_item(case: str, form: str) -> None:
+    """``items``: put_many as a PutBatch frame carries it (a MsgId each); ``columns``:
+    put_columns with each message's MsgId (some left to the queue manager) and CorrelId."""
     attrs, md_fields, pmo, bodies = _PUT_MANY_CASES[case]
+    n = len(bodies)
+    if form == "items":
+        ids, correls = [bytes([i + 1]) * 24 for i in range(n)], None
+    else:
+        ids, correls = [bytes([i + 1]) * 24 if i % 2 else bytes(24) for i in range(n)], [bytes([0x40 + i]) * 24 for i in range(n)]
     images = []
     for batched in (False, True):
         env = Env()
@@ -255,14 +263,16 @@ def test_put_many_equals_one_put_per_item(case: str) -> None:
         env.qm.objects.alter_qmgr({"MAXUMSGS": 2})
         h = env.open("Q1", C.MQOO_OUTPUT)
         md = MQMD(**md_fields)  # type: ignore[arg-type]
-        items = [(bytes([i + 1]) * 24, b) for i, b in enumerate(bodies)]
-        if batched:
-            out = env.qm.put_many(env.hconn, h, md, PutOptions(pmo), items)
+        if batched and correls is None:
+            out = env.qm.put_many(env.hconn, h, md, PutOptions(pmo), list(zip(ids, bodies, strict=True)))
+        elif batched:
+            out = env.qm.put_columns(env.hconn, h, md, PutOptions(pmo), bodies, ids, correls)
         else:
             out = []
-            for mid, body in items:
+            for i, (mid, body) in enumerate(zip(ids, bodies, strict=True)):
+                one = md._replace(msg_id=mid) if correls is None else md._replace(msg_id=mid, correl_id=correls[i])
                 try:
-                    r = env.qm.put(env.hconn, h, md._replace(msg_id=mid), PutOptions(pmo), body)
+                    r = env.qm.put(env.hconn, h, one, PutOptions(pmo), body)
                     out.append(None if not r.reason else MQError(r.comp, r.reason, ""))
                 except MQError as exc:
                     out.append(exc)
@@ -270,12 +280,40 @@ def test_put_many_equals_one_put_per_item(case: str) -> None:
         if pmo & C.MQPMO_SYNCPOINT:
             env.qm.commit(env.hconn)
         image = _queue_image(env, "Q1") + _queue_image(env, "REPLIES")
-        if pmo & C.MQPMO_NEW_MSG_ID:  # new identifiers differ run to run; their uniqueness does not
-            assert len({m[0].msg_id for m in image}) == len(image)  # type: ignore[attr-defined]
-            image = [(m[0]._replace(msg_id=b""), *m[1:]) for m in image]  # type: ignore[attr-defined]
+        # identifiers the queue manager made differ run to run; their uniqueness does not
+        assert len({m[0].msg_id for m in image}) == len(image)  # type: ignore[attr-defined]
+        kept = set() if pmo & C.MQPMO_NEW_MSG_ID else set(ids)
+        image = [(m[0]._replace(msg_id=m[0].msg_id if m[0].msg_id in kept else b""), *m[1:])  # type: ignore[attr-defined]
+                 for m in image]
         images.append((outcomes, image, env.depth("Q1"), env.journal.appended_lsn))
     assert images[0] == images[1]
     assert images[0][1] or case == "put inhibited", "the case placed nothing: it would compare nothing"
+
+
+def test_put_columns_refused_call_creates_no_unit_of_work(env: Env) -> None:
+    env.define("Q1", PUT="DISABLED")
+    h = env.open("Q1", C.MQOO_OUTPUT)
+    out = env.qm.put_columns(env.hconn, h, MQMD(), PutOptions(C.MQPMO_SYNCPOINT), [b"a", b"b"])
+    assert [e.reason for e in out if e is not None] == [C.MQRC_PUT_INHIBITED] * 2
+    assert env.qm.conn(env.hconn).uow is None
+
+
+def test_run_messages_share_a_template_and_keep_their_identifiers(env: Env) -> None:
+    """A run's messages make their descriptor (object and bytes) from the shared template,
+    and a journaled one recovers with the same descriptor."""
+    env.define("Q1")
+    h = env.open("Q1")
+    md = MQMD(persistence=C.MQPER_PERSISTENT, report=C.MQRO_COA, reply_to_q="R")
+    env.qm.put_columns(env.hconn, h, md, PutOptions(C.MQPMO_SYNCPOINT), [b"a", b"b"], [b"m" * 24, b"n" * 24],
+                       [b"c" * 24, b"d" * 24])
+    uow = env.qm.conn(env.hconn).uow
+    assert uow is not None
+    msgs = [m for _, m in uow.puts]
+    assert [(m.md.msg_id, m.md.correl_id) for m in msgs] == [(b"m" * 24, b"c" * 24), (b"n" * 24, b"d" * 24)]
+    assert [m.md_bytes() for m in msgs] == [m.md.pack(version=2) for m in msgs]
+    assert all(m.report == C.MQRO_COA for m in msgs)
+    msgs[0].md = msgs[0].md._replace(backout_count=3)  # a descriptor set later is the message's own
+    assert msgs[0].md_bytes() == msgs[0].md.pack(version=2) and msgs[1].md.backout_count == 0
 
 
 def test_put_many_descriptor_bytes_are_the_stored_descriptor_packed(env: Env) -> None:

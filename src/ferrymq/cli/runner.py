@@ -30,6 +30,7 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import StoreError
 from ferrymq.mq import constants as C
 from ferrymq.server import QueueManagerServer, eventloop
+from ferrymq.server.gc_policy import FreezeSurvivors
 from ferrymq.store.file import FileJournal
 from ferrymq.store.journal import Journal
 
@@ -155,6 +156,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
         loop.add_signal_handler(sig, stopper.on_signal, sig)
     qm, journal = open_engine(qdir, config.name)
+    FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
     server = QueueManagerServer(qm, config.host, config.port)
     try:
         await server.start()

@@ -29,7 +29,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.gpacket import decode_properties
-from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqmd import MQMD, with_ids
 
 Properties = PropertySet
 FLAG_TYPED_PROPERTIES = 1
@@ -49,19 +49,25 @@ class Message:
     The descriptor is decoded lazily: recovery and the hot paths need only the fields kept
     as attributes here (priority, persistence, identifiers), and the full MQMD costs
     several microseconds to build, which a million-message restart cannot afford.
+
+    Messages of one put run share a ``template`` (the stored MQMD and its packed bytes,
+    with the run's MsgId and CorrelId to be replaced by each message's own): a run makes no
+    descriptor per message, and each one it did make would stay tracked by the cyclic
+    collector for as long as the message waits on its queue.
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "_packed", "correl_id", "expires_at", "key", "locked_by", "msg_id", "persistence",
-                 "priority", "properties", "put_at", "queue", "record_id", "seq", "v6")
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_packed", "_tpl", "correl_id", "expires_at", "key", "locked_by",
+                 "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id", "seq", "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
-                 data_offset: int = 0) -> None:
+                 data_offset: int = 0, template: tuple[MQMD, bytes] | None = None) -> None:
         self.queue = queue
         self.seq = seq
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         self._packed: bytes | None = None  # the MQMD's bytes once made (see md_bytes)
+        self._tpl = template
         if md is not None:
             expiry, self.priority, self.persistence = md.expiry, md.priority, md.persistence
             self.msg_id, self.correl_id = md.msg_id, md.correl_id
@@ -82,12 +88,15 @@ class Message:
     @property
     def md(self) -> MQMD:
         if self._md is None:
-            self._md = MQMD.unpack_from(self._buf, self._md_off, big_endian=False)
+            if self._tpl is not None:
+                self._md = with_ids(self._tpl[0], self.msg_id, self.correl_id)
+            else:
+                self._md = MQMD.unpack_from(self._buf, self._md_off, big_endian=False)
         return self._md
 
     @md.setter
     def md(self, md: MQMD) -> None:
-        self._md, self._md_off, self._packed = md, -1, None
+        self._md, self._md_off, self._packed, self._tpl = md, -1, None, None
 
     def md_bytes(self) -> bytes:
         """The stored MQMD as a little-endian version 2 structure: what a record holds and
@@ -95,6 +104,8 @@ class Message:
         if self._md_off >= 0:
             return self._buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
         if self._packed is None:
+            if self._tpl is not None:  # spliced each time: kept, it would be 364 bytes more per message
+                return self._spliced(self._tpl[1])
             self._packed = self.md.pack(version=C.MQMD_VERSION_2)
         return self._packed
 
@@ -102,12 +113,25 @@ class Message:
         """``md_bytes()`` when it costs no packing, else None."""
         if self._md_off >= 0:
             return self._buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+        if self._packed is None and self._tpl is not None:
+            return self._spliced(self._tpl[1])
         return self._packed
+
+    def _spliced(self, packed: bytes) -> bytes:
+        return b"".join((packed[:_MSG_ID_AT], self.msg_id, self.correl_id, packed[_CORREL_ID_END:]))
 
     def set_md_bytes(self, raw: bytes) -> None:
         """Give the bytes of the descriptor this message was made with (a caller that built
         them more cheaply than packing, e.g. from a template)."""
         self._packed = raw
+
+    @property
+    def report(self) -> int:
+        """The descriptor's Report options (read without making a run's descriptor)."""
+        md = self._md
+        if md is None and self._tpl is not None:
+            md = self._tpl[0]
+        return (md or self.md).report
 
     @property
     def data(self) -> bytes:
@@ -154,6 +178,7 @@ class Message:
 
 
 # Expiry@16, Priority@40, Persistence@44, MsgId@48, CorrelId@72 of a little-endian MQMD v2.
+_MSG_ID_AT, _CORREL_ID_END = 48, 96
 _FIELDS = struct.Struct("<i20xii24s24s")
 _MD_V2_LE = b"MD  \x02\x00\x00\x00"
 _names: dict[bytes, str] = {}  # queue names repeat across a million records

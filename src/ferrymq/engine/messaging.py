@@ -7,7 +7,8 @@ search is discarded then and there, as IBM MQ does, and never returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
 
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
@@ -19,7 +20,7 @@ from ferrymq.engine.state import Waiter
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.wire.mqmd import MQMD, NONE_ID, with_msg_id, with_put_context
+from ferrymq.wire.mqmd import MQMD, NONE_ID, with_ids, with_put_context
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
@@ -27,7 +28,6 @@ _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQO
 _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
                     | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT)
 _NO_ACCOUNTING = bytes(32)
-_MSG_ID_AT = 48  # MsgId's offset in an MQMD
 # Put options under which place() decides something per message (a run cannot share it).
 _PER_MESSAGE_PUT_OPTIONS = _CONTEXT_OPTIONS | C.MQPMO_NEW_CORREL_ID
 _CONTEXT_RULES = (
@@ -101,44 +101,58 @@ class Messaging(Reports):
     def put_many(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions,
                  items: Sequence[tuple[bytes, bytes]]) -> list[MQError | None]:
         """Several MQPUTs on one handle that differ only in MsgId and data (asynchronous
-        puts a client sent as one batch). The handle, options and descriptor are checked
-        once, as each MQPUT would check them; then every message is placed in order.
+        puts a client sent as one batch); see ``put_columns``."""
+        return self.put_columns(hconn, hobj, md, pmo, [data for _, data in items], [m for m, _ in items])
 
-        Returns one outcome per item: None, or the MQError (a failure, or a warning such
+    def put_columns(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, datas: Sequence[bytes],
+                    msg_ids: Sequence[bytes] | None = None,
+                    correl_ids: Sequence[bytes] | None = None) -> list[MQError | None]:
+        """Several MQPUTs on one handle whose descriptors are ``md`` but for each message's
+        MsgId and CorrelId (``msg_ids``/``correl_ids``: 24 bytes per message; None: md's for
+        every one). The handle, options and descriptor are checked once, as each MQPUT would
+        check them; then every message is placed in order.
+
+        Returns one outcome per message: None, or the MQError (a failure, or a warning such
         as MQRC_PRIORITY_EXCEEDS_MAXIMUM) that MQPUT would have returned for it.
         """
         try:
             conn, h, warning = self._check_put(hconn, hobj, md, pmo)
         except MQError as exc:
-            return [exc] * len(items)
+            return [exc] * len(datas)
         ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
         q = h.queue
         assert q is not None
+        if any(col is not None and len(col) != len(datas) for col in (msg_ids, correl_ids)):
+            raise ValueError("put_columns: an identifier column's length differs from the data's")
+        # strict=False: a column left out is md's identifier repeated without end
+        ids = zip(repeat(md.msg_id) if msg_ids is None else msg_ids,
+                  repeat(md.correl_id) if correl_ids is None else correl_ids, datas, strict=False)
         if (not pmo.options & _PER_MESSAGE_PUT_OPTIONS and q.attrs["PROPCTL"] != C.MQPROP_V6COMPAT
                 and md.format.rstrip() != "MQHRF2"):
-            return self._place_run(conn, h, md, pmo, items, ok)
+            return self._place_run(conn, h, md, pmo, ids, ok)
         outcomes: list[MQError | None] = []
         note = outcomes.append
-        for msg_id, data in items:
+        for msg_id, correl_id, data in ids:
             try:
-                self.place(conn, h, with_msg_id(md, msg_id), pmo, data, warning)
+                self.place(conn, h, with_ids(md, msg_id, correl_id), pmo, data, warning)
             except MQError as exc:
                 note(exc)
             else:
                 note(ok)
         return outcomes
 
-    def _place_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, items: Sequence[tuple[bytes, bytes]],
-                   ok: MQError | None) -> list[MQError | None]:
-        """``place`` for each item, with what cannot differ between the items done once.
+    def _place_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions,
+                   rows: Iterable[tuple[bytes, bytes, bytes]], ok: MQError | None) -> list[MQError | None]:
+        """``place`` for each (MsgId, CorrelId, data), with what cannot differ between them
+        done once.
 
-        The items share the handle, options and descriptor, so the queue's attributes,
-        priority, persistence, context and put time are resolved once for the run and the
-        stored descriptor is a template with each item's MsgId spliced in. What can differ
-        is still checked per item and in ``place``'s order: the data's length, then the
-        queue's refusals, then depth and the unit of work's size. Callers exclude what
-        ``place`` decides per message: properties in an MQRFH2, PROPCTL(V6COMPAT), context
-        options and new CorrelIds.
+        The messages share the handle, options and descriptor, so the queue's attributes,
+        priority, persistence, context and put time are resolved once for the run, and the
+        messages share one stored descriptor (a template: see Message) with their own
+        identifiers. What can differ is still checked per message and in ``place``'s order:
+        the data's length, then the queue's refusals, then depth and the unit of work's
+        size. Callers exclude what ``place`` decides per message: properties in an MQRFH2,
+        PROPCTL(V6COMPAT), context options and new CorrelIds.
         """
         q = h.queue
         assert q is not None
@@ -147,28 +161,32 @@ class Messaging(Reports):
         priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
         persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
         now = self.clock.now()
-        template = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now, NONE_ID)
+        stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now, NONE_ID)
+        template = (stored, stored.pack(version=C.MQMD_VERSION_2))
+        expiry = stored.expiry
         new_ids = bool(pmo.options & C.MQPMO_NEW_MSG_ID)
         in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
+        uow = conn.uow if in_uow else None  # made by the first message placed, as place does
         fifo = qa.get("MSGDLVSQ") == C.MQMDS_FIFO
         messages, name, persistent = q.messages, q.name, persistence == C.MQPER_PERSISTENT
-        coa = bool(template.report & C.MQRO_COA)
-        packed = template.pack(version=C.MQMD_VERSION_2)
+        coa = bool(stored.report & C.MQRO_COA)
         outcomes: list[MQError | None] = []
         note = outcomes.append
         placed = False
         refusal_of = self.put_limits(h, persistence).refusal
-        for msg_id, data in items:
+        for msg_id, correl_id, data in rows:
             refusal = refusal_of(len(data), conn, in_uow)
             if refusal is not None:
                 note(refusal)
             else:
                 if new_ids or msg_id == NONE_ID:
                     msg_id = self.new_id()
-                msg = Message(name, self.next_sequence(q), with_msg_id(template, msg_id), bytes(data), now, fifo)
-                msg.set_md_bytes(b"".join((packed[:_MSG_ID_AT], msg_id, packed[_MSG_ID_AT + 24 :])))
+                msg = Message(name, self.next_sequence(q), None, bytes(data), now, fifo,
+                              fields=(expiry, priority, persistence, msg_id, correl_id), template=template)
                 if in_uow:
-                    self.place_message(q, msg, self.uow_of(conn))
+                    if uow is None:
+                        uow = self.uow_of(conn)
+                    self.place_message(q, msg, uow)
                 else:  # place_message without the wake: waiters are woken once, after the run
                     if persistent:
                         self.journal_message(msg)

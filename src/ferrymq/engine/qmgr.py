@@ -344,7 +344,7 @@ class QueueManager(Messaging):
         for q in woken.values():
             self.wake(q)
         for _, msg in uow.puts:  # arrival is confirmed when the put becomes visible
-            if msg.md.report & C.MQRO_COA:
+            if msg.report & C.MQRO_COA:
                 self.report_arrival(msg)
 
     def backout(self, hconn: int) -> None:

@@ -165,7 +165,7 @@ class Reports(EngineState):
             self.need_sync()
         q.messages.insert(msg)
         self.wake(q)
-        if msg.md.report & C.MQRO_COA:
+        if msg.report & C.MQRO_COA:
             self.report_arrival(msg)
 
     def _route(self, queue: str, qmgr: str, md: MQMD, data: bytes) -> tuple[QueueObject | None, int]:

@@ -266,6 +266,7 @@ _I_PRIORITY, _I_BACKOUT, _I_REPLY_Q_MGR, _I_USER, _I_GROUP = (
 assert _I_BACKOUT == _I_PRIORITY + 4 and _I_REPLY_Q_MGR == _I_BACKOUT + 2 and _I_USER == _I_REPLY_Q_MGR + 1
 assert _I_GROUP == _I_USER + 8
 _I_MSG_ID = _INDEX["msg_id"]
+assert _INDEX["correl_id"] == _I_MSG_ID + 1
 
 
 def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
@@ -284,6 +285,11 @@ def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, p
 def with_msg_id(md: MQMD, msg_id: bytes) -> MQMD:
     """``md.replace(msg_id=...)`` for the batch put path, without keyword handling."""
     return _tuple_new(MQMD, (*md[:_I_MSG_ID], msg_id, *md[_I_MSG_ID + 1 :]))
+
+
+def with_ids(md: MQMD, msg_id: bytes, correl_id: bytes) -> MQMD:
+    """``md.replace(msg_id=..., correl_id=...)``, without keyword handling."""
+    return _tuple_new(MQMD, (*md[:_I_MSG_ID], msg_id, correl_id, *md[_I_MSG_ID + 2 :]))
 
 
 def detect_big_endian(buf: bytes | bytearray | memoryview, offset: int, name: str, versions: tuple[int, ...]) -> bool:

@@ -1,0 +1,56 @@
+"""The queue-manager process's policy for Python's cyclic garbage collector.
+
+Queued messages are long-lived Python objects, and CPython's full collection scans every
+tracked object each time the objects that survived since the last one reach a quarter of
+the total: every message is scanned again and again while it waits on its queue. Profiled
+on a queue filling from 0 to 800k messages of 1 KiB under syncpoint, full collections cost
+6-11 us per put (more than the put itself), and the figure grows with the depth.
+
+``FreezeSurvivors`` moves what survives a full collection into the permanent generation
+(``gc.freeze``), so the next full collection scans only what was allocated since. Reference
+counting still frees frozen objects; only garbage *cycles* among them wait. To bound that,
+whenever the frozen objects have grown past ``regrow`` times what they were after the last
+thorough collection, they are thawed (``gc.unfreeze``) and the next full collection scans
+everything again: each object is rescanned about once per doubling of the heap instead of
+about four times, and frozen cycles never outlive the next doubling.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+
+class FreezeSurvivors:
+    """A ``gc.callbacks`` hook; ``install`` it once in the process that serves."""
+
+    def __init__(self, regrow: float = 2.0, floor: int = 100_000) -> None:
+        self.regrow = regrow
+        self.floor = floor  # a small heap is always collected thoroughly: it costs little
+        self.base = 0  # frozen objects after the last thorough collection
+        self.thorough = True  # the next full collection sees every object
+        self.freezes = 0
+        self.thaws = 0
+
+    def install(self) -> None:
+        if self.on_collect not in gc.callbacks:
+            gc.callbacks.append(self.on_collect)
+
+    def uninstall(self) -> None:
+        if self.on_collect in gc.callbacks:
+            gc.callbacks.remove(self.on_collect)
+
+    def on_collect(self, phase: str, info: dict[str, Any]) -> None:
+        if phase != "stop" or info.get("generation") != 2:
+            return
+        # The collection is over: moving its survivors to the permanent generation is what
+        # gc.freeze does between collections too.
+        gc.freeze()
+        self.freezes += 1
+        frozen = gc.get_freeze_count()
+        if self.thorough:
+            self.base, self.thorough = frozen, False
+        elif frozen <= self.floor or frozen > self.regrow * self.base:
+            gc.unfreeze()
+            self.thaws += 1
+            self.thorough = True
