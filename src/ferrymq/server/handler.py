@@ -175,7 +175,7 @@ class ClientHandler(asyncio.Protocol):
             return
         self._in_loop = True
         try:
-            conn = self.conn
+            conn, server = self.conn, self.server
             while not self.closed:
                 if self.blocked():
                     if not self.reading_paused and self.transport is not None:
@@ -202,6 +202,8 @@ class ClientHandler(asyncio.Protocol):
                     log.exception("event=internal_error peer=%s error=%s", self.peer, exc)
                     self.end(C.MQRC_UNEXPECTED_ERROR, f"internal error: {exc}")
                     break
+                if server.qmgr.deliveries:
+                    server.answer_waits()
             self.server.dispatch_deliveries()
         finally:
             self._in_loop = False

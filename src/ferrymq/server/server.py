@@ -61,6 +61,7 @@ class QueueManagerServer:
         self.backlog = backlog
         self.handlers: set[ClientHandler] = set()
         self.dirty: set[ClientHandler] = set()
+        self.waiting_answered: set[ClientHandler] = set()  # see answer_waits
         self.waiters: dict[int, Waiter] = {}
         self.committer = GroupCommitter(qmgr.journal)
         self.committer.on_failure = self._journal_failed
@@ -185,6 +186,21 @@ class QueueManagerServer:
         for d in self.qmgr.take_deliveries():
             self._deliver(d)
 
+    def answer_waits(self) -> None:
+        """Deliver what the last call made available, and write at once to the connections
+        whose MQGET was waiting for it.
+
+        A connection's read is worked through before anything is written, so that many
+        requests share one write; but a waiting getter (a responder, or a requester waiting
+        for its reply) does not depend on the rest of that read (typically the putter's own
+        next get), so its answer goes out first: one hop of a request/reply round trip is
+        shorter by the rest of the read. Read-ahead pushes stay batched."""
+        self.dispatch_deliveries()
+        while self.waiting_answered:
+            h = self.waiting_answered.pop()
+            if not h._in_loop:
+                h.flush()
+
     def _deliver(self, d: Delivery) -> None:
         if self.command_server is not None and self.command_server.deliver(d):
             return
@@ -210,6 +226,7 @@ class QueueManagerServer:
                 err = d.error if isinstance(d.error, MQError) else MQError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, repr(d.error))
                 ops.stop_consumer(h, c, err)
             return
+        self.waiting_answered.add(h)
         if d.result is not None:
             h.emit_after(d.sync_lsn, ops.get_reply(w.corr, d.result))
         else:
