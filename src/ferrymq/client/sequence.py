@@ -4,7 +4,8 @@ and async clients: request builders and reply readers (the clients only add the 
 - ``queue_range``: a queue's ``[first_seq, last_seq]`` and depth; ``last_seq`` never
   passes a sequence still inside an uncommitted put, so a reader planning up to it
   skips nothing.
-- ``browse_range``: messages with ``from_seq <= seq < to_seq``, left on the queue.
+- ``browse_range``: messages with ``from_seq <= seq < to_seq``, left on the queue;
+  ``browse_columns`` the same page as columns, for readers that build arrays from it.
 - ``remove_upto``: remove everything up to a sequence, idempotently, recording the named
   reader's position (``reader_positions`` shows it with the reader's lag).
 - ``prepare``/``resolve``/``in_doubt``: the connection's unit of work becomes in-doubt
@@ -49,6 +50,24 @@ class SequencedMessage(Message):
         self.put_at = entry.put_at
 
 
+@dataclass(frozen=True, slots=True)
+class ColumnPage:
+    """A browsed page as columns (BROWSE_COLUMNS): ``columns`` holds the messages' sequence
+    numbers, put times, MQMDs, properties and data as protocol/seqframes.py describes
+    (arrays a reader can view with numpy or Arrow without a pass per message)."""
+
+    queue: str
+    columns: F.BrowseColumnsReply
+
+    def __len__(self) -> int:
+        return self.columns.count
+
+    @property
+    def last_seq(self) -> int:
+        """The sequence number of the page's last message (the page must not be empty)."""
+        return int.from_bytes(self.columns.seqs[-8:], "little", signed=True)
+
+
 def range_request(s: Session, queue: str) -> F.SeqRange:
     return F.SeqRange(s.next_corr(), queue)
 
@@ -66,6 +85,17 @@ def browse_request(s: Session, queue: str, from_seq: int, to_seq: int, max_msgs:
 
 def browse_result(queue: str, reply: Any) -> list[SequencedMessage]:
     return [SequencedMessage(queue, e) for e in check(reply).entries]
+
+
+def columns_request(s: Session, queue: str, from_seq: int, to_seq: int, max_msgs: int,
+                    max_bytes: int) -> F.BrowseColumns:
+    if from_seq < 0 or to_seq < from_seq:
+        raise ValueError(f"sequence range [{from_seq}, {to_seq}) is not a range")
+    return F.BrowseColumns(s.next_corr(), queue, from_seq, to_seq, max_msgs, max_bytes)
+
+
+def columns_result(queue: str, reply: Any) -> ColumnPage:
+    return ColumnPage(queue, check(reply))
 
 
 def remove_request(s: Session, queue: str, upto_seq: int, reader: str) -> F.RemoveUpto:

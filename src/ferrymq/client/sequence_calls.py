@@ -29,6 +29,12 @@ class SequenceCalls:
         ev = Q.browse_request(self._s, queue, from_seq, to_seq, max_msgs, max_bytes)
         return Q.browse_result(queue, self._call(ev))
 
+    def browse_columns(self, queue: str, from_seq: int, to_seq: int, *, max_msgs: int = 0,
+                       max_bytes: int = 0) -> Q.ColumnPage:
+        """What ``browse_range`` returns, as one page of columns (ferrymq.client.sequence.ColumnPage)."""
+        ev = Q.columns_request(self._s, queue, from_seq, to_seq, max_msgs, max_bytes)
+        return Q.columns_result(queue, self._call(ev))
+
     def remove_upto(self, queue: str, upto_seq: int, reader: str) -> int:
         """Remove every message with ``seq <= upto_seq`` (idempotent); records ``reader``'s position."""
         return Q.removed_result(self._call(Q.remove_request(self._s, queue, upto_seq, reader)))
@@ -64,6 +70,12 @@ class AsyncSequenceCalls:
         """Messages with ``from_seq <= seq < to_seq`` in sequence order, left on the queue."""
         ev = Q.browse_request(self._s, queue, from_seq, to_seq, max_msgs, max_bytes)
         return Q.browse_result(queue, await self._call(ev))
+
+    async def browse_columns(self, queue: str, from_seq: int, to_seq: int, *, max_msgs: int = 0,
+                       max_bytes: int = 0) -> Q.ColumnPage:
+        """What ``browse_range`` returns, as one page of columns (ferrymq.client.sequence.ColumnPage)."""
+        ev = Q.columns_request(self._s, queue, from_seq, to_seq, max_msgs, max_bytes)
+        return Q.columns_result(queue, await self._call(ev))
 
     async def remove_upto(self, queue: str, upto_seq: int, reader: str) -> int:
         """Remove every message with ``seq <= upto_seq`` (idempotent); records ``reader``'s position."""

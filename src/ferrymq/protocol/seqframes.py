@@ -21,6 +21,16 @@ properties as ferrymq.properties.model writes them, length 0 for none). Failures
 | 1161 | RESOLVE_REPLY     | u8 found                                                           |
 | 1162 | IN_DOUBT          | —                                                                  |
 | 1163 | IN_DOUBT_REPLY    | u16 n, n x xid                                                     |
+| 1164 | BROWSE_COLUMNS    | as BROWSE_RANGE                                                    |
+| 1165 | BROWSE_COLUMNS_REPLY | u32 n, then little-endian columns: n x i64 seq, n x f64 put_at, n x 364 MQMD v2, (n+1) x u32 property offsets, property blob, (n+1) x u32 data offsets, data blob |
+
+BROWSE_COLUMNS answers what BROWSE_RANGE would, as columns rather than entries, so that
+a reader turns a page into arrays with a few vectorised operations (ferrymq.spark) and
+the server builds it with a few joins of bytes each message already holds. Its arrays are
+little-endian, like the MQMDs, which are always version 2 as the queue manager stores
+them (StrucId and Version checked for each). Offsets start at 0, never decrease and end
+at their blob's length; message i's properties are ``blob[off[i]:off[i+1]]`` in the
+ferrymq.properties.model form (empty for none), and so is its data.
 
 Decoding never raises anything but DecodeError; every count and length is bounded
 before anything is allocated for it.
@@ -29,10 +39,14 @@ before anything is allocated for it.
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 
 if TYPE_CHECKING:
@@ -52,10 +66,16 @@ T_RESOLVE = 1160
 T_RESOLVE_REPLY = 1161
 T_IN_DOUBT = 1162
 T_IN_DOUBT_REPLY = 1163
+T_BROWSE_COLUMNS = 1164
+T_BROWSE_COLUMNS_REPLY = 1165
 
 MAX_BROWSE = 100_000  # messages per BROWSE_RANGE_REPLY (the frame's size bounds it anyway)
 MAX_XID = 128
 MAX_LIST = 4096  # readers or in-doubt XIDs per reply
+MD_SIZE = C.MQMD_LENGTH_2  # each MQMD of a BROWSE_COLUMNS_REPLY
+MD_HEAD = b"MD  \x02\x00\x00\x00"  # StrucId and Version 2, little-endian
+MAX_BLOB = (1 << 31) - 1  # a column's bytes: readers hand them to Arrow, whose offsets are 32-bit signed
+_BIG_HOST = sys.byteorder == "big"
 
 _Q = struct.Struct(">q")
 _QQQ = struct.Struct(">qqq")
@@ -115,6 +135,37 @@ class BrowseRangeReply:
     comp: int = 0
     reason: int = 0
     detail: str = ""
+
+
+@dataclass(slots=True)
+class BrowseColumns(BrowseRange):
+    """BROWSE_RANGE's request, answered as columns (BrowseColumnsReply)."""
+
+
+@dataclass(slots=True)
+class BrowseColumnsReply:
+    """One browsed page as columns: ``count`` messages in sequence order.
+
+    ``seqs``/``put_ats`` hold little-endian i64/f64 values, ``mds`` the MQMDs (version 2,
+    little-endian, MD_SIZE bytes each), ``data_offsets`` count + 1 little-endian u32 offsets
+    into ``data``. ``properties`` holds the property sets of the messages that have any,
+    by index on the page. The byte fields may be views of the frame (not copied).
+    """
+
+    corr: int
+    count: int = 0
+    seqs: bytes | memoryview = b""
+    put_ats: bytes | memoryview = b""
+    mds: bytes | memoryview = b""
+    properties: dict[int, Props] = field(default_factory=dict)
+    data_offsets: bytes | memoryview = b"\0\0\0\0"
+    data: bytes | memoryview = b""
+    comp: int = 0
+    reason: int = 0
+    detail: str = ""
+    # The sender's packed form of ``properties``, one per message (b"" for none), when it
+    # has it already (the server packs them to size the page); not part of the value.
+    packed_properties: list[bytes] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)
@@ -221,6 +272,40 @@ def _enc_browse_reply(e: BrowseRangeReply) -> list[bytes]:
     return parts
 
 
+def pack_le(kind: str, values: list[int] | list[float]) -> bytes:
+    out = array(kind, values)
+    if _BIG_HOST:
+        out.byteswap()
+    return out.tobytes()
+
+
+def _le_array(kind: str, raw: bytes | memoryview) -> array[int]:
+    out = array(kind)
+    out.frombytes(raw)
+    if _BIG_HOST:
+        out.byteswap()
+    return out
+
+
+def column_offsets(lengths: list[int]) -> bytes:
+    """``len(lengths) + 1`` little-endian u32 offsets of consecutive items of these lengths."""
+    return pack_le("I", list(accumulate(lengths, initial=0)))
+
+
+def _bytes(raw: bytes | memoryview) -> bytes:
+    # A server's reply holds bytes; only a decoded reply sent on again holds views.
+    return raw if isinstance(raw, bytes) else bytes(raw)
+
+
+def _enc_columns_reply(e: BrowseColumnsReply) -> list[bytes]:
+    packed = e.packed_properties
+    if packed is None and e.properties:
+        packed = [props_model.pack(p) if p else b"" for p in map(e.properties.get, range(e.count))]
+    prop_offsets = column_offsets(list(map(len, packed))) if packed else bytes(4 * (e.count + 1))
+    return [_U32.pack(e.count), *map(_bytes, (e.seqs, e.put_ats, e.mds)), prop_offsets, *(packed or ()),
+            _bytes(e.data_offsets), _bytes(e.data)]
+
+
 _R = 0x1  # a reply is expected
 
 ENCODERS: dict[type, Callable[[Any], tuple[int, int, int, list[bytes]]]] = {
@@ -229,6 +314,9 @@ ENCODERS: dict[type, Callable[[Any], tuple[int, int, int, list[bytes]]]] = {
     BrowseRange: lambda e: (T_BROWSE_RANGE, _R, e.corr,
                             [_s(e.queue), _BROWSE.pack(e.from_seq, e.to_seq, e.max_msgs, e.max_bytes)]),
     BrowseRangeReply: lambda e: (T_BROWSE_RANGE_REPLY, 0, e.corr, _enc_browse_reply(e)),
+    BrowseColumns: lambda e: (T_BROWSE_COLUMNS, _R, e.corr,
+                              [_s(e.queue), _BROWSE.pack(e.from_seq, e.to_seq, e.max_msgs, e.max_bytes)]),
+    BrowseColumnsReply: lambda e: (T_BROWSE_COLUMNS_REPLY, 0, e.corr, _enc_columns_reply(e)),
     RemoveUpto: lambda e: (T_REMOVE_UPTO, _R, e.corr, [_s(e.queue), _Q.pack(e.upto_seq), _s(e.reader)]),
     RemoveUptoReply: lambda e: (T_REMOVE_UPTO_REPLY, 0, e.corr, [_Q.pack(e.removed)]),
     Readers: lambda e: (T_READERS, _R, e.corr, [_s(e.queue)]),
@@ -278,6 +366,48 @@ def _dec_browse_reply(r: Reader, corr: int) -> BrowseRangeReply:
     return BrowseRangeReply(corr, out)
 
 
+def _view(r: Reader, n: int) -> memoryview:
+    """The next ``n`` bytes as a view of the frame (pages are megabytes: not copied)."""
+    if len(r.buf) - r.pos < n:
+        raise r.fail(f"needs {n} bytes, {len(r.buf) - r.pos} present")
+    out = memoryview(r.buf)[r.pos : r.pos + n]
+    r.pos += n
+    return out
+
+
+def _r_offsets(r: Reader, n: int, what: str) -> tuple[memoryview, array[int]]:
+    """``n + 1`` offsets, checked to start at 0, never decrease and fit a blob that follows."""
+    raw = _view(r, 4 * (n + 1))
+    offs = _le_array("I", raw)
+    last = offs[-1]
+    if offs[0] != 0 or last > min(MAX_BLOB, len(r.buf) - r.pos):
+        raise r.fail(f"{what} offsets run from {offs[0]} to {last}; {len(r.buf) - r.pos} bytes follow")
+    if sorted(offs) != offs.tolist():
+        raise r.fail(f"{what} offsets decrease")
+    return raw, offs
+
+
+def _dec_columns_reply(r: Reader, corr: int) -> BrowseColumnsReply:
+    # Everything a count sizes is checked against what is left of the frame before it is read.
+    n = _r_count(r, _U32, min(MAX_BROWSE, (len(r.buf) - r.pos) // (16 + MD_SIZE + 8)), "messages")
+    seqs, put_ats, mds = _view(r, 8 * n), _view(r, 8 * n), _view(r, MD_SIZE * n)
+    for i, b in enumerate(MD_HEAD):  # every MQMD's head at once: one strided comparison per byte
+        if mds[i::MD_SIZE] != bytes((b,)) * n:
+            raise r.fail("an MQMD is not a little-endian version-2 MQMD (StrucId 'MD  ', Version 2)")
+    _, poffs = _r_offsets(r, n, "property")
+    blob = _view(r, poffs[-1])
+    props: dict[int, Props] = {}
+    if poffs[-1]:
+        for i in range(n):
+            a, b = poffs[i], poffs[i + 1]
+            if a != b:
+                props[i] = props_model.unpack(blob, a, b)
+    raw, doffs = _r_offsets(r, n, "data")
+    if doffs[-1] != len(r.buf) - r.pos:
+        raise r.fail(f"data offsets end at {doffs[-1]}; {len(r.buf) - r.pos} bytes of data follow")
+    return BrowseColumnsReply(corr, n, seqs, put_ats, mds, props, raw, _view(r, doffs[-1]))
+
+
 def _dec_readers_reply(r: Reader, corr: int) -> ReadersReply:
     n = _r_count(r, _U16, MAX_LIST, "readers")
     rows = []
@@ -293,9 +423,13 @@ def _dec_in_doubt_reply(r: Reader, corr: int) -> InDoubtReply:
     return InDoubtReply(corr, [_r_xid(r) for _ in range(n)])
 
 
-def _dec_browse(r: Reader, c: int) -> BrowseRange:
+def _browse_fields(r: Reader) -> tuple[str, int, int, int, int]:
     queue = r.string()
-    return BrowseRange(c, queue, *r.unpack(_BROWSE))
+    return (queue, *r.unpack(_BROWSE))
+
+
+def _dec_browse(r: Reader, c: int) -> BrowseRange:
+    return BrowseRange(c, *_browse_fields(r))
 
 
 def _dec_remove(r: Reader, c: int) -> RemoveUpto:
@@ -319,6 +453,7 @@ Decoder = Callable[["Reader", int, int, Any], Any]
 CLIENT_FRAMES: dict[int, Decoder] = {
     T_SEQ_RANGE: lambda r, c, f, p: SeqRange(c, r.string()),
     T_BROWSE_RANGE: lambda r, c, f, p: _dec_browse(r, c),
+    T_BROWSE_COLUMNS: lambda r, c, f, p: BrowseColumns(c, *_browse_fields(r)),
     T_REMOVE_UPTO: lambda r, c, f, p: _dec_remove(r, c),
     T_READERS: lambda r, c, f, p: Readers(c, r.string()),
     T_PREPARE: lambda r, c, f, p: Prepare(c, _r_xid(r)),
@@ -329,6 +464,7 @@ CLIENT_FRAMES: dict[int, Decoder] = {
 SERVER_FRAMES: dict[int, Decoder] = {
     T_SEQ_RANGE_REPLY: lambda r, c, f, p: _dec_range_reply(r, c),
     T_BROWSE_RANGE_REPLY: lambda r, c, f, p: _dec_browse_reply(r, c),
+    T_BROWSE_COLUMNS_REPLY: lambda r, c, f, p: _dec_columns_reply(r, c),
     T_REMOVE_UPTO_REPLY: lambda r, c, f, p: RemoveUptoReply(c, r.unpack(_Q)[0]),
     T_READERS_REPLY: lambda r, c, f, p: _dec_readers_reply(r, c),
     T_PREPARE_REPLY: lambda r, c, f, p: PrepareReply(c, r.unpack(_U32)[0]),
@@ -339,6 +475,7 @@ SERVER_FRAMES: dict[int, Decoder] = {
 ANSWERS: dict[type, tuple[type, ...]] = {
     SeqRange: (SeqRangeReply,),
     BrowseRange: (BrowseRangeReply,),
+    BrowseColumns: (BrowseColumnsReply,),
     RemoveUpto: (RemoveUptoReply,),
     Readers: (ReadersReply,),
     Prepare: (PrepareReply,),

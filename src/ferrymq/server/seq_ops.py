@@ -11,17 +11,22 @@ from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine import sequence_access as S
 from ferrymq.engine import xa
+from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import seqframes as F
 from ferrymq.protocol.mdcodec import pack_md
 
 if TYPE_CHECKING:
+    from ferrymq.engine.message import Message
     from ferrymq.server.handler import ClientHandler
 
 
 # Framing per browsed message besides its data (entry head, MQMD, typical properties);
 # the frame limit leaves FRAME_OVERHEAD slack for larger property sets.
 _ENTRY_OVERHEAD = 1024
+# A columnar page's bytes per message besides data and properties: seq, put time, MQMD,
+# and an offset into each blob.
+_COLUMN_OVERHEAD = 8 + 8 + F.MD_SIZE + 4 + 4
 
 
 def _reply(h: ClientHandler, ev: Any) -> None:
@@ -33,14 +38,51 @@ def _range(h: ClientHandler, ev: F.SeqRange) -> None:
     _reply(h, F.SeqRangeReply(ev.corr, r.queue, r.first_seq, r.last_seq, r.depth))
 
 
-def _browse(h: ClientHandler, ev: F.BrowseRange) -> None:
+def _browsed(h: ClientHandler, ev: F.BrowseRange, overhead: int) -> tuple[list[Message], int]:
+    """The messages a browse request gets, and the byte limit its reply must keep to."""
     # The reply frame must fit the negotiated maximum: cap the bytes at it.
     limit = h.conn.max_msg_length if ev.max_bytes == 0 else min(ev.max_bytes, h.conn.max_msg_length)
     max_msgs = min(ev.max_msgs or F.MAX_BROWSE, F.MAX_BROWSE)
-    msgs = S.browse_range(h.qmgr, ev.queue, ev.from_seq, ev.to_seq, max_msgs, limit, overhead=_ENTRY_OVERHEAD)
+    return S.browse_range(h.qmgr, ev.queue, ev.from_seq, ev.to_seq, max_msgs, limit, overhead=overhead), limit
+
+
+def _browse(h: ClientHandler, ev: F.BrowseRange) -> None:
+    msgs, _ = _browsed(h, ev, _ENTRY_OVERHEAD)
     entries = [F.RangeEntry(m.seq, m.put_at, pack_md(m.md), m.properties or PropertySet(), m.body(m.data_length))
                for m in msgs]
     _reply(h, F.BrowseRangeReply(ev.corr, entries))
+
+
+def columns_reply(corr: int, msgs: list[Message], limit: int) -> F.BrowseColumnsReply:
+    """``msgs`` as one BROWSE_COLUMNS_REPLY of at most ``limit`` bytes (at least one message).
+
+    Built from what each message already holds (its stored MQMD bytes, its data) with one
+    pass per column; properties are packed only for the messages that have any, and the
+    page is cut where their bytes would overflow ``limit`` (the engine sized it without them).
+    """
+    packed: list[bytes] | None = None
+    props = {i: m.properties for i, m in enumerate(msgs) if m.properties}
+    if props:
+        packed = [b""] * len(msgs)
+        for i, p in props.items():
+            packed[i] = props_model.pack(p)
+        size = 4
+        for i, m in enumerate(msgs):
+            size += m.data_length + _COLUMN_OVERHEAD + len(packed[i])
+            if size > limit and i:
+                msgs, packed = msgs[:i], packed[:i]
+                props = {k: v for k, v in props.items() if k < i}
+                break
+    bodies = [m.data for m in msgs]
+    return F.BrowseColumnsReply(
+        corr, len(msgs), F.pack_le("q", [m.seq for m in msgs]), F.pack_le("d", [m.put_at for m in msgs]),
+        b"".join([m.md_bytes() for m in msgs]), props, F.column_offsets(list(map(len, bodies))), b"".join(bodies),
+        packed_properties=packed)
+
+
+def _browse_columns(h: ClientHandler, ev: F.BrowseColumns) -> None:
+    msgs, limit = _browsed(h, ev, _COLUMN_OVERHEAD)
+    _reply(h, columns_reply(ev.corr, msgs, limit))
 
 
 def _remove(h: ClientHandler, ev: F.RemoveUpto) -> None:
@@ -70,6 +112,7 @@ def _in_doubt(h: ClientHandler, ev: F.InDoubt) -> None:
 OPS: dict[type, Callable[[Any, Any], None]] = {
     F.SeqRange: _range,
     F.BrowseRange: _browse,
+    F.BrowseColumns: _browse_columns,
     F.RemoveUpto: _remove,
     F.Readers: _readers,
     F.Prepare: _prepare,

@@ -81,7 +81,9 @@ _day_micros: dict[str, int] = {}
 def put_micros(put_date: str, put_time: str) -> int | None:
     """PutDate ``YYYYMMDD`` + PutTime ``HHMMSSTH`` (GMT) as microseconds since the epoch;
     None when the message carries no (or no readable) put time."""
-    if len(put_date) != 8 or len(put_time) != 8 or not (put_date.isdigit() and put_time.isdigit()):
+    # ASCII digits only: str.isdigit also takes Latin-1's superscripts, which int() refuses.
+    if len(put_date) != 8 or len(put_time) != 8 or not (put_date + put_time).isascii() \
+            or not (put_date.isdigit() and put_time.isdigit()):
         return None
     day = _day_micros.get(put_date)
     if day is None:

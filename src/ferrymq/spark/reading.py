@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from ferrymq.client import Client
-from ferrymq.spark.columns import record_batch
+from ferrymq.spark.pages import page_batch
 
 PAGE_BYTES = 8 * 1024 * 1024  # one browse reply at most; also bounds an executor's memory per partition
 
@@ -98,14 +98,15 @@ def cap_rows(start: Mapping[str, int], latest: Mapping[str, int], max_rows: int)
 
 
 def browse_pages(client: Client, r: SeqRange, schema: pa.Schema, page_messages: int) -> Iterator[pa.RecordBatch]:
-    """The range's messages as Arrow record batches, one per browse round trip."""
+    """The range's messages as Arrow record batches, one per browse round trip (pages come
+    as columns, built into arrays without a Python step per message: ferrymq.spark.pages)."""
     pos = r.start
     while pos < r.end:
-        page = client.browse_range(r.queue, pos, r.end, max_msgs=page_messages, max_bytes=PAGE_BYTES)
-        if not page:
+        page = client.browse_columns(r.queue, pos, r.end, max_msgs=page_messages, max_bytes=PAGE_BYTES)
+        if not len(page):
             return
-        yield record_batch(page, schema)
-        pos = page[-1].seq + 1
+        yield page_batch(page, schema)
+        pos = page.last_seq + 1
 
 
 def seqs_within(ranges: Sequence[SeqRange]) -> int:

@@ -1,0 +1,153 @@
+"""CPU per message of browsing by sequence into Arrow: BROWSE_RANGE + record_batch
+(entries, decoded per message) beside BROWSE_COLUMNS + page_batch (columns).
+
+    .venv/bin/python bench/browse_bench.py [--n 100000] [--size 1024] [--page 4096] [--props 0]
+
+No sockets and no Spark (run on demand; never a timed test): a queue manager in this
+process holds N messages of SIZE bytes (put as a batch, as a producer's asynchronous puts
+arrive; --props gives each message that many properties). The queue is browsed page by
+page over ``[first, last]`` as the Spark reader browses a partition, under a 4 MiB frame
+limit, and each page goes through the same steps as on a real connection:
+
+- engine: ``sequence_access.browse_range`` (what the server's handler calls);
+- server reply: building the reply event and encoding its frame (ServerConnection.send);
+- client decode: ClientConnection.receive_data + next_event (the frame's decoder);
+- to Arrow: the record batch of the 30 documented columns Spark is handed.
+
+CPU time (time.process_time), the best of --repeat runs per step: other load on the
+machine only ever adds. The end-to-end Spark figures are bench/spark_bench.py's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from ferrymq.client.sequence import ColumnPage, SequencedMessage
+from ferrymq.engine import sequence_access as S
+from ferrymq.engine.api import ObjectDescriptor, PutOptions, SystemClock
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
+from ferrymq.protocol import events as E
+from ferrymq.protocol import seqframes as F
+from ferrymq.protocol.connection import ClientConnection, ServerConnection
+from ferrymq.protocol.mdcodec import pack_md
+from ferrymq.server.seq_ops import columns_reply
+from ferrymq.spark.columns import record_batch
+from ferrymq.spark.pages import page_batch
+from ferrymq.spark.schema import SCHEMA, read_schema
+from ferrymq.store.memory import MemoryJournal
+from ferrymq.wire.mqmd import MQMD
+
+LIMIT = 4 * 1024 * 1024  # the clients' default maximum message length, so a page's frame limit
+QUEUE = "BENCH"
+
+
+def filled_qmgr(n: int, size: int, props: int) -> QueueManager:
+    qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
+    qm.objects.define("QLOCAL", QUEUE, {"MAXDEPTH": 999_999_999})
+    hconn = qm.connect(appl_name="bench")
+    h = qm.open(hconn, ObjectDescriptor(QUEUE), C.MQOO_OUTPUT).hobj
+    md = MQMD(version=C.MQMD_VERSION_2, persistence=C.MQPER_NOT_PERSISTENT, format="MQSTR", reply_to_q="BENCH.REPLY")
+    pmo = PutOptions(C.MQPMO_NO_SYNCPOINT)
+    body = os.urandom(size)
+    if props:
+        values = PropertySet({f"p{i}": (i if i % 2 else f"value {i}") for i in range(props)})
+        for _ in range(n):
+            qm.put(hconn, h, md, pmo, body, properties=values)
+    else:
+        for i in range(0, n, 256):
+            qm.put_many(hconn, h, md, pmo, [(i.to_bytes(24, "big"), body) for i in range(i, min(n, i + 256))])
+    return qm
+
+
+def connected() -> tuple[ClientConnection, ServerConnection]:
+    c, s = ClientConnection(), ServerConnection()
+    s.receive_data(c.send(E.Connect(1, "QM1", max_msg_length=LIMIT)))
+    s.next_event()
+    c.receive_data(s.send(E.ConnectReply(1, qmgr_name="QM1", max_msg_length=LIMIT)))
+    c.next_event()
+    return c, s
+
+
+def entries_reply(corr: int, msgs: list[Any]) -> F.BrowseRangeReply:
+    return F.BrowseRangeReply(corr, [F.RangeEntry(m.seq, m.put_at, pack_md(m.md), m.properties or PropertySet(),
+                                                  m.body(m.data_length)) for m in msgs])
+
+
+# way -> (request, server overhead per message, reply builder, to Arrow)
+WAYS: dict[str, tuple[type, int, Callable[[int, list[Any]], Any], Callable[[Any, pa.Schema], pa.RecordBatch]]] = {
+    "entries": (F.BrowseRange, 1024, entries_reply,
+                lambda ev, schema: record_batch([SequencedMessage(QUEUE, e) for e in ev.entries], schema)),
+    "columns": (F.BrowseColumns, 8 + 8 + F.MD_SIZE + 8, lambda corr, msgs: columns_reply(corr, msgs, LIMIT),
+                lambda ev, schema: page_batch(ColumnPage(QUEUE, ev), schema)),
+}
+
+
+def run(qm: QueueManager, way: str, page: int) -> dict[str, float]:
+    request, overhead, reply, to_arrow = WAYS[way]
+    c, s = connected()
+    schema = read_schema(SCHEMA)
+    r = S.queue_range(qm, QUEUE)
+    pos, end, corr = r.first_seq, r.last_seq + 1, 2
+    steps = dict.fromkeys(("engine", "server_reply", "client_decode", "to_arrow"), 0.0)
+    rows = 0
+    while pos < end:
+        corr += 1
+        s.receive_data(c.send(request(corr, QUEUE, pos, end, page, LIMIT)))
+        s.next_event()
+        t0 = time.process_time()
+        msgs = S.browse_range(qm, QUEUE, pos, end, page, LIMIT, overhead=overhead)
+        t1 = time.process_time()
+        frame = s.send(reply(corr, msgs))
+        t2 = time.process_time()
+        c.receive_data(frame)
+        ev = c.next_event()
+        t3 = time.process_time()
+        batch = to_arrow(ev, schema)
+        t4 = time.process_time()
+        for k, v in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            steps[k] += v
+        rows += batch.num_rows
+        pos = msgs[-1].seq + 1
+    out = {f"{k}_us": v / rows * 1e6 for k, v in steps.items()}
+    out["page_rows"] = rows / (corr - 2)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--page", type=int, default=4096, help="max messages per page (the reader's pageMessages)")
+    ap.add_argument("--props", type=int, default=0, help="properties per message")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--output", choices=("table", "json"), default="table")
+    a = ap.parse_args()
+    qm = filled_qmgr(a.n, a.size, a.props)
+    run(qm, "columns", a.page)  # warm-up: imports (pyarrow's timezone support pulls in pandas), caches
+    result: dict[str, dict[str, float]] = {}
+    for way in WAYS:
+        runs = [run(qm, way, a.page) for _ in range(a.repeat)]
+        best = {k: min(r[k] for r in runs) for k in runs[0]}
+        best["server_us"] = best["engine_us"] + best["server_reply_us"]
+        best["client_us"] = best["client_decode_us"] + best["to_arrow_us"]
+        result[way] = best
+    if a.output == "json":
+        print(json.dumps(result, indent=2))
+        return
+    keys = list(result["entries"])
+    print(f"{'us per message':20}" + "".join(f"{w:>12}" for w in result))
+    for k in keys:
+        print(f"{k:20}" + "".join(f"{result[w][k]:12,.2f}" for w in result))
+
+
+if __name__ == "__main__":
+    main()
