@@ -1,8 +1,8 @@
 """Columnar pages into Arrow (ferrymq.spark.pages): each vectorised column against the
 per-message reading it replaces, over arbitrary bytes (decode_chars for character fields,
 put_micros for put times), and a page built by the server's own reply builder against
-columns.record_batch over the same messages. End to end over TCP: tests/integration/
-test_spark_pages.py."""
+columns.record_batch over the same messages. End to end over TCP:
+tests/integration/test_browse_columns_tcp.py."""
 
 from __future__ import annotations
 
