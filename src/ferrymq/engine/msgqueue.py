@@ -135,6 +135,63 @@ class MessageQueue:
             for w in self.watchers:
                 w.removed(msg)
 
+    def _runs_through(self, upto: int) -> Iterator[tuple[int, int]]:
+        """``(start, stop)`` index runs of the order holding the keys with ``seq <= upto``.
+
+        Within one priority the keys are in sequence order, so each priority's keys up to
+        ``upto`` are one run at the start of its part of the order: at most ten runs,
+        found by bisection. (The order must not change while the runs are used.)"""
+        order = self.order
+        i = 0
+        while i < len(order):
+            band = order[i][0]
+            j = order.bisect_right((band, upto))
+            if j > i:
+                yield i, j
+            i = order.bisect_left((band + 1,))
+
+    def first_seq(self) -> int | None:
+        """The lowest sequence number in the index (None when it is empty)."""
+        order = self.order
+        firsts = []
+        i = 0
+        while i < len(order):
+            firsts.append(order[i][1])
+            i = order.bisect_left((order[i][0] + 1,))
+        return min(firsts, default=None)
+
+    def count_through(self, upto: int) -> int:
+        """How many messages in the index have ``seq <= upto``."""
+        return sum(j - i for i, j in self._runs_through(upto))
+
+    def remove_through(self, upto: int) -> list[Message]:
+        """Take every message with ``seq <= upto`` out of the index at once (a reader's
+        acknowledgement), in key order: each priority's run of keys leaves as one slice
+        instead of a search per message."""
+        order, by_seq = self.order, self.by_seq
+        runs = list(self._runs_through(upto))
+        keys: list[Key] = []
+        for i, j in runs:
+            keys += order[i:j]
+        for i, j in reversed(runs):  # from the end, so the earlier runs keep their places
+            del order[i:j]
+        gone = [by_seq.pop(k[1]) for k in keys]
+        expiring = 0
+        for msg in gone:
+            if msg.expires_at is not None:
+                expiring += 1
+            if self.indexed:
+                _unindex(self.by_msg_id, msg.msg_id, msg.key)
+                if msg.correl_id != NONE_ID:
+                    _unindex(self.by_correl_id, msg.correl_id, msg.key)
+            for w in self.watchers:
+                w.removed(msg)
+        if expiring:
+            self.live_expiring -= expiring
+            if len(self.expiring) > 2 * self.live_expiring + 1024:
+                self._rebuild_expiring()
+        return gone
+
     def get(self, key: Key) -> Message | None:
         return self.by_seq.get(key[1])
 

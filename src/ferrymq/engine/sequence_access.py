@@ -88,21 +88,18 @@ def in_flight_low(qm: EngineState, q: QueueObject) -> int | None:
     return low
 
 
+def _stable_last(qm: EngineState, q: QueueObject) -> int:
+    last = q.next_seq - 1
+    low = in_flight_low(qm, q)
+    return last if low is None else min(last, low - 1)
+
+
 def queue_range(qm: EngineState, name: str) -> QueueRange:
     """The queue's stable sequence range and depth (see the module docstring)."""
     q = local_queue(qm, name)
-    last = q.next_seq - 1
-    low = in_flight_low(qm, q)
-    if low is not None:
-        last = min(last, low - 1)
-    by_seq = q.messages.by_seq
-    if not by_seq:
-        first = last + 1
-    elif q.fifo:
-        first = q.messages.order[0][1]  # FIFO keys are (0, seq): the first key is the lowest
-    else:
-        first = min(by_seq)
-    return QueueRange(q.name, min(first, last + 1), last, q.messages.depth)
+    last = _stable_last(qm, q)
+    first = q.messages.first_seq()
+    return QueueRange(q.name, last + 1 if first is None else min(first, last + 1), last, q.messages.depth)
 
 
 def _in_range(q: QueueObject, from_seq: int, to_seq: int) -> Iterator[Message]:
@@ -158,11 +155,8 @@ def remove_upto(qm: EngineState, name: str, upto_seq: int, reader: str) -> int:
     if not reader or len(reader) > MAX_READER_NAME:
         raise failed(C.MQRC_OPTIONS_ERROR, f"reader name must be 1..{MAX_READER_NAME} characters, got {len(reader)}")
     q = local_queue(qm, name)
-    upto = min(upto_seq, queue_range(qm, name).last_seq)
-    removed = 0
-    for msg in list(_in_range(q, 0, upto + 1)):
-        _remove(qm, q, msg)
-        removed += 1
+    upto = min(upto_seq, _stable_last(qm, q))
+    removed = _remove_through(qm, q, upto)
     pos = qm.readers.get((q.name, reader))
     if pos is None:
         pos = qm.readers[(q.name, reader)] = ReaderPosition(q.name, reader, -1)
@@ -180,20 +174,26 @@ def remove_upto(qm: EngineState, name: str, upto_seq: int, reader: str) -> int:
     return removed
 
 
-def _remove(qm: EngineState, q: QueueObject, msg: Message) -> None:
-    q.messages.remove(msg)
-    if msg.record_id:
-        qm.journal.delete(msg.record_id)
-        msg.record_id = 0
-    if msg.locked_by:
-        holder = qm.handles.get(msg.locked_by)
-        if holder is not None and holder.locked is msg:
-            holder.locked = None
-        msg.locked_by = 0
-    for hobj in q.handles:
-        h = qm.handles.get(hobj)
-        if h is not None and h.under_cursor is msg:
-            h.under_cursor = None
+def _remove_through(qm: EngineState, q: QueueObject, upto: int) -> int:
+    """Remove every committed message with ``seq <= upto`` (one slice of the queue's order
+    per priority, then each message's journal record and browse lock)."""
+    gone = q.messages.remove_through(upto)
+    for msg in gone:
+        if msg.record_id:
+            qm.journal.delete(msg.record_id)
+            msg.record_id = 0
+        if msg.locked_by:
+            holder = qm.handles.get(msg.locked_by)
+            if holder is not None and holder.locked is msg:
+                holder.locked = None
+            msg.locked_by = 0
+    if gone and q.handles:
+        ids = {id(m) for m in gone}
+        for hobj in q.handles:
+            h = qm.handles.get(hobj)
+            if h is not None and id(h.under_cursor) in ids:
+                h.under_cursor = None
+    return len(gone)
 
 
 def reader_positions(qm: EngineState, name: str) -> list[tuple[str, int, int]]:
@@ -206,7 +206,7 @@ def reader_positions(qm: EngineState, name: str) -> list[tuple[str, int, int]]:
     out = []
     for (qname, _), p in qm.readers.items():
         if qname == q.name:
-            lag = sum(1 for s in q.messages.by_seq if s > p.acked) + q.messages.uncommitted
+            lag = len(q.messages) - q.messages.count_through(p.acked) + q.messages.uncommitted
             out.append((p.reader, p.acked, lag))
     return sorted(out)
 

@@ -1,0 +1,62 @@
+"""The queue index's sequence-range operations (a reader's acknowledgement removes a run
+at once; the lowest sequence and counts come from bisection) against a plain model: any
+priorities, FIFO or not, holes, identifier indexes and selection watchers kept in step."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ferrymq.engine.message import Message
+from ferrymq.engine.msgqueue import MessageQueue
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD, NONE_ID
+
+
+class Seen:
+    """A watcher (as a selection view is one) that notes what leaves the index."""
+
+    def __init__(self) -> None:
+        self.gone: list[int] = []
+
+    def inserted(self, msg: Message) -> None:
+        pass
+
+    def removed(self, msg: Message) -> None:
+        self.gone.append(msg.seq)
+
+
+def queue_of(priorities: list[int], fifo: bool, holes: set[int], indexed: bool) -> tuple[MessageQueue, Seen]:
+    q = MessageQueue()
+    for seq, prio in enumerate(priorities, start=1):
+        md = MQMD(version=2, priority=prio, msg_id=seq.to_bytes(24, "big"), correl_id=bytes([seq % 3]) * 24,
+                  expiry=C.MQEI_UNLIMITED if seq % 4 else 100)
+        q.insert(Message("Q", seq, md, b"x", 1.0e9, fifo))
+    for seq in holes & set(q.by_seq):
+        q.remove(q.by_seq[seq])
+    if indexed:
+        list(q.candidates(b"\0" * 24, None, None))  # builds the identifier indexes
+    w = Seen()
+    q.watchers.append(w)
+    return q, w
+
+
+@given(st.lists(st.integers(0, 12), max_size=60), st.booleans(), st.sets(st.integers(1, 60)),
+       st.integers(-1, 65), st.booleans())
+def test_range_operations_match_a_plain_model(priorities: list[int], fifo: bool, holes: set[int], upto: int,
+                                               indexed: bool) -> None:
+    q, w = queue_of(priorities, fifo, holes, indexed)
+    live = sorted(q.by_seq)
+    assert q.first_seq() == (live[0] if live else None)
+    assert q.count_through(upto) == len([s for s in live if s <= upto])
+    expiring = q.live_expiring
+    gone = q.remove_through(upto)
+    assert sorted(m.seq for m in gone) == sorted(w.gone) == [s for s in live if s <= upto]
+    assert sorted(q.by_seq) == [s for s in live if s > upto]
+    assert list(q.order) == sorted(m.key for m in q.by_seq.values())
+    assert q.live_expiring == expiring - sum(1 for m in gone if m.expires_at is not None)
+    if indexed:
+        assert sorted(k for keys in q.by_msg_id.values() for k in keys) == list(q.order)
+        with_correl_id = sorted(m.key for m in q.by_seq.values() if m.correl_id != NONE_ID)  # NONE_ID: not indexed
+        assert sorted(k for keys in q.by_correl_id.values() for k in keys) == with_correl_id
+    assert q.remove_through(upto) == [] and q.count_through(upto) == 0
