@@ -8,7 +8,7 @@ import pytest
 
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.protocol import codec, seqframes
+from ferrymq.protocol import codec, columnframes, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ClientConnection, ServerConnection
 from ferrymq.protocol.mdcodec import pack_md, unpack_md
@@ -162,6 +162,6 @@ def test_md_codec_matches_reference_both_versions() -> None:
 
 
 def test_every_packet_type_has_a_decoder_in_one_direction() -> None:
-    types = {v for mod in (codec, seqframes) for k, v in vars(mod).items() if k.startswith("T_")}
+    types = {v for mod in (codec, seqframes, columnframes) for k, v in vars(mod).items() if k.startswith("T_")}
     assert types == set(codec.CLIENT_FRAMES) | set(codec.SERVER_FRAMES) | {codec.T_CONNECT_REPLY}
     assert all(1100 <= t <= 1199 for t in types)

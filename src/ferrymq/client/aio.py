@@ -350,6 +350,10 @@ class AsyncClient(AsyncSequenceCalls):
     async def stat(self) -> AsyncPutStatus:
         return S.stat_result(await self._call(E.Stat(self._s.next_corr())))
 
+    def column_limit(self) -> int:
+        """Data bytes one ``AsyncQueue.put_columns`` call may carry on this connection."""
+        return self._s.column_limit()
+
     async def ping(self) -> float:
         t0 = time.perf_counter()
         await self._call(E.Heartbeat(self._s.next_corr(), reply=True))
@@ -436,6 +440,21 @@ class AsyncQueue:
                 c._schedule_flush()
             return res
         return S.put_result(await c._call(ev))
+
+    async def put_columns(self, offsets: bytes, data: bytes | memoryview, *, md: MQMD | None = None,
+                          msg_ids: bytes | None = None, correl_ids: bytes | None = None,
+                          syncpoint: bool | None = None, options: int = 0) -> int:
+        """n asynchronous MQPUTs as columns; see ``Queue.put_columns``."""
+        c = self.client
+        s = c._s
+        ev = S.send_columns(s, c._uow, self.hobj, offsets, data, md=md, msg_ids=msg_ids, correl_ids=correl_ids,
+                            syncpoint=c._in_tx if syncpoint is None else syncpoint, options=options)
+        if s.out_bytes >= S.FLUSH_AT:
+            c._flush()
+            await c._can_write.wait()  # the server is slow: hold the producer
+        else:
+            c._schedule_flush()
+        return ev.count
 
     async def get(self, wait: float | None = 0.0, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
                   syncpoint: bool | None = None, max_length: int | None = None, accept_truncated: bool = False,

@@ -38,6 +38,7 @@ from ferrymq.client.errors import BackedOut, error_for
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.protocol.columnframes import PutColumns
 
 log = logging.getLogger("ferrymq.client")
 
@@ -92,7 +93,7 @@ def reconnectable(exc: BaseException) -> bool:
 
 def in_syncpoint(ev: Any) -> bool:
     t = type(ev)
-    if t is E.Put or t is E.Put1:
+    if t is E.Put or t is E.Put1 or t is PutColumns:
         return bool(ev.options & C.MQPMO_SYNCPOINT)
     if t is E.Get or t is E.GetBatch:
         return bool(ev.options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT))

@@ -25,6 +25,8 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MAX_BATCH
+from ferrymq.protocol.columnframes import PutColumns, largest
+from ferrymq.protocol.columnframes import check as check_columns
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
@@ -35,6 +37,9 @@ FLUSH_AT = 64 * 1024
 PUT_BATCH_BYTES = 64 * 1024
 """What one PutBatch frame carries at most (the negotiated maximum may be lower)."""
 _PUT_ITEM_COST = 28  # an item's MsgId and length in a PutBatch
+COLUMN_FRAME_BYTES = 1024 * 1024
+"""Payload bytes one PutColumns frame carries at most (the negotiated maximum may be lower):
+large enough that the server's work per frame is nothing per message."""
 
 DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
@@ -83,7 +88,7 @@ class Session:
     def next_corr(self) -> int:
         return next(self._corr)
 
-    def send(self, ev: E.ClientEvent) -> None:
+    def send(self, ev: E.ClientEvent | PutColumns) -> None:
         """Encode a frame into the output buffer.
 
         Raises:
@@ -101,7 +106,7 @@ class Session:
             self._send_batch()
         self._encode(ev)
 
-    def _encode(self, ev: E.ClientEvent) -> None:
+    def _encode(self, ev: E.ClientEvent | PutColumns) -> None:
         try:
             data = self.conn.send(ev)
         except LocalProtocolError as exc:
@@ -239,6 +244,10 @@ class Session:
         return False
 
     # -- identifiers -----------------------------------------------------------------------
+
+    def column_limit(self) -> int:
+        """Payload bytes one PutColumns frame may carry on this connection."""
+        return min(COLUMN_FRAME_BYTES, self.conn.batch_limit())
 
     def new_msg_id(self) -> bytes:
         """A MsgId for an asynchronous put, in MQ's shape: "AMQ ", the queue manager name, 8 unique bytes."""
@@ -409,6 +418,36 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
     else:
         ev = E.Put(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
     return ev, (PutResult(md_bytes) if async_put else None)
+
+
+def send_columns(session: Session, uow: Any, hobj: int, offsets: bytes, data: bytes | memoryview, *,
+                 md: MQMD | None, msg_ids: bytes | None, correl_ids: bytes | None, syncpoint: bool,
+                 options: int) -> PutColumns:
+    """Buffer the PUT_COLUMNS for ``Queue.put_columns`` (asynchronous puts: outcomes come
+    from Stat) after ``uow`` (the client's UnitOfWorkGuard) has seen it; the caller flushes.
+
+    Raises:
+        ValueError: columns that disagree (see columnframes.check) or, for more than one
+            message, more data than one frame carries (``Session.column_limit``).
+        MessageTooBig: a payload over the connection's maximum message length
+            (MQRC_MSG_TOO_BIG_FOR_CHANNEL, as a channel refuses it); nothing is sent.
+    """
+    raw_md = build_md(priority=None, persistent=None, expiry=None, correl_id=None, msg_id=None, reply_to_q="",
+                      reply_to_q_mgr="", format="", msg_type=None, report=0, feedback=0, ccsid=0, md=md)
+    opts = (options | C.MQPMO_FAIL_IF_QUIESCING | C.MQPMO_ASYNC_RESPONSE
+            | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT))
+    ev = PutColumns(hobj, raw_md, offsets, data, msg_ids, correl_ids, opts)
+    check_columns(ev)
+    longest = largest(ev)
+    if longest > session.max_msg_length > 0:
+        raise error_for(C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
+                        f"message of {longest} bytes exceeds the connection's maximum {session.max_msg_length}")
+    limit = session.column_limit()
+    if len(data) > limit and ev.count > 1:  # one message alone may be as long as the connection allows
+        raise ValueError(f"a PutColumns carries at most {limit} bytes of data on this connection, not {len(data)}")
+    uow.before(ev)
+    session.send(ev)
+    return ev
 
 
 def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None, correl_id: bytes | None,

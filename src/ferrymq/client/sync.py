@@ -359,6 +359,10 @@ class Client(SequenceCalls):
         """MQSTAT: outcomes of asynchronous puts since the last call (sends buffered puts first)."""
         return S.stat_result(self._call(E.Stat(self._s.next_corr())))
 
+    def column_limit(self) -> int:
+        """Data bytes one ``Queue.put_columns`` call may carry on this connection."""
+        return self._s.column_limit()
+
     def ping(self) -> float:
         """Round-trip time to the queue manager, in seconds."""
         t0 = time.perf_counter()
@@ -443,6 +447,27 @@ class Queue:
                 c._flush_async(ev)
             return res
         return S.put_result(c._call(ev))
+
+    def put_columns(self, offsets: bytes, data: bytes | memoryview, *, md: MQMD | None = None,
+                    msg_ids: bytes | None = None, correl_ids: bytes | None = None, syncpoint: bool | None = None,
+                    options: int = 0) -> int:
+        """Put n messages at once, as columns (one PUT_COLUMNS frame): message i's data is
+        ``data[offsets[i]:offsets[i + 1]]`` with ``offsets`` n + 1 big-endian u32 from 0 to
+        len(data); its descriptor is ``md`` (None: the defaults) with MsgId and CorrelId
+        from the 24-byte columns when given (a MsgId of zeros: a new one). The puts are
+        asynchronous: ``client.stat()`` reports their outcomes. Returns n.
+
+        Raises:
+            ValueError: columns that disagree, or more data than ``client.column_limit()``.
+            MessageTooBig: a message over the connection's maximum length (nothing sent).
+        """
+        c = self.client
+        s = c._s
+        ev = S.send_columns(s, c._uow, self.hobj, offsets, data, md=md, msg_ids=msg_ids, correl_ids=correl_ids,
+                            syncpoint=c._in_tx if syncpoint is None else syncpoint, options=options)
+        if s.out_bytes >= S.FLUSH_AT:
+            c._flush_async(ev)
+        return ev.count
 
     def get(self, wait: float | None = 0.0, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
             syncpoint: bool | None = None, max_length: int | None = None, accept_truncated: bool = False,

@@ -129,7 +129,7 @@ class Messaging(Reports):
                   repeat(md.correl_id) if correl_ids is None else correl_ids, datas, strict=False)
         if (not pmo.options & _PER_MESSAGE_PUT_OPTIONS and q.attrs["PROPCTL"] != C.MQPROP_V6COMPAT
                 and md.format.rstrip() != "MQHRF2"):
-            return self._place_run(conn, h, md, pmo, ids, ok)
+            return self._place_run(conn, h, md, pmo, ids, len(datas), ok)
         outcomes: list[MQError | None] = []
         note = outcomes.append
         for msg_id, correl_id, data in ids:
@@ -142,7 +142,7 @@ class Messaging(Reports):
         return outcomes
 
     def _place_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions,
-                   rows: Iterable[tuple[bytes, bytes, bytes]], ok: MQError | None) -> list[MQError | None]:
+                   rows: Iterable[tuple[bytes, bytes, bytes]], count: int, ok: MQError | None) -> list[MQError | None]:
         """``place`` for each (MsgId, CorrelId, data), with what cannot differ between them
         done once.
 
@@ -174,13 +174,15 @@ class Messaging(Reports):
         note = outcomes.append
         placed = False
         refusal_of = self.put_limits(h, persistence).refusal
+        id_prefix, id_tail = self.reserve_ids(count)  # one clock read for the run's new MsgIds
         for msg_id, correl_id, data in rows:
             refusal = refusal_of(len(data), conn, in_uow)
             if refusal is not None:
                 note(refusal)
             else:
                 if new_ids or msg_id == NONE_ID:
-                    msg_id = self.new_id()
+                    msg_id = id_prefix + id_tail.to_bytes(8, "big")
+                    id_tail += 1
                 msg = Message(name, self.next_sequence(q), None, bytes(data), now, fifo,
                               fields=(expiry, priority, persistence, msg_id, correl_id), template=template)
                 if in_uow:

@@ -77,6 +77,13 @@ class EngineState:
         self._last_id = max(self._last_id + 1, int(self.clock.now() * 1_000_000))
         return self._id_prefix + self._last_id.to_bytes(8, "big")
 
+    def reserve_ids(self, n: int) -> tuple[bytes, int]:
+        """``n`` identifiers at once, as ``new_id`` would make them one by one: the prefix
+        and the first tail (tail + i is the i-th; the caller may leave some unused)."""
+        first = max(self._last_id + 1, int(self.clock.now() * 1_000_000))
+        self._last_id = first + max(n, 1) - 1
+        return self._id_prefix, first
+
     def new_record_id(self) -> int:
         rid = self._next_record
         self._next_record += 1

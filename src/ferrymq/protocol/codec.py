@@ -55,8 +55,8 @@ from typing import Any
 
 from ferrymq.errors import DecodeError
 from ferrymq.properties import model as props_model
+from ferrymq.protocol import columnframes, seqframes
 from ferrymq.protocol import events as E
-from ferrymq.protocol import seqframes
 from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
 
 T_CONNECT = 1100
@@ -229,7 +229,7 @@ class Reader:
 Encoded = tuple[int, int, int, list[bytes]]  # type, flags, corr, payload parts
 
 
-def encode(ev: E.Event) -> Encoded:
+def encode(ev: E.Event | columnframes.PutColumns) -> Encoded:
     """The packet type, flags, correlation id and payload parts of an event.
 
     Raises:
@@ -408,7 +408,7 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
 }
 
 
-def properties_of(ev: E.Event) -> dict[str, Any] | None:
+def properties_of(ev: E.Event | columnframes.PutColumns) -> dict[str, Any] | None:
     """The GPacket properties section of a frame: never used (properties are in the payload)."""
     return None
 
@@ -636,6 +636,10 @@ _ENCODERS.update(seqframes.ENCODERS)
 CLIENT_FRAMES.update(seqframes.CLIENT_FRAMES)
 SERVER_FRAMES.update(seqframes.SERVER_FRAMES)
 NAMES.update(seqframes.NAMES)
+# The columnar put (1180) too.
+_ENCODERS.update(columnframes.encoders(_md))
+CLIENT_FRAMES.update(columnframes.CLIENT_FRAMES)
+NAMES.update(columnframes.NAMES)
 
 
 def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload: bytes, props: Any) -> E.Event:

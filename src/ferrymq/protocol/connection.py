@@ -23,7 +23,7 @@ from collections import deque
 from typing import Final
 
 from ferrymq.errors import DecodeError
-from ferrymq.protocol import codec, seqframes
+from ferrymq.protocol import codec, columnframes, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.framing import pack_packet
@@ -160,7 +160,7 @@ class _Machine:
 
     # -- output --------------------------------------------------------------------------
 
-    def _pack(self, ev: E.Event) -> bytes:
+    def _pack(self, ev: E.Event | columnframes.PutColumns) -> bytes:
         try:
             ptype, flags, corr, parts = codec.encode(ev)
             return pack_packet(ptype, flags, corr, parts, codec.properties_of(ev))
@@ -171,13 +171,21 @@ class _Machine:
         """Payload bytes a batch frame may carry (0: batches not agreed on this connection)."""
         return self.max_msg_length if self.version >= E.BATCH_VERSION else 0
 
-    def _batch_items(self, ev: E.PutBatch, error: type[LocalProtocolError] | type[RemoteProtocolError]) -> None:
+    def _batch_items(self, ev: E.PutBatch | columnframes.PutColumns,
+                     error: type[LocalProtocolError] | type[RemoteProtocolError]) -> None:
         if self.version < E.BATCH_VERSION:
-            raise error(f"PutBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
+            raise error(f"{type(ev).__name__} needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
         limit = self.max_msg_length
-        for _, data in ev.items:
-            if len(data) > limit:
-                raise error(f"message of {len(data)} bytes exceeds the negotiated maximum {limit}")
+        if isinstance(ev, columnframes.PutColumns):
+            try:
+                columnframes.check(ev)
+            except ValueError as exc:
+                raise error(f"PutColumns: {exc}") from None
+            longest = columnframes.largest(ev)
+        else:
+            longest = max((len(d) for _, d in ev.items), default=0)
+        if longest > limit:
+            raise error(f"message of {longest} bytes exceeds the negotiated maximum {limit}")
 
     def _negotiated(self, max_msg_length: int, version: int) -> None:
         self.version = version
@@ -204,7 +212,7 @@ class ClientConnection(_Machine):
         """Requests sent and not yet answered."""
         return len(self._outstanding)
 
-    def send(self, ev: E.ClientEvent) -> bytes:
+    def send(self, ev: E.ClientEvent | columnframes.PutColumns) -> bytes:
         """The bytes of one client frame.
 
         Raises:
@@ -229,7 +237,7 @@ class ClientConnection(_Machine):
             raise LocalProtocolError(f"handle {ev.hobj} is already consuming")  # type: ignore[union-attr]
         if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
             return self._pack(ev)
-        if t is E.PutBatch:
+        if t is E.PutBatch or t is columnframes.PutColumns:
             self._batch_items(ev, LocalProtocolError)  # type: ignore[arg-type]
             return self._pack(ev)
         if t is E.GetBatch and self.version < E.BATCH_VERSION:
@@ -319,7 +327,7 @@ class ServerConnection(_Machine):
             return
         if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
             return
-        if t is E.PutBatch:
+        if t is E.PutBatch or isinstance(ev, columnframes.PutColumns):
             self._batch_items(ev, RemoteProtocolError)  # type: ignore[arg-type]
             return
         if t is E.GetBatch and self.version < E.BATCH_VERSION:

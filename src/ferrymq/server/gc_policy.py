@@ -9,25 +9,28 @@ on a queue filling from 0 to 800k messages of 1 KiB under syncpoint, full collec
 ``FreezeSurvivors`` moves what survives a full collection into the permanent generation
 (``gc.freeze``), so the next full collection scans only what was allocated since. Reference
 counting still frees frozen objects; only garbage *cycles* among them wait. To bound that,
-whenever the frozen objects have grown past ``regrow`` times what they were after the last
-thorough collection, they are thawed (``gc.unfreeze``) and the next full collection scans
-everything again: each object is rescanned about once per doubling of the heap instead of
-about four times, and frozen cycles never outlive the next doubling.
+whenever the heap has grown past ``regrow`` times what it was after the last thorough
+collection, the frozen objects are thawed (``gc.unfreeze``) and the next full collection
+scans everything again: each object is rescanned about once per doubling of the heap
+instead of about four times, and frozen cycles never outlive the next doubling. The heap is
+measured by ``sys.getallocatedblocks`` (a walk over the allocator's arenas): counting the
+frozen objects themselves walks every one of them, which cost more than it saved.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from typing import Any
 
 
 class FreezeSurvivors:
     """A ``gc.callbacks`` hook; ``install`` it once in the process that serves."""
 
-    def __init__(self, regrow: float = 2.0, floor: int = 100_000) -> None:
+    def __init__(self, regrow: float = 2.0, floor: int = 500_000) -> None:
         self.regrow = regrow
         self.floor = floor  # a small heap is always collected thoroughly: it costs little
-        self.base = 0  # frozen objects after the last thorough collection
+        self.base = 0  # allocated blocks after the last thorough collection
         self.thorough = True  # the next full collection sees every object
         self.freezes = 0
         self.thaws = 0
@@ -47,10 +50,10 @@ class FreezeSurvivors:
         # gc.freeze does between collections too.
         gc.freeze()
         self.freezes += 1
-        frozen = gc.get_freeze_count()
+        heap = sys.getallocatedblocks()
         if self.thorough:
-            self.base, self.thorough = frozen, False
-        elif frozen <= self.floor or frozen > self.regrow * self.base:
+            self.base, self.thorough = heap, False
+        elif heap <= self.floor or heap > self.regrow * self.base:
             gc.unfreeze()
             self.thaws += 1
             self.thorough = True

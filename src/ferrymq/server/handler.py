@@ -45,6 +45,15 @@ class AsyncPutStats:
     failure: int = 0
     first: MQError | None = None
 
+    def count_all(self, outcomes: list[MQError | None]) -> None:
+        """``count`` for each outcome of a run (most are None: counted at once)."""
+        ok = outcomes.count(None)
+        self.success += ok
+        if ok != len(outcomes):
+            for exc in outcomes:
+                if exc is not None:
+                    self.count(exc)
+
     def count(self, exc: MQError | None) -> None:
         if exc is None:
             self.success += 1

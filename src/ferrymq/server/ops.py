@@ -17,6 +17,7 @@ from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, Persiste
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.server import seq_ops
@@ -132,9 +133,19 @@ def _put_batch(h: ClientHandler, ev: E.PutBatch) -> None:
     """Asynchronous puts sent as one frame: each item counts for MQSTAT as its own put."""
     assert isinstance(ev.md, MQMD)
     pmo = PutOptions(ev.options & ~_ASYNC_PMO, ev.context)
-    count = h.stats.count
-    for outcome in h.qmgr.put_many(h.hconn, ev.hobj, ev.md, pmo, ev.items):
-        count(outcome)
+    h.stats.count_all(h.qmgr.put_many(h.hconn, ev.hobj, ev.md, pmo, ev.items))
+    if h.qmgr.take_sync_lsn():
+        h.server.committer.kick()
+    h.server.after_engine_call(h)
+
+
+def _put_columns(h: ClientHandler, ev: PutColumns) -> None:
+    """Asynchronous puts sent as columns: like a PutBatch, each message counts for MQSTAT."""
+    assert isinstance(ev.md, MQMD)
+    pmo = PutOptions(ev.options & ~_ASYNC_PMO, ev.context)
+    outcomes = h.qmgr.put_columns(h.hconn, ev.hobj, ev.md, pmo, ev.payloads(), ids_of(ev.msg_ids),
+                                  ids_of(ev.correl_ids))
+    h.stats.count_all(outcomes)
     if h.qmgr.take_sync_lsn():
         h.server.committer.kick()
     h.server.after_engine_call(h)
@@ -365,6 +376,7 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     E.Put: _put,
     E.Put1: _put1,
     E.PutBatch: _put_batch,
+    PutColumns: _put_columns,
     E.Get: _get,
     E.GetBatch: _get_batch,
     E.Commit: _commit,
