@@ -14,7 +14,8 @@ from qm_process import QueueManagerProcess
 
 from ferrymq.client import Client, MQError, connect
 from ferrymq.spark import commits
-from ferrymq.spark.puts import PutPlan, stage
+from ferrymq.spark.columnar import batches_of_rows, stage
+from ferrymq.spark.puts import PutPlan
 
 pytestmark = pytest.mark.timeout(120)
 COMMITS = "FERRYMQ.SPARK.COMMITS"
@@ -31,7 +32,8 @@ def qmp(tmp_path: Path) -> Iterator[QueueManagerProcess]:
 def _stage(c: Client, batch: int, part: int, rows: list[bytes]) -> bytes:
     xid = commits.task_xid("query-1", batch, part, 0)
     # Persistent: a unit of non-persistent messages does not outlive its queue manager (as in MQ).
-    stage(c, PutPlan(["payload", "persistence"], "OUT"), [{"payload": r, "persistence": 1} for r in rows], xid)
+    names = ["payload", "persistence"]
+    stage(c, PutPlan(names, "OUT"), batches_of_rows(names, [{"payload": r, "persistence": 1} for r in rows]), xid)
     return xid
 
 
@@ -84,7 +86,7 @@ def test_abort_backs_out_and_a_batch_job_commits_once(qmp: QueueManagerProcess) 
         assert c.in_doubt() == [] and _out(c) == []
         job = [commits.task_xid("job1", 0, p, 0) for p in range(2)]
         for p, x in enumerate(job):
-            stage(c, PutPlan(["payload"], "OUT"), [{"payload": b"j%d" % p}], x)
+            stage(c, PutPlan(["payload"], "OUT"), batches_of_rows(["payload"], [{"payload": b"j%d" % p}]), x)
         assert commits.commit_job(c, "job1", job) == 2
         assert commits.commit_job(c, "job1", job) == 0
         assert _out(c) == [b"j0", b"j1"]

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 from pyspark import TaskContext
@@ -30,9 +29,10 @@ from pyspark.sql.types import StructType
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.spark import commits
+from ferrymq.spark.columnar import batches_of_rows, stage
 from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions
-from ferrymq.spark.puts import PutPlan, stage
+from ferrymq.spark.puts import PutPlan
 
 log = logging.getLogger("ferrymq.spark")
 
@@ -60,16 +60,6 @@ def plan_for(opts: FerryOptions, schema: StructType, overwrite: bool) -> PutPlan
     return PutPlan([f.name for f in schema.fields], opts.queues[0] if opts.queues else None)
 
 
-def _rows_of_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[Mapping[str, Any]]:
-    for b in batches:
-        yield from b.to_pylist()
-
-
-def _rows_of_rows(rows: Iterator[Row]) -> Iterator[Mapping[str, Any]]:
-    for r in rows:
-        yield r.asDict()
-
-
 def _task() -> TaskContext:
     ctx = TaskContext.get()
     if ctx is None:
@@ -86,7 +76,7 @@ class _Writing:
         # each XID its tasks stage, so abort finds them even when Spark hands it no message.
         self.instance = uuid.uuid4().hex[:12]
 
-    def _stage(self, rows: Iterable[Mapping[str, Any]]) -> Staged:
+    def _stage(self, batches: Iterable[pa.RecordBatch]) -> Staged:
         ctx = _task()
         if self.job is None:
             scope, batch_text = ctx.getLocalProperty(QUERY_ID_KEY), ctx.getLocalProperty(BATCH_ID_KEY)
@@ -98,7 +88,7 @@ class _Writing:
         xid = commits.task_xid(scope, batch, ctx.partitionId(), ctx.attemptNumber(), self.instance)
         try:
             with using(self.opts) as c:
-                count = stage(c, self.plan, rows, xid)
+                count = stage(c, self.plan, batches, xid)
         except MQError as exc:
             if exc.reason != C.MQRC_SYNCPOINT_LIMIT_REACHED:
                 raise
@@ -159,21 +149,22 @@ class _StreamWriting(_Writing):
         self._abort(messages, batchId)
 
 
+# The Row writers gather their rows into Arrow batches: every writer puts by columns.
 class FerryBatchWriter(_BatchWriting, DataSourceWriter):
     def write(self, iterator: Iterator[Row]) -> WriterCommitMessage:
-        return self._stage(_rows_of_rows(iterator))
+        return self._stage(batches_of_rows(self.plan.names, iterator))
 
 
 class FerryBatchArrowWriter(_BatchWriting, DataSourceArrowWriter):
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
-        return self._stage(_rows_of_batches(iterator))
+        return self._stage(iterator)
 
 
 class FerryStreamWriter(_StreamWriting, DataSourceStreamWriter):
     def write(self, iterator: Iterator[Row]) -> WriterCommitMessage:
-        return self._stage(_rows_of_rows(iterator))
+        return self._stage(batches_of_rows(self.plan.names, iterator))
 
 
 class FerryStreamArrowWriter(_StreamWriting, DataSourceStreamArrowWriter):
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
-        return self._stage(_rows_of_batches(iterator))
+        return self._stage(iterator)
