@@ -6,7 +6,14 @@
    30 columns as Arrow batches, random payloads of SIZE bytes): what Spark's Python-source
    path can take on this machine, whatever the source;
 3. write: a DataFrame of N rows of SIZE-byte payloads written to a queue (batch write,
-   Arrow writer, prepared units committed by the driver), and the same with the Row writer.
+   Arrow writer, prepared units committed by the driver), and the same with the Row writer;
+4. stream write: the synthetic source's payload column written by a streaming query
+   (availableNow, BATCH rows per micro-batch, Arrow stream writer, exactly once through
+   the commit queue) into a queue.
+
+Beside each write's rate: the CPU time per message of the Spark JVM, its Python workers and
+the queue manager (from /proc; the writes are what those processes do in that time), which
+other load on the machine changes far less than the rates.
 
 "steady" is rows over the summed trigger time of every micro-batch but the first (which
 pays for starting Python workers); "wall" is rows over the query's whole run.
@@ -32,7 +39,43 @@ import pyarrow as pa
 
 from ferrymq.client import connect
 
-QUEUE_IN, QUEUE_OUT = "BENCH.SPARK.IN", "BENCH.SPARK.OUT"
+QUEUE_IN, QUEUE_OUT, QUEUE_STREAM = "BENCH.SPARK.IN", "BENCH.SPARK.OUT", "BENCH.SPARK.STREAM"
+COMMITS = "FERRYMQ.SPARK.COMMITS"
+
+
+def _cpu_of(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_role(qmgr_pid: int) -> dict[str, float]:
+    """CPU seconds so far of the Spark JVM, the Python workers (pyspark daemons and their
+    forks) and the queue manager, from /proc."""
+    out = {"jvm": 0.0, "python_workers": 0.0, "qmgr": _cpu_of(qmgr_pid) if qmgr_pid else 0.0}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if b"SparkSubmit" in cmd:
+            out["jvm"] += _cpu_of(int(name))
+        elif b"pyspark.daemon" in cmd:
+            out["python_workers"] += _cpu_of(int(name))
+    return out
+
+
+def per_message(before: dict[str, float], after: dict[str, float], n: int) -> dict[str, float]:
+    """Microseconds of CPU per message by role (workers that exited in between are missed)."""
+    us = {f"{k}_us": round(1e6 * max(0.0, after[k] - before[k]) / n, 1) for k in after}
+    us["total_us"] = round(sum(us.values()), 1)
+    return us
 
 
 def start_qmgr(home: str) -> tuple[str, int]:
@@ -43,7 +86,7 @@ def start_qmgr(home: str) -> tuple[str, int]:
                                     capture_output=True, text=True).stdout)
     # A write task's partition is one unit of work: lift MAXUMSGS above a partition's rows.
     script = "ALTER QMGR MAXUMSGS(10000000)\n" + "".join(f"DEFINE QLOCAL({q}) MAXDEPTH(5000000)\n"
-                                                          for q in (QUEUE_IN, QUEUE_OUT))
+                                                          for q in (QUEUE_IN, QUEUE_OUT, QUEUE_STREAM, COMMITS))
     subprocess.run([*cli, "mqsc", "QMB"], env=env, input=script, check=True, capture_output=True, text=True)
     return f"127.0.0.1({doc['port']})", int(doc["pid"])
 
@@ -170,9 +213,10 @@ def main() -> None:
     p.add_argument("--size", type=int, default=1024)
     p.add_argument("--batch", type=int, default=50_000, help="maxMessagesPerTrigger")
     p.add_argument("--parts", type=int, default=2, help="partitions per micro-batch (minPartitions)")
-    p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,write")
+    p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,write,stream_write")
+    p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
     args = p.parse_args()
-    skip = set(args.skip.split(","))
+    skip = set(args.skip.split(",")) | ({"ingest", "synthetic"} if args.writes_only else set())
     home = tempfile.mkdtemp(prefix="ferrymq-spark-bench-")
     pid = 0
     conn = args.conn
@@ -210,10 +254,24 @@ def main() -> None:
             # A first, small write starts the Python workers, so neither timed write pays for it.
             df.limit(1000).write.format("ferrymq").options(**opts, queue=QUEUE_OUT).mode("append").save()
             for mode in ("arrow", "rows"):
-                t0 = time.perf_counter()
+                c0, t0 = cpu_by_role(pid), time.perf_counter()
                 df.write.format("ferrymq").options(**opts, queue=QUEUE_OUT, writeMode=mode).mode("append").save()
                 out[f"write_{mode}_rows_s"] = round(args.messages / (time.perf_counter() - t0))
-                print(f"write {mode}", out[f"write_{mode}_rows_s"], flush=True)
+                out[f"write_{mode}_cpu"] = per_message(c0, cpu_by_role(pid), args.messages)
+                print(f"write {mode}", out[f"write_{mode}_rows_s"], out[f"write_{mode}_cpu"], flush=True)
+        if "stream_write" not in skip:
+            spark.dataSource.register(synthetic_source(args.size))
+            stream = spark.readStream.format("ferrymq_synthetic").options(
+                rows=str(args.messages), batch=str(args.batch), parts=str(args.parts)).load().select("payload")
+            c0, t0 = cpu_by_role(pid), time.perf_counter()
+            q = (stream.writeStream.format("ferrymq").options(**opts, queue=QUEUE_STREAM)
+                 .option("checkpointLocation", tempfile.mkdtemp()).trigger(availableNow=True).start())
+            q.awaitTermination()
+            if q.exception() is not None:
+                raise SystemExit(str(q.exception()))
+            out["stream_write"] = rates(q, args.messages, time.perf_counter() - t0)
+            out["stream_write_cpu"] = per_message(c0, cpu_by_role(pid), args.messages)
+            print("stream write", out["stream_write"], out["stream_write_cpu"], flush=True)
     finally:
         spark.stop()
         if pid:

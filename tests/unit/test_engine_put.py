@@ -235,6 +235,12 @@ _PUT_MANY_CASES = {
     "priority warning": ({}, {"priority": 11}, 0, [b"a", b"b"]),
     "confirm on arrival": ({}, {"report": C.MQRO_COA, "reply_to_q": "REPLIES"}, 0, [b"a", b"b"]),
     "persistent under syncpoint": ({}, {"persistence": C.MQPER_PERSISTENT}, C.MQPMO_SYNCPOINT, [b"a", b"b"]),
+    "set all context": ({}, {"user_identifier": "alice", "put_appl_name": "loader", "put_date": "20260304",
+                            "put_time": "05060789", "appl_origin_data": "o", "accounting_token": b"A" * 32},
+                        C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SYNCPOINT, [b"a", b"b"]),
+    "set identity context": ({}, {"user_identifier": "bob", "appl_identity_data": "id"},
+                             C.MQPMO_SET_IDENTITY_CONTEXT, [b"a", b"b"]),
+    "no context": ({}, {"user_identifier": "bob"}, C.MQPMO_NO_CONTEXT, [b"a", b"b"]),
 }
 
 
@@ -261,7 +267,7 @@ def test_put_many_equals_one_put_per_item(case: str, form: str) -> None:
         env.define("Q1", **attrs)
         env.define("REPLIES")
         env.qm.objects.alter_qmgr({"MAXUMSGS": 2})
-        h = env.open("Q1", C.MQOO_OUTPUT)
+        h = env.open("Q1", C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
         md = MQMD(**md_fields)  # type: ignore[arg-type]
         if batched and correls is None:
             out = env.qm.put_many(env.hconn, h, md, PutOptions(pmo), list(zip(ids, bodies, strict=True)))

@@ -28,8 +28,10 @@ _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQO
 _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
                     | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT)
 _NO_ACCOUNTING = bytes(32)
-# Put options under which place() decides something per message (a run cannot share it).
-_PER_MESSAGE_PUT_OPTIONS = _CONTEXT_OPTIONS | C.MQPMO_NEW_CORREL_ID
+# Put options under which place() decides something per message (a run cannot share it):
+# passing context may fail per put (MQRC_CONTEXT_HANDLE_ERROR); set or no context is the
+# descriptor's or none, the same for every message of a run.
+_PER_MESSAGE_PUT_OPTIONS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT | C.MQPMO_NEW_CORREL_ID
 _CONTEXT_RULES = (
     (C.MQPMO_PASS_IDENTITY_CONTEXT, _PASS_IDENT_OK, C.MQRC_NOT_OPEN_FOR_PASS_IDENT),
     (C.MQPMO_PASS_ALL_CONTEXT, C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_PASS_ALL),
@@ -152,7 +154,7 @@ class Messaging(Reports):
         identifiers. What can differ is still checked per message and in ``place``'s order:
         the data's length, then the queue's refusals, then depth and the unit of work's
         size. Callers exclude what ``place`` decides per message: properties in an MQRFH2,
-        PROPCTL(V6COMPAT), context options and new CorrelIds.
+        PROPCTL(V6COMPAT), passed context and new CorrelIds.
         """
         q = h.queue
         assert q is not None
