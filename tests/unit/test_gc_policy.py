@@ -23,9 +23,11 @@ def policy() -> Iterator[FreezeSurvivors]:
     gc.unfreeze()
     p = FreezeSurvivors(regrow=2.0, floor=0)
     p.install()
+    gc.disable()  # only the tests' own collections: automatic ones would thaw at moments of their choosing
     try:
         yield p
     finally:
+        gc.enable()
         p.uninstall()
         gc.unfreeze()
 
