@@ -16,7 +16,10 @@ the queue manager (from /proc; the writes are what those processes do in that ti
 other load on the machine changes far less than the rates.
 
 "steady" is rows over the summed trigger time of every micro-batch but the first (which
-pays for starting Python workers); "wall" is rows over the query's whole run.
+pays for starting Python workers); "wall" is rows over the query's whole run;
+"steady_cpu_us_per_row" is the same CPU time (JVM, Python workers, queue manager) over the
+steady batches of a read, per row (sampled every 0.2 s); "steady_ms" splits the steady
+batches' time as Spark reports it (addBatch is reading plus the sink).
 Starts its own queue manager (temporary FERRYMQ_HOME, 127.0.0.1, a free port) unless
 --conn names one. Run: .venv/bin/python bench/spark_bench.py [--messages 200000]
 """
@@ -24,11 +27,13 @@ Starts its own queue manager (temporary FERRYMQ_HOME, 127.0.0.1, a free port) un
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -43,31 +48,41 @@ QUEUE_IN, QUEUE_OUT, QUEUE_STREAM = "BENCH.SPARK.IN", "BENCH.SPARK.OUT", "BENCH.
 COMMITS = "FERRYMQ.SPARK.COMMITS"
 
 
-def _cpu_of(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _stat(pid: int) -> tuple[int, float]:
+    """A process's parent and its CPU seconds so far (user + system)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_by_role(qmgr_pid: int) -> dict[str, float]:
-    """CPU seconds so far of the Spark JVM, the Python workers (pyspark daemons and their
-    forks) and the queue manager, from /proc."""
-    out = {"jvm": 0.0, "python_workers": 0.0, "qmgr": _cpu_of(qmgr_pid) if qmgr_pid else 0.0}
+    """CPU seconds so far of this run's Spark JVM, its Python workers (pyspark daemons and
+    their forks) and the queue manager, from /proc. Only this process's descendants count:
+    other sessions on the machine run Spark too."""
+    stats: dict[int, tuple[int, float]] = {}
     for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+        if name.isdigit():
+            try:
+                stats[int(name)] = _stat(int(name))
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+    ours = {os.getpid()}
+    grew = True
+    while grew:
+        before = len(ours)
+        ours |= {pid for pid, (ppid, _) in stats.items() if ppid in ours}
+        grew = len(ours) > before
+    out = {"jvm": 0.0, "python_workers": 0.0, "qmgr": stats[qmgr_pid][1] if qmgr_pid in stats else 0.0}
+    for pid in ours - {os.getpid()}:
         try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmd = f.read()
         except OSError:
             continue
         if b"SparkSubmit" in cmd:
-            out["jvm"] += _cpu_of(int(name))
+            out["jvm"] += stats[pid][1]
         elif b"pyspark.daemon" in cmd:
-            out["python_workers"] += _cpu_of(int(name))
+            out["python_workers"] += stats[pid][1]
     return out
 
 
@@ -117,13 +132,57 @@ def rates(query: Any, rows: int, seconds: float) -> dict[str, float]:
             "wall_rows_s": round(rows / seconds), "steady_ms": parts}
 
 
-def run_stream(spark: Any, reader: Any, rows: int) -> dict[str, float]:
+class CpuSampler(threading.Thread):
+    """Samples ``cpu_by_role`` every ``period`` seconds, so that the CPU of a stretch of the
+    run (the steady batches) can be read off afterwards. (A worker that exits takes its
+    CPU with it: Spark keeps them for the whole session.)"""
+
+    def __init__(self, qmgr: int, period: float = 0.2) -> None:
+        super().__init__(daemon=True)
+        self.qmgr, self.period = qmgr, period
+        self.samples: list[tuple[float, dict[str, float]]] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            self.samples.append((time.time(), cpu_by_role(self.qmgr)))
+            self.done.wait(self.period)
+
+    def at(self, when: float) -> dict[str, float]:
+        """CPU seconds by kind at wall-clock time ``when`` (linear between the samples around it)."""
+        before = [s for s in self.samples if s[0] <= when] or self.samples[:1]
+        after = [s for s in self.samples if s[0] >= when] or self.samples[-1:]
+        (t0, c0), (t1, c1) = before[-1], after[0]
+        share = 0.0 if t1 == t0 else (when - t0) / (t1 - t0)
+        return {k: c0.get(k, 0.0) + (c1.get(k, 0.0) - c0.get(k, 0.0)) * share for k in c0.keys() | c1.keys()}
+
+
+def _epoch(stamp: str) -> float:
+    return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def run_stream(spark: Any, reader: Any, rows: int, qmgr: int) -> dict[str, Any]:
+    sampler = CpuSampler(qmgr)
+    sampler.start()
     t0 = time.perf_counter()
     q = reader.load().writeStream.format("noop").trigger(availableNow=True).start()
     q.awaitTermination()
+    sampler.done.set()
+    sampler.join()
     if q.exception() is not None:
         raise SystemExit(str(q.exception()))
-    return rates(q, rows, time.perf_counter() - t0)
+    out = rates(q, rows, time.perf_counter() - t0)
+    # The JVM, the Python workers and the queue manager from the second batch's start to
+    # the last one's end.
+    batches = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    if len(batches) > 1:
+        start = _epoch(batches[1]["timestamp"])
+        end = _epoch(batches[-1]["timestamp"]) + batches[-1]["durationMs"]["triggerExecution"] / 1000.0
+        steady_rows = sum(p["numInputRows"] for p in batches[1:])
+        c0, c1 = sampler.at(start), sampler.at(end)
+        per = {k: round((c1[k] - c0[k]) / steady_rows * 1e6, 1) for k in sorted(c1)}
+        out["steady_cpu_us_per_row"] = {"total": round(sum(per.values()), 1), **per}
+    return out
 
 
 def synthetic_source(size: int) -> Any:
@@ -215,6 +274,8 @@ def main() -> None:
     p.add_argument("--parts", type=int, default=2, help="partitions per micro-batch (minPartitions)")
     p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,write,stream_write")
     p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
+    p.add_argument("--rounds", type=int, default=1, help="ingest and synthetic this many times, alternating")
+    p.add_argument("--page-messages", type=int, default=4096, help="the ingest's pageMessages (Arrow batch rows)")
     args = p.parse_args()
     skip = set(args.skip.split(",")) | ({"ingest", "synthetic"} if args.writes_only else set())
     home = tempfile.mkdtemp(prefix="ferrymq-spark-bench-")
@@ -234,19 +295,23 @@ def main() -> None:
     out: dict[str, Any] = {"messages": args.messages, "size": args.size, "batch": args.batch, "parts": args.parts}
     opts = {"queueManager": args.qmgr, "connName": conn}
     try:
-        if "ingest" not in skip:
-            out["fill_puts_s"] = round(fill(conn, args.qmgr, args.messages, args.size))
-            reader = spark.readStream.format("ferrymq").options(
-                **opts, queue=QUEUE_IN, maxMessagesPerTrigger=str(args.batch), minPartitions=str(args.parts),
-                checkpointLocation=tempfile.mkdtemp())
-            out["ingest"] = run_stream(spark, reader, args.messages)
-            print("ingest", out["ingest"], flush=True)
         if "synthetic" not in skip:
             spark.dataSource.register(synthetic_source(args.size))
-            reader = spark.readStream.format("ferrymq_synthetic").options(
-                rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
-            out["synthetic"] = run_stream(spark, reader, args.messages)
-            print("synthetic", out["synthetic"], flush=True)
+        # Rounds alternate the two reads, so that neither has the JVM's warm-up (JIT) to itself.
+        for r in range(args.rounds):
+            tag = "" if args.rounds == 1 else f"_{r + 1}"
+            if "ingest" not in skip:
+                out[f"fill_puts_s{tag}"] = round(fill(conn, args.qmgr, args.messages, args.size))
+                reader = spark.readStream.format("ferrymq").options(
+                    **opts, queue=QUEUE_IN, maxMessagesPerTrigger=str(args.batch), minPartitions=str(args.parts),
+                    pageMessages=str(args.page_messages), checkpointLocation=tempfile.mkdtemp())
+                out[f"ingest{tag}"] = run_stream(spark, reader, args.messages, pid)
+                print(f"ingest{tag}", out[f"ingest{tag}"], flush=True)
+            if "synthetic" not in skip:
+                reader = spark.readStream.format("ferrymq_synthetic").options(
+                    rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
+                out[f"synthetic{tag}"] = run_stream(spark, reader, args.messages, pid)
+                print(f"synthetic{tag}", out[f"synthetic{tag}"], flush=True)
         if "write" not in skip:
             df = (spark.range(args.messages, numPartitions=args.parts)
                   .select(F.expr(f"cast(repeat('x', {args.size}) as binary)").alias("payload")).cache())

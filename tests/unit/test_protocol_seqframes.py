@@ -179,3 +179,20 @@ def test_any_body_decodes_or_raises_decode_error(ptype: int, body: bytes) -> Non
     for table in (codec.CLIENT_FRAMES, codec.SERVER_FRAMES):
         with contextlib.suppress(DecodeError):
             codec.decode(table, ptype, 0, 1, body, None)
+
+
+def test_a_column_page_sent_in_pieces_is_the_same_frame() -> None:
+    # The server writes a page's pieces with one vectored write (the data as the messages hold it).
+    frames = []
+    for pieces in (False, True):
+        c, s = connected_pair()
+        s.receive_data(c.send(F.BrowseColumns(5, "Q1", 10, 20, 7, 4096)))
+        s.next_event()
+        reply = columns(data=(b"abc", b"", b"de"))
+        if pieces:
+            frames.append(b"".join(s.send_parts(dataclasses.replace(reply, data=b"", data_parts=[b"abc", b"", b"de"]))))
+        else:
+            frames.append(s.send(reply))
+        c.receive_data(frames[-1])
+        assert c.next_event() == reply
+    assert frames[0] == frames[1]

@@ -166,6 +166,9 @@ class BrowseColumnsReply:
     # The sender's packed form of ``properties``, one per message (b"" for none), when it
     # has it already (the server packs them to size the page); not part of the value.
     packed_properties: list[bytes] | None = field(default=None, compare=False, repr=False)
+    # The sender's data as each message's bytes, in place of ``data`` (the server sends them
+    # as they are rather than joining megabytes); not part of the value.
+    data_parts: list[bytes] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)
@@ -302,8 +305,9 @@ def _enc_columns_reply(e: BrowseColumnsReply) -> list[bytes]:
     if packed is None and e.properties:
         packed = [props_model.pack(p) if p else b"" for p in map(e.properties.get, range(e.count))]
     prop_offsets = column_offsets(list(map(len, packed))) if packed else bytes(4 * (e.count + 1))
-    return [_U32.pack(e.count), *map(_bytes, (e.seqs, e.put_ats, e.mds)), prop_offsets, *(packed or ()),
-            _bytes(e.data_offsets), _bytes(e.data)]
+    head = [_U32.pack(e.count), *map(_bytes, (e.seqs, e.put_ats, e.mds)), prop_offsets, *(packed or ()),
+            _bytes(e.data_offsets)]
+    return head + e.data_parts if e.data_parts is not None else [*head, _bytes(e.data)]
 
 
 _R = 0x1  # a reply is expected

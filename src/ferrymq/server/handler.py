@@ -34,6 +34,8 @@ log = logging.getLogger("ferrymq.server")
 
 MAX_PARKED_PER_CONNECTION = 4096
 """Replies waiting for an fsync before the handler stops taking requests."""
+VECTORED_FROM = 256 * 1024
+"""A write this large goes out in its pieces (writelines) rather than joined first."""
 
 
 @dataclass(slots=True)
@@ -226,37 +228,52 @@ class ClientHandler(asyncio.Protocol):
         self.out_bytes += len(data)
         self.server.dirty.add(self)
 
-    def emit_after(self, lsn: int, ev: E.ServerEvent) -> None:
-        """Queue a frame once ``lsn`` is on disk (encoded now, so the machine's state moves now)."""
-        if lsn <= 0:
+    def emit_after(self, lsn: int, ev: E.ServerEvent, *, vectored: bool = False) -> None:
+        """Queue a frame once ``lsn`` is on disk (encoded now, so the machine's state moves now).
+
+        ``vectored``: a frame of megabytes, kept in its pieces and written with the others
+        by one vectored write, rather than copied into one buffer and then again into a joined write.
+        """
+        if lsn <= 0 and not vectored:
             self.emit(ev)
             return
-        data = self.conn.send(ev)
+        parts = self.conn.send_parts(ev) if vectored else [self.conn.send(ev)]
+        if lsn <= 0:
+            self._queue(parts)
+            return
         self.parked += 1
 
         def release() -> None:
             self.parked -= 1
             if self.closed:
                 return
-            self.out.append(data)
-            self.out_bytes += len(data)
+            self._queue(parts)
             self.flush()
             if self.reading_paused and not self.blocked():
                 self.resume_writing()
 
         self.server.committer.after(lsn, release)
 
+    def _queue(self, parts: list[bytes]) -> None:
+        self.out += parts
+        self.out_bytes += sum(map(len, parts))
+        self.server.dirty.add(self)
+
     def flush(self) -> None:
         self.server.dirty.discard(self)
         if not self.out or self.transport is None:
             return
-        data = self.out[0] if len(self.out) == 1 else b"".join(self.out)
-        self.out.clear()
+        out, size = self.out, self.out_bytes
+        self.out = []
         self.out_bytes = 0
-        self.counters.bytes_out += len(data)
+        self.counters.bytes_out += size
         self.last_write = time.monotonic()
-        if not self.closed:
-            self.transport.write(data)
+        if self.closed:
+            return
+        if size >= VECTORED_FROM and len(out) > 1:
+            self.transport.writelines(out)  # no copy with uvloop (writev); asyncio joins, as below
+        else:
+            self.transport.write(out[0] if len(out) == 1 else b"".join(out))
 
     # -- ending --------------------------------------------------------------------------
 

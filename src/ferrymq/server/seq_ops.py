@@ -29,8 +29,8 @@ _ENTRY_OVERHEAD = 1024
 _COLUMN_OVERHEAD = 8 + 8 + F.MD_SIZE + 4 + 4
 
 
-def _reply(h: ClientHandler, ev: Any) -> None:
-    h.emit_after(h.qmgr.take_sync_lsn(), ev)
+def _reply(h: ClientHandler, ev: Any, *, vectored: bool = False) -> None:
+    h.emit_after(h.qmgr.take_sync_lsn(), ev, vectored=vectored)
 
 
 def _range(h: ClientHandler, ev: F.SeqRange) -> None:
@@ -76,13 +76,14 @@ def columns_reply(corr: int, msgs: list[Message], limit: int) -> F.BrowseColumns
     bodies = [m.data for m in msgs]
     return F.BrowseColumnsReply(
         corr, len(msgs), F.pack_le("q", [m.seq for m in msgs]), F.pack_le("d", [m.put_at for m in msgs]),
-        b"".join([m.md_bytes() for m in msgs]), props, F.column_offsets(list(map(len, bodies))), b"".join(bodies),
-        packed_properties=packed)
+        b"".join([m.md_bytes() for m in msgs]), props, F.column_offsets(list(map(len, bodies))),
+        packed_properties=packed, data_parts=bodies)
 
 
 def _browse_columns(h: ClientHandler, ev: F.BrowseColumns) -> None:
     msgs, limit = _browsed(h, ev, _COLUMN_OVERHEAD)
-    _reply(h, columns_reply(ev.corr, msgs, limit))
+    # Megabytes of message data: written as the messages hold it, never copied into one buffer.
+    _reply(h, columns_reply(ev.corr, msgs, limit), vectored=True)
 
 
 def _remove(h: ClientHandler, ev: F.RemoveUpto) -> None:

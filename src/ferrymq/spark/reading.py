@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from ferrymq.client import Client
+from ferrymq.spark.memory import keep_freed_pages
 from ferrymq.spark.pages import page_batch
 
 PAGE_BYTES = 8 * 1024 * 1024  # one browse reply at most; also bounds an executor's memory per partition
@@ -100,6 +101,7 @@ def cap_rows(start: Mapping[str, int], latest: Mapping[str, int], max_rows: int)
 def browse_pages(client: Client, r: SeqRange, schema: pa.Schema, page_messages: int) -> Iterator[pa.RecordBatch]:
     """The range's messages as Arrow record batches, one per browse round trip (pages come
     as columns, built into arrays without a Python step per message: ferrymq.spark.pages)."""
+    keep_freed_pages()  # pages are megabytes: reuse their memory (ferrymq.spark.memory)
     pos = r.start
     while pos < r.end:
         page = client.browse_columns(r.queue, pos, r.end, max_msgs=page_messages, max_bytes=PAGE_BYTES)
