@@ -16,7 +16,9 @@ limit, and each page goes through the same steps as on a real connection:
 - to Arrow: the record batch of the 30 documented columns Spark is handed.
 
 CPU time (time.process_time), the best of --repeat runs per step: other load on the
-machine only ever adds. The end-to-end Spark figures are bench/spark_bench.py's.
+machine only ever adds. ``--tcp`` adds the same reads over TCP against a queue-manager
+process (its CPU from /proc, this client's, and the rate one client reads at). The
+end-to-end Spark figures are bench/spark_bench.py's.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +45,7 @@ from ferrymq.protocol.connection import ClientConnection, ServerConnection
 from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.server.seq_ops import columns_reply
 from ferrymq.spark.columns import record_batch
+from ferrymq.spark.memory import keep_freed_pages
 from ferrymq.spark.pages import page_batch
 from ferrymq.spark.schema import SCHEMA, read_schema
 from ferrymq.store.memory import MemoryJournal
@@ -125,6 +129,51 @@ def run(qm: QueueManager, way: str, page: int) -> dict[str, float]:
     return out
 
 
+def tcp_runs(n: int, size: int, page: int, repeat: int) -> dict[str, dict[str, float]]:
+    """Both ways over TCP against a queue-manager process: its CPU (from /proc) and this
+    client's, per message, the best of ``repeat`` passes over the whole queue."""
+    from spark_bench import QUEUE_IN, _stat, fill, start_qmgr
+
+    from ferrymq.client import connect
+    from ferrymq.spark.reading import SeqRange, browse_pages
+
+    home = tempfile.mkdtemp(prefix="ferrymq-browse-bench-")
+    conn, pid = start_qmgr(home)
+    schema = read_schema(SCHEMA)
+    out: dict[str, dict[str, float]] = {}
+    try:
+        fill(conn, "QMB", n, size)
+        with connect("QMB", conn) as c:
+            r = c.queue_range(QUEUE_IN)
+            ways: dict[str, Callable[[], int]] = {
+                "entries": lambda: sum(record_batch(p, schema).num_rows for p in _pages(c, QUEUE_IN, r, page)),
+                "columns": lambda: sum(b.num_rows for b in browse_pages(c, SeqRange(QUEUE_IN, r.first_seq,
+                                                                                    r.last_seq + 1), schema, page)),
+            }
+            for way, read in ways.items():
+                runs = []
+                for _ in range(repeat):
+                    s0, c0, w0 = _stat(pid)[1], time.process_time(), time.perf_counter()
+                    rows = read()
+                    s1, c1, w1 = _stat(pid)[1], time.process_time(), time.perf_counter()
+                    runs.append({"server_us": (s1 - s0) / rows * 1e6, "client_us": (c1 - c0) / rows * 1e6,
+                                 "msgs_per_s_one_client": rows / (w1 - w0)})
+                out[way] = {k: (max if k.startswith("msgs") else min)(x[k] for x in runs) for k in runs[0]}
+    finally:
+        os.kill(pid, 9)
+    return out
+
+
+def _pages(c: Any, queue: str, r: Any, page: int) -> Any:
+    pos = r.first_seq
+    while pos <= r.last_seq:
+        msgs = c.browse_range(queue, pos, r.last_seq + 1, max_msgs=page, max_bytes=LIMIT)
+        if not msgs:
+            return
+        yield msgs
+        pos = msgs[-1].seq + 1
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=100_000)
@@ -133,7 +182,9 @@ def main() -> None:
     ap.add_argument("--props", type=int, default=0, help="properties per message")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--output", choices=("table", "json"), default="table")
+    ap.add_argument("--tcp", action="store_true", help="also over TCP against a queue-manager process")
     a = ap.parse_args()
+    keep_freed_pages()  # as the Spark reader does in its worker (ferrymq.spark.memory)
     qm = filled_qmgr(a.n, a.size, a.props)
     run(qm, "columns", a.page)  # warm-up: imports (pyarrow's timezone support pulls in pandas), caches
     result: dict[str, dict[str, float]] = {}
@@ -143,13 +194,16 @@ def main() -> None:
         best["server_us"] = best["engine_us"] + best["server_reply_us"]
         best["client_us"] = best["client_decode_us"] + best["to_arrow_us"]
         result[way] = best
+    tables = {"in process": result}
+    if a.tcp:
+        tables["over TCP"] = tcp_runs(a.n, a.size, a.page, a.repeat)
     if a.output == "json":
-        print(json.dumps(result, indent=2))
+        print(json.dumps(tables, indent=2))
         return
-    keys = list(result["entries"])
-    print(f"{'us per message':20}" + "".join(f"{w:>12}" for w in result))
-    for k in keys:
-        print(f"{k:20}" + "".join(f"{result[w][k]:12,.2f}" for w in result))
+    for title, table in tables.items():
+        print(f"{title + ', us per message':30}" + "".join(f"{w:>12}" for w in table))
+        for k in table["entries"]:
+            print(f"{k:30}" + "".join(f"{table[w][k]:12,.2f}" for w in table))
 
 
 if __name__ == "__main__":
