@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ferrymq.server import gc_policy
 from ferrymq.server.gc_policy import FreezeSurvivors
 
 
@@ -74,3 +75,28 @@ def test_installing_twice_adds_one_hook() -> None:
     finally:
         p.uninstall()
     assert p.on_collect not in gc.callbacks
+
+
+def test_bursts_are_frozen_at_once_and_a_grown_heap_is_thawed_and_collected(policy: FreezeSurvivors) -> None:
+    gc.collect()  # thorough: the base
+    kept = [_Node() for _ in range(1000)]
+    ref = _cycle()
+    holder = [ref()]
+    gc_policy.after_burst()  # a put run just made these
+    assert policy.bursts == 1 and gc.get_freeze_count() >= len(kept)
+    holder.clear()
+    for _ in range(gc_policy.CHECK_EVERY - 1):
+        gc_policy.after_burst()
+    assert policy.thaws == 0 and ref() is not None, "the heap has not grown: the frozen cycle waits"
+    growth = [_Node() for _ in range(int(policy.regrow * policy.base))]
+    for _ in range(gc_policy.CHECK_EVERY):
+        gc_policy.after_burst()
+    assert policy.thaws == 1 and ref() is None  # thawed and collected there and then
+    del growth, kept
+
+
+def test_after_burst_does_nothing_without_a_policy() -> None:
+    assert gc_policy._active is None
+    frozen = gc.get_freeze_count()
+    gc_policy.after_burst()
+    assert gc.get_freeze_count() == frozen

@@ -20,7 +20,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.protocol.mdcodec import pack_md
-from ferrymq.server import seq_ops
+from ferrymq.server import gc_policy, seq_ops
 from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
@@ -134,6 +134,7 @@ def _put_batch(h: ClientHandler, ev: E.PutBatch) -> None:
     assert isinstance(ev.md, MQMD)
     pmo = PutOptions(ev.options & ~_ASYNC_PMO, ev.context)
     h.stats.count_all(h.qmgr.put_many(h.hconn, ev.hobj, ev.md, pmo, ev.items))
+    gc_policy.after_burst()
     if h.qmgr.take_sync_lsn():
         h.server.committer.kick()
     h.server.after_engine_call(h)
@@ -146,6 +147,7 @@ def _put_columns(h: ClientHandler, ev: PutColumns) -> None:
     outcomes = h.qmgr.put_columns(h.hconn, ev.hobj, ev.md, pmo, ev.payloads(), ids_of(ev.msg_ids),
                                   ids_of(ev.correl_ids))
     h.stats.count_all(outcomes)
+    gc_policy.after_burst()  # the run's messages are long-lived: keep the young collections off them
     if h.qmgr.take_sync_lsn():
         h.server.committer.kick()
     h.server.after_engine_call(h)
