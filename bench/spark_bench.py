@@ -276,6 +276,7 @@ def main() -> None:
     p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
     p.add_argument("--rounds", type=int, default=1, help="ingest and synthetic this many times, alternating")
     p.add_argument("--page-messages", type=int, default=4096, help="the ingest's pageMessages (Arrow batch rows)")
+    p.add_argument("--max-bytes", type=int, default=0, help="the ingest's maxBytesPerTrigger instead of --batch")
     args = p.parse_args()
     skip = set(args.skip.split(",")) | ({"ingest", "synthetic"} if args.writes_only else set())
     home = tempfile.mkdtemp(prefix="ferrymq-spark-bench-")
@@ -302,8 +303,11 @@ def main() -> None:
             tag = "" if args.rounds == 1 else f"_{r + 1}"
             if "ingest" not in skip:
                 out[f"fill_puts_s{tag}"] = round(fill(conn, args.qmgr, args.messages, args.size))
+                # --max-bytes: the same batches by a byte limit (the driver sizes each batch by browsing it).
+                limit = {"maxBytesPerTrigger": str(args.max_bytes)} if args.max_bytes else {
+                    "maxMessagesPerTrigger": str(args.batch)}
                 reader = spark.readStream.format("ferrymq").options(
-                    **opts, queue=QUEUE_IN, maxMessagesPerTrigger=str(args.batch), minPartitions=str(args.parts),
+                    **opts, queue=QUEUE_IN, **limit, minPartitions=str(args.parts),
                     pageMessages=str(args.page_messages), checkpointLocation=tempfile.mkdtemp())
                 out[f"ingest{tag}"] = run_stream(spark, reader, args.messages, pid)
                 print(f"ingest{tag}", out[f"ingest{tag}"], flush=True)

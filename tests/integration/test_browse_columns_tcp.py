@@ -19,6 +19,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.spark.columns import record_batch
 from ferrymq.spark.pages import page_batch
+from ferrymq.spark.reading import bytes_prefix
 from ferrymq.spark.schema import SCHEMA, read_schema
 from ferrymq.wire.mqmd import MQMD
 
@@ -109,3 +110,19 @@ def test_columns_of_an_empty_range_and_a_narrow_schema(qmp: QueueManagerProcess)
         assert len(c.browse_columns("FIFO", r.last_seq + 1, r.last_seq + 10)) == 0
         cols = c.browse_columns("FIFO", r.first_seq, r.first_seq + 5)
         assert page_batch(cols, narrow).equals(record_batch(c.browse_range("FIFO", r.first_seq, r.first_seq + 5), narrow))
+
+
+@pytest.mark.parametrize("budget", [0, 1, 40, 1000, 3000, 3023, 1 << 30])
+def test_a_byte_budget_cuts_a_batch_across_pages(qmp: QueueManagerProcess, budget: int) -> None:
+    # maxBytesPerTrigger: the batch ends after the last message whose payload still fits
+    # (at least one), wherever the pages of pageMessages cut the range.
+    with connect("QM1", qmp.conn_name, timeout=10) as c:
+        r = c.queue_range("FIFO")
+        msgs = c.browse_range("FIFO", r.first_seq, r.last_seq + 1)
+        want_end, used = r.last_seq + 1, 0
+        for i, m in enumerate(msgs):
+            if i and used + len(m.data) > budget:
+                want_end = msgs[i - 1].seq + 1  # the next offset: where the next batch starts
+                break
+            used += len(m.data)
+        assert bytes_prefix(c, "FIFO", r.first_seq, r.last_seq + 1, budget, page_messages=7) == (want_end, used)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 from ferrymq.client import Client
@@ -109,6 +110,29 @@ def browse_pages(client: Client, r: SeqRange, schema: pa.Schema, page_messages: 
             return
         yield page_batch(page, schema)
         pos = page.last_seq + 1
+
+
+def bytes_prefix(client: Client, queue: str, start: int, end: int, budget: int,
+                 page_messages: int = 4096) -> tuple[int, int]:
+    """Where a batch of ``queue`` from ``start`` (below ``end``) ends when its payloads may
+    take ``budget`` bytes: the sequence after the last message that fits (at least one
+    message when any is there), and the payload bytes taken. Pages are browsed as columns
+    and cut at their data offsets, so a budget of many pages costs a few round trips."""
+    pos, used = start, 0
+    while pos < end:
+        page = client.browse_columns(queue, pos, end, max_msgs=page_messages, max_bytes=PAGE_BYTES)
+        if not len(page):
+            break
+        ends = np.frombuffer(page.columns.data_offsets, "<u4")[1:]  # each message's cumulative payload
+        fit = int(np.searchsorted(ends, budget - used, side="right"))
+        if fit == 0 and used == 0:
+            fit = 1  # a stream always advances
+        seqs = np.frombuffer(page.columns.seqs, "<i8")
+        if fit < len(page):
+            return (int(seqs[fit - 1]) + 1, used + int(ends[fit - 1])) if fit else (pos, used)
+        used += int(ends[-1])
+        pos = int(seqs[-1]) + 1
+    return end, used
 
 
 def seqs_within(ranges: Sequence[SeqRange]) -> int:

@@ -32,7 +32,7 @@ from pyspark.sql.types import StructType
 from ferrymq.client import Client
 from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions, starting_seqs
-from ferrymq.spark.reading import SeqRange, browse_pages, cap_rows, offset, plan, positions_of
+from ferrymq.spark.reading import SeqRange, browse_pages, bytes_prefix, cap_rows, offset, plan, positions_of
 from ferrymq.spark.schema import read_schema
 
 log = logging.getLogger("ferrymq.spark")
@@ -128,10 +128,8 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         left = max_bytes
         for i, q in enumerate(todo):
             share = max(1, left // (len(todo) - i))
-            page = c.browse_range(q, start[q], ends[q], max_bytes=share)
-            if page:
-                out[q] = page[-1].seq + 1
-                left -= sum(len(m.data) for m in page)
+            out[q], used = bytes_prefix(c, q, start[q], ends[q], share, self.opts.page_messages)
+            left -= used
         return out
 
     def _remove_below(self, c: Client, positions: dict[str, int]) -> None:
