@@ -10,6 +10,7 @@ import pytest
 import ferrymq.client as fc
 from ferrymq.api import EmbeddedQueueManager
 from ferrymq.mq import constants as C
+from ferrymq.server import QueueManagerServer
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -104,3 +105,16 @@ def test_bad_columns_are_refused_before_anything_is_sent(embedded: EmbeddedQueue
             q.put_columns(*columns([b"x" * 1000] * (qm.column_limit() // 1000 + 1)))
         assert qm.stat().successes == 0
         assert qm.open("Q1").depth() == 0
+
+
+async def test_the_async_client_puts_columns_too(server: QueueManagerServer) -> None:
+    bodies = [b"a", b"", b"ccc"]
+    async with await fc.connect_async("QM1", addr(server.port)) as qm:
+        q = await qm.open("Q3")
+        offsets, data = columns(bodies)
+        assert await q.put_columns(offsets, data, correl_ids=b"c" * 72, syncpoint=True) == 3
+        assert (await qm.stat()).successes == 3
+        await qm.commit()
+        got = [await q.get(wait=1) for _ in bodies]
+        assert [m.data for m in got] == bodies and {m.correl_id for m in got} == {b"c" * 24}
+        assert qm.column_limit() > 0
