@@ -13,9 +13,9 @@ whenever the heap has grown past ``regrow`` times what it was after the last tho
 collection, the frozen objects are thawed (``gc.unfreeze``) and the next full collection
 scans everything again: each object is rescanned about once per fourfold growth of the
 heap (``regrow`` 4) instead of about four times in all, and frozen cycles never outlive that
-growth. The heap is
-measured by ``sys.getallocatedblocks`` (a walk over the allocator's arenas): counting the
-frozen objects themselves walks every one of them, which cost more than it saved.
+growth. The heap is measured by ``sys.getallocatedblocks`` (a walk over the allocator's
+arenas): counting the frozen objects themselves walks every one of them, which cost more
+than it saved.
 
 The young generations still scanned each new message twice more before its first full
 collection (about 1.5 us of the 4 us a put run cost per message, profiled). A put run's
