@@ -132,13 +132,14 @@ def run(qm: QueueManager, way: str, page: int) -> dict[str, float]:
 def tcp_runs(n: int, size: int, page: int, repeat: int) -> dict[str, dict[str, float]]:
     """Both ways over TCP against a queue-manager process: its CPU (from /proc) and this
     client's, per message, the best of ``repeat`` passes over the whole queue."""
-    from spark_bench import QUEUE_IN, _stat, fill, start_qmgr
+    from qmgr_process import cpu_seconds, start_qmgr
+    from spark_bench import QUEUE_IN, QUEUES, fill
 
     from ferrymq.client import connect
     from ferrymq.spark.reading import SeqRange, browse_pages
 
     home = tempfile.mkdtemp(prefix="ferrymq-browse-bench-")
-    conn, pid = start_qmgr(home)
+    conn, pid = start_qmgr(home, QUEUES)
     schema = read_schema(SCHEMA)
     out: dict[str, dict[str, float]] = {}
     try:
@@ -153,9 +154,9 @@ def tcp_runs(n: int, size: int, page: int, repeat: int) -> dict[str, dict[str, f
             for way, read in ways.items():
                 runs = []
                 for _ in range(repeat):
-                    s0, c0, w0 = _stat(pid)[1], time.process_time(), time.perf_counter()
+                    s0, c0, w0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
                     rows = read()
-                    s1, c1, w1 = _stat(pid)[1], time.process_time(), time.perf_counter()
+                    s1, c1, w1 = cpu_seconds(pid), time.process_time(), time.perf_counter()
                     runs.append({"server_us": (s1 - s0) / rows * 1e6, "client_us": (c1 - c0) / rows * 1e6,
                                  "msgs_per_s_one_client": rows / (w1 - w0)})
                 out[way] = {k: (max if k.startswith("msgs") else min)(x[k] for x in runs) for k in runs[0]}

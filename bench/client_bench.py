@@ -17,6 +17,8 @@ import statistics
 import sys
 import time
 
+from qmgr_process import cpu_seconds
+
 
 def serve(port_q: mp.Queue, stop: mp.Event, journal_dir: str | None) -> None:  # type: ignore[type-arg]
     from ferrymq.engine.api import SystemClock
@@ -58,16 +60,6 @@ def serve(port_q: mp.Queue, stop: mp.Event, journal_dir: str | None) -> None:  #
         cProfile.runctx("asyncio.run(main())", globals(), locals(), os.environ["FERRYMQ_PROFILE"])
     else:
         asyncio.run(main())
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a live process (Linux /proc); 0.0 where unavailable."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def producer(port: int, n: int, size: int, persistent: bool, cpu: mp.Queue | None = None) -> None:  # type: ignore[type-arg]

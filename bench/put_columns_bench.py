@@ -23,14 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
+from qmgr_process import cpu_seconds, start_qmgr
 
 from ferrymq.client import Client, connect
 from ferrymq.mq import constants as C
@@ -39,23 +38,6 @@ from ferrymq.spark.columnar import batches_of_rows, stage
 from ferrymq.spark.puts import PutPlan
 
 QUEUE = "BENCH.COLUMNS"
-
-
-def start_qmgr(home: str) -> tuple[str, int]:
-    env = dict(os.environ, FERRYMQ_HOME=home)
-    cli = [sys.executable, "-m", "ferrymq.cli"]
-    subprocess.run([*cli, "create", "QMB", "--port", "0"], env=env, check=True, capture_output=True)
-    doc = json.loads(subprocess.run([*cli, "start", "QMB", "--output", "json"], env=env, check=True,
-                                    capture_output=True, text=True).stdout)
-    script = f"ALTER QMGR MAXUMSGS(10000000)\nDEFINE QLOCAL({QUEUE}) MAXDEPTH(50000000)\n"
-    subprocess.run([*cli, "mqsc", "QMB"], env=env, input=script, check=True, capture_output=True, text=True)
-    return f"127.0.0.1({doc['port']})", int(doc["pid"])
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def one_put_per_row(c: Client, payloads: list[bytes], xid: bytes) -> None:
@@ -84,7 +66,7 @@ def main() -> None:
         "rows": lambda c, xid: stage(c, plan, batches_of_rows(["payload"], ((p,) for p in payloads)), xid),
         "puts": lambda c, xid: one_put_per_row(c, payloads, xid),
     }
-    conn, pid = start_qmgr(tempfile.mkdtemp(prefix="ferrymq-columns-bench-"))
+    conn, pid = start_qmgr(tempfile.mkdtemp(prefix="ferrymq-columns-bench-"), [(QUEUE, 50_000_000)])
     results: list[dict[str, Any]] = []
     try:
         for rep in range(args.reps):

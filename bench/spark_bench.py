@@ -30,7 +30,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -41,18 +40,13 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+from qmgr_process import proc_stat, start_qmgr
 
 from ferrymq.client import connect
 
 QUEUE_IN, QUEUE_OUT, QUEUE_STREAM = "BENCH.SPARK.IN", "BENCH.SPARK.OUT", "BENCH.SPARK.STREAM"
 COMMITS = "FERRYMQ.SPARK.COMMITS"
-
-
-def _stat(pid: int) -> tuple[int, float]:
-    """A process's parent and its CPU seconds so far (user + system)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+QUEUES = [(q, 5_000_000) for q in (QUEUE_IN, QUEUE_OUT, QUEUE_STREAM, COMMITS)]
 
 
 def cpu_by_role(qmgr_pid: int) -> dict[str, float]:
@@ -63,7 +57,7 @@ def cpu_by_role(qmgr_pid: int) -> dict[str, float]:
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                stats[int(name)] = _stat(int(name))
+                stats[int(name)] = proc_stat(int(name))
             except (OSError, IndexError, ValueError):
                 continue  # gone meanwhile
     ours = {os.getpid()}
@@ -91,19 +85,6 @@ def per_message(before: dict[str, float], after: dict[str, float], n: int) -> di
     us = {f"{k}_us": round(1e6 * max(0.0, after[k] - before[k]) / n, 1) for k in after}
     us["total_us"] = round(sum(us.values()), 1)
     return us
-
-
-def start_qmgr(home: str) -> tuple[str, int]:
-    env = dict(os.environ, FERRYMQ_HOME=home)
-    cli = [sys.executable, "-m", "ferrymq.cli"]
-    subprocess.run([*cli, "create", "QMB", "--port", "0"], env=env, check=True, capture_output=True)
-    doc = json.loads(subprocess.run([*cli, "start", "QMB", "--output", "json"], env=env, check=True,
-                                    capture_output=True, text=True).stdout)
-    # A write task's partition is one unit of work: lift MAXUMSGS above a partition's rows.
-    script = "ALTER QMGR MAXUMSGS(10000000)\n" + "".join(f"DEFINE QLOCAL({q}) MAXDEPTH(5000000)\n"
-                                                          for q in (QUEUE_IN, QUEUE_OUT, QUEUE_STREAM, COMMITS))
-    subprocess.run([*cli, "mqsc", "QMB"], env=env, input=script, check=True, capture_output=True, text=True)
-    return f"127.0.0.1({doc['port']})", int(doc["pid"])
 
 
 def fill(conn: str, qmgr: str, n: int, size: int) -> float:
@@ -283,7 +264,7 @@ def main() -> None:
     pid = 0
     conn = args.conn
     if conn is None:
-        conn, pid = start_qmgr(home)
+        conn, pid = start_qmgr(home, QUEUES)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
