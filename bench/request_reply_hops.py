@@ -94,10 +94,12 @@ def respond(port: int, count: int) -> None:
 
 
 def main() -> None:
+    from ferrymq.server import eventloop
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=3000, help=f"round trips timed (after {WARMUP} not timed)")
     ap.add_argument("--size", type=int, default=1024)
-    ap.add_argument("--event-loop", choices=("auto", "uvloop", "asyncio"), default="auto")
+    ap.add_argument("--event-loop", choices=eventloop.CHOICES, default="auto")
     a = ap.parse_args()
     import ferrymq.client as fc
 

@@ -215,7 +215,7 @@ class ClientHandler(asyncio.Protocol):
                     break
                 if server.qmgr.deliveries:
                     server.answer_waits()
-            self.server.dispatch_deliveries()
+            server.dispatch_deliveries()
         finally:
             self._in_loop = False
         self.flush()

@@ -234,6 +234,9 @@ class QueueManagerServer:
             h.emit_after(d.sync_lsn, E.Reply(w.corr, err.comp, err.reason, err.detail))
 
     def flush_dirty(self) -> None:
+        # Every connection answer_waits would write is dirty too: written here, so no
+        # reference to it (perhaps closed by then) is left for the next answer_waits.
+        self.waiting_answered.clear()
         while self.dirty:
             h = self.dirty.pop()
             if not h._in_loop:
