@@ -423,14 +423,12 @@ class AsyncQueue:
                 c._s.check_alive()
             await c._reconnect(broken("the connection was lost"), generation)
         s = c._s
-        ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data, priority=priority,
-                              persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
-                              reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format, msg_type=msg_type,
-                              report=report, feedback=feedback, properties=properties,
-                              syncpoint=c._in_tx if syncpoint is None else syncpoint, async_put=asy, md=md,
-                              options=options)
+        ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data,
+                              (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback),
+                              correl_id, msg_id, properties, c._in_tx if syncpoint is None else syncpoint, asy, md, options)
         if res is not None:
-            c._uow.before(ev)
+            if ev.options & C.MQPMO_SYNCPOINT:  # UnitOfWorkGuard.before does nothing for other puts
+                c._uow.before(ev)
             s.send(ev)
             c._last_corr = ev.corr
             if s.out_bytes >= S.FLUSH_AT:

@@ -49,16 +49,29 @@ class Message(_LazyMD):
     not as an MQRFH2 in ``data`` (unless the queue has PROPCTL(FORCE)).
     """
 
-    __slots__ = ("data", "data_length", "msg_token", "properties", "reason")
+    __slots__ = ("_properties", "data", "data_length", "msg_token", "reason")
 
     def __init__(self, md_bytes: bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
                  properties: PropertySet | None = None, reason: int = C.MQRC_NONE) -> None:
-        super().__init__(md_bytes)
+        # _LazyMD's fields set here, not through super().__init__: one call less per message got
+        self.md_bytes = md_bytes
+        self._md = None
         self.data = data
         self.data_length = len(data) if data_length < 0 else data_length
         self.msg_token = msg_token
-        self.properties = properties if properties is not None else PropertySet()
+        self._properties = properties  # None: none came; the empty set is made when asked for
         self.reason = reason
+
+    @property
+    def properties(self) -> PropertySet:
+        props = self._properties
+        if props is None:
+            props = self._properties = PropertySet()
+        return props
+
+    @properties.setter
+    def properties(self, value: PropertySet) -> None:
+        self._properties = value
 
     @property
     def text(self) -> str:
@@ -110,7 +123,8 @@ class PutResult(_LazyMD):
 
     def __init__(self, md_bytes: bytes, md: MQMD | None = None, resolved_q_name: str = "",
                  resolved_q_mgr_name: str = "") -> None:
-        super().__init__(md_bytes, md)
+        self.md_bytes = md_bytes  # _LazyMD's fields (no super().__init__ call: an asynchronous put returns one)
+        self._md = md
         self.resolved_q_name = resolved_q_name
         self.resolved_q_mgr_name = resolved_q_mgr_name
 

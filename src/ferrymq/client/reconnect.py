@@ -91,12 +91,18 @@ def reconnectable(exc: BaseException) -> bool:
     return isinstance(exc, MQError) and exc.reason in RECONNECTABLE
 
 
+GET_SYNCPOINT = C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT
+"""The get options that make a get part of a unit of work."""
+
+
 def in_syncpoint(ev: Any) -> bool:
+    """Is the call part of a unit of work? (Of the calls ``UnitOfWorkGuard`` sees, only these
+    and Commit/Backout change or consult its state: callers on a hot path skip it for others.)"""
     t = type(ev)
     if t is E.Put or t is E.Put1 or t is PutColumns:
         return bool(ev.options & C.MQPMO_SYNCPOINT)
     if t is E.Get or t is E.GetBatch:
-        return bool(ev.options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT))
+        return bool(ev.options & GET_SYNCPOINT)
     return False
 
 

@@ -94,7 +94,8 @@ class Session:
         Raises:
             ConnectionBroken: the conversation already ended.
         """
-        self.check_alive()
+        if self.ending is not None or self.eof:
+            self.check_alive()
         if type(ev) is E.Put and not ev.reply and ev.properties is None and type(ev.md) is bytes:
             limit = self._batch_limit
             if limit < 0 and self.conn.version:  # fixed from the ConnectReply on
@@ -124,13 +125,15 @@ class Session:
         assert isinstance(md, bytes)
         if batch:
             first = batch[0]
+            if len(batch) == 1:  # taken when a second put comes: a lone put (request/reply) never needs them
+                first_md = first.md
+                assert isinstance(first_md, bytes)
+                self._batch_head, self._batch_tail = first_md[:48], first_md[72:]
             # startswith/endswith compare in place: no copies of the descriptor per put
             if (ev.hobj != first.hobj or ev.options != first.options or ev.context != first.context
                     or self._batch_bytes + cost > limit or len(batch) >= MAX_BATCH
                     or not md.endswith(self._batch_tail) or not md.startswith(self._batch_head)):
                 self._send_batch()
-        if not self._batch:
-            self._batch_head, self._batch_tail = md[:48], md[72:]
         self._batch.append(ev)
         self._batch_bytes += cost
         self.out_bytes += cost
@@ -327,7 +330,38 @@ def stat_result(reply: Any) -> AsyncPutStatus:
 
 # -- requests -------------------------------------------------------------------------------
 
-_md_cache: dict[tuple[Any, ...], bytes] = {}
+PutSpec = tuple[int | None, bool | None, float | None, str, str, str | None, int | None, int, int]
+"""A put's descriptor arguments, as one tuple (priority, persistent, expiry, reply_to_q,
+reply_to_q_mgr, format, msg_type, report, feedback): ``Queue.put`` hands them on so, because
+a call with twenty keyword arguments costs microseconds on the request/reply path."""
+
+_md_cache: dict[tuple[PutSpec, str, int], bytes] = {}
+
+
+def _template(spec: PutSpec, fmt: str, ccsid: int) -> bytes:
+    """The packed MQMD v2 for a put's descriptor arguments (Format ``fmt``, not spec's
+    ``format``, which may be None), identifiers blank; cached."""
+    key = (spec, fmt, ccsid)
+    tpl = _md_cache.get(key)
+    if tpl is None:
+        priority, persistent, expiry, reply_to_q, reply_to_q_mgr, _, msg_type, report, feedback = spec
+        tpl = pack_md(MQMD(
+            version=C.MQMD_VERSION_2,
+            priority=C.MQPRI_PRIORITY_AS_Q_DEF if priority is None else priority,
+            persistence=C.MQPER_PERSISTENCE_AS_Q_DEF if persistent is None else (
+                C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT),
+            expiry=C.MQEI_UNLIMITED if expiry is None else max(1, round(expiry * 10)),
+            reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=fmt,
+            msg_type=(C.MQMT_REQUEST if reply_to_q else C.MQMT_DATAGRAM) if msg_type is None else msg_type,
+            report=report, feedback=feedback, coded_char_set_id=ccsid,
+        ))
+        if len(_md_cache) < 256:
+            _md_cache[key] = tpl
+    return tpl
+
+
+def _pack_v2(md: MQMD) -> bytes:
+    return pack_md(md.replace(version=C.MQMD_VERSION_2) if md.version != C.MQMD_VERSION_2 else md)
 
 
 def build_md(*, priority: int | None, persistent: bool | None, expiry: float | None, correl_id: bytes | None,
@@ -335,26 +369,23 @@ def build_md(*, priority: int | None, persistent: bool | None, expiry: float | N
              report: int, feedback: int, ccsid: int, md: MQMD | None) -> bytes:
     """The packed MQMD v2 for a put; templates are cached and identifiers spliced in."""
     if md is not None:
-        return pack_md(md.replace(version=C.MQMD_VERSION_2) if md.version != C.MQMD_VERSION_2 else md)
-    key = (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback, ccsid)
-    tpl = _md_cache.get(key)
-    if tpl is None:
-        tpl = pack_md(MQMD(
-            version=C.MQMD_VERSION_2,
-            priority=C.MQPRI_PRIORITY_AS_Q_DEF if priority is None else priority,
-            persistence=C.MQPER_PERSISTENCE_AS_Q_DEF if persistent is None else (
-                C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT),
-            expiry=C.MQEI_UNLIMITED if expiry is None else max(1, round(expiry * 10)),
-            reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format,
-            msg_type=(C.MQMT_REQUEST if reply_to_q else C.MQMT_DATAGRAM) if msg_type is None else msg_type,
-            report=report, feedback=feedback, coded_char_set_id=ccsid,
-        ))
-        if len(_md_cache) < 256:
-            _md_cache[key] = tpl
-    if msg_id is None and correl_id is None:
-        return tpl
-    if correl_id is None and msg_id is not None and len(msg_id) == 24:  # an asynchronous put's own MsgId
-        return tpl[:48] + msg_id + tpl[72:]
+        return _pack_v2(md)
+    spec = (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback)
+    return _splice(_template(spec, format, ccsid), msg_id, correl_id)
+
+
+def _splice(tpl: bytes, msg_id: bytes | None, correl_id: bytes | None) -> bytes:
+    """``tpl`` (a packed MQMD v2) with MsgId and CorrelId put in (None: as in ``tpl``)."""
+    if correl_id is None:
+        if msg_id is None:
+            return tpl
+        if len(msg_id) == 24:  # an asynchronous put's own MsgId
+            return tpl[:48] + msg_id + tpl[72:]
+    elif len(correl_id) == 24:
+        if msg_id is None:  # a get by CorrelId
+            return tpl[:72] + correl_id + tpl[96:]
+        if len(msg_id) == 24:  # a reply: its own MsgId, the request's as CorrelId
+            return b"".join((tpl[:48], msg_id, correl_id, tpl[96:]))
     return b"".join((tpl[:48], _id(msg_id, tpl[48:72]), _id(correl_id, tpl[72:96]), tpl[96:]))
 
 
@@ -373,11 +404,22 @@ def as_bytes(data: bytes | bytearray | memoryview | str) -> tuple[bytes, str]:
     return bytes(data), ""
 
 
+_get_tpl: list[bytes] = []  # the MQMD a get sends, but for the identifiers it selects by (made on first use)
+
+
 def get_md(msg_id: bytes | None, correl_id: bytes | None) -> tuple[bytes, int]:
     """The MQMD and MQMO_* match options for a get selecting by identifiers."""
-    match = (C.MQMO_MATCH_MSG_ID if msg_id is not None else 0) | (C.MQMO_MATCH_CORREL_ID if correl_id is not None else 0)
-    return build_md(priority=None, persistent=None, expiry=None, correl_id=correl_id, msg_id=msg_id, reply_to_q="",
-                    reply_to_q_mgr="", format="", msg_type=None, report=0, feedback=0, ccsid=0, md=None), match
+    if not _get_tpl:
+        _get_tpl.append(build_md(priority=None, persistent=None, expiry=None, correl_id=None, msg_id=None,
+                                 reply_to_q="", reply_to_q_mgr="", format="", msg_type=None, report=0, feedback=0,
+                                 ccsid=0, md=None))
+    tpl = _get_tpl[0]
+    if msg_id is None:
+        if correl_id is None:
+            return tpl, 0
+        return _splice(tpl, None, correl_id), C.MQMO_MATCH_CORREL_ID
+    match = C.MQMO_MATCH_MSG_ID if correl_id is None else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+    return _splice(tpl, msg_id, correl_id), match
 
 
 def wait_ms(wait: float | None) -> int:
@@ -390,22 +432,25 @@ def wait_ms(wait: float | None) -> int:
 __all__ = ["MQError", "Session", "check", "message_from", "put_result", "stat_result"]
 
 
-def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytearray | memoryview | str, *,
-              priority: int | None, persistent: bool | None, expiry: float | None, correl_id: bytes | None,
-              msg_id: bytes | None, reply_to_q: str, reply_to_q_mgr: str, format: str | None, msg_type: int | None,
-              report: int, feedback: int, properties: dict[str, Any] | None, syncpoint: bool, async_put: bool,
-              md: MQMD | None, options: int) -> tuple[E.Put | E.Put1, PutResult | None]:
-    """The PUT (or PUT1 when ``hobj`` is a queue name) for the Pythonic arguments.
+def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytearray | memoryview | str,
+              spec: PutSpec, correl_id: bytes | None, msg_id: bytes | None, properties: dict[str, Any] | None,
+              syncpoint: bool, async_put: bool, md: MQMD | None, options: int) -> tuple[E.Put | E.Put1, PutResult | None]:
+    """The PUT (or PUT1 when ``hobj`` is a queue name) for ``Queue.put``'s arguments
+    (``spec``: its descriptor arguments, see PutSpec; ``md``, when given, replaces them).
 
     For an asynchronous put the result is known now (the client picks the MsgId).
     """
-    raw, implied = as_bytes(data)
-    fmt = implied if format is None else format
+    if type(data) is bytes:
+        raw, implied = data, ""
+    else:
+        raw, implied = as_bytes(data)
     if async_put and msg_id is None and (md is None or md.msg_id == bytes(24)):
         msg_id = session.new_msg_id()
-    md_bytes = build_md(priority=priority, persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
-                        reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=fmt, msg_type=msg_type,
-                        report=report, feedback=feedback, ccsid=1208 if fmt == C.MQFMT_STRING else 0, md=md)
+    if md is None:
+        fmt = implied if spec[5] is None else spec[5]
+        md_bytes = _splice(_template(spec, fmt, 1208 if fmt == C.MQFMT_STRING else 0), msg_id, correl_id)
+    else:
+        md_bytes = _pack_v2(md)
     opts = options | C.MQPMO_FAIL_IF_QUIESCING | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
     if msg_id is None and (md is None or md.msg_id == bytes(24)):
         opts |= C.MQPMO_NEW_MSG_ID
@@ -457,7 +502,7 @@ def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None,
     opts = options | browse | C.MQGMO_FAIL_IF_QUIESCING
     if not browse:
         opts |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
-    ms = wait_ms(wait)
+    ms = C.MQWI_UNLIMITED if wait is None else max(0, int(wait * 1000))  # wait_ms(), inline on the hot path
     if ms != 0:
         opts |= C.MQGMO_WAIT
     if accept_truncated:

@@ -145,7 +145,8 @@ class Client(SequenceCalls):
 
     def _read(self, deadline: float | None) -> bool:
         """Read once, waiting until ``deadline`` at most; False if it passed first."""
-        limit = self._s.idle_limit()
+        hb = self._s.heartbeat_ms
+        limit = hb / 1000 * 2 + 5 if hb else None  # Session.idle_limit(), inline on the hot path
         while True:
             now = time.monotonic()
             wait = None if deadline is None else max(0.0, deadline - now)
@@ -182,7 +183,11 @@ class Client(SequenceCalls):
             BackedOut: the call belongs to a unit of work a reconnect lost.
             MQError: the call's own failure; MQRC_CALL_INTERRUPTED (see reconnect.py).
         """
-        self._uow.before(ev)
+        # A get outside syncpoint is all a request/reply loop calls: the unit-of-work guard
+        # has nothing to do for one (see UnitOfWorkGuard.before/ended), so it is not asked.
+        guard = type(ev) is not E.Get or ev.options & R.GET_SYNCPOINT
+        if guard:
+            self._uow.before(ev)
         started = time.monotonic()
         while True:
             self._s.sent_request = False
@@ -198,7 +203,8 @@ class Client(SequenceCalls):
                 R.after_reconnect(ev, sent)
                 ev = self._renew(ev, time.monotonic() - started)
                 continue
-            self._uow.ended(ev)
+            if guard:
+                self._uow.ended(ev)
             return reply
 
     def _lost(self, exc: MQError) -> bool:
@@ -252,7 +258,8 @@ class Client(SequenceCalls):
         if deadline is not None and type(ev) is E.Get:
             deadline += ev.wait_interval / 1000
         while corr not in s.replies:
-            s.check_alive()
+            if s.ending is not None or s.eof:
+                s.check_alive()
             if not self._read(deadline):
                 raise broken(f"no reply from the queue manager within {self._timeout:.0f} s")
         return s.replies.pop(corr)
@@ -434,14 +441,12 @@ class Queue:
         c = self.client
         s = c._s
         asy = self.async_put if async_put is None else async_put
-        ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data, priority=priority,
-                              persistent=persistent, expiry=expiry, correl_id=correl_id, msg_id=msg_id,
-                              reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=format, msg_type=msg_type,
-                              report=report, feedback=feedback, properties=properties,
-                              syncpoint=c._in_tx if syncpoint is None else syncpoint, async_put=asy, md=md,
-                              options=options)
+        ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data,
+                              (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback),
+                              correl_id, msg_id, properties, c._in_tx if syncpoint is None else syncpoint, asy, md, options)
         if res is not None:
-            c._uow.before(ev)
+            if ev.options & C.MQPMO_SYNCPOINT:  # UnitOfWorkGuard.before does nothing for other puts
+                c._uow.before(ev)
             s.send(ev)
             if s.out_bytes >= S.FLUSH_AT:
                 c._flush_async(ev)
