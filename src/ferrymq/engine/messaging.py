@@ -12,6 +12,7 @@ from itertools import repeat
 
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import Delivery, GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
+from ferrymq.engine.handover import hand_over
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.reports import Reports
@@ -247,7 +248,10 @@ class Messaging(Reports):
         stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
         msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, qa.get("MSGDLVSQ") == C.MQMDS_FIFO)
         msg.properties, msg.v6 = props, v6
-        self.enqueue(conn, q, msg, in_uow)
+        if in_uow:
+            self.place_message(q, msg, self.uow_of(conn))
+        elif not hand_over(self, q, msg):
+            self.place_message(q, msg, None)
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK
         return PutResult(stored, q.name, self.name, comp, warning, msg.seq)
@@ -314,14 +318,6 @@ class Messaging(Reports):
         return md.replace(version=C.MQMD_VERSION_2, msg_id=msg_id, correl_id=correl_id, priority=priority,
                           persistence=persistence, backout_count=0, reply_to_q_mgr=reply_qmgr,
                           **identity, **origin)
-
-    def enqueue(self, conn: Connection | None, q: QueueObject, msg: Message, in_uow: bool) -> None:
-        """Place a message: visible now, or held by the connection's unit of work."""
-        if in_uow:
-            assert conn is not None
-            self.place_message(q, msg, self.uow_of(conn))
-        else:
-            self.place_message(q, msg, None)
 
     def uow_of(self, conn: Connection) -> UnitOfWork:
         if conn.uow is None:
@@ -464,6 +460,7 @@ class Messaging(Reports):
         if gmo.non_persistent_only and msg.persistent and not browse:
             raise PersistentNext(q.name)
         shown = self.delivered(h, msg, gmo)
+        handle = gmo.msg_handle
         truncated = (msg.data_length if shown is None else len(shown[1])) > buffer_length
         if browse:
             h.cursor, h.under_cursor = msg.key, msg
@@ -471,7 +468,8 @@ class Messaging(Reports):
             # The message stays where it is; a browse cursor now sits on it so the caller can
             # retry with a bigger buffer and MQGMO_(BROWSE_)MSG_UNDER_CURSOR.
             h.under_cursor = msg
-            return self.result(h, msg, buffer_length, now, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED, shown)
+            return self.result(h, msg, buffer_length, now, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED, shown,
+                               handle)
         reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if truncated else C.MQRC_NONE
         comp = C.MQCC_WARNING if truncated else C.MQCC_OK
         if browse:
@@ -480,15 +478,16 @@ class Messaging(Reports):
                     h.locked.locked_by = 0
                     self.wake(q)
                 msg.locked_by, h.locked = h.hobj, msg
-            return self.result(h, msg, buffer_length, now, comp, reason, shown)
+            return self.result(h, msg, buffer_length, now, comp, reason, shown, handle)
         self.take(conn, h, q, msg, opts)
         q.last_get = now
-        return self.result(h, msg, buffer_length, now, comp, reason, shown)
+        return self.result(h, msg, buffer_length, now, comp, reason, shown, handle)
 
     def delivered(self, h: Handle, msg: Message, gmo: GetOptions) -> tuple[MQMD, bytes, PropertySet | None] | None:
         """The descriptor, data and handle properties the getter receives; None when the
-        message is delivered as stored (no properties, no handle, nothing to re-form)."""
-        if not msg.properties and not msg.v6 and not gmo.msg_handle:
+        message is delivered as stored (no properties, nothing to re-form: a handle, if
+        any, gets no properties, which ``result`` gives it)."""
+        if not msg.properties and not msg.v6:
             return None
         definer = h.alias or h.queue
         assert definer is not None
@@ -542,11 +541,14 @@ class Messaging(Reports):
             self.discard_expired(q, m)
         return found
 
-    def take(self, conn: Connection, h: Handle, q: QueueObject, msg: Message, opts: int, first: bool = False) -> None:
+    def take(self, conn: Connection, h: Handle, q: QueueObject, msg: Message, opts: int, first: bool = False,
+             queued: bool = True) -> None:
         """Remove a message destructively: into the unit of work, or gone now (``first``:
-        it holds the queue's first key)."""
+        it holds the queue's first key; not ``queued``: it is being handed over, and was
+        never in the queue's index)."""
         in_uow = bool(opts & C.MQGMO_SYNCPOINT) or bool(opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
-        q.messages.remove(msg, first)
+        if queued:
+            q.messages.remove(msg, first)
         if msg.locked_by:
             holder = self.handles.get(msg.locked_by)
             if holder is not None and holder.locked is msg:
@@ -574,7 +576,9 @@ class Messaging(Reports):
             self.report_delivery(msg, None)
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int,
-               shown: tuple[MQMD, bytes, PropertySet | None] | None = None) -> GetResult:
+               shown: tuple[MQMD, bytes, PropertySet | None] | None = None, handle: bool = False) -> GetResult:
+        """What the getter receives (``shown``: as ``delivered`` re-formed it; ``handle``:
+        the getter gave a message handle, which gets the message's properties)."""
         qname = h.queue.name if h.queue else ""
         if shown is None:
             if msg.expires_at is None:
@@ -582,7 +586,7 @@ class Messaging(Reports):
             else:
                 md, raw = msg.md.replace(expiry=msg.remaining_expiry(now)), None
             return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,
-                             msg.queue, None, raw)
+                             msg.queue, PropertySet() if handle else None, raw)
         md, data, props = shown
         if msg.expires_at is not None:
             md = md.replace(expiry=msg.remaining_expiry(now))
