@@ -353,3 +353,26 @@ def test_expiry_scan_discards_what_is_due_and_keeps_locked_and_backed_out_messag
     env.qm.tick()
     assert [m.data for m in mq.by_seq.values()] == [b"m2"]
     assert mq.live_expiring == 0 and mq.due(env.clock.now() + 1e9) == []
+
+
+def test_options_found_valid_once_are_still_checked_with_the_rest_of_the_call(env: Env) -> None:
+    """validate remembers option words that passed; the wait, match and buffer rules, and
+    a word that failed, are still refused with their own reasons, every time."""
+    env.define("Q1")
+    h = env.open("Q1")
+    opts = C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT
+    for _ in range(2):
+        w = env.qm.get(env.hconn, h, MQMD(), GetOptions(opts, 10, C.MQMO_NONE), 100)
+        assert isinstance(w, Waiting) and env.qm.cancel_wait(w.waiter_id)
+        for gmo, buffer, reason in ((GetOptions(opts, -2), 100, C.MQRC_WAIT_INTERVAL_ERROR),
+                                    (GetOptions(opts, 10, 1 << 30), 100, C.MQRC_MATCH_OPTIONS_ERROR),
+                                    (GetOptions(opts, 10), -1, C.MQRC_BUFFER_LENGTH_ERROR),
+                                    (GetOptions(C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT), 100, C.MQRC_OPTIONS_ERROR)):
+            with pytest.raises(MQError) as e:
+                env.qm.get(env.hconn, h, MQMD(), gmo, buffer)
+            assert e.value.reason == reason
+        with pytest.raises(MQError) as e:
+            env.qm.put(env.hconn, h, MQMD(), PutOptions(C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT), b"x")
+        assert e.value.reason == C.MQRC_OPTIONS_ERROR
+        env.qm.put(env.hconn, h, MQMD(), PutOptions(C.MQPMO_NO_SYNCPOINT), b"x")
+        assert env.get(h, C.MQGMO_NO_SYNCPOINT).data == b"x"

@@ -349,9 +349,12 @@ class Messaging(Reports):
             return self.unlock(h)
         if opts & C.MQGMO_MARK_SKIP_BACKOUT and conn.uow is not None and conn.uow.marked_skip is not None:
             raise failed(C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message in this unit of work is already marked skip-backout")
-        result = self.attempt(conn, h, md, gmo, buffer_length)
-        if result is not None:
-            return result
+        # Nothing on the queue: no search can find anything (only the cursor options, which
+        # fail on a message that is gone, need attempt's answer).
+        if h.queue.messages.by_seq or opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            result = self.attempt(conn, h, md, gmo, buffer_length)
+            if result is not None:
+                return result
         if not opts & C.MQGMO_WAIT or gmo.wait_interval == 0:
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {h.queue.name} matches")
         wid = self._next_waiter

@@ -52,6 +52,11 @@ _VALID_MT = {C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM, C.MQM
 
 
 _ANY_CONTEXT_PMO = sum(_CONTEXT_PMO)
+# Option words already found valid on their own: an application repeats the same few on
+# every call, and the rules below need a dozen tests each time. Bounded (any word may come).
+_GOOD_PMO: set[int] = set()
+_GOOD_GMO: set[int] = set()
+_GOOD_LIMIT = 256
 
 
 def bits(value: int) -> int:
@@ -76,6 +81,8 @@ def open_options(options: int) -> None:
 
 
 def put_options(options: int) -> None:
+    if options in _GOOD_PMO:
+        return
     if options < 0 or options & ~_KNOWN_PMO & 0xFFFFFFFF:
         raise failed(C.MQRC_OPTIONS_ERROR, f"MQPMO options 0x{options & 0xFFFFFFFF:08X} include unknown bits")
     if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
@@ -85,6 +92,8 @@ def put_options(options: int) -> None:
         raise failed(C.MQRC_OPTIONS_ERROR, "more than one MQPMO context option")
     if options & C.MQPMO_ASYNC_RESPONSE and options & C.MQPMO_SYNC_RESPONSE:
         raise failed(C.MQRC_OPTIONS_ERROR, "MQPMO_ASYNC_RESPONSE and MQPMO_SYNC_RESPONSE together")
+    if len(_GOOD_PMO) < _GOOD_LIMIT:
+        _GOOD_PMO.add(options)
 
 
 def descriptor_for_put(md: MQMD) -> int:
@@ -128,6 +137,18 @@ def descriptor_for_put(md: MQMD) -> int:
 
 
 def get_options(options: int, wait_interval: int, match_options: int, buffer_length: int) -> None:
+    if options not in _GOOD_GMO:
+        _gmo_options(options)
+    if options & C.MQGMO_WAIT and wait_interval < C.MQWI_UNLIMITED:
+        raise failed(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {wait_interval} is below -1 (MQWI_UNLIMITED)")
+    if match_options < 0 or match_options & ~_KNOWN_MO:
+        raise failed(C.MQRC_MATCH_OPTIONS_ERROR, f"MatchOptions 0x{match_options & 0xFFFFFFFF:08X} include unknown bits")
+    if buffer_length < 0:
+        raise failed(C.MQRC_BUFFER_LENGTH_ERROR, f"BufferLength {buffer_length} is negative")
+
+
+def _gmo_options(options: int) -> None:
+    """The MQGMO rules on Options alone (get_options checks them first)."""
     if options < 0 or options & ~_KNOWN_GMO & 0xFFFFFFFF:
         raise failed(C.MQRC_OPTIONS_ERROR, f"MQGMO options 0x{options & 0xFFFFFFFF:08X} include unknown bits")
     if options & C.MQGMO_WAIT and options & C.MQGMO_SET_SIGNAL:
@@ -148,9 +169,5 @@ def get_options(options: int, wait_interval: int, match_options: int, buffer_len
         raise failed(C.MQRC_OPTIONS_ERROR, "MQGMO_UNLOCK stands alone")
     if options & C.MQGMO_MARK_SKIP_BACKOUT and not options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
         raise failed(C.MQRC_OPTIONS_ERROR, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
-    if options & C.MQGMO_WAIT and wait_interval < C.MQWI_UNLIMITED:
-        raise failed(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {wait_interval} is below -1 (MQWI_UNLIMITED)")
-    if match_options < 0 or match_options & ~_KNOWN_MO:
-        raise failed(C.MQRC_MATCH_OPTIONS_ERROR, f"MatchOptions 0x{match_options & 0xFFFFFFFF:08X} include unknown bits")
-    if buffer_length < 0:
-        raise failed(C.MQRC_BUFFER_LENGTH_ERROR, f"BufferLength {buffer_length} is negative")
+    if len(_GOOD_GMO) < _GOOD_LIMIT:
+        _GOOD_GMO.add(options)
