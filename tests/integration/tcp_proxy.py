@@ -1,6 +1,7 @@
 """A TCP forwarder for tests that cut connections: clients dial the proxy's fixed port,
 the proxy dials the queue manager's current port (which changes when it restarts on
-port 0), and ``cut()`` drops every connection at once, as a failing network would."""
+port 0), and ``cut()`` drops every connection at once, as a failing network would;
+``swallow()`` keeps the connections open but forwards nothing more (a peer gone silent)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ class TcpProxy:
         self._lock = threading.Lock()
         self._pairs: list[tuple[socket.socket, socket.socket]] = []
         self._closed = False
+        self.swallowing = False
         self.accepted = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -38,11 +40,11 @@ class TcpProxy:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while data := src.recv(65536):
-                dst.sendall(data)
+                if not self.swallowing:
+                    dst.sendall(data)
         for s in (src, dst):
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
@@ -57,6 +59,10 @@ class TcpProxy:
                     s.shutdown(socket.SHUT_RDWR)
                 s.close()
         return len(pairs)
+
+    def swallow(self) -> None:
+        """From now on, read what either side sends and forward none of it."""
+        self.swallowing = True
 
     def close(self) -> None:
         self._closed = True

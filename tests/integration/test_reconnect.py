@@ -84,6 +84,22 @@ def test_without_reconnect_the_connection_is_broken(qm_and_proxy: tuple[list[Emb
     qm.disconnect()
 
 
+def test_a_silent_queue_manager_is_given_up_after_the_timeout(
+        qm_and_proxy: tuple[list[EmbeddedQueueManager], TcpProxy]) -> None:
+    _, proxy = qm_and_proxy
+    qm = fc.connect("QM1", f"127.0.0.1({proxy.port})", timeout=0.5)
+    q = qm.open("Q1")
+    for wait in (0.0, 0.3, 0.0):  # each call sets its own bound on the wait for the reply
+        with pytest.raises(fc.NoMessageAvailable):
+            q.get(wait=wait)
+    q.put(b"x")
+    proxy.swallow()  # the connection stays up; no reply comes any more
+    with pytest.raises(fc.ConnectionBroken, match="no reply from the queue manager") as ei:
+        q.get(wait=0.2)
+    assert ei.value.reason == C.MQRC_CONNECTION_BROKEN
+    qm.disconnect()
+
+
 def test_a_unit_of_work_in_flight_is_backed_out(qm_and_proxy: tuple[list[EmbeddedQueueManager], TcpProxy]) -> None:
     _, proxy = qm_and_proxy
     with connect(proxy) as qm:

@@ -22,6 +22,7 @@ from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import SequenceCalls
+from ferrymq.client.sockwait import RecvBound
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -65,7 +66,8 @@ class Client(SequenceCalls):
         self._sock = sock
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.setblocking(True)
+        sock.setblocking(True)  # and it stays so: receives are bounded by SO_RCVTIMEO (see sockwait)
+        self._bound = RecvBound(sock)
         self._s = S.Session()
         reply = S.check(self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
         self._s.connected(reply)
@@ -128,16 +130,13 @@ class Client(SequenceCalls):
             MQError: the conversation is over (2009, or the Ending's reason).
         """
         s = self._s
-        self._sock.settimeout(0.0)  # with a timeout set, recv would first wait that long
         try:
-            data = self._sock.recv(_RECV)
+            data = self._sock.recv(_RECV, socket.MSG_DONTWAIT)
         except BlockingIOError:
             return
         except OSError as exc:
             s.eof = True
             raise broken(f"receive failed: {exc}") from None
-        finally:
-            self._sock.settimeout(None)  # sendall must block
         if not data:
             s.eof = True
         s.feed(data)
@@ -149,14 +148,20 @@ class Client(SequenceCalls):
         limit = hb / 1000 * 2 + 5 if hb else None  # Session.idle_limit(), inline on the hot path
         while True:
             now = time.monotonic()
-            wait = None if deadline is None else max(0.0, deadline - now)
+            wait = None if deadline is None else deadline - now
             if limit is not None:
-                silent_until = self._s.last_rx + limit
-                wait = max(0.0, silent_until - now) if wait is None else min(wait, max(0.0, silent_until - now))
-            self._sock.settimeout(wait)
+                quiet = self._s.last_rx + limit - now
+                if wait is None or quiet < wait:
+                    wait = quiet
+            flags = 0
+            if wait is not None:
+                if wait > 0:
+                    self._bound.at_most(wait)
+                else:  # time is up: take only what is already there
+                    flags = socket.MSG_DONTWAIT
             try:
-                data = self._sock.recv(_RECV)
-            except TimeoutError:
+                data = self._sock.recv(_RECV, flags)
+            except BlockingIOError:  # the bound (SO_RCVTIMEO) or MSG_DONTWAIT: nothing came
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
                 if limit is not None and time.monotonic() - self._s.last_rx >= limit:
