@@ -57,6 +57,7 @@ def test_a_handed_over_message_is_what_the_queued_path_gives() -> None:
         assert isinstance(got, GetResult)
         q = env.qm.objects.require("Q1")
         assert bool(q.messages.watchers) is watched  # what made the watched run decline
+        assert got.md_bytes is None or got.md_bytes == got.md.pack(version=2)
         outcomes.append((put.md, got.md, got.md.pack(version=2), got.data, got.data_length, got.msg_token,
                          got.properties is not None and len(got.properties), got.comp, got.reason, got.sequence,
                          env.depth("Q1"), q.last_put, q.last_get, _drain(env, replies)))
@@ -117,18 +118,18 @@ def test_what_must_stay_on_the_queue_stays() -> None:
 
 def test_only_the_plain_case_is_handed_over() -> None:
     env, q1, _ = _setup()
-    q = env.qm.objects.require("Q1")
+    q, via = env.qm.objects.require("Q1"), env.qm.handles[q1]
     msg_of = lambda **kw: Message("Q1", env.qm.next_sequence(q), MQMD(**{"persistence": 0, **kw}), b"x",  # noqa: E731
                                   env.clock.now(), False)
-    assert not hand_over(env.qm, q, msg_of())  # nobody waits
+    assert not hand_over(env.qm, q, msg_of(), via)  # nobody waits
     wid = _wait(env, q1, match=C.MQMO_NONE)
-    assert not hand_over(env.qm, q, msg_of(persistence=1))
-    assert not hand_over(env.qm, q, msg_of(expiry=100))
-    assert hand_over(env.qm, q, msg_of())
+    assert not hand_over(env.qm, q, msg_of(persistence=1), via)
+    assert not hand_over(env.qm, q, msg_of(expiry=100), via)
+    assert hand_over(env.qm, q, msg_of(), via)
     assert [d.waiter_id for d in env.qm.take_deliveries()] == [wid]
     env.put(q1, b"older", persistence=0, correl_id=CORREL)  # nobody waits: queued
     _wait(env, q1, correl_id=b"X" * 24)
-    assert not hand_over(env.qm, q, msg_of(correl_id=b"X" * 24))  # the queue is not empty
+    assert not hand_over(env.qm, q, msg_of(correl_id=b"X" * 24), via)  # the queue is not empty
 
 
 def test_a_persistent_message_to_a_waiting_getter_is_still_journaled_and_removed() -> None:
@@ -139,3 +140,19 @@ def test_a_persistent_message_to_a_waiting_getter_is_still_journaled_and_removed
     (d,) = env.qm.take_deliveries()
     assert d.result is not None and d.result.data == b"p"
     assert env.journal.appended_lsn > before  # its record was written, then deleted by the take
+
+
+def test_descriptors_handed_over_are_packed_exactly() -> None:
+    """The getter's descriptor bytes, spliced from the putter's previous ones, are what
+    packing the descriptor gives, whatever changed between the puts."""
+    env, q1, _ = _setup()
+    env.clock.t = 1_700_000_000.004
+    variants: list[dict[str, object]] = [{}, {}, {"correl_id": CORREL}, {"priority": 3}, {"reply_to_q": "REPLIES"},
+                                         {"msg_id": b"M" * 24}, {"format": "MQSTR"}, {}]
+    for i, md in enumerate(variants):
+        env.clock.advance(0.013 * i)
+        _wait(env, q1, match=C.MQMO_NONE)
+        env.put(q1, b"%d" % i, persistence=0, **md)
+        (d,) = env.qm.take_deliveries()
+        assert d.result is not None and d.result.md_bytes == d.result.md.pack(version=2)
+        assert MQMD.unpack_from(d.result.md_bytes) == d.result.md

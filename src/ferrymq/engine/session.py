@@ -45,6 +45,7 @@ class Handle:
     locked: Message | None = None
     saved_context: MQMD | None = None  # the context of the last message got (MQOO_SAVE_ALL_CONTEXT)
     selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
+    last_put_md: tuple[MQMD, bytes] | None = None  # the last descriptor handed over, packed (message.packed_like)
     deleted: bool = False
 
 
