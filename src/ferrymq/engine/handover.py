@@ -66,7 +66,7 @@ def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle) -> bool:
         if gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
             return False
         alias = h.alias
-        if q["GET"] == C.MQQA_GET_INHIBITED or (alias is not None and alias["GET"] == C.MQQA_GET_INHIBITED):
+        if q.attrs["GET"] == C.MQQA_GET_INHIBITED or (alias is not None and alias.attrs["GET"] == C.MQQA_GET_INHIBITED):
             return False  # wake answers the waits with MQRC_GET_INHIBITED
         wmd = w.md
         if ((mo & C.MQMO_MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg.msg_id)

@@ -39,6 +39,7 @@ _CONTEXT_RULES = (
     (C.MQPMO_SET_IDENTITY_CONTEXT, C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_SET_IDENT),
     (C.MQPMO_SET_ALL_CONTEXT, C.MQOO_SET_ALL_CONTEXT, C.MQRC_NOT_OPEN_FOR_SET_ALL),
 )
+_CONTEXT_RULE_FLAGS = sum(flag for flag, _, _ in _CONTEXT_RULES)
 
 
 def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
@@ -219,9 +220,10 @@ class Messaging(Reports):
             raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{h.name} was not opened with MQOO_OUTPUT")
         validate.put_options(pmo.options)
         self.check_quiescing(pmo.options, C.MQPMO_FAIL_IF_QUIESCING)
-        for flag, needed, reason in _CONTEXT_RULES:
-            if pmo.options & flag and not h.options & needed:
-                raise failed(reason, f"{h.name} was not opened with the context option this put needs")
+        if pmo.options & _CONTEXT_RULE_FLAGS:
+            for flag, needed, reason in _CONTEXT_RULES:
+                if pmo.options & flag and not h.options & needed:
+                    raise failed(reason, f"{h.name} was not opened with the context option this put needs")
         return conn, h, validate.descriptor_for_put(md)
 
     def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
@@ -238,8 +240,9 @@ class Messaging(Reports):
             md, data, props, v6 = propctl.on_put(md, data, props, rule)
             if props:
                 propctl.check_length(props, self.qmgr_attr("MAXPROPL"))
-        priority = int(definer["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
-        persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
+        priority = int(definer.attrs["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
+        persistence = (int(definer.attrs["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
+                       else md.persistence)
         in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
         refusal = self.put_limits(h, persistence).refusal(len(data), conn, in_uow)
         if refusal is not None:
@@ -437,9 +440,11 @@ class Messaging(Reports):
         return out, None
 
     def check_get_allowed(self, h: Handle) -> None:
-        for obj in (h.alias, h.queue):
-            if obj is not None and obj["GET"] == C.MQQA_GET_INHIBITED:
-                raise failed(C.MQRC_GET_INHIBITED, f"{obj.name} has GET(DISABLED)")
+        alias, q = h.alias, h.queue
+        if alias is not None and alias.attrs["GET"] == C.MQQA_GET_INHIBITED:
+            raise failed(C.MQRC_GET_INHIBITED, f"{alias.name} has GET(DISABLED)")
+        if q is not None and q.attrs["GET"] == C.MQQA_GET_INHIBITED:
+            raise failed(C.MQRC_GET_INHIBITED, f"{q.name} has GET(DISABLED)")
 
     def attempt(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int) -> GetResult | None:
         """Find and take (or browse) a message now; None when nothing matches."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ferrymq.engine.message import Message
+from ferrymq.engine.message import Message, PackedMD
 from ferrymq.engine.msgqueue import Key
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.selection import SelectionView
@@ -45,7 +45,7 @@ class Handle:
     locked: Message | None = None
     saved_context: MQMD | None = None  # the context of the last message got (MQOO_SAVE_ALL_CONTEXT)
     selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
-    last_put_md: tuple[MQMD, bytes] | None = None  # the last descriptor handed over, packed (message.packed_like)
+    last_put_md: PackedMD | None = None  # the last descriptor handed over, packed (message.packed_like)
     deleted: bool = False
 
 
