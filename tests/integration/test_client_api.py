@@ -231,3 +231,20 @@ def test_properties_travel_and_survive_restart(tmp_path: object) -> None:
     finally:
         emb.stop()
         emb.qmgr.journal.close()  # type: ignore[union-attr]
+
+
+async def test_waits_of_different_intervals_each_end_with_2033_or_their_message(server: QueueManagerServer) -> None:
+    """Waits share one timer in the server: each still ends on its own, answered or 2033."""
+    async with await fc.connect_async("QM1", addr(server.port)) as a, await fc.connect_async("QM1", addr(server.port)) as b:
+        qa, qb = await a.open("Q2"), await b.open("Q2")
+        long_wait = asyncio.create_task(qa.get(wait=30))
+        await asyncio.sleep(0.05)
+        short = [asyncio.create_task(qb.get(wait=w, correl_id=b"never")) for w in (0.2, 0.05)]
+        for t in short:
+            with pytest.raises(fc.NoMessageAvailable) as ei:
+                await asyncio.wait_for(t, 10)
+            assert ei.value.reason == C.MQRC_NO_MSG_AVAILABLE
+        assert not long_wait.done()
+        await qb.put(b"for the long wait")
+        assert (await asyncio.wait_for(long_wait, 10)).data == b"for the long wait"
+        assert not server.deadlines and not server.waiters

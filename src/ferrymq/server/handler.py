@@ -82,12 +82,11 @@ class Consumer:
 
 @dataclass(slots=True)
 class Waiter:
-    """A get that waits in the engine: whose it is and its timer."""
+    """A get that waits in the engine: whose it is (its deadline is in server.deadlines)."""
 
     handler: ClientHandler
     corr: int  # 0 for a read-ahead consumer's wait
     hobj: int
-    timer: asyncio.TimerHandle | None = None
 
 
 @dataclass(slots=True)

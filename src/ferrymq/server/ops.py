@@ -357,9 +357,8 @@ def stop_consumer(h: ClientHandler, c: Consumer, error: MQError | None = None, *
     h.consumers.pop(c.hobj, None)
     if c.waiter_id:
         h.qmgr.cancel_wait(c.waiter_id)
-        w = h.server.waiters.pop(c.waiter_id, None)
-        if w is not None and w.timer is not None:
-            w.timer.cancel()
+        h.server.waiters.pop(c.waiter_id, None)
+        h.server.deadlines.discard(c.waiter_id)
         c.waiter_id = 0
     if error is not None:
         log.info("event=read_ahead_stopped hconn=%d hobj=%d reason=%d", h.hconn, c.hobj, error.reason)

@@ -24,6 +24,7 @@ from ferrymq.protocol import events as E
 from ferrymq.server import ops
 from ferrymq.server.cmdserver import CommandServer
 from ferrymq.server.commit import GroupCommitter
+from ferrymq.server.deadlines import Deadlines
 from ferrymq.server.handler import ClientHandler, Waiter
 
 log = logging.getLogger("ferrymq.server")
@@ -63,6 +64,7 @@ class QueueManagerServer:
         self.dirty: set[ClientHandler] = set()
         self.waiting_answered: set[ClientHandler] = set()  # see answer_waits
         self.waiters: dict[int, Waiter] = {}
+        self.deadlines = Deadlines(self._wait_expired)
         self.committer = GroupCommitter(qmgr.journal)
         self.committer.on_failure = self._journal_failed
         self.quiescing = False
@@ -121,6 +123,7 @@ class QueueManagerServer:
         if self.command_server is not None:
             self.command_server.stop()
         self.stopped = True
+        self.deadlines.close()
         if self._tick_task is not None:
             self._tick_task.cancel()
         await self.committer.stop()
@@ -152,10 +155,9 @@ class QueueManagerServer:
             release()
 
     def add_waiter(self, waiter_id: int, h: ClientHandler, corr: int, hobj: int, timeout: float | None) -> None:
-        w = Waiter(h, corr, hobj)
+        self.waiters[waiter_id] = Waiter(h, corr, hobj)
         if timeout is not None:
-            w.timer = asyncio.get_running_loop().call_later(timeout, self._wait_expired, waiter_id)
-        self.waiters[waiter_id] = w
+            self.deadlines.add(waiter_id, timeout)
 
     def _wait_expired(self, waiter_id: int) -> None:
         w = self.waiters.pop(waiter_id, None)
@@ -172,8 +174,7 @@ class QueueManagerServer:
         for wid, w in list(self.waiters.items()):
             if w.handler is h and (hobj is None or w.hobj == hobj):
                 del self.waiters[wid]
-                if w.timer is not None:
-                    w.timer.cancel()
+                self.deadlines.discard(wid)
                 self.qmgr.cancel_wait(wid)
 
     def after_engine_call(self, h: ClientHandler | None) -> None:
@@ -207,8 +208,7 @@ class QueueManagerServer:
         w = self.waiters.pop(d.waiter_id, None)
         if w is None:
             return
-        if w.timer is not None:
-            w.timer.cancel()
+        self.deadlines.discard(d.waiter_id)
         h = w.handler
         if h.closed:
             return
