@@ -41,6 +41,7 @@ KIND_MESSAGE = 1
 MAX_PRIORITY = 9
 
 _HEAD = struct.Struct("<BBHQdI")
+_TOKEN_TAIL = bytes(8)
 _RECORD_VERSION = 1
 
 
@@ -155,7 +156,7 @@ class Message:
     @property
     def token(self) -> bytes:
         """MsgToken: 16 bytes unique on this queue (the sequence number, then zeros)."""
-        return self.seq.to_bytes(8, "big") + bytes(8)
+        return self.seq.to_bytes(8, "big") + _TOKEN_TAIL
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at

@@ -123,7 +123,10 @@ def _after_put(h: ClientHandler, corr: int, reply: bool, r: Any) -> None:
     if reply:
         _reply(h, E.PutReply(corr, r.md, r.resolved_q_name, r.resolved_q_mgr_name))
     else:
-        h.stats.count(MQError(r.comp, r.reason, "the put succeeded with a warning") if r.reason else None)
+        if r.reason:
+            h.stats.count(MQError(r.comp, r.reason, "the put succeeded with a warning"))
+        else:
+            h.stats.success += 1
         if h.qmgr.take_sync_lsn():
             h.server.committer.kick()
     h.server.after_engine_call(h)

@@ -184,6 +184,8 @@ class QueueManagerServer:
             self.flush_dirty()
 
     def dispatch_deliveries(self) -> None:
+        if not self.qmgr.deliveries:  # most calls woke nobody
+            return
         for d in self.qmgr.take_deliveries():
             self._deliver(d)
 
