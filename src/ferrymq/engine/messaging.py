@@ -219,7 +219,8 @@ class Messaging(Reports):
         if h.queue is None or not h.options & C.MQOO_OUTPUT:
             raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{h.name} was not opened with MQOO_OUTPUT")
         validate.put_options(pmo.options)
-        self.check_quiescing(pmo.options, C.MQPMO_FAIL_IF_QUIESCING)
+        if self.quiescing:
+            self.check_quiescing(pmo.options, C.MQPMO_FAIL_IF_QUIESCING)
         if pmo.options & _CONTEXT_RULE_FLAGS:
             for flag, needed, reason in _CONTEXT_RULES:
                 if pmo.options & flag and not h.options & needed:
@@ -338,7 +339,8 @@ class Messaging(Reports):
         h = self.handle(conn, hobj)
         opts = gmo.options
         validate.get_options(opts, gmo.wait_interval, gmo.match_options, buffer_length)
-        propctl.check_get(opts, gmo.msg_handle)
+        if opts & propctl.PROPERTY_OPTIONS:
+            propctl.check_get(opts, gmo.msg_handle)
         browse = bool(opts & (_BROWSE | C.MQGMO_UNLOCK))
         if h.queue is None:
             raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, "the queue manager object has no messages")
@@ -346,7 +348,8 @@ class Messaging(Reports):
             raise failed(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{h.name} was not opened with MQOO_BROWSE")
         if not browse and not h.input_mode:
             raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{h.name} was not opened for input")
-        self.check_quiescing(opts, C.MQGMO_FAIL_IF_QUIESCING)
+        if self.quiescing:
+            self.check_quiescing(opts, C.MQGMO_FAIL_IF_QUIESCING)
         self.check_get_allowed(h)
         if opts & C.MQGMO_UNLOCK:
             return self.unlock(h)
