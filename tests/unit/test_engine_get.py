@@ -376,3 +376,24 @@ def test_options_found_valid_once_are_still_checked_with_the_rest_of_the_call(en
         assert e.value.reason == C.MQRC_OPTIONS_ERROR
         env.qm.put(env.hconn, h, MQMD(), PutOptions(C.MQPMO_NO_SYNCPOINT), b"x")
         assert env.get(h, C.MQGMO_NO_SYNCPOINT).data == b"x"
+
+
+def test_a_waiting_locked_browse_that_moves_its_lock_is_answered_once(env: Env) -> None:
+    """A browse with MQGMO_LOCK waiting while its handle holds a lock on another message:
+    the put that satisfies it moves the lock (and wakes the queue for the message it let
+    go) without waking the same wait again inside its own answer."""
+    env.define("Q1")
+    h = env.open("Q1")
+    env.put(h, b"first", correl_id=b"X" * 24)
+    lock = C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK
+    assert env.get(h, lock, match=C.MQMO_MATCH_CORREL_ID, correl_id=b"X" * 24).data == b"first"
+    w = env.qm.get(env.hconn, h, MQMD(correl_id=b"Y" * 24), GetOptions(lock | C.MQGMO_WAIT, -1, C.MQMO_MATCH_CORREL_ID),
+                   100)
+    assert isinstance(w, Waiting)
+    env.put(h, b"second", correl_id=b"Y" * 24)
+    (d,) = env.qm.take_deliveries()
+    assert d.waiter_id == w.waiter_id and d.result is not None and d.result.data == b"second"
+    q = env.qm.objects.require("Q1")
+    assert sorted((m.data, bool(m.locked_by)) for m in q.messages.by_seq.values()) == [(b"first", False),
+                                                                                        (b"second", True)]
+    assert not env.qm.waiters

@@ -628,10 +628,29 @@ class Messaging(Reports):
 
     # -- waits -----------------------------------------------------------------------------
     def wake(self, q: QueueObject) -> None:
-        """Give newly available messages to waiting gets, in the order they started waiting."""
+        """Give newly available messages to waiting gets, in the order they started waiting.
+
+        A wake asked for while the queue's waits are being served (a locked browse letting
+        go of the message it held) runs after that pass, not inside it: the wait being
+        answered is still registered until its answer is made, and would be served again."""
         ids = self.queue_waiters.get(q.name)
         if not ids or not len(q.messages):
             return
+        if q.name in self._waking:
+            self._waking[q.name] = True
+            return
+        self._waking[q.name] = False
+        try:
+            while True:
+                self._wake_pass(q, ids)
+                if not self._waking[q.name]:
+                    break
+                self._waking[q.name] = False
+                ids = self.queue_waiters.get(q.name, [])
+        finally:
+            del self._waking[q.name]
+
+    def _wake_pass(self, q: QueueObject, ids: list[int]) -> None:
         for wid in list(ids):
             if not len(q.messages):
                 break

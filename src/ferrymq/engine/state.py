@@ -50,6 +50,7 @@ class EngineState:
         self.handles: dict[int, Handle] = {}
         self.waiters: dict[int, Waiter] = {}
         self.queue_waiters: dict[str, list[int]] = {}
+        self._waking: dict[str, bool] = {}  # queues whose waits wake() is serving: asked again meanwhile?
         self.deliveries: list[Delivery] = []
         self.quiescing = False
         # Replayable readers' positions (sequence_access) and prepared units by XID (xa).
