@@ -121,15 +121,15 @@ def test_only_the_plain_case_is_handed_over() -> None:
     q, via = env.qm.objects.require("Q1"), env.qm.handles[q1]
     msg_of = lambda **kw: Message("Q1", env.qm.next_sequence(q), MQMD(**{"persistence": 0, **kw}), b"x",  # noqa: E731
                                   env.clock.now(), False)
-    assert not hand_over(env.qm, q, msg_of(), via)  # nobody waits
+    assert not hand_over(env.qm, q, msg_of(), via, env.clock.now())  # nobody waits
     wid = _wait(env, q1, match=C.MQMO_NONE)
-    assert not hand_over(env.qm, q, msg_of(persistence=1), via)
-    assert not hand_over(env.qm, q, msg_of(expiry=100), via)
-    assert hand_over(env.qm, q, msg_of(), via)
+    assert not hand_over(env.qm, q, msg_of(persistence=1), via, env.clock.now())
+    assert not hand_over(env.qm, q, msg_of(expiry=100), via, env.clock.now())
+    assert hand_over(env.qm, q, msg_of(), via, env.clock.now())
     assert [d.waiter_id for d in env.qm.take_deliveries()] == [wid]
     env.put(q1, b"older", persistence=0, correl_id=CORREL)  # nobody waits: queued
     _wait(env, q1, correl_id=b"X" * 24)
-    assert not hand_over(env.qm, q, msg_of(correl_id=b"X" * 24), via)  # the queue is not empty
+    assert not hand_over(env.qm, q, msg_of(correl_id=b"X" * 24), via, env.clock.now())  # the queue is not empty
 
 
 def test_a_persistent_message_to_a_waiting_getter_is_still_journaled_and_removed() -> None:

@@ -41,10 +41,10 @@ _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UN
 _RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
 
 
-def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle) -> bool:
-    """Give ``msg``, just put through ``via`` outside syncpoint to ``q``, to the first
-    waiting get that would take it, when that is provably what placing it would do; True
-    if it was given (the caller then neither inserts it nor wakes the queue)."""
+def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: float) -> bool:
+    """Give ``msg``, just put through ``via`` outside syncpoint to ``q`` at ``now``, to the
+    first waiting get that would take it, when that is provably what placing it would do;
+    True if it was given (the caller then neither inserts it nor wakes the queue)."""
     messages = q.messages
     if messages.by_seq or messages.watchers or msg.expires_at is not None or msg.persistence == C.MQPER_PERSISTENT:
         return False
@@ -76,7 +76,6 @@ def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle) -> bool:
             return False  # truncation: the message stays on the queue, under the getter's cursor
         # What wake and attempt do for the wait that finds it.
         outer, qm._sync_lsn = qm._sync_lsn, 0
-        now = qm.clock.now()
         qm.take(conn, h, q, msg, gmo.options, queued=False)
         # Its descriptor goes to the getter at once: packed now, from the putter's last one.
         raw, via.last_put_md = packed_like(msg.md, via.last_put_md)

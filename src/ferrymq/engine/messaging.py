@@ -254,7 +254,7 @@ class Messaging(Waits):
         msg.properties, msg.v6 = props, v6
         if in_uow:
             self.place_message(q, msg, self.uow_of(conn))
-        elif not hand_over(self, q, msg, h):
+        elif not hand_over(self, q, msg, h, now):
             self.place_message(q, msg, None)
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK

@@ -205,7 +205,8 @@ class QueueManagerServer:
                 h.flush()
 
     def _deliver(self, d: Delivery) -> None:
-        if self.command_server is not None and self.command_server.deliver(d):
+        cs = self.command_server
+        if cs is not None and d.waiter_id == cs.waiter_id and cs.deliver(d):
             return
         w = self.waiters.pop(d.waiter_id, None)
         if w is None:
