@@ -155,13 +155,14 @@ class Reader:
 
     __slots__ = ("buf", "frame", "pos")
 
-    def __init__(self, buf: bytes, frame: str) -> None:
+    def __init__(self, buf: bytes, frame: str | int) -> None:
         self.buf = buf
         self.pos = 0
-        self.frame = frame
+        self.frame = frame  # the frame's name, or its packet type (named only on failure)
 
     def fail(self, message: str) -> DecodeError:
-        return DecodeError(self.frame, self.pos, message)
+        frame = self.frame
+        return DecodeError(frame if isinstance(frame, str) else NAMES.get(frame, str(frame)), self.pos, message)
 
     def unpack(self, st: struct.Struct) -> tuple[Any, ...]:
         if len(self.buf) - self.pos < st.size:
@@ -408,11 +409,6 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
 }
 
 
-def properties_of(ev: E.Event | columnframes.PutColumns) -> dict[str, Any] | None:
-    """The GPacket properties section of a frame: never used (properties are in the payload)."""
-    return None
-
-
 # --- decoders: (type, flags, corr, payload, properties) -> event ------------------------
 
 
@@ -651,7 +647,8 @@ def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload
     fn = table.get(ptype)
     if fn is None:
         raise DecodeError("frame", 0, f"packet type {ptype} is not valid in this direction")
-    r = Reader(payload, NAMES.get(ptype, str(ptype)))
+    r = Reader(payload, ptype)
     ev = fn(r, corr, flags, props)
-    r.end()
+    if r.pos != len(payload):
+        r.end()
     return ev

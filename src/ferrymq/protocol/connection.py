@@ -147,7 +147,6 @@ class _Machine:
     def _read_frame(self) -> E.Event | None:
         reader = self._reader
         reader.max_size = self.max_packet
-        where = self._fed - reader.buffered
         frame = reader.next_frame()
         if frame is None:
             return None
@@ -156,6 +155,7 @@ class _Machine:
         try:
             return codec.decode(self._frames, header.type, header.flags, header.sequence, payload, props)
         except DecodeError as exc:
+            where = self._fed - reader.buffered - header.size  # where the frame began in the stream
             raise RemoteProtocolError(f"malformed {codec.NAMES.get(header.type, header.type)} frame: {exc}", where) from None
 
     def _check_incoming(self, ev: E.Event) -> None:  # pragma: no cover - overridden
@@ -166,14 +166,14 @@ class _Machine:
     def _pack(self, ev: E.Event | columnframes.PutColumns) -> bytes:
         try:
             ptype, flags, corr, parts = codec.encode(ev)
-            return pack_packet(ptype, flags, corr, parts, codec.properties_of(ev))
+            return pack_packet(ptype, flags, corr, parts, None)  # no frame has GPacket properties
         except (ValueError, OverflowError) as exc:
             raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
 
     def _pack_parts(self, ev: E.Event) -> list[bytes]:
         try:
             ptype, flags, corr, parts = codec.encode(ev)
-            return packet_parts(ptype, flags, corr, parts, codec.properties_of(ev))
+            return packet_parts(ptype, flags, corr, parts, None)
         except (ValueError, OverflowError) as exc:
             raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
 

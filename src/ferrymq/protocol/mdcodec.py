@@ -28,6 +28,13 @@ def pack_md(md: MQMD) -> bytes:
     return md.pack()
 
 
+# StrucId and Version as little-endian x86-64 writers send them: the common case, decided
+# by one dictionary lookup (every Put, Get and reply frame carries an MQMD).
+_HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, b"MD  \x02\x00\x00\x00": C.MQMD_VERSION_2,
+          b"MD  \x00\x00\x00\x01": C.MQMD_VERSION_1, b"MD  \x00\x00\x00\x02": C.MQMD_VERSION_2}
+_LENGTHS = {v: md_length(v) for v in (C.MQMD_VERSION_1, C.MQMD_VERSION_2)}
+
+
 def peek_md_version(buf: bytes | memoryview, offset: int) -> int:
     """The Version of the MQMD at ``offset`` (either byte order).
 
@@ -36,13 +43,12 @@ def peek_md_version(buf: bytes | memoryview, offset: int) -> int:
     """
     if len(buf) - offset < C.MQMD_LENGTH_1:
         raise DecodeError("MQMD", offset, f"needs {C.MQMD_LENGTH_1} bytes, {max(0, len(buf) - offset)} present")
+    version = _HEADS.get(bytes(buf[offset : offset + 8]))
+    if version is not None:
+        return version
     if bytes(buf[offset : offset + 4]) != b"MD  ":
         raise DecodeError("MQMD", offset, "StrucId is not 'MD  '")
     raw = bytes(buf[offset + _VERSION_OFFSET : offset + _VERSION_OFFSET + 4])
-    for order in ("little", "big"):
-        v = int.from_bytes(raw, order)
-        if v in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
-            return v
     raise DecodeError("MQMD", offset + _VERSION_OFFSET, f"Version {raw.hex()} is not 1 or 2")
 
 
@@ -53,7 +59,7 @@ def md_end(buf: bytes | memoryview, offset: int = 0) -> int:
     Raises:
         DecodeError: truncated, wrong StrucId, or unknown version.
     """
-    size = md_length(peek_md_version(buf, offset))
+    size = _LENGTHS[peek_md_version(buf, offset)]
     if len(buf) - offset < size:
         raise DecodeError("MQMD", offset, f"needs {size} bytes, {len(buf) - offset} present")
     return offset + size

@@ -216,8 +216,24 @@ class MQMD(NamedTuple):
             DecodeError: wrong StrucId, unknown version, or too few bytes.
         """
         head = bytes(buf[offset : offset + 8])
-        if not big_endian and head in _LE_HEADS:  # the common case, decided in one comparison
-            version, big_endian = _LE_HEADS[head], False
+        version = _LE_HEADS.get(head, 0) if not big_endian else 0
+        if version:  # the common case, decided in one lookup
+            big_endian = False
+            size = C.MQMD_LENGTH_2 if version == C.MQMD_VERSION_2 else C.MQMD_LENGTH_1
+            if len(buf) - offset >= size:
+                # One sender's descriptors differ from each other mostly in MsgId and CorrelId:
+                # everything else is looked up whole (decoding is a function of the bytes).
+                key = bytes(buf[offset:offset + _MSG_ID_AT]) + bytes(buf[offset + _CORREL_ID_END:offset + size])
+                seen = _whole.get(key)
+                if seen is not None:
+                    return _tuple_new(cls, (*seen[:_I_MSG_ID], bytes(buf[offset + _MSG_ID_AT:offset + _CORREL_ID_AT]),
+                                            bytes(buf[offset + _CORREL_ID_AT:offset + _CORREL_ID_END]),
+                                            *seen[_I_MSG_ID + 2:]))
+                md = cls._unpack_checked(buf, offset, version, False)
+                if len(_whole) >= _WHOLE_LIMIT:
+                    _whole.clear()  # bounded: a stream of ever-new descriptors only costs the decode
+                _whole[key] = md
+                return md
         else:
             LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
             if big_endian is None:
@@ -225,6 +241,11 @@ class MQMD(NamedTuple):
             version = int.from_bytes(head[4:8], "big" if big_endian else "little", signed=True)
             if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
                 raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
+        return cls._unpack_checked(buf, offset, version, big_endian)
+
+    @classmethod
+    def _unpack_checked(cls, buf: bytes | bytearray | memoryview, offset: int, version: int, big_endian: bool) -> MQMD:
+        """Decode an MQMD whose StrucId, Version and byte order have been checked."""
         layout = LAYOUT_V2 if version == C.MQMD_VERSION_2 else LAYOUT_V1
         if len(buf) - offset < layout.size:
             raise DecodeError("MQMD", offset, f"needs {layout.size} bytes, {max(0, len(buf) - offset)} present")
@@ -267,6 +288,10 @@ assert _I_BACKOUT == _I_PRIORITY + 4 and _I_REPLY_Q_MGR == _I_BACKOUT + 2 and _I
 assert _I_GROUP == _I_USER + 8
 _I_MSG_ID = _INDEX["msg_id"]
 assert _INDEX["correl_id"] == _I_MSG_ID + 1
+_MSG_ID_AT, _CORREL_ID_AT, _CORREL_ID_END = 48, 72, 96  # byte offsets (see the table above)
+# Whole descriptors by their bytes but MsgId and CorrelId (see MQMD.unpack_from).
+_WHOLE_LIMIT = 1024
+_whole: dict[bytes, MQMD] = {}
 
 
 def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
