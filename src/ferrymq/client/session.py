@@ -45,6 +45,10 @@ DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_IN
 OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 
 
+_NOT_REPLIES = frozenset({E.Pushed, E.PushedBatch, E.PersistentNext, E.Heartbeat, E.Ending})
+"""The frames from the server that answer no request."""
+
+
 @dataclass(slots=True)
 class ConsumerState:
     """Read-ahead bookkeeping for one handle."""
@@ -103,8 +107,14 @@ class Session:
             if limit > 0:
                 self._batch_put(ev, limit)
                 return
-        if self._batch:
-            self._send_batch()
+        batch = self._batch
+        if batch:
+            if len(batch) == 1:  # a lone asynchronous put, as a request/reply loop sends: as itself
+                self.out_bytes -= self._batch_bytes
+                self._batch, self._batch_bytes = [], 0
+                self._encode(batch[0])
+            else:
+                self._send_batch()
         self._encode(ev)
 
     def _encode(self, ev: E.ClientEvent | PutColumns) -> None:
@@ -185,7 +195,13 @@ class Session:
                 self.eof = True
                 return
             t = type(ev)
-            if t is E.Pushed:
+            if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
+                corr = ev.corr  # type: ignore[union-attr]
+                if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
+                    self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
+                else:
+                    self.replies[corr] = ev
+            elif t is E.Pushed:
                 self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
                     (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
             elif t is E.PushedBatch:
@@ -196,15 +212,8 @@ class Session:
             elif t is E.Heartbeat:
                 if ev.reply:  # type: ignore[union-attr]
                     self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
-            elif t is E.Ending:
+            else:  # Ending
                 self.ending = ev  # type: ignore[assignment]
-            else:
-                corr = ev.corr  # type: ignore[union-attr]
-                hobj = self._consume_corr.pop(corr, None)
-                if hobj is not None:
-                    self.consumers[hobj].ended = ev  # type: ignore[assignment]
-                else:
-                    self.replies[corr] = ev
 
     def idle_limit(self) -> float | None:
         """Seconds of silence after which the server is presumed gone (heartbeats stopped)."""
@@ -461,7 +470,7 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
     if isinstance(hobj, str):
         ev = E.Put1(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
     else:
-        ev = E.Put(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
+        ev = E.Put(corr, hobj, md_bytes, raw, opts, 0, props, not async_put)  # positional: cheaper to bind
     return ev, (PutResult(md_bytes) if async_put else None)
 
 
@@ -495,6 +504,9 @@ def send_columns(session: Session, uow: Any, hobj: int, offsets: bytes, data: by
     return ev
 
 
+_NO_TOKEN = bytes(16)
+
+
 def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None, correl_id: bytes | None,
               syncpoint: bool, max_length: int, accept_truncated: bool, browse: int = 0,
               options: int = 0) -> E.Get:
@@ -507,7 +519,7 @@ def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None,
         opts |= C.MQGMO_WAIT
     if accept_truncated:
         opts |= C.MQGMO_ACCEPT_TRUNCATED_MSG
-    return E.Get(corr, hobj, md, opts, ms, match, max_length, msg_handle=True)
+    return E.Get(corr, hobj, md, opts, ms, match, max_length, _NO_TOKEN, True)  # positional: cheaper to bind
 
 
 class BrowsePosition:

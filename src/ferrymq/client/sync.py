@@ -156,7 +156,8 @@ class Client(SequenceCalls):
             flags = 0
             if wait is not None:
                 if wait > 0:
-                    self._bound.at_most(wait)
+                    if not 0.0 < self._bound.seconds <= wait:  # RecvBound.at_most's test, inline
+                        self._bound.at_most(wait)
                 else:  # time is up: take only what is already there
                     flags = socket.MSG_DONTWAIT
             try:
@@ -259,9 +260,12 @@ class Client(SequenceCalls):
         self._flush()
         s.sent_request = True
         corr = ev.corr
-        deadline = time.monotonic() + self._timeout if type(ev) is not E.Get or ev.wait_interval >= 0 else None
-        if deadline is not None and type(ev) is E.Get:
-            deadline += ev.wait_interval / 1000
+        if type(ev) is not E.Get:
+            deadline: float | None = time.monotonic() + self._timeout
+        elif ev.wait_interval >= 0:
+            deadline = time.monotonic() + self._timeout + ev.wait_interval / 1000
+        else:  # MQWI_UNLIMITED
+            deadline = None
         while corr not in s.replies:
             if s.ending is not None or s.eof:
                 s.check_alive()
