@@ -96,6 +96,20 @@ def put_options(options: int) -> None:
         _GOOD_PMO.add(options)
 
 
+# descriptor_for_put runs on every put: its constants are module names, not C.* lookups.
+_MT_APPL_FIRST, _MT_APPL_LAST = C.MQMT_APPL_FIRST, C.MQMT_APPL_LAST
+_EI_UNLIMITED, _FB_NONE = C.MQEI_UNLIMITED, C.MQFB_NONE
+_FB_SYSTEM_FIRST, _FB_SYSTEM_LAST = C.MQFB_SYSTEM_FIRST, C.MQFB_SYSTEM_LAST
+_FB_APPL_FIRST, _FB_APPL_LAST = C.MQFB_APPL_FIRST, C.MQFB_APPL_LAST
+_VALID_PERSISTENCE = (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF)
+_PRI_AS_Q_DEF = C.MQPRI_PRIORITY_AS_Q_DEF
+_RO_REJECTED = C.MQRO_REJECT_UNSUP_MASK & ~_KNOWN_RO
+_RO_UNKNOWN = ~C.MQRO_REJECT_UNSUP_MASK & ~_KNOWN_RO & ~C.MQRO_ACCEPT_UNSUP_IF_XMIT_MASK
+_MF_REJECTED = C.MQMF_REJECT_UNSUP_MASK & ~(C.MQMF_SEGMENTATION_ALLOWED | C.MQMF_MSG_IN_GROUP
+                                            | C.MQMF_LAST_MSG_IN_GROUP | C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT)
+_MT_REQUEST, _MD_VERSION_2, _OL_UNDEFINED = C.MQMT_REQUEST, C.MQMD_VERSION_2, C.MQOL_UNDEFINED
+
+
 def descriptor_for_put(md: MQMD) -> int:
     """The MQMD rules of MQPUT/MQPUT1; returns a warning reason (or MQRC_NONE).
 
@@ -103,35 +117,36 @@ def descriptor_for_put(md: MQMD) -> int:
         MQError: 2029, 2013, 2014, 2047, 2050, 2061, 2027, 2249 as IBM specifies.
     """
     mt = md.msg_type
-    if mt not in _VALID_MT and not C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST:
+    if mt not in _VALID_MT and not _MT_APPL_FIRST <= mt <= _MT_APPL_LAST:
         raise failed(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is neither a system type nor in {C.MQMT_APPL_FIRST}..{C.MQMT_APPL_LAST}")
-    if md.expiry != C.MQEI_UNLIMITED and md.expiry <= 0:
+    if md.expiry != _EI_UNLIMITED and md.expiry <= 0:
         raise failed(C.MQRC_EXPIRY_ERROR, f"Expiry {md.expiry} must be a positive number of tenths of a second or -1")
     fb = md.feedback
-    if fb != C.MQFB_NONE and not (C.MQFB_SYSTEM_FIRST <= fb <= C.MQFB_SYSTEM_LAST or C.MQFB_APPL_FIRST <= fb <= C.MQFB_APPL_LAST):
+    if fb != _FB_NONE and not (_FB_SYSTEM_FIRST <= fb <= _FB_SYSTEM_LAST or _FB_APPL_FIRST <= fb <= _FB_APPL_LAST):
         raise failed(C.MQRC_FEEDBACK_ERROR, f"Feedback {fb} is outside the system and application ranges")
-    if md.persistence not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF):
+    if md.persistence not in _VALID_PERSISTENCE:
         raise failed(C.MQRC_PERSISTENCE_ERROR, f"Persistence {md.persistence} is not 0, 1 or 2")
-    if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF:
-        raise failed(C.MQRC_PRIORITY_ERROR, f"Priority {md.priority} is below -1")
+    priority = md.priority
+    if priority < _PRI_AS_Q_DEF:
+        raise failed(C.MQRC_PRIORITY_ERROR, f"Priority {priority} is below -1")
     report = md.report & 0xFFFFFFFF
-    if report & C.MQRO_REJECT_UNSUP_MASK & ~_KNOWN_RO:
+    if report & _RO_REJECTED:
         raise failed(C.MQRC_REPORT_OPTIONS_ERROR, f"Report 0x{report:08X} has options this queue manager rejects")
-    if (report & _REPORT_REQUESTS or mt == C.MQMT_REQUEST) and not md.reply_to_q.strip():
-        why = "a request" if mt == C.MQMT_REQUEST else f"Report 0x{report:08X} asks for reports"
+    if (report & _REPORT_REQUESTS or mt == _MT_REQUEST) and not md.reply_to_q.strip():
+        why = "a request" if mt == _MT_REQUEST else f"Report 0x{report:08X} asks for reports"
         raise failed(C.MQRC_MISSING_REPLY_TO_Q, f"ReplyToQ is blank but {why}")
-    if md.msg_flags & C.MQMF_REJECT_UNSUP_MASK & ~(C.MQMF_SEGMENTATION_ALLOWED | C.MQMF_MSG_IN_GROUP
-                                                  | C.MQMF_LAST_MSG_IN_GROUP | C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT):
+    if md.msg_flags & _MF_REJECTED:
         raise failed(C.MQRC_MSG_FLAGS_ERROR, f"MsgFlags 0x{md.msg_flags:08X} has unknown flags")
-    if md.version == C.MQMD_VERSION_2 and md.msg_seq_number < 1:
-        raise failed(C.MQRC_MSG_SEQ_NUMBER_ERROR, f"MsgSeqNumber {md.msg_seq_number} must be at least 1")
-    if md.version == C.MQMD_VERSION_2 and md.offset < 0:
-        raise failed(C.MQRC_OFFSET_ERROR, f"Offset {md.offset} is negative")
-    if md.version == C.MQMD_VERSION_2 and md.original_length < C.MQOL_UNDEFINED:
-        raise failed(C.MQRC_ORIGINAL_LENGTH_ERROR, f"OriginalLength {md.original_length} is invalid")
-    if md.priority > 9:
+    if md.version == _MD_VERSION_2:
+        if md.msg_seq_number < 1:
+            raise failed(C.MQRC_MSG_SEQ_NUMBER_ERROR, f"MsgSeqNumber {md.msg_seq_number} must be at least 1")
+        if md.offset < 0:
+            raise failed(C.MQRC_OFFSET_ERROR, f"Offset {md.offset} is negative")
+        if md.original_length < _OL_UNDEFINED:
+            raise failed(C.MQRC_ORIGINAL_LENGTH_ERROR, f"OriginalLength {md.original_length} is invalid")
+    if priority > 9:
         return C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
-    if report & ~C.MQRO_REJECT_UNSUP_MASK & ~_KNOWN_RO & ~C.MQRO_ACCEPT_UNSUP_IF_XMIT_MASK:
+    if report & _RO_UNKNOWN:
         return C.MQRC_UNKNOWN_REPORT_OPTION
     return C.MQRC_NONE
 
