@@ -54,6 +54,13 @@ REPLIES: list[tuple[E.ClientEvent, E.ServerEvent]] = [
     (E.Stat(7), E.StatReply(7, 10, 1, 2, C.MQCC_FAILED, 2053, "full")),
     (E.Heartbeat(7, reply=True), E.HeartbeatReply(7)),
     (E.Commit(7), E.Reply(7, C.MQCC_FAILED, C.MQRC_BACKED_OUT, "backed out: reason")),
+    # The status every reply starts with has a short form for MQCC_OK / MQRC_NONE / no
+    # detail: each part alone must still travel.
+    (E.Get(7, 3, MD), E.GetReply(7, pack_md(MD), b"abc", 3, b"t" * 16, "Q" * 48)),
+    (E.Get(7, 3, MD), E.GetReply(7, pack_md(MD), b"", 0, b"t" * 16, "", None, 0, 0, "detail only")),
+    (E.Get(7, 3, MD), E.GetReply(7, pack_md(MD), b"", 0, b"t" * 16, "Q1", None, 0, C.MQRC_TRUNCATED_MSG_ACCEPTED)),
+    (E.Commit(7), E.Reply(7, C.MQCC_WARNING)),
+    (E.Commit(7), E.Reply(7)),
 ]
 
 

@@ -128,6 +128,23 @@ def _s(value: str) -> bytes:
     return _U16.pack(len(raw)) + raw
 
 
+# Object names repeat in every reply (a GetReply carries its queue's name): encoded once.
+# Names are at most 48 characters; the table is bounded and starts again when full.
+_NAMES_LIMIT = 1024
+_names: dict[str, bytes] = {}
+
+
+def _name(value: str) -> bytes:
+    raw = _names.get(value)
+    if raw is None:
+        raw = _s(value)
+        if len(value) <= 48:
+            if len(_names) >= _NAMES_LIMIT:
+                _names.clear()
+            _names[value] = raw
+    return raw
+
+
 def _md(md: Any) -> bytes:
     if isinstance(md, bytes):
         try:
@@ -146,7 +163,12 @@ def _props(props: Any) -> bytes:
     return _U32.pack(len(raw)) + raw
 
 
+_OK = _STATUS.pack(0, 0) + b"\0\0"  # MQCC_OK, MQRC_NONE, no detail: most replies
+
+
 def _status(comp: int, reason: int, detail: str) -> bytes:
+    if not (comp or reason or detail):
+        return _OK
     return _STATUS.pack(comp, reason) + _s(detail)
 
 
@@ -183,6 +205,10 @@ class Reader:
             raise self.fail("string is not UTF-8") from None
 
     def status(self) -> tuple[int, int, str]:
+        pos = self.pos
+        if self.buf[pos : pos + 10] == _OK:
+            self.pos = pos + 10
+            return 0, 0, ""
         comp, reason = self.unpack(_STATUS)
         return comp, reason, self.string()
 
@@ -295,7 +321,7 @@ def _enc_get(e: Any) -> Encoded:
 
 def _enc_get_reply(e: Any) -> Encoded:
     parts = [_status(e.comp, e.reason, e.detail), _GET_REPLY.pack(e.data_length, e.msg_token)]
-    parts += [_s(e.resolved_q_name), e.md_bytes, _props(e.properties), e.data]
+    parts += [_name(e.resolved_q_name), e.md_bytes, _props(e.properties), e.data]
     return T_GET_REPLY, 0, e.corr, parts
 
 
