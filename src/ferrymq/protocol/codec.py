@@ -54,6 +54,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrymq.errors import DecodeError
+from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import columnframes, seqframes
 from ferrymq.protocol import events as E
@@ -145,8 +146,13 @@ def _name(value: str) -> bytes:
     return raw
 
 
+_MD_V2_LE = b"MD  \x02\x00\x00\x00"  # how the clients' own descriptors begin
+
+
 def _md(md: Any) -> bytes:
     if isinstance(md, bytes):
+        if len(md) == C.MQMD_LENGTH_2 and md[:8] == _MD_V2_LE:  # complete, as md_end would find
+            return md
         try:
             if md_end(md) != len(md):
                 raise ValueError("packed MQMD has trailing bytes")

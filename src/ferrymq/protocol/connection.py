@@ -115,6 +115,8 @@ class _Machine:
         """
         if self._error is not None:
             raise self._error
+        if not self._eof and not self._reader.buffered:  # the usual second call after a frame
+            return NEED_DATA
         try:
             ev = self._read_frame()
         except RemoteProtocolError as exc:
