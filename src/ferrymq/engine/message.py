@@ -30,7 +30,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.gpacket import decode_properties
-from ferrymq.wire.mqmd import MQMD, with_ids
+from ferrymq.wire.mqmd import CORREL_ID_END, MQMD, MSG_ID_AT, PUT_DATE_AT, PUT_TIME_END, V2_LE_HEAD, with_ids
 
 Properties = PropertySet
 FLAG_TYPED_PROPERTIES = 1
@@ -120,7 +120,7 @@ class Message:
         return self._packed
 
     def _spliced(self, packed: bytes) -> bytes:
-        return b"".join((packed[:_MSG_ID_AT], self.msg_id, self.correl_id, packed[_CORREL_ID_END:]))
+        return b"".join((packed[:MSG_ID_AT], self.msg_id, self.correl_id, packed[CORREL_ID_END:]))
 
     def set_md_bytes(self, raw: bytes) -> None:
         """Give the bytes of the descriptor this message was made with (a caller that built
@@ -179,10 +179,6 @@ class Message:
         self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)
 
 
-# Expiry@16, Priority@40, Persistence@44, MsgId@48, CorrelId@72 of a little-endian MQMD v2.
-_MSG_ID_AT, _CORREL_ID_END = 48, 96
-# PutDate@304 and PutTime@312, 8 characters each.
-_PUT_DATE_AT, _PUT_TIME_END = 304, 320
 _ID_LENGTH = 24
 # Every MQMD field but MsgId (11), CorrelId (12), PutDate (21) and PutTime (22).
 assert len(MQMD._fields) == 29 and MQMD._fields[11:13] == ("msg_id", "correl_id")
@@ -205,12 +201,11 @@ def packed_like(md: MQMD, last: PackedMD | None) -> tuple[bytes, PackedMD]:
         if (len(date) == 8 and len(tod) == 8 and len(msg_id) == _ID_LENGTH and len(correl_id) == _ID_LENGTH
                 and (stamp := date + tod).isascii()):
             raw = last[1]
-            return b"".join((raw[:_MSG_ID_AT], msg_id, correl_id, raw[_CORREL_ID_END:_PUT_DATE_AT],
-                             stamp.encode("ascii"), raw[_PUT_TIME_END:])), last
+            return b"".join((raw[:MSG_ID_AT], msg_id, correl_id, raw[CORREL_ID_END:PUT_DATE_AT],
+                             stamp.encode("ascii"), raw[PUT_TIME_END:])), last
     raw = md.pack(version=C.MQMD_VERSION_2)
     return raw, (steady, raw)
 _FIELDS = struct.Struct("<i20xii24s24s")
-_MD_V2_LE = b"MD  \x02\x00\x00\x00"
 _names: dict[bytes, str] = {}  # queue names repeat across a million records
 
 
@@ -233,7 +228,7 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
     if queue is None:
         queue = _names[raw_name] = raw_name.decode("ascii")
     md_off = off + name_len
-    if not payload.startswith(_MD_V2_LE, md_off):
+    if not payload.startswith(V2_LE_HEAD, md_off):
         raise DecodeError("message record", md_off, "the stored descriptor is not a little-endian MQMD v2")
     fields = _FIELDS.unpack_from(payload, md_off + 16)
     data_off = md_off + C.MQMD_LENGTH_2 + prop_len

@@ -59,6 +59,7 @@ from ferrymq.properties import model as props_model
 from ferrymq.protocol import columnframes, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
+from ferrymq.wire.mqmd import V2_LE_HEAD
 
 T_CONNECT = 1100
 T_CONNECT_REPLY = 1101
@@ -146,12 +147,9 @@ def _name(value: str) -> bytes:
     return raw
 
 
-_MD_V2_LE = b"MD  \x02\x00\x00\x00"  # how the clients' own descriptors begin
-
-
 def _md(md: Any) -> bytes:
     if isinstance(md, bytes):
-        if len(md) == C.MQMD_LENGTH_2 and md[:8] == _MD_V2_LE:  # complete, as md_end would find
+        if len(md) == C.MQMD_LENGTH_2 and md[:8] == V2_LE_HEAD:  # complete, as md_end would find
             return md
         try:
             if md_end(md) != len(md):

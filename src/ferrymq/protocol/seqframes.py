@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
+from ferrymq.wire.mqmd import V2_LE_HEAD
 
 if TYPE_CHECKING:
     from ferrymq.protocol.codec import Reader
@@ -73,7 +74,7 @@ MAX_BROWSE = 100_000  # messages per BROWSE_RANGE_REPLY (the frame's size bounds
 MAX_XID = 128
 MAX_LIST = 4096  # readers or in-doubt XIDs per reply
 MD_SIZE = C.MQMD_LENGTH_2  # each MQMD of a BROWSE_COLUMNS_REPLY
-MD_HEAD = b"MD  \x02\x00\x00\x00"  # StrucId and Version 2, little-endian
+MD_HEAD = V2_LE_HEAD  # StrucId and Version 2, little-endian
 MAX_BLOB = (1 << 31) - 1  # a column's bytes: readers hand them to Arrow, whose offsets are 32-bit signed
 _BIG_HOST = sys.byteorder == "big"
 

@@ -106,7 +106,9 @@ def _encode_cached(value: str, length: int, nul_if_empty: bool, name: str) -> by
     return raw
 
 
-_LE_HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, b"MD  \x02\x00\x00\x00": C.MQMD_VERSION_2}
+V2_LE_HEAD = b"MD  \x02\x00\x00\x00"
+"""StrucId and Version of a little-endian MQMD v2: how the stored and the clients' descriptors begin."""
+_LE_HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, V2_LE_HEAD: C.MQMD_VERSION_2}
 _tuple_new = tuple.__new__
 
 NONE_ID = bytes(24)
@@ -223,11 +225,11 @@ class MQMD(NamedTuple):
             if len(buf) - offset >= size:
                 # One sender's descriptors differ from each other mostly in MsgId and CorrelId:
                 # everything else is looked up whole (decoding is a function of the bytes).
-                key = bytes(buf[offset:offset + _MSG_ID_AT]) + bytes(buf[offset + _CORREL_ID_END:offset + size])
+                key = bytes(buf[offset:offset + MSG_ID_AT]) + bytes(buf[offset + CORREL_ID_END:offset + size])
                 seen = _whole.get(key)
                 if seen is not None:
-                    return _tuple_new(cls, (*seen[:_I_MSG_ID], bytes(buf[offset + _MSG_ID_AT:offset + _CORREL_ID_AT]),
-                                            bytes(buf[offset + _CORREL_ID_AT:offset + _CORREL_ID_END]),
+                    return _tuple_new(cls, (*seen[:_I_MSG_ID], bytes(buf[offset + MSG_ID_AT:offset + CORREL_ID_AT]),
+                                            bytes(buf[offset + CORREL_ID_AT:offset + CORREL_ID_END]),
                                             *seen[_I_MSG_ID + 2:]))
                 md = cls._unpack_checked(buf, offset, version, False)
                 if len(_whole) >= _WHOLE_LIMIT:
@@ -288,7 +290,14 @@ assert _I_BACKOUT == _I_PRIORITY + 4 and _I_REPLY_Q_MGR == _I_BACKOUT + 2 and _I
 assert _I_GROUP == _I_USER + 8
 _I_MSG_ID = _INDEX["msg_id"]
 assert _INDEX["correl_id"] == _I_MSG_ID + 1
-_MSG_ID_AT, _CORREL_ID_AT, _CORREL_ID_END = 48, 72, 96  # byte offsets (see the table above)
+# Byte offsets of the fields that change from one message to the next, for splicing packed
+# descriptors and for keying decodes (the table at the top of this module).
+MSG_ID_AT = LAYOUT_V2.offset_of("msg_id")
+CORREL_ID_AT = LAYOUT_V2.offset_of("correl_id")
+CORREL_ID_END = CORREL_ID_AT + 24
+PUT_DATE_AT = LAYOUT_V2.offset_of("put_date")
+PUT_TIME_END = LAYOUT_V2.offset_of("put_time") + 8
+assert (MSG_ID_AT, CORREL_ID_AT, CORREL_ID_END, PUT_DATE_AT, PUT_TIME_END) == (48, 72, 96, 304, 320)
 # Whole descriptors by their bytes but MsgId and CorrelId (see MQMD.unpack_from).
 _WHOLE_LIMIT = 1024
 _whole: dict[bytes, MQMD] = {}
