@@ -1,0 +1,243 @@
+"""The queue manager's own CPU per request/reply round trip, replayed without sockets.
+
+    .venv/bin/python bench/hop_replay_bench.py [--n 3000] [--size 1024] [--replays 5] [--profile FILE]
+                                               [--recording FILE]
+
+First a live request/reply run of the shape of ``ferrymq bench --scenario request-reply``
+(three processes on 127.0.0.1, as in request_reply_hops.py) records every chunk of bytes
+the server process read, in order, per connection. Then this process replays that
+recording into a fresh queue manager and server several times: the same handlers, engine
+and codec, with transports that only count what is written. The clients choose their own
+MsgIds, so the replies and CorrelId matches come out as in the live run.
+
+What it prints, per round trip (median over the replays):
+- the whole server cost (both hops, each connection's next get included), in process CPU;
+- the critical part of each hop: from the chunk's arrival to the write of the answer to
+  the other side's waiting get (what the other process waits for), in wall time (the
+  median; clock_gettime of the process's CPU clock is a system call, of the monotonic
+  clock is not).
+
+No kernel, no scheduler: a change to the server's Python shows here in one run, with a few
+percent of noise, where the live figures need many alternated runs. ``--profile`` writes a
+cProfile of one replay. ``--recording FILE`` keeps the recording: replayed from FILE when it
+exists (so versions of the server are compared on the same bytes), written there otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import multiprocessing as mp
+import os
+import statistics
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from request_reply_hops import REPLIES, REQUESTS, WARMUP, respond
+
+Chunk = tuple[int, bytes]  # (connection number, the bytes one read delivered)
+
+
+def record(ports: Any, stop: Any, out: Any) -> None:
+    """The live queue manager, recording what each connection's reads delivered."""
+    from ferrymq.engine.api import SystemClock
+    from ferrymq.engine.qmgr import QueueManager
+    from ferrymq.server import QueueManagerServer, eventloop
+    from ferrymq.server import handler as hd
+    from ferrymq.store.memory import MemoryJournal
+
+    chunks: list[Chunk] = []
+    numbers: dict[int, int] = {}
+    inner = hd.ClientHandler.data_received
+
+    def data_received(h: Any, data: bytes) -> None:
+        chunks.append((numbers.setdefault(id(h), len(numbers)), bytes(data)))
+        inner(h, data)
+
+    hd.ClientHandler.data_received = data_received  # type: ignore[method-assign]
+
+    async def main() -> None:
+        qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
+        for name in (REQUESTS, REPLIES):
+            qm.objects.define("QLOCAL", name, {"MAXDEPTH": 999_999_999})
+        server = QueueManagerServer(qm, "127.0.0.1", 0)
+        await server.start()
+        ports.put(server.port)
+        await asyncio.get_running_loop().run_in_executor(None, stop.wait)
+        out.put(chunks)
+        await server.stop(quiesce=False)
+
+    with asyncio.Runner(loop_factory=eventloop.loop_factory("auto")) as runner:
+        runner.run(main())
+
+
+def live(n: int, size: int) -> list[Chunk]:
+    import ferrymq.client as fc
+
+    ctx = mp.get_context("spawn")
+    ports, stop, out = ctx.Queue(), ctx.Event(), ctx.Queue()
+    server = ctx.Process(target=record, args=(ports, stop, out))
+    server.start()
+    port = ports.get(timeout=60)
+    responder = ctx.Process(target=respond, args=(port, n + WARMUP))
+    body = os.urandom(size)
+    with fc.connect("QM1", f"127.0.0.1({port})") as qm:
+        requests, replies = qm.open(REQUESTS, async_put=True), qm.open(REPLIES)
+        responder.start()
+        for _ in range(n + WARMUP):
+            r = requests.put(body, persistent=False, reply_to_q=REPLIES)
+            replies.get(wait=30, correl_id=r.msg_id)
+    responder.join()
+    stop.set()
+    chunks: list[Chunk] = out.get(timeout=60)
+    server.join()
+    return chunks
+
+
+_ENTRY = struct.Struct(">II")  # connection number, chunk length
+
+
+def save(path: Path, chunks: list[Chunk]) -> None:
+    path.write_bytes(b"".join(_ENTRY.pack(n, len(data)) + data for n, data in chunks))
+
+
+def load(path: Path) -> list[Chunk]:
+    raw, chunks, at = path.read_bytes(), [], 0
+    while at < len(raw):
+        number, size = _ENTRY.unpack_from(raw, at)
+        at += _ENTRY.size
+        chunks.append((number, raw[at:at + size]))
+        at += size
+    return chunks
+
+
+class CountingTransport:
+    """What a handler needs of a transport; writes are counted and timed, not sent."""
+
+    def __init__(self) -> None:
+        self.written = 0
+        self.last_write = 0.0
+
+    def write(self, data: bytes) -> None:
+        self.written += len(data)
+        self.last_write = time.perf_counter()
+
+    def writelines(self, parts: list[bytes]) -> None:
+        self.write(b"".join(parts))
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 0) if name == "peername" else default
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | None) -> dict[str, float]:
+    """Feed the recording to a fresh server; CPU per round trip of the last ``trips``."""
+    from ferrymq.engine.api import SystemClock
+    from ferrymq.engine.qmgr import QueueManager
+    from ferrymq.server import QueueManagerServer
+    from ferrymq.server.handler import ClientHandler
+    from ferrymq.store.memory import MemoryJournal
+
+    qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
+    for name in (REQUESTS, REPLIES):
+        qm.objects.define("QLOCAL", name, {"MAXDEPTH": 999_999_999})
+    server = QueueManagerServer(qm, "127.0.0.1", 0)
+    await server.start(listen=False)
+    handlers: dict[int, ClientHandler] = {}
+    transports: dict[int, CountingTransport] = {}
+    for number, _ in chunks:
+        if number not in handlers:
+            handlers[number] = h = ClientHandler(server)
+            transports[number] = t = CountingTransport()
+            h.connection_made(t)  # type: ignore[arg-type]
+    # The timed part: the chunks of the last ``trips`` round trips (two chunks each, one per side).
+    start = len(chunks) - 2 * trips
+    for number, data in chunks[:start]:
+        handlers[number].data_received(data)
+    hop: dict[int, list[float]] = {n: [] for n in handlers}
+    if profile is not None:
+        profile.enable()
+    t0 = time.process_time()
+    for number, data in chunks[start:]:
+        others = [t for n, t in transports.items() if n != number]
+        before = [t.last_write for t in others]
+        t = time.perf_counter()
+        handlers[number].data_received(data)
+        answered = [o.last_write for o, b in zip(others, before, strict=True) if o.last_write != b]
+        if answered:
+            hop[number].append(answered[0] - t)
+    total = time.process_time() - t0
+    if profile is not None:
+        profile.disable()
+    for h in handlers.values():
+        h.connection_lost(None)
+    await server.stop(quiesce=False)
+    out = {"server CPU per round trip": total / trips}
+    for number, values in hop.items():
+        if len(values) > trips // 2:
+            out[f"critical part of a hop, connection {number}"] = statistics.median(values)
+    return out
+
+
+def main() -> None:
+    from ferrymq.server import eventloop
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=3000, help=f"round trips recorded (after {WARMUP})")
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--replays", type=int, default=5)
+    ap.add_argument("--profile", metavar="FILE", help="write a cProfile of one more replay to FILE")
+    ap.add_argument("--recording", metavar="FILE", type=Path,
+                    help="replay FILE if it exists (--n and --size then come from it), else record into it")
+    a = ap.parse_args()
+    if a.recording is not None and a.recording.exists():
+        chunks = load(a.recording)
+        a.n = len(chunks) // 2 - 5  # the handshake is a few chunks per connection
+    else:
+        chunks = live(a.n, a.size)
+        if a.recording is not None:
+            save(a.recording, chunks)
+    # The handshake (connect, opens) and warm-up are replayed untimed; a round trip is one
+    # chunk from each side, so only the recording's steady tail is timed.
+    trips = a.n - 200
+    runs: list[dict[str, float]] = []
+    with asyncio.Runner(loop_factory=eventloop.loop_factory("auto")) as runner:
+        for _ in range(a.replays):
+            runs.append(runner.run(replay(chunks, trips, None)))
+        if a.profile:
+            prof = cProfile.Profile()
+            runner.run(replay(chunks, trips, prof))
+            prof.dump_stats(a.profile)
+    print(f"{len(chunks)} chunks recorded; {trips} round trips timed per replay, {a.replays} replays (process CPU, median)")
+    for name in runs[0]:
+        values = [r[name] for r in runs if name in r]
+        print(f"  {name:45s} {statistics.median(values) * 1e6:7.1f} µs  (min {min(values) * 1e6:.1f})")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
