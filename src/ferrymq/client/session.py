@@ -182,6 +182,10 @@ class Session:
             ConnectionBroken: the server broke the protocol.
         """
         self.last_rx = time.monotonic()
+        reply = self.conn.receive_get_reply(data)
+        if reply is not None:  # what a request/reply loop receives: one GetReply, alone
+            self.replies[reply.corr] = reply
+            return
         self.conn.receive_data(data)
         while True:
             try:

@@ -168,6 +168,8 @@ def _props(props: Any) -> bytes:
 
 
 _OK = _STATUS.pack(0, 0) + b"\0\0"  # MQCC_OK, MQRC_NONE, no detail: most replies
+OK_STATUS = _OK
+"""The status of most replies (MQCC_OK, MQRC_NONE, no detail) as its 10 bytes."""
 
 
 def _status(comp: int, reason: int, detail: str) -> bytes:

@@ -19,6 +19,7 @@ leaves the machine in ``ERROR``; ``send()`` raises ``LocalProtocolError`` for ou
 from __future__ import annotations
 
 import enum
+import struct
 from collections import deque
 from collections.abc import Callable
 from typing import Final, TypeVar
@@ -28,7 +29,9 @@ from ferrymq.protocol import codec, columnframes, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.framing import pack_packet, packet_parts
+from ferrymq.wire import gpacket
 from ferrymq.wire.gpacket import GPacketReader
+from ferrymq.wire.mqmd import V2_LE_HEAD
 
 
 class _Sentinel(enum.Enum):
@@ -205,6 +208,13 @@ class _Machine:
         self.max_packet = max_msg_length + FRAME_OVERHEAD
 
 
+# A GetReply frame as a request/reply loop receives it: the GPacket header, then the body's
+# fixed start (an OK status of 10 bytes, data length, MsgToken, the resolved name's length).
+_GET_REPLY_HEAD = struct.Struct(">hhiiiqqI10sI16sH")
+_MD_V2 = 364
+_NO_PROPS = b"\0\0\0\0"
+
+
 class ClientConnection(_Machine):
     """The client's end: sends requests, receives replies and pushed messages."""
 
@@ -223,6 +233,35 @@ class ClientConnection(_Machine):
     def outstanding(self) -> int:
         """Requests sent and not yet answered."""
         return len(self._outstanding)
+
+    def receive_get_reply(self, data: bytes) -> E.GetReply | None:
+        """``receive_data(data)`` and ``next_event()`` at once, for what a request/reply loop
+        receives: ``data`` is exactly one GetReply frame (OK status, an MQMD v2 in
+        little-endian, no properties) answering an outstanding Get, and nothing is buffered.
+        Returns the event ``next_event`` would return. For any other ``data`` (also a
+        malformed frame, whose error ``next_event`` reports) returns None having taken
+        nothing: the caller feeds it with ``receive_data``."""
+        if len(data) < _GET_REPLY_HEAD.size or self._reader.buffered or self._eof or self._error is not None:
+            return None
+        version, ptype, size, magic, props_size, _, corr, _, status, length, token, n = _GET_REPLY_HEAD.unpack_from(data)
+        if (ptype != codec.T_GET_REPLY or size != len(data) or magic != gpacket.MAGIC or version != gpacket.VERSION
+                or props_size or status != codec.OK_STATUS or size > self.max_packet):
+            return None
+        md_at = _GET_REPLY_HEAD.size + n
+        data_at = md_at + _MD_V2 + 4
+        if (size < data_at or not data.startswith(V2_LE_HEAD, md_at)
+                or not data.startswith(_NO_PROPS, data_at - 4)):
+            return None
+        req = self._outstanding.get(corr)
+        if req is not E.Get and req is not E.GetBatch:
+            return None
+        try:
+            name = data[_GET_REPLY_HEAD.size : md_at].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        del self._outstanding[corr]
+        self._fed += size
+        return E.GetReply(corr, data[md_at : data_at - 4], data[data_at:], length, token, name)
 
     def send(self, ev: E.ClientEvent | columnframes.PutColumns) -> bytes:
         """The bytes of one client frame.

@@ -1,0 +1,111 @@
+"""The client's fast paths against the general ones: the same events, the same bytes, the
+same state afterwards, for any frame (also damaged ones, which the fast paths must leave
+to the general path and its errors)."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ferrymq.protocol import events as E
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, ServerConnection
+from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.wire.mqmd import MQMD
+
+names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+i32 = st.integers(-(2**31), 2**31 - 1)
+mds = st.fixed_dictionaries({
+    "version": st.sampled_from([1, 2]), "priority": st.integers(-1, 9), "msg_id": st.binary(min_size=24, max_size=24),
+    "correl_id": st.binary(min_size=24, max_size=24), "encoding": st.sampled_from([273, 546]),
+}).map(lambda kw: MQMD(**kw))
+props = st.none() | st.dictionaries(st.text(min_size=1, max_size=8), st.booleans() | st.text(max_size=10), max_size=2)
+statuses = st.sampled_from([(0, 0, ""), (1, 2079, ""), (2, 2080, "truncated"), (0, 0, "x")])
+
+MAX = 4096
+
+
+def connected() -> tuple[ClientConnection, ServerConnection]:
+    c, s = ClientConnection(), ServerConnection()
+    s.receive_data(c.send(E.Connect(1, max_msg_length=MAX)))
+    s.next_event()
+    c.receive_data(s.send(E.ConnectReply(1, max_msg_length=MAX, version=E.PROTOCOL_VERSION)))
+    c.next_event()
+    return c, s
+
+
+@st.composite
+def get_reply_frames(draw: st.DrawFn) -> tuple[ClientConnection, bytes]:
+    """A connected client with a request outstanding and the bytes of a GetReply to it
+    (sometimes damaged, sometimes answering another request or none)."""
+    c, s = connected()
+    req = draw(st.sampled_from(["get", "get_batch", "inquire"]))
+    if req == "get":
+        ev: E.ClientEvent = E.Get(2, 1, MQMD(version=2))
+    elif req == "get_batch":
+        ev = E.GetBatch(2, 1, max_messages=5)
+    else:
+        ev = E.Inquire(2, 1, (1,), ())
+    s.receive_data(c.send(ev))
+    s.next_event()
+    comp, reason, detail = draw(statuses)
+    md = draw(mds).pack()
+    reply = E.GetReply(2, md, draw(st.binary(max_size=200)), draw(st.integers(0, 2**32 - 1)),
+                       draw(st.binary(min_size=16, max_size=16)), draw(names), None, comp, reason, detail)
+    if draw(st.booleans()) and req != "inquire":
+        data = s.send(reply)
+    else:  # the server machine would refuse to send it; encode it as a rogue server would
+        data = s._pack(reply)
+    if draw(st.booleans()):
+        raw = bytearray(data)
+        for _ in range(draw(st.integers(1, 3))):
+            at = draw(st.integers(0, len(raw) - 1))
+            raw[at] = draw(st.integers(0, 255))
+        data = bytes(raw[: draw(st.integers(1, len(raw)))])
+    return c, data
+
+
+def slow(c: ClientConnection, data: bytes) -> list[object]:
+    c.receive_data(data)
+    out: list[object] = []
+    while True:
+        try:
+            ev = c.next_event()
+        except RemoteProtocolError as exc:
+            out.append(("error", str(exc)))
+            return out
+        if ev is NEED_DATA or ev is CLOSED:
+            return out
+        out.append(ev)
+
+
+def state(c: ClientConnection) -> tuple[object, ...]:
+    return c._outstanding.copy(), c._fed, c._reader.buffered, c.state
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(get_reply_frames())
+def test_receive_get_reply_is_next_event(case: tuple[ClientConnection, bytes]) -> None:
+    c, data = case
+    twin = copy.deepcopy(c)
+    expected = slow(twin, data)
+    before = state(c)
+    got = c.receive_get_reply(data)
+    if got is None:  # nothing taken: the general path decides, and says the same
+        assert state(c) == before
+        assert slow(c, data) == expected
+    else:
+        assert expected == [got]
+        assert state(c) == state(twin)
+
+
+def test_the_usual_reply_takes_the_fast_path() -> None:
+    """A test that the fast path is taken at all (the property above holds either way)."""
+    c, s = connected()
+    s.receive_data(c.send(E.Get(2, 1, MQMD(version=2))))
+    s.next_event()
+    reply = E.GetReply(2, MQMD(version=2).pack(), b"data", 4, bytes(16), "Q")
+    got = c.receive_get_reply(s.send(reply))
+    assert got == reply
+    assert c.outstanding == 0
