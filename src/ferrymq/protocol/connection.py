@@ -22,7 +22,7 @@ import enum
 import struct
 from collections import deque
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from ferrymq.errors import DecodeError
 from ferrymq.protocol import codec, columnframes, seqframes
@@ -270,6 +270,18 @@ class ClientConnection(_Machine):
             LocalProtocolError: not allowed in this state, or a duplicate correlation id.
         """
         t = type(ev)
+        if self.state is State.CONNECTED:  # a request/reply loop's frames first (no other check applies to them)
+            if t is E.Get:
+                corr = ev.corr  # type: ignore[union-attr]
+                if corr <= 0 or corr in self._outstanding:
+                    raise LocalProtocolError(f"correlation id {corr} is not positive or is still in use")
+                data = self._whole(codec.get_frame, ev)
+                self._outstanding[corr] = t
+                return data
+            if t is E.Put and not ev.reply:  # type: ignore[union-attr]
+                if len(ev.data) > self.max_msg_length > 0:  # type: ignore[union-attr]
+                    raise LocalProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
+                return self._whole(codec.put_frame, ev)
         if self.state is State.IDLE:
             if t is not E.Connect:
                 raise LocalProtocolError(f"{t.__name__} before Connect")
@@ -309,6 +321,13 @@ class ClientConnection(_Machine):
         elif t is E.Close:
             self._closing[corr] = ev.hobj  # type: ignore[union-attr]
         return data
+
+    def _whole(self, frame: Callable[[Any], bytes], ev: Any) -> bytes:
+        """``frame(ev)``: a Put's or Get's packet in one step; ``_pack``'s error when it fails."""
+        try:
+            return frame(ev)
+        except (ValueError, OverflowError, struct.error):
+            return self._pack(ev)
 
     def _check_incoming(self, ev: E.Event) -> None:
         t = type(ev)
