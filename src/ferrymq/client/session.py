@@ -45,6 +45,8 @@ DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_IN
 OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 
 
+_U64 = struct.Struct(">Q").pack
+
 _NOT_REPLIES = frozenset({E.Pushed, E.PushedBatch, E.PersistentNext, E.Heartbeat, E.Ending})
 """The frames from the server that answer no request."""
 
@@ -108,14 +110,22 @@ class Session:
                 self._batch_put(ev, limit)
                 return
         batch = self._batch
-        if batch:
-            if len(batch) == 1:  # a lone asynchronous put, as a request/reply loop sends: as itself
-                self.out_bytes -= self._batch_bytes
-                self._batch, self._batch_bytes = [], 0
-                self._encode(batch[0])
-            else:
-                self._send_batch()
-        self._encode(ev)
+        out = self.out
+        try:  # _encode's work, inline: a request/reply loop comes here twice per round trip
+            if batch:
+                if len(batch) == 1:  # a lone asynchronous put, as a request/reply loop sends: as itself
+                    self.out_bytes -= self._batch_bytes
+                    self._batch, self._batch_bytes = [], 0
+                    data = self.conn.send(batch[0])
+                    out.append(data)
+                    self.out_bytes += len(data)
+                else:
+                    self._send_batch()
+            data = self.conn.send(ev)
+        except LocalProtocolError as exc:
+            raise broken(str(exc)) from None
+        out.append(data)
+        self.out_bytes += len(data)
 
     def _encode(self, ev: E.ClientEvent | PutColumns) -> None:
         try:
@@ -267,7 +277,7 @@ class Session:
 
     def new_msg_id(self) -> bytes:
         """A MsgId for an asynchronous put, in MQ's shape: "AMQ ", the queue manager name, 8 unique bytes."""
-        return self._id_prefix + struct.pack(">Q", self._salt | (next(self._msg_counter) & 0xFFFFFFFFFF))
+        return self._id_prefix + _U64(self._salt | (next(self._msg_counter) & 0xFFFFFFFFFF))
 
     def connected(self, reply: E.ConnectReply) -> None:
         self.qmgr_name = reply.qmgr_name
@@ -511,7 +521,7 @@ def send_columns(session: Session, uow: Any, hobj: int, offsets: bytes, data: by
 _NO_TOKEN = bytes(16)
 
 
-def get_event(corr: int, hobj: int, *, wait: float | None, msg_id: bytes | None, correl_id: bytes | None,
+def get_event(corr: int, hobj: int, wait: float | None, msg_id: bytes | None, correl_id: bytes | None,
               syncpoint: bool, max_length: int, accept_truncated: bool, browse: int = 0,
               options: int = 0) -> E.Get:
     md, match = get_md(msg_id, correl_id)

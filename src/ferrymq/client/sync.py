@@ -510,9 +510,9 @@ class Queue:
             # what is left of the wait.
             if wait is not None:
                 wait = max(0.0, wait - (time.monotonic() - started))
-        ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id, syncpoint=sp,
-                         max_length=max_length or c._s.max_msg_length, accept_truncated=accept_truncated,
-                         options=options)
+        s = c._s
+        ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, max_length or s.max_msg_length,
+                         accept_truncated, 0, options)  # positional: cheaper to bind
         return S.message_from(c._call(ev))
 
     def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,

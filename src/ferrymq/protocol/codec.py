@@ -320,7 +320,9 @@ def put_frame(e: Any) -> bytes:
         ValueError, OverflowError, struct.error: as ``encode`` may (the caller then asks
             ``encode`` itself, so that the error is the one it raises).
     """
-    md = _md(e.md)
+    md = e.md
+    if type(md) is not bytes or len(md) != C.MQMD_LENGTH_2 or not md.startswith(V2_LE_HEAD):  # _md's fast case first
+        md = _md(md)
     props = _props(e.properties)
     data = e.data
     size = _PUT_FRAME.size + len(md) + len(props) + len(data)
@@ -336,7 +338,9 @@ def get_frame(e: Any) -> bytes:
     """
     if len(e.msg_token) != 16:
         raise ValueError("msg_token must be 16 bytes")
-    md = _md(e.md)
+    md = e.md
+    if type(md) is not bytes or len(md) != C.MQMD_LENGTH_2 or not md.startswith(V2_LE_HEAD):
+        md = _md(md)
     return _GET_FRAME.pack(gpacket.VERSION, T_GET, _GET_FRAME.size + len(md), gpacket.MAGIC, 0, 0, e.corr,
                            _R | (FLAG_MSG_HANDLE if e.msg_handle else 0), e.hobj, e.options, e.wait_interval,
                            e.match_options, e.buffer_length, e.msg_token) + md

@@ -22,7 +22,7 @@ import enum
 import struct
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from ferrymq.errors import DecodeError
 from ferrymq.protocol import codec, columnframes, seqframes
@@ -228,11 +228,17 @@ class ClientConnection(_Machine):
         # A Consume stays outstanding while the server pushes; its Reply ends it.
         self._consume_req: dict[int, int] = {}  # corr of an outstanding Consume -> its hobj
         self._proposed = 0
+        self._clean = False  # known: nothing buffered, no end, no error (see receive_get_reply)
+        self._name_raw, self._name = b"", ""  # the last GetReply's queue name, encoded and not
 
     @property
     def outstanding(self) -> int:
         """Requests sent and not yet answered."""
         return len(self._outstanding)
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        self._clean = False
+        super().receive_data(data)
 
     def receive_get_reply(self, data: bytes) -> E.GetReply | None:
         """``receive_data(data)`` and ``next_event()`` at once, for what a request/reply loop
@@ -241,7 +247,11 @@ class ClientConnection(_Machine):
         Returns the event ``next_event`` would return. For any other ``data`` (also a
         malformed frame, whose error ``next_event`` reports) returns None having taken
         nothing: the caller feeds it with ``receive_data``."""
-        if len(data) < _GET_REPLY_HEAD.size or self._reader.buffered or self._eof or self._error is not None:
+        if not self._clean:  # only receive_data can change what this asks
+            if self._reader.buffered or self._eof or self._error is not None:
+                return None
+            self._clean = True
+        if len(data) < _GET_REPLY_HEAD.size:
             return None
         version, ptype, size, magic, props_size, _, corr, _, status, length, token, n = _GET_REPLY_HEAD.unpack_from(data)
         if (ptype != codec.T_GET_REPLY or size != len(data) or magic != gpacket.MAGIC or version != gpacket.VERSION
@@ -255,10 +265,15 @@ class ClientConnection(_Machine):
         req = self._outstanding.get(corr)
         if req is not E.Get and req is not E.GetBatch:
             return None
-        try:
-            name = data[_GET_REPLY_HEAD.size : md_at].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        if n == len(self._name_raw) and data.startswith(self._name_raw, _GET_REPLY_HEAD.size):
+            name = self._name  # a getter's replies come from one queue
+        else:
+            raw = data[_GET_REPLY_HEAD.size : md_at]
+            try:
+                name = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            self._name_raw, self._name = raw, name
         del self._outstanding[corr]
         self._fed += size
         return E.GetReply(corr, data[md_at : data_at - 4], data[data_at:], length, token, name)
@@ -275,13 +290,19 @@ class ClientConnection(_Machine):
                 corr = ev.corr  # type: ignore[union-attr]
                 if corr <= 0 or corr in self._outstanding:
                     raise LocalProtocolError(f"correlation id {corr} is not positive or is still in use")
-                data = self._whole(codec.get_frame, ev)
+                try:  # on any failure the general encoder runs, and raises what it raises
+                    data = codec.get_frame(ev)
+                except (ValueError, OverflowError, struct.error):
+                    data = self._pack(ev)
                 self._outstanding[corr] = t
                 return data
             if t is E.Put and not ev.reply:  # type: ignore[union-attr]
                 if len(ev.data) > self.max_msg_length > 0:  # type: ignore[union-attr]
                     raise LocalProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
-                return self._whole(codec.put_frame, ev)
+                try:
+                    return codec.put_frame(ev)
+                except (ValueError, OverflowError, struct.error):
+                    return self._pack(ev)
         if self.state is State.IDLE:
             if t is not E.Connect:
                 raise LocalProtocolError(f"{t.__name__} before Connect")
@@ -321,13 +342,6 @@ class ClientConnection(_Machine):
         elif t is E.Close:
             self._closing[corr] = ev.hobj  # type: ignore[union-attr]
         return data
-
-    def _whole(self, frame: Callable[[Any], bytes], ev: Any) -> bytes:
-        """``frame(ev)``: a Put's or Get's packet in one step; ``_pack``'s error when it fails."""
-        try:
-            return frame(ev)
-        except (ValueError, OverflowError, struct.error):
-            return self._pack(ev)
 
     def _check_incoming(self, ev: E.Event) -> None:
         t = type(ev)
