@@ -24,11 +24,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ferrymq.engine.api import Delivery
+from ferrymq.engine.api import Delivery, GetResult
 from ferrymq.engine.message import Message, packed_like
 from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.putplan import PutPlan
 from ferrymq.engine.session import Handle
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import NONE_ID
 
 if TYPE_CHECKING:
@@ -39,53 +41,71 @@ _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UN
               | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT)
 # Match options that compare what only the full descriptor or the queue's own index knows.
 _RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
+_MATCH_MSG_ID, _MATCH_CORREL_ID = C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_CORREL_ID
+_MATCH_IDS = _MATCH_MSG_ID | _MATCH_CORREL_ID
+# take puts the message in the getter's unit of work (the message is never persistent here).
+_IN_UOW = C.MQGMO_SYNCPOINT
+_PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
 
 
-def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: float) -> bool:
+def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: float, plan: PutPlan | None = None) -> bool:
     """Give ``msg``, just put through ``via`` outside syncpoint to ``q`` at ``now``, to the
     first waiting get that would take it, when that is provably what placing it would do;
-    True if it was given (the caller then neither inserts it nor wakes the queue)."""
+    True if it was given (the caller then neither inserts it nor wakes the queue). ``plan``:
+    the put plan that made the message's descriptor (its bytes are spliced from the plan's)."""
     messages = q.messages
-    if messages.by_seq or messages.watchers or msg.expires_at is not None or msg.persistence == C.MQPER_PERSISTENT:
-        return False
-    if msg.properties or msg.v6:
+    if (messages.by_seq or messages.watchers or msg.expires_at is not None or msg.persistence == _PERSISTENT
+            or msg.properties or msg.v6):
         return False
     ids = qm.queue_waiters.get(q.name)
-    if not ids:
+    # GET(DISABLED): wake would answer the waits with MQRC_GET_INHIBITED.
+    if not ids or q.attrs["GET"] == _GET_INHIBITED:
         return False
+    waiters, connections = qm.waiters, qm.connections
     for wid in ids:
-        w = qm.waiters.get(wid)
+        w = waiters.get(wid)
         if w is None:
             return False
-        conn = qm.connections.get(w.hconn)
+        conn = connections.get(w.hconn)
         h = conn.handles.get(w.hobj) if conn is not None else None
         if conn is None or h is None or h.selection is not None:
             return False
         gmo = w.gmo
-        mo = gmo.match_options
-        if gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
+        opts, mo = gmo.options, gmo.match_options
+        if opts & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
             return False
         alias = h.alias
-        if q.attrs["GET"] == C.MQQA_GET_INHIBITED or (alias is not None and alias.attrs["GET"] == C.MQQA_GET_INHIBITED):
-            return False  # wake answers the waits with MQRC_GET_INHIBITED
-        wmd = w.md
-        if ((mo & C.MQMO_MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg.msg_id)
-                or (mo & C.MQMO_MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != msg.correl_id)):
-            continue  # its search would find nothing: wake goes on to the next wait
-        if msg.data_length > w.buffer_length:
+        if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
+            return False
+        if mo & _MATCH_IDS:
+            wmd = w.md
+            if ((mo & _MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg.msg_id)
+                    or (mo & _MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != msg.correl_id)):
+                continue  # its search would find nothing: wake goes on to the next wait
+        data = msg.data
+        buffer_length = w.buffer_length
+        if len(data) > buffer_length:
             return False  # truncation: the message stays on the queue, under the getter's cursor
-        # What wake and attempt do for the wait that finds it.
-        outer, qm._sync_lsn = qm._sync_lsn, 0
-        qm.take(conn, h, q, msg, gmo.options, queued=False)
-        # Its descriptor goes to the getter at once: packed now, from the putter's last one.
-        raw, via.last_put_md = packed_like(msg.md, via.last_put_md)
+        # What wake and attempt do for the wait that finds it (take: only what applies to a
+        # message that was never queued, locked or journaled).
+        md = msg.md
+        lsn = 0
+        if opts & _IN_UOW or h.options & C.MQOO_SAVE_ALL_CONTEXT or md.report & C.MQRO_COD:
+            outer, qm._sync_lsn = qm._sync_lsn, 0
+            qm.take(conn, h, q, msg, opts, queued=False)
+            lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
+        # Its descriptor goes to the getter at once: packed now, from the plan or the putter's last one.
+        if plan is not None:
+            raw = plan.packed(md)
+        else:
+            raw, via.last_put_md = packed_like(md, via.last_put_md)
         msg.set_md_bytes(raw)
         q.last_get = now
-        found = qm.result(h, msg, w.buffer_length, now, C.MQCC_OK, C.MQRC_NONE, None, gmo.msg_handle)
-        lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
+        found = GetResult(md, data, len(data), msg.token, q.name, C.MQCC_OK, C.MQRC_NONE, msg.seq, msg.queue,
+                          PropertySet() if gmo.msg_handle else None, raw)
         qm.end_wait(wid)
         qm.deliveries.append(Delivery(wid, found, None, lsn))
-        if msg.report & C.MQRO_COA:
+        if md.report & C.MQRO_COA:
             qm.report_arrival(msg)
         return True
     return False

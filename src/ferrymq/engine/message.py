@@ -183,7 +183,7 @@ _ID_LENGTH = 24
 # Every MQMD field but MsgId (11), CorrelId (12), PutDate (21) and PutTime (22).
 assert len(MQMD._fields) == 29 and MQMD._fields[11:13] == ("msg_id", "correl_id")
 assert MQMD._fields[21:23] == ("put_date", "put_time")
-_STEADY_FIELDS = operator.itemgetter(*range(11), *range(13, 21), *range(23, 29))
+STEADY_FIELDS = operator.itemgetter(*range(11), *range(13, 21), *range(23, 29))
 PackedMD = tuple[tuple[object, ...], bytes]
 """A descriptor's fields but its identifiers and put time, and its packed bytes (see packed_like)."""
 
@@ -195,7 +195,7 @@ def packed_like(md: MQMD, last: PackedMD | None) -> tuple[bytes, PackedMD]:
     CorrelId, PutDate and PutTime: when only those differ from ``last``, its bytes are
     spliced rather than the whole structure packed again (less than half the cost).
     """
-    steady = _STEADY_FIELDS(md)
+    steady = STEADY_FIELDS(md)
     if last is not None and steady == last[0]:
         msg_id, correl_id, date, tod = md[11], md[12], md[21], md[22]
         if (len(date) == 8 and len(tod) == 8 and len(msg_id) == _ID_LENGTH and len(correl_id) == _ID_LENGTH

@@ -13,8 +13,9 @@ from itertools import repeat
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
 from ferrymq.engine.handover import hand_over
-from ferrymq.engine.message import Message
+from ferrymq.engine.message import STEADY_FIELDS, Message
 from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.putplan import NO_ACCOUNTING, PutLimits, PutPlan, own_context, spliceable
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.engine.state import Waiter
 from ferrymq.engine.waits import Waits
@@ -28,7 +29,6 @@ _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQO
                   | C.MQOO_SET_ALL_CONTEXT)
 _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
                     | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT)
-_NO_ACCOUNTING = bytes(32)
 # Put options under which place() decides something per message (a run cannot share it):
 # passing context may fail per put (MQRC_CONTEXT_HANDLE_ERROR); set or no context is the
 # descriptor's or none, the same for every message of a run.
@@ -55,38 +55,6 @@ def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
                 or (mo & C.MQMO_MATCH_MSG_TOKEN and gmo.msg_token != bytes(16)))
 
 
-class PutLimits:
-    """The rules that refuse a put through one handle, in MQPUT's order: the data's length
-    (queue manager, then queue MAXMSGL), put inhibited (alias, then queue), a persistent
-    message on a temporary dynamic queue, MAXDEPTH, MAXUMSGS. ``place`` checks one message
-    with them and ``_place_run`` a run of asynchronous puts, so that a batch is refused
-    exactly as the same puts one by one; what cannot change within a run is read once."""
-
-    __slots__ = ("fixed", "max_depth", "max_uow", "q_max", "qmgr_max", "queue")
-
-    def __init__(self, queue: QueueObject, qmgr_max: int, q_max: int, fixed: MQError | None, max_depth: int,
-                 max_uow: int) -> None:
-        self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
-        self.max_depth, self.max_uow = max_depth, max_uow
-
-    def refusal(self, size: int, conn: Connection, in_uow: bool) -> MQError | None:
-        """The first rule a put of ``size`` bytes breaks now; None when it may go ahead."""
-        if size > self.qmgr_max:
-            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
-                          f"message of {size} bytes exceeds queue manager MAXMSGL({self.qmgr_max})")
-        q = self.queue
-        if size > self.q_max:
-            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({self.q_max})")
-        if self.fixed is not None:
-            return self.fixed
-        messages = q.messages
-        if len(messages.by_seq) + messages.uncommitted >= self.max_depth:
-            return failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({self.max_depth}) messages")
-        if in_uow and conn.uow is not None and len(conn.uow) >= self.max_uow:
-            return failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.max_uow}) messages")
-        return None
-
-
 class Messaging(Waits):
     """put, get and their helpers; mixed into QueueManager."""
 
@@ -99,8 +67,60 @@ class Messaging(Waits):
         Raises:
             MQError: IBM's reason for every refusal (see validate.py and _place).
         """
+        conn = self.connections.get(hconn)
+        h = None if conn is None else conn.handles.get(hobj)
+        if h is not None:
+            plan = h.put_plan
+            if (plan is not None and plan.epoch == self.objects.epoch and plan.options == pmo.options
+                    and not properties and plan.steady == STEADY_FIELDS(md) and not h.deleted and spliceable(md)):
+                assert conn is not None
+                return self._put_planned(conn, h, plan, md, data)
         conn, h, warning = self._check_put(hconn, hobj, md, pmo)
-        return self.place(conn, h, md, pmo, data, warning, properties)
+        result = self.place(conn, h, md, pmo, data, warning, properties)
+        h.put_plan = None if properties else self._plan(conn, h, md, pmo, warning)
+        return result
+
+    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD, data: bytes) -> PutResult:
+        """``place`` for a put that its handle's plan covers: what ``_check_put`` and
+        ``place`` would work out from the handle, options and descriptor is the plan's."""
+        limits = plan.limits
+        q = limits.queue
+        in_uow = plan.in_uow
+        refusal = limits.refusal(len(data), conn, in_uow)
+        if refusal is not None:
+            raise refusal
+        now = self.clock.now()
+        opts = plan.options
+        msg_id = md.msg_id  # then CorrelId: new identifiers are made in fill_descriptor's order
+        if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
+            msg_id = self.new_id()
+        date, tod = self.stamp_put(now)
+        stored = plan.stored(msg_id, self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id, date, tod)
+        msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, plan.fifo)
+        if in_uow:
+            self.place_message(q, msg, self.uow_of(conn))
+        elif not hand_over(self, q, msg, h, now, plan):
+            self.place_message(q, msg, None)
+        q.last_put = now
+        return PutResult(stored, q.name, self.name, plan.comp, plan.warning, msg.seq)
+
+    def _plan(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, warning: int) -> PutPlan | None:
+        """The plan for the next put through ``h`` with these options and descriptor fields
+        (just put by ``place``); None where ``place`` decides per message (see putplan)."""
+        q = h.queue
+        assert q is not None
+        qa = q.attrs
+        opts = pmo.options
+        if (opts & _CONTEXT_OPTIONS or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT):
+            return None
+        definer = h.alias or q
+        priority = int(definer.attrs["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
+        persistence = (int(definer.attrs["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
+                       else md.persistence)
+        base = with_put_context(md, NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr or self.name,
+                                own_context(conn, "", ""))
+        return PutPlan(self.objects.epoch, opts, STEADY_FIELDS(md), warning, self.put_limits(h, persistence),
+                       qa.get("MSGDLVSQ") == C.MQMDS_FIFO, base)
 
     def put_many(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions,
                  items: Sequence[tuple[bytes, bytes]]) -> list[MQError | None]:
@@ -288,17 +308,16 @@ class Messaging(Waits):
         if not opts & _CONTEXT_OPTIONS:  # the common case: the queue manager sets all context
             date, tod = self.stamp_put(now)
             return with_put_context(md, msg_id, correl_id, priority, persistence, reply_qmgr,
-                                    (conn.user[:12], _NO_ACCOUNTING, "", conn.appl_type, conn.appl_name[-28:], date,
-                                     tod, ""))
+                                    own_context(conn, date, tod))
         identity: dict[str, object]
         origin: dict[str, object]
         if opts & C.MQPMO_NO_CONTEXT:
-            identity = {"user_identifier": "", "accounting_token": _NO_ACCOUNTING, "appl_identity_data": ""}
+            identity = {"user_identifier": "", "accounting_token": NO_ACCOUNTING, "appl_identity_data": ""}
             origin = {"put_appl_type": C.MQAT_NO_CONTEXT, "put_appl_name": "", "put_date": "", "put_time": "",
                       "appl_origin_data": ""}
         else:
             date, tod = self.stamp_put(now)
-            identity = {"user_identifier": conn.user[:12], "accounting_token": _NO_ACCOUNTING, "appl_identity_data": ""}
+            identity = {"user_identifier": conn.user[:12], "accounting_token": NO_ACCOUNTING, "appl_identity_data": ""}
             origin = {"put_appl_type": conn.appl_type, "put_appl_name": conn.appl_name[-28:], "put_date": date,
                       "put_time": tod, "appl_origin_data": ""}
         if opts & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):

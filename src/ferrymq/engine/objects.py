@@ -147,6 +147,9 @@ class ObjectRegistry:
         self.persist: Callable[[QueueObject], None] = lambda obj: None
         self.unpersist: Callable[[QueueObject], None] = lambda obj: None
         self.persist_qmgr: Callable[[], None] = lambda: None
+        # Bumped by every change of a queue's or the queue manager's attributes: what MQPUT
+        # worked out from them and kept (engine.putplan) is stale from then on.
+        self.epoch = 0
 
     # -- lookups ---------------------------------------------------------------------------
     def find(self, name: str) -> QueueObject | None:
@@ -200,6 +203,7 @@ class ObjectRegistry:
         values = dict(base.attrs) if base is not None else A.defaults_for(qtype)
         values.update(self._checked(qtype, attrs or {}))
         self._check_references(qtype, name, values)
+        self.epoch += 1
         if existing is not None:
             existing.attrs = values
             existing.altered = stamp(self.now())
@@ -227,6 +231,7 @@ class ObjectRegistry:
             raise failed(C.MQRC_OBJECT_IN_USE, f"{obj.name} is open for input by {obj.input_count} handles; NOSHARE refused")
         fifo_before = obj.fifo
         obj.attrs = values
+        self.epoch += 1
         obj.altered = stamp(self.now())
         if obj.fifo != fifo_before:
             _reorder(obj)
@@ -250,6 +255,7 @@ class ObjectRegistry:
         if len(obj.messages) and not purge:
             raise failed(C.MQRC_Q_NOT_EMPTY, f"{obj.name} holds {len(obj.messages)} messages; use PURGE")
         del self.queues[obj.name]
+        self.epoch += 1
         self.unpersist(obj)
 
     def display(self, name: str, qtype: str | None = None, attrs: Iterable[str] = ("ALL",)) -> list[dict[str, int | str]]:
@@ -275,6 +281,7 @@ class ObjectRegistry:
         """
         values = self._checked(A.QMGR, attrs)
         self.qmgr.update(values)
+        self.epoch += 1
         self.qmgr_altered = stamp(self.now())
         self.persist_qmgr()
 
@@ -287,6 +294,7 @@ class ObjectRegistry:
     def load_qmgr(self, payload: bytes) -> None:
         doc = json.loads(payload)
         self.qmgr.update(doc["attrs"])
+        self.epoch += 1
         self.qmgr_created = (doc["created"][0], doc["created"][1])
         self.qmgr_altered = (doc["altered"][0], doc["altered"][1])
 

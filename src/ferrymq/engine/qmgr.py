@@ -197,6 +197,7 @@ class QueueManager(Messaging):
             deftype = int(obj["DEFTYPE"])
             obj = self.objects.define(A.QLOCAL, name, {}, like=None, deftype=deftype)
             self.objects.queues[name].attrs.update(attrs)
+            self.objects.epoch += 1
             if not obj.temporary:
                 self._persist_object(obj)
             input_mode = self._input_mode(obj, options) if options & _INPUT else 0
@@ -317,8 +318,9 @@ class QueueManager(Messaging):
         validate.put_options(pmo.options)
         validate.descriptor_for_put(md)
         opened = self.open(hconn, od, oo | (pmo.options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING))
-        try:
-            return self.put(hconn, opened.hobj, md, pmo, data, properties)
+        try:  # MQPUT's path without its plan, which this handle would not live to use
+            conn, h, warning = self._check_put(hconn, opened.hobj, md, pmo)
+            return self.place(conn, h, md, pmo, data, warning, properties)
         finally:
             self.close(hconn, opened.hobj)
 
@@ -531,6 +533,7 @@ class QueueManager(Messaging):
     def quiesce(self) -> None:
         """Begin ending: FAIL_IF_QUIESCING callers and waits get MQRC_Q_MGR_QUIESCING."""
         self.quiescing = True
+        self.objects.epoch += 1  # puts planned with MQPMO_FAIL_IF_QUIESCING now fail (engine.putplan)
         for wid, w in list(self.waiters.items()):
             if w.gmo.options & C.MQGMO_FAIL_IF_QUIESCING:
                 self.end_wait(wid)

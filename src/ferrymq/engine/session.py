@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ferrymq.engine.message import Message, PackedMD
 from ferrymq.engine.msgqueue import Key
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.selection import SelectionView
 from ferrymq.wire.mqmd import MQMD
+
+if TYPE_CHECKING:
+    from ferrymq.engine.putplan import PutPlan
 
 
 @dataclass(slots=True)
@@ -46,6 +50,7 @@ class Handle:
     saved_context: MQMD | None = None  # the context of the last message got (MQOO_SAVE_ALL_CONTEXT)
     selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
     last_put_md: PackedMD | None = None  # the last descriptor handed over, packed (message.packed_like)
+    put_plan: PutPlan | None = None  # what the last MQPUT worked out, for the next (engine.putplan)
     deleted: bool = False
 
 

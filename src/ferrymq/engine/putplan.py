@@ -1,0 +1,110 @@
+"""What MQPUT works out once for a handle, its put options and a descriptor, kept for the next put.
+
+An application puts through one handle with the same options and a descriptor that differs
+from one message to the next only in MsgId and CorrelId (PutDate and PutTime are the queue
+manager's to set). All MQPUT checks and resolves but those is a function of: the handle
+(fixed at MQOPEN), the options, the descriptor's other fields, the attributes of the queue,
+its alias and the queue manager, and whether the queue manager is quiescing. A PutPlan holds
+the outcome (the warning, priority and persistence, the refusal rules, the stored descriptor
+but its identifiers and put time, and its packed bytes) for the next put with the same
+handle, options and descriptor fields and the same ``epoch``: the object registry bumps it
+on every define, alter and delete of a queue and every change of the queue manager's
+attributes, and quiesce bumps it too, so every such change makes every plan stale.
+
+What may differ from one put to the next is still checked per put, in MQPUT's order (see
+PutLimits): the data's length, depth, the unit of work's size. Plans are made only for the
+common shape, where ``place`` decides nothing else per message: the queue manager sets all
+context, and there are no message properties, no MQRFH2 and no PROPCTL(V6COMPAT).
+"""
+
+from __future__ import annotations
+
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.session import Connection
+from ferrymq.errors import MQError, failed
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import CORREL_ID_END, MQMD, MSG_ID_AT, PUT_DATE_AT, PUT_TIME_END
+
+_tuple_new = tuple.__new__
+_I_MSG_ID, _I_DATE = MQMD._fields.index("msg_id"), MQMD._fields.index("put_date")
+assert MQMD._fields[_I_MSG_ID + 1] == "correl_id" and MQMD._fields[_I_DATE + 1] == "put_time"
+NO_ACCOUNTING = bytes(32)
+_ID_LENGTH = 24
+_STAMP_LENGTH = 16  # PutDate and PutTime, 8 characters each
+
+
+def own_context(conn: Connection, date: str, tod: str) -> tuple[str, bytes, str, int, str, str, str, str]:
+    """The identity and origin context the queue manager sets for a put by ``conn``
+    (UserIdentifier to ApplOriginData, in MQMD order)."""
+    return (conn.user[:12], NO_ACCOUNTING, "", conn.appl_type, conn.appl_name[-28:], date, tod, "")
+
+
+class PutLimits:
+    """The rules that refuse a put through one handle, in MQPUT's order: the data's length
+    (queue manager, then queue MAXMSGL), put inhibited (alias, then queue), a persistent
+    message on a temporary dynamic queue, MAXDEPTH, MAXUMSGS. ``place`` checks one message
+    with them and ``_place_run`` a run of asynchronous puts, so that a batch is refused
+    exactly as the same puts one by one; what cannot change within a run is read once."""
+
+    __slots__ = ("fixed", "max_depth", "max_uow", "q_max", "qmgr_max", "queue")
+
+    def __init__(self, queue: QueueObject, qmgr_max: int, q_max: int, fixed: MQError | None, max_depth: int,
+                 max_uow: int) -> None:
+        self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
+        self.max_depth, self.max_uow = max_depth, max_uow
+
+    def refusal(self, size: int, conn: Connection, in_uow: bool) -> MQError | None:
+        """The first rule a put of ``size`` bytes breaks now; None when it may go ahead."""
+        if size > self.qmgr_max:
+            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+                          f"message of {size} bytes exceeds queue manager MAXMSGL({self.qmgr_max})")
+        q = self.queue
+        if size > self.q_max:
+            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({self.q_max})")
+        if self.fixed is not None:
+            return self.fixed
+        messages = q.messages
+        if len(messages.by_seq) + messages.uncommitted >= self.max_depth:
+            return failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({self.max_depth}) messages")
+        if in_uow and conn.uow is not None and len(conn.uow) >= self.max_uow:
+            return failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.max_uow}) messages")
+        return None
+
+
+class PutPlan:
+    """MQPUT's outcome for one handle, options and descriptor but for what differs per put
+    (see the module docstring). ``base`` is the stored descriptor of a put with the plan's
+    inputs, whatever its identifiers and put time."""
+
+    __slots__ = ("_head", "_mid", "_packed", "_tail", "comp", "epoch", "fifo", "in_uow", "limits", "options", "steady",
+                 "warning")
+
+    def __init__(self, epoch: int, options: int, steady: tuple[object, ...], warning: int, limits: PutLimits,
+                 fifo: bool, base: MQMD) -> None:
+        self.epoch, self.options, self.steady, self.limits, self.fifo = epoch, options, steady, limits, fifo
+        self.warning, self.comp = warning, C.MQCC_WARNING if warning else C.MQCC_OK
+        self.in_uow = bool(options & C.MQPMO_SYNCPOINT)
+        self._head, self._mid, self._tail = base[:_I_MSG_ID], base[_I_MSG_ID + 2 : _I_DATE], base[_I_DATE + 2 :]
+        self._packed: tuple[bytes, bytes, bytes] | None = None
+
+    def stored(self, msg_id: bytes, correl_id: bytes, date: str, tod: str) -> MQMD:
+        """The descriptor a put stores: the plan's, with these identifiers and put time."""
+        return _tuple_new(MQMD, (*self._head, msg_id, correl_id, *self._mid, date, tod, *self._tail))
+
+    def packed(self, stored: MQMD) -> bytes:
+        """``stored.pack(version=2)`` for a descriptor this plan made: the first one packed,
+        the rest spliced into its bytes (a third of the cost)."""
+        parts = self._packed
+        stamp = stored.put_date + stored.put_time
+        if parts is None or len(stamp) != _STAMP_LENGTH or not stamp.isascii():
+            raw = stored.pack(version=C.MQMD_VERSION_2)
+            if len(stamp) == _STAMP_LENGTH and stamp.isascii():
+                self._packed = (raw[:MSG_ID_AT], raw[CORREL_ID_END:PUT_DATE_AT], raw[PUT_TIME_END:])
+            return raw
+        return b"".join((parts[0], stored.msg_id, stored.correl_id, parts[1], stamp.encode("ascii"), parts[2]))
+
+
+def spliceable(md: MQMD) -> bool:
+    """Whether the identifiers of ``md`` are the size packing would insist on (a plan's
+    bytes are spliced, and must fail where packing would)."""
+    return len(md.msg_id) == _ID_LENGTH and len(md.correl_id) == _ID_LENGTH

@@ -1,0 +1,115 @@
+"""MQPUT's kept plan (engine.putplan): a put through a handle whose plan is current gives what
+a put worked out from scratch gives, and every change the plan depends on is seen at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from engine_helpers import Env
+
+from ferrymq.engine.api import ObjectDescriptor, PutOptions
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
+
+BIG = bytes(40_000)  # over the queue manager's lowest MAXMSGL (32 KiB)
+NO_SYNC, SYNC = C.MQPMO_NO_SYNCPOINT, C.MQPMO_SYNCPOINT
+
+
+def _quiesce(env: Env) -> None:
+    env.qm.quiesce()
+
+
+def _mqset_put_inhibited(env: Env) -> None:
+    hobj = env.open("Q", C.MQOO_SET)
+    env.qm.set(env.hconn, hobj, {C.MQIA_INHIBIT_PUT: C.MQQA_PUT_INHIBITED}, {})
+
+
+# (what changes between puts, put options, data): each change decides the next put's outcome.
+CHANGES: list[tuple[str, Any, int, bytes]] = [
+    ("queue PUT(DISABLED)", ("Q", {"PUT": "DISABLED"}), NO_SYNC, b"x"),
+    ("alias PUT(DISABLED)", ("A", {"PUT": "DISABLED"}), NO_SYNC, b"x"),
+    ("MQSET InhibitPut", _mqset_put_inhibited, NO_SYNC, b"x"),
+    ("queue DEFPRTY", ("Q", {"DEFPRTY": 7}), NO_SYNC, b"x"),
+    ("alias DEFPRTY", ("A", {"DEFPRTY": 2}), NO_SYNC, b"x"),
+    ("alias DEFPSIST", ("A", {"DEFPSIST": "YES"}), NO_SYNC, b"x"),
+    ("queue MAXMSGL", ("Q", {"MAXMSGL": 4}), NO_SYNC, b"longer data"),
+    ("queue MAXDEPTH", ("Q", {"MAXDEPTH": 2}), NO_SYNC, b"x"),
+    ("queue MSGDLVSQ", ("Q", {"MSGDLVSQ": "FIFO", "DEFPRTY": 4}), NO_SYNC, b"x"),
+    ("qmgr MAXMSGL", {"MAXMSGL": 32_768}, NO_SYNC, BIG),
+    ("qmgr MAXUMSGS", {"MAXUMSGS": 2}, SYNC, b"x"),
+    ("quiesce", _quiesce, NO_SYNC | C.MQPMO_FAIL_IF_QUIESCING, b"x"),
+]
+
+
+def _env() -> tuple[Env, list[int]]:
+    env = Env()
+    env.define("Q", MAXDEPTH=1000)
+    env.qm.objects.define("QALIAS", "A", {"TARGET": "Q"})
+    return env, [env.open("A", C.MQOO_OUTPUT), env.open("Q", C.MQOO_OUTPUT)]
+
+
+def _run(change: Any, pmo: int, data: bytes, fresh: bool) -> list[Any]:
+    """Puts through the alias and the queue, the change, the same again; ``fresh``: every
+    plan stale before each put."""
+    env, handles = _env()
+    outcomes: list[Any] = []
+    for n in range(8):
+        hobj = handles[n % 2]
+        if n == 4:
+            if change is None:
+                pass
+            elif callable(change):
+                change(env)
+            elif isinstance(change, dict):
+                env.qm.objects.alter_qmgr(change)
+            else:
+                env.qm.objects.alter(*change)
+        if fresh:
+            env.qm.objects.epoch += 1
+        md = MQMD(version=2, msg_id=bytes([n + 1]) * 24, priority=5 if pmo & SYNC else -1)
+        try:
+            r = env.qm.put(env.hconn, hobj, md, PutOptions(pmo), data)
+            outcomes.append((r.md, r.comp, r.reason, r.sequence))
+        except MQError as exc:
+            outcomes.append((exc.comp, exc.reason))
+    q = env.qm.objects.require("Q")
+    outcomes.append([(m.key, m.md, m.md_bytes(), m.record_id != 0, m.v6) for m in q.messages.by_seq.values()])
+    outcomes.append(len(env.qm.connections[env.hconn].uow or ()))
+    return outcomes
+
+
+@pytest.mark.parametrize(("change", "pmo", "data"), [c[1:] for c in CHANGES], ids=[c[0] for c in CHANGES])
+def test_a_change_between_puts_is_seen_by_the_next_put(change: Any, pmo: int, data: bytes) -> None:
+    planned, fresh = _run(change, pmo, data, False), _run(change, pmo, data, True)
+    assert planned == fresh
+    assert planned != _run(None, pmo, data, False)  # the change matters: a stale plan would show
+
+
+def test_a_plan_is_used_for_the_same_descriptor_and_options() -> None:
+    env, (hobj, _) = _env()
+    h = env.qm.connections[env.hconn].handles[hobj]
+    env.qm.put(env.hconn, hobj, MQMD(version=2), PutOptions(NO_SYNC), b"x")
+    plan = h.put_plan
+    assert plan is not None
+    env.qm.put(env.hconn, hobj, MQMD(version=2, msg_id=b"M" * 24, correl_id=b"C" * 24), PutOptions(NO_SYNC), b"y")
+    assert h.put_plan is plan  # kept: only the identifiers differed
+    env.qm.put(env.hconn, hobj, MQMD(version=2, priority=3), PutOptions(NO_SYNC), b"y")
+    assert h.put_plan is not plan  # another descriptor: another plan
+
+
+@pytest.mark.parametrize("pmo", [C.MQPMO_SET_ALL_CONTEXT, C.MQPMO_NO_CONTEXT])
+def test_no_plan_where_context_is_the_putters(pmo: int) -> None:
+    env = Env()
+    env.define("Q")
+    hobj = env.open("Q", C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+    env.qm.put(env.hconn, hobj, MQMD(version=2), PutOptions(pmo), b"x")
+    assert env.qm.connections[env.hconn].handles[hobj].put_plan is None
+
+
+def test_put1_keeps_no_plan() -> None:
+    env = Env()
+    env.define("Q")
+    r = env.qm.put1(env.hconn, ObjectDescriptor("Q"), MQMD(version=2), PutOptions(NO_SYNC), b"x")
+    assert r.reason == C.MQRC_NONE and env.depth("Q") == 1
