@@ -1,8 +1,9 @@
-"""MQPUT's kept plan (engine.putplan), differentially: two queue managers take the same calls
-(puts of varied descriptors and options through a queue and an alias, waits, gets, units of
-work, changes to the queue's, the alias's and the queue manager's attributes, quiescing); in
-the second every plan is made stale before each put, so every put there is worked out from
-scratch. Every answer, delivery, report, stored descriptor and depth must be the same.
+"""MQPUT's kept plan (engine.putplan) and MQGET's kept checks, differentially: two queue
+managers take the same calls (puts of varied descriptors and options through a queue and an
+alias, waits, gets, units of work, changes to the queue's, the alias's and the queue
+manager's attributes, quiescing); in the second every plan is made stale before each call,
+so every put and get there is worked out from scratch. Every answer, delivery, report,
+stored descriptor and depth must be the same.
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ class PlannedVsFresh(RuleBasedStateMachine):
             self.sides.append((qm, clock, conns, handles))
         self.last: tuple[int, MQMD, int] | None = None
 
-    def _both(self, call: Any, put: bool = False) -> Any:
+    def _both(self, call: Any) -> Any:
         outs = []
         for n, (qm, _clock, conns, handles) in enumerate(self.sides):
-            if put and n == 1:
-                qm.objects.epoch += 1  # every plan stale: this side puts the long way
+            if n == 1:
+                qm.objects.epoch += 1  # every plan stale: this side puts and gets the long way
             try:
                 outs.append(_outcome(call(qm, conns, handles)))
             except MQError as exc:
@@ -98,7 +99,7 @@ class PlannedVsFresh(RuleBasedStateMachine):
 
     def _put(self, who: int, md: MQMD, pmo: int, data: bytes) -> Any:
         options = PutOptions(pmo)
-        return self._both(lambda qm, conns, hs: qm.put(conns[who // 2], hs[who], md, options, data), put=True)
+        return self._both(lambda qm, conns, hs: qm.put(conns[who // 2], hs[who], md, options, data))
 
     # A plan is kept for the same handle, options and descriptor but the identifiers: again
     # and again, with attributes changing in between.

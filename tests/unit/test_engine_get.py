@@ -397,3 +397,43 @@ def test_a_waiting_locked_browse_that_moves_its_lock_is_answered_once(env: Env) 
     assert sorted((m.data, bool(m.locked_by)) for m in q.messages.by_seq.values()) == [(b"first", False),
                                                                                         (b"second", True)]
     assert not env.qm.waiters
+
+
+def _reason(call: object) -> int:
+    try:
+        call()  # type: ignore[operator]
+    except MQError as exc:
+        return exc.reason
+    return C.MQRC_NONE
+
+
+def test_checks_passed_once_are_made_again_after_any_change(env: Env) -> None:
+    """A handle remembers the options whose checks it passed (messaging.get); a change of the
+    queue's or the alias's attributes, quiescing, or other options or arguments are checked."""
+    env.define("Q1")
+    env.qm.objects.define("QALIAS", "A1", {"TARGET": "Q1"})
+    hq, ha = env.open("Q1"), env.open("A1")
+    opts = C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+
+    def get(hobj: int, options: int = opts, wait: int = 0, buffer: int = 100, handle: bool = False) -> int:
+        return _reason(lambda: env.qm.get(env.hconn, hobj, MQMD(), GetOptions(options, wait, C.MQMO_NONE,
+                                                                              msg_handle=handle), buffer))
+
+    for hobj in (hq, ha):
+        assert get(hobj) == get(hobj) == C.MQRC_NO_MSG_AVAILABLE
+    env.qm.objects.alter("A1", {"GET": "DISABLED"})
+    assert (get(ha), get(hq)) == (C.MQRC_GET_INHIBITED, C.MQRC_NO_MSG_AVAILABLE)
+    env.qm.objects.alter("A1", {"GET": "ENABLED"})
+    env.qm.objects.alter("Q1", {"GET": "DISABLED"})
+    assert get(ha) == get(hq) == C.MQRC_GET_INHIBITED
+    env.qm.objects.alter("Q1", {"GET": "ENABLED"})
+    assert get(hq) == C.MQRC_NO_MSG_AVAILABLE
+    assert get(hq, opts | C.MQGMO_WAIT, wait=-2) == C.MQRC_WAIT_INTERVAL_ERROR
+    assert get(hq, buffer=-1) == C.MQRC_BUFFER_LENGTH_ERROR
+    assert get(hq, opts | C.MQGMO_PROPERTIES_IN_HANDLE) == C.MQRC_HMSG_ERROR
+    assert get(hq, opts | C.MQGMO_PROPERTIES_IN_HANDLE, handle=True) == C.MQRC_NO_MSG_AVAILABLE
+    env.qm.close(env.hconn, ha, 0)
+    assert get(ha) == C.MQRC_HOBJ_ERROR
+    env.qm.quiesce()
+    assert get(hq) == C.MQRC_Q_MGR_QUIESCING
+    assert get(hq, C.MQGMO_NO_WAIT) == C.MQRC_NO_MSG_AVAILABLE

@@ -25,6 +25,7 @@ from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID, with_ids, with_put_context
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+_CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
                   | C.MQOO_SET_ALL_CONTEXT)
 _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
@@ -354,9 +355,17 @@ class Messaging(Waits):
         Raises:
             MQError: IBM's reason for every refusal; MQRC_NO_MSG_AVAILABLE when nothing matches.
         """
+        conn = self.connections.get(hconn)
+        h = None if conn is None else conn.handles.get(hobj)
+        opts = gmo.options
+        # The checks below are a function of the handle, these options and the epoch (see
+        # engine.putplan): passed once, they pass again until something changes.
+        if (h is not None and h.get_checked == (self.objects.epoch, opts, gmo.match_options, gmo.msg_handle)
+                and buffer_length >= 0 and gmo.wait_interval >= C.MQWI_UNLIMITED and not h.deleted):
+            assert conn is not None
+            return self._get_checked(conn, h, md, gmo, buffer_length)
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
-        opts = gmo.options
         validate.get_options(opts, gmo.wait_interval, gmo.match_options, buffer_length)
         if opts & propctl.PROPERTY_OPTIONS:
             propctl.check_get(opts, gmo.msg_handle)
@@ -372,23 +381,37 @@ class Messaging(Waits):
         self.check_get_allowed(h)
         if opts & C.MQGMO_UNLOCK:
             return self.unlock(h)
+        h.get_checked = (self.objects.epoch, opts, gmo.match_options, gmo.msg_handle)
+        return self._get_checked(conn, h, md, gmo, buffer_length)
+
+    def _get_checked(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions,
+                     buffer_length: int) -> GetResult | Waiting:
+        """MQGET once the call's options and handle have passed their checks."""
+        opts = gmo.options
         if opts & C.MQGMO_MARK_SKIP_BACKOUT and conn.uow is not None and conn.uow.marked_skip is not None:
             raise failed(C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message in this unit of work is already marked skip-backout")
+        q = h.queue
+        assert q is not None
         # Nothing on the queue: no search can find anything (only the cursor options, which
         # fail on a message that is gone, need attempt's answer).
-        if h.queue.messages.by_seq or opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        if q.messages.by_seq or opts & _CURSOR:
             result = self.attempt(conn, h, md, gmo, buffer_length)
             if result is not None:
                 return result
-        if not opts & C.MQGMO_WAIT or gmo.wait_interval == 0:
-            raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {h.queue.name} matches")
+        wait = gmo.wait_interval
+        if not opts & C.MQGMO_WAIT or wait == 0:
+            raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {q.name} matches")
         wid = self._next_waiter
-        self._next_waiter += 1
-        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, h.queue.name)
-        self.queue_waiters.setdefault(h.queue.name, []).append(wid)
+        self._next_waiter = wid + 1
+        name = q.name
+        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, name)
+        ids = self.queue_waiters.get(name)
+        if ids is None:
+            self.queue_waiters[name] = [wid]
+        else:
+            ids.append(wid)
         conn.waiters.add(wid)
-        deadline = None if gmo.wait_interval == C.MQWI_UNLIMITED else self.clock.now() + gmo.wait_interval / 1000.0
-        return Waiting(wid, deadline)
+        return Waiting(wid, None if wait == C.MQWI_UNLIMITED else self.clock.now() + wait / 1000.0)
 
     def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
                  max_bytes: int) -> tuple[list[GetResult], Waiting | MQError | None]:

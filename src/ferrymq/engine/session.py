@@ -51,6 +51,9 @@ class Handle:
     selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
     last_put_md: PackedMD | None = None  # the last descriptor handed over, packed (message.packed_like)
     put_plan: PutPlan | None = None  # what the last MQPUT worked out, for the next (engine.putplan)
+    # (epoch, options, match options, message handle) of the last MQGET whose checks of its
+    # options and this handle passed: they pass again for the same ones (messaging.get).
+    get_checked: tuple[int, int, int, bool] | None = None
     deleted: bool = False
 
 

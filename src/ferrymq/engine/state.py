@@ -21,6 +21,8 @@ from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
 from ferrymq.wire.mqmd import MQMD
 
+_HUNDREDTHS = tuple(f"{n:02d}" for n in range(100))  # PutTime's last two digits, made once
+
 
 @dataclass(slots=True)
 class Waiter:
@@ -198,7 +200,8 @@ class EngineState:
         if second != self._stamp_second:
             t = time.gmtime(second)
             self._stamp_second, self._stamp = second, (time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t))
-        return self._stamp[0], f"{self._stamp[1]}{int((now - second) * 100):02d}"
+        hundredths = int((now - second) * 100)
+        return self._stamp[0], self._stamp[1] + (_HUNDREDTHS[hundredths] if hundredths < 100 else f"{hundredths:02d}")
 
     def qmgr_attr(self, name: str) -> int:
         value = self.objects.qmgr.get(name)

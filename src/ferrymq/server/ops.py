@@ -158,19 +158,20 @@ def _put_columns(h: ClientHandler, ev: PutColumns) -> None:
 
 def _get(h: ClientHandler, ev: E.Get) -> None:
     assert isinstance(ev.md, MQMD)
-    gmo = GetOptions(ev.options, ev.wait_interval, ev.match_options, ev.msg_token, msg_handle=ev.msg_handle)
-    c = h.consumers.get(ev.hobj)
+    qmgr, wait = h.qmgr, ev.wait_interval
+    gmo = GetOptions(ev.options, wait, ev.match_options, ev.msg_token, False, ev.msg_handle)
+    c = h.consumers.get(ev.hobj) if h.consumers else None
     resume = c is not None and c.paused
     r: GetResult | Waiting | None = None
     try:
-        r = h.qmgr.get(h.hconn, ev.hobj, ev.md, gmo, ev.buffer_length)
+        r = qmgr.get(h.hconn, ev.hobj, ev.md, gmo, ev.buffer_length)
     except MQError as exc:
         if not resume:
             raise
         _reply(h, E.Reply(ev.corr, exc.comp, exc.reason, exc.detail))
     if isinstance(r, Waiting):
-        h.qmgr.take_sync_lsn()
-        h.server.add_waiter(r.waiter_id, h, ev.corr, ev.hobj, None if ev.wait_interval < 0 else ev.wait_interval / 1000)
+        qmgr.take_sync_lsn()
+        h.server.add_waiter(r.waiter_id, h, ev.corr, ev.hobj, None if wait < 0 else wait / 1000)
     elif r is not None:
         _reply(h, get_reply(ev.corr, r))
     if resume:
