@@ -125,3 +125,34 @@ def test_random_bytes_never_raise_anything_else(raw: bytes) -> None:
                 pass
         except RemoteProtocolError:
             pass
+
+
+def outcome(s: ServerConnection, stream: bytes) -> tuple[list[object], str]:
+    """The events a stream gives, and the protocol error that ended it ("" if none)."""
+    s.receive_data(stream)
+    s.receive_data(b"")
+    got: list[object] = []
+    try:
+        while (ev := s.next_event()) not in (NEED_DATA, CLOSED):
+            got.append(ev)
+            if isinstance(ev, E.Connect):
+                s.send(E.ConnectReply(ev.corr, max_msg_length=1 << 20))
+    except RemoteProtocolError as exc:
+        return got, str(exc)
+    return got, ""
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(), st.data())
+def test_frames_decoded_in_place_are_the_frames_the_decoders_give(evs: list[E.ClientEvent],
+                                                                  data: st.DataObject) -> None:
+    """Put and Get frames are decoded where they lie in the receive buffer when they have the
+    usual shape; on any stream, intact or damaged, the events and the error that ends it are
+    those of the ordinary decoders."""
+    stream = bytearray(encode_stream(evs))
+    for _ in range(data.draw(st.integers(0, 3))):
+        pos = data.draw(st.integers(0, len(stream) - 1))
+        stream[pos] = data.draw(st.integers(0, 255))
+    ordinary = ServerConnection()
+    ordinary._fast = {}
+    assert outcome(ServerConnection(), bytes(stream)) == outcome(ordinary, bytes(stream))

@@ -339,6 +339,11 @@ def test_mqmd_decode_of_a_seen_descriptor_equals_a_fresh_decode(md: MQMD, msg_id
     assert MQMD.unpack_from(second, offset) == other  # a cache hit when first was seen
     assert MQMD.unpack_from(memoryview(second), offset) == other
     assert MQMD.unpack_from(second, offset, big_endian=False) == other
+    # A receive buffer (bytearray) decodes the same, and the cache's shared entry never
+    # reaches a descriptor already returned: the first keeps its identifiers.
+    earlier = MQMD.unpack_from(bytearray(first), offset)
+    assert MQMD.unpack_from(bytearray(second), offset) == other
+    assert earlier == md and type(earlier.msg_id) is bytes and type(earlier.correl_id) is bytes
 
 
 def test_mqmd_whole_descriptor_cache_stays_bounded() -> None:

@@ -58,9 +58,9 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import columnframes, seqframes
 from ferrymq.protocol import events as E
-from ferrymq.protocol.mdcodec import md_end, pack_md, unpack_md
+from ferrymq.protocol.mdcodec import md_end, pack_md, plain_md_length, unpack_md
 from ferrymq.wire import gpacket
-from ferrymq.wire.mqmd import V2_LE_HEAD
+from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
 
 T_CONNECT = 1100
 T_CONNECT_REPLY = 1101
@@ -519,6 +519,42 @@ def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.Put(corr, hobj, md, r.rest(), options, context, props, bool(flags & _R))
 
 
+_NO_PROPS = b"\0\0\0\0"
+_COPY_BY_SLICE = 64 * 1024  # bodies up to this are copied by slicing (twice, but cheaper to set up)
+
+
+def _body(buf: bytearray, start: int, end: int) -> bytes:
+    """The bytes buf[start:end] as bytes, copied once for a large body."""
+    if end - start <= _COPY_BY_SLICE:
+        return bytes(buf[start:end])
+    with memoryview(buf) as view:
+        return bytes(view[start:end])
+
+
+def _fast_put(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
+    """``_dec_put`` for a Put frame still in the receive buffer at [at, end), when it is the
+    usual one: a complete MQMD a writer sends and no message properties. None otherwise,
+    and ``_dec_put`` decodes the frame (or says what is wrong with it)."""
+    md_at = at + _PUT.size
+    props_at = md_at + plain_md_length(buf, md_at)
+    if props_at == md_at or end - props_at < 4 or buf[props_at : props_at + 4] != _NO_PROPS:
+        return None
+    hobj, options, context = _PUT.unpack_from(buf, at)
+    return E.Put(corr, hobj, MQMD.unpack_from(buf, md_at), _body(buf, props_at + 4, end), options, context, None,
+                 bool(flags & _R))
+
+
+def _fast_get(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
+    """``_dec_get`` for a Get frame in the receive buffer whose MQMD is one a writer sends and
+    ends the frame; None otherwise (``_dec_get`` then decodes it or says what is wrong)."""
+    md_at = at + _GET.size
+    if end - md_at < 8 or plain_md_length(buf, md_at) != end - md_at:
+        return None
+    hobj, options, wait, match, buflen, token = _GET.unpack_from(buf, at)
+    return E.Get(corr, hobj, MQMD.unpack_from(buf, md_at), options, wait, match, buflen, token,
+                 bool(flags & FLAG_MSG_HANDLE))
+
+
 def _dec_put1(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     options, otype, context = r.unpack(_PUT1)
     name, qmgr, alt = r.string(), r.string(), r.string()
@@ -656,6 +692,8 @@ def _dec_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 
 
 Decoder = Callable[[Reader, int, int, Any], E.Event]
+FastDecoder = Callable[[bytearray, int, int, int, int], E.Event | None]
+"""(buffer, start, end, corr, flags) -> the event, or None to leave the frame to its Decoder."""
 
 CLIENT_FRAMES: dict[int, Decoder] = {
     T_CONNECT: _dec_connect,
@@ -708,6 +746,8 @@ NAMES.update(seqframes.NAMES)
 _ENCODERS.update(columnframes.encoders(_md))
 CLIENT_FRAMES.update(columnframes.CLIENT_FRAMES)
 NAMES.update(columnframes.NAMES)
+# The two requests of every request/reply hop, decoded where they lie in the receive buffer.
+FAST_CLIENT_FRAMES: dict[int, FastDecoder] = {T_PUT: _fast_put, T_GET: _fast_get}
 
 
 def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload: bytes, props: Any) -> E.Event:

@@ -22,7 +22,7 @@ import enum
 import struct
 from collections import deque
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import ClassVar, Final, TypeVar
 
 from ferrymq.errors import DecodeError
 from ferrymq.protocol import codec, columnframes, seqframes
@@ -55,6 +55,13 @@ class State(enum.Enum):
     ERROR = "ERROR"
 
 
+# The states as plain names: an Enum member looked up through its class costs several times
+# a global's lookup, and every frame's check reads two of them.
+_IDLE, _CONNECTED, _CLOSED = State.IDLE, State.CONNECTED, State.CLOSED
+# Requests a server checks for more than a fresh correlation id (or for none at all).
+_NOT_PLAIN_REQUESTS = frozenset({E.Credit, E.HeartbeatReply, E.Heartbeat, E.PutBatch, columnframes.PutColumns,
+                                 E.GetBatch})
+
 HANDSHAKE_LIMIT = 64 * 1024
 """Largest packet accepted before CONNECT has negotiated the maximum message length."""
 FRAME_OVERHEAD = 64 * 1024
@@ -81,6 +88,7 @@ class _Machine:
     """What both ends share: the byte buffer, the frame reader and the writer."""
 
     _frames: dict[int, codec.Decoder]
+    _fast: ClassVar[dict[int, codec.FastDecoder]] = {}  # frames decoded in place when they are the usual shape
 
     def __init__(self) -> None:
         self.state = State.IDLE
@@ -118,8 +126,21 @@ class _Machine:
         """
         if self._error is not None:
             raise self._error
-        if not self._eof and not self._reader.buffered:  # the usual second call after a frame
+        reader = self._reader
+        if not self._eof and not reader.buffered:  # the usual second call after a frame
             return NEED_DATA
+        frame = reader.plain_frame() if self._fast else None
+        if frame is not None and (fast := self._fast.get(frame[0])) is not None:
+            _, corr, flags, start, end = frame
+            ev = fast(reader.buffer, start, end, corr, flags)
+            if ev is not None:
+                reader.consume(end)
+                try:
+                    self._check_incoming(ev)
+                except RemoteProtocolError as exc:
+                    self._fail(exc)
+                    raise
+                return ev
         try:
             ev = self._read_frame()
         except RemoteProtocolError as exc:
@@ -205,7 +226,7 @@ class _Machine:
     def _negotiated(self, max_msg_length: int, version: int) -> None:
         self.version = version
         self.max_msg_length = max_msg_length
-        self.max_packet = max_msg_length + FRAME_OVERHEAD
+        self.max_packet = self._reader.max_size = max_msg_length + FRAME_OVERHEAD
 
 
 # A GetReply frame as a request/reply loop receives it: the GPacket header, then the body's
@@ -285,7 +306,7 @@ class ClientConnection(_Machine):
             LocalProtocolError: not allowed in this state, or a duplicate correlation id.
         """
         t = type(ev)
-        if self.state is State.CONNECTED:  # a request/reply loop's frames first (no other check applies to them)
+        if self.state is _CONNECTED:  # a request/reply loop's frames first (no other check applies to them)
             if t is E.Get:
                 corr = ev.corr  # type: ignore[union-attr]
                 if corr <= 0 or corr in self._outstanding:
@@ -303,14 +324,14 @@ class ClientConnection(_Machine):
                     return codec.put_frame(ev)
                 except (ValueError, OverflowError, struct.error):
                     return self._pack(ev)
-        if self.state is State.IDLE:
+        if self.state is _IDLE:
             if t is not E.Connect:
                 raise LocalProtocolError(f"{t.__name__} before Connect")
             assert isinstance(ev, E.Connect)
             self._proposed = ev.max_msg_length
             self.max_packet = ev.max_msg_length + FRAME_OVERHEAD
             self.state = State.CONNECTING
-        elif self.state is not State.CONNECTED:
+        elif self.state is not _CONNECTED:
             raise LocalProtocolError(f"cannot send {t.__name__} in state {self.state.value}")
         elif t is E.Credit:
             assert isinstance(ev, E.Credit)
@@ -382,6 +403,7 @@ class ServerConnection(_Machine):
     """The server's end: receives requests, sends replies, pushed messages, heartbeats."""
 
     _frames = codec.CLIENT_FRAMES
+    _fast = codec.FAST_CLIENT_FRAMES
 
     def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024) -> None:
         super().__init__()
@@ -399,28 +421,23 @@ class ServerConnection(_Machine):
 
     def _check_incoming(self, ev: E.Event) -> None:
         t = type(ev)
-        if self.state is State.IDLE:
-            if t is not E.Connect:
-                raise RemoteProtocolError(f"{t.__name__} before Connect")
-            self.state = State.CONNECTING
-        elif t is E.Connect:
-            raise RemoteProtocolError("a second Connect")
-        elif self.state is State.CLOSED:
-            raise RemoteProtocolError(f"{t.__name__} after Disconnect")
-        if t is E.Credit:  # may cross the Consume's end in flight: the driver ignores stale ones
-            return
-        if t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
-            return
-        if t is E.PutBatch or isinstance(ev, columnframes.PutColumns):
-            self._batch_items(ev, RemoteProtocolError)  # type: ignore[arg-type]
-            return
-        if t is E.GetBatch and self.version < E.BATCH_VERSION:
-            raise RemoteProtocolError(f"GetBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
-        if t is E.Put or t is E.Put1:
+        if self.state is not _CONNECTED or t is E.Connect:
+            self._check_order(t)
+        if t is E.Get:  # the most frequent request: only its correlation id to check
+            pass
+        elif t is E.Put or t is E.Put1:
             if len(ev.data) > self.max_msg_length:  # type: ignore[union-attr]
                 raise RemoteProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
             if not ev.reply:  # type: ignore[union-attr]
                 return
+        elif t in _NOT_PLAIN_REQUESTS:
+            if t is E.Credit or t is E.HeartbeatReply or (t is E.Heartbeat and not ev.reply):  # type: ignore[union-attr]
+                return  # Credit may cross the Consume's end in flight: the driver ignores stale ones
+            if t is E.PutBatch or isinstance(ev, columnframes.PutColumns):
+                self._batch_items(ev, RemoteProtocolError)  # type: ignore[arg-type]
+                return
+            if t is E.GetBatch and self.version < E.BATCH_VERSION:
+                raise RemoteProtocolError(f"GetBatch needs protocol version {E.BATCH_VERSION}; version {self.version} was agreed")
         corr = ev.corr  # type: ignore[union-attr]
         if corr <= 0 or corr in self._outstanding:
             raise RemoteProtocolError(f"correlation id {corr} is not positive or is still in use")
@@ -432,6 +449,17 @@ class ServerConnection(_Machine):
             self._consuming.add(ev.hobj)  # type: ignore[union-attr]
         elif t is E.Disconnect:
             self.state = State.CLOSED
+
+    def _check_order(self, t: type) -> None:
+        """Connect first and once; nothing after Disconnect."""
+        if self.state is _IDLE:
+            if t is not E.Connect:
+                raise RemoteProtocolError(f"{t.__name__} before Connect")
+            self.state = State.CONNECTING
+        elif t is E.Connect:
+            raise RemoteProtocolError("a second Connect")
+        elif self.state is _CLOSED:
+            raise RemoteProtocolError(f"{t.__name__} after Disconnect")
 
     def send(self, ev: E.ServerEvent) -> bytes:
         """The bytes of one server frame.

@@ -33,6 +33,7 @@ def pack_md(md: MQMD) -> bytes:
 _HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, b"MD  \x02\x00\x00\x00": C.MQMD_VERSION_2,
           b"MD  \x00\x00\x00\x01": C.MQMD_VERSION_1, b"MD  \x00\x00\x00\x02": C.MQMD_VERSION_2}
 _LENGTHS = {v: md_length(v) for v in (C.MQMD_VERSION_1, C.MQMD_VERSION_2)}
+_HEAD_LENGTHS = {head: _LENGTHS[v] for head, v in _HEADS.items()}
 
 
 def peek_md_version(buf: bytes | memoryview, offset: int) -> int:
@@ -50,6 +51,13 @@ def peek_md_version(buf: bytes | memoryview, offset: int) -> int:
         raise DecodeError("MQMD", offset, "StrucId is not 'MD  '")
     raw = bytes(buf[offset + _VERSION_OFFSET : offset + _VERSION_OFFSET + 4])
     raise DecodeError("MQMD", offset + _VERSION_OFFSET, f"Version {raw.hex()} is not 1 or 2")
+
+
+def plain_md_length(buf: bytes | bytearray | memoryview, offset: int) -> int:
+    """The length of the MQMD at ``offset`` when its StrucId and Version are what a writer
+    sends (version 1 or 2, either byte order), else 0 (``md_end`` then says what is wrong).
+    The caller checks that the bytes are there."""
+    return _HEAD_LENGTHS.get(bytes(buf[offset : offset + 8]), 0)
 
 
 def md_end(buf: bytes | memoryview, offset: int = 0) -> int:

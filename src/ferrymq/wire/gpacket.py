@@ -493,16 +493,46 @@ class GPacketReader:
             self._error = exc
             raise
         self._header = None
-        self._pos = pos = pos + size
+        self.consume(pos + size)
+        return header, props, payload
+
+    @property
+    def buffer(self) -> bytearray:
+        """The receive buffer, for decoding a packet that ``plain_frame`` found in place.
+        Read it before ``consume``; keep nothing that refers to it (copy what you keep)."""
+        return self._buf
+
+    def plain_frame(self) -> tuple[int, int, int, int, int] | None:
+        """The next packet, when it is complete, has no properties section and its header
+        passes every check ``next_frame`` makes: (type, sequence, flags, start, end), its
+        payload being ``buffer[start:end]``. It stays in the buffer until ``consume(end)``.
+
+        None for anything else (incomplete, properties, a malformed header): ``next_frame``
+        then reads or refuses it as usual. This is the way in for the frames of the client
+        protocol, which carry no properties: the payload is decoded where it lies instead
+        of being copied out first.
+        """
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos < HEADER_SIZE or self._header is not None or self._error is not None:
+            return None
+        version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(buf, pos)
+        if (magic != MAGIC or version != VERSION or props_size or not HEADER_SIZE <= size <= self.max_size
+                or len(buf) - pos < size):
+            return None
+        return ptype, sequence, flags, pos + HEADER_SIZE, pos + size
+
+    def consume(self, end: int) -> None:
+        """Drop the buffered bytes before ``end`` (the end of a packet ``plain_frame`` found)."""
+        self._pos = end
+        buf = self._buf
         # Compact lazily: deleting the consumed prefix after every packet would make a large
         # feed of small packets quadratic.
-        if pos == len(buf):
+        if end == len(buf):
             buf.clear()
             self._pos = 0
-        elif pos >= 1 << 16:
-            del buf[:pos]
+        elif end >= 1 << 16:
+            del buf[:end]
             self._pos = 0
-        return header, props, payload
 
     def __iter__(self) -> Iterator[GPacket]:
         while (packet := self.next_packet()) is not None:

@@ -221,20 +221,23 @@ class MQMD(NamedTuple):
         version = _LE_HEADS.get(head, 0) if not big_endian else 0
         if version:  # the common case, decided in one lookup
             big_endian = False
-            size = C.MQMD_LENGTH_2 if version == C.MQMD_VERSION_2 else C.MQMD_LENGTH_1
-            if len(buf) - offset >= size:
+            split = _SPLIT_V2 if version == C.MQMD_VERSION_2 else _SPLIT_V1
+            if len(buf) - offset >= split.size:
                 # One sender's descriptors differ from each other mostly in MsgId and CorrelId:
                 # everything else is looked up whole (decoding is a function of the bytes).
-                key = bytes(buf[offset:offset + MSG_ID_AT]) + bytes(buf[offset + CORREL_ID_END:offset + size])
+                before, msg_id, correl_id, after = split.unpack_from(buf, offset)
+                key = before + after
                 seen = _whole.get(key)
                 if seen is not None:
-                    return _tuple_new(cls, (*seen[:_I_MSG_ID], bytes(buf[offset + MSG_ID_AT:offset + CORREL_ID_AT]),
-                                            bytes(buf[offset + CORREL_ID_AT:offset + CORREL_ID_END]),
-                                            *seen[_I_MSG_ID + 2:]))
+                    # The entry is the decoded fields as a list: the two identifiers are set in
+                    # place and the whole copied once (no slicing and joining of the rest).
+                    seen[_I_MSG_ID] = msg_id
+                    seen[_I_MSG_ID + 1] = correl_id
+                    return _tuple_new(cls, seen)
                 md = cls._unpack_checked(buf, offset, version, False)
                 if len(_whole) >= _WHOLE_LIMIT:
                     _whole.clear()  # bounded: a stream of ever-new descriptors only costs the decode
-                _whole[key] = md
+                _whole[key] = list(md)
                 return md
         else:
             LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
@@ -300,7 +303,10 @@ PUT_TIME_END = LAYOUT_V2.offset_of("put_time") + 8
 assert (MSG_ID_AT, CORREL_ID_AT, CORREL_ID_END, PUT_DATE_AT, PUT_TIME_END) == (48, 72, 96, 304, 320)
 # Whole descriptors by their bytes but MsgId and CorrelId (see MQMD.unpack_from).
 _WHOLE_LIMIT = 1024
-_whole: dict[bytes, MQMD] = {}
+_whole: dict[bytes, list[Any]] = {}
+# A descriptor in its four parts: the bytes before MsgId, MsgId, CorrelId, the bytes after.
+_SPLIT_V1, _SPLIT_V2 = (struct.Struct(f"{MSG_ID_AT}s24s24s{length - CORREL_ID_END}s")
+                        for length in (C.MQMD_LENGTH_1, C.MQMD_LENGTH_2))
 
 
 def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
