@@ -156,3 +156,28 @@ def test_frames_decoded_in_place_are_the_frames_the_decoders_give(evs: list[E.Cl
     ordinary = ServerConnection()
     ordinary._fast = {}
     assert outcome(ServerConnection(), bytes(stream)) == outcome(ordinary, bytes(stream))
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([E.Get, E.GetBatch, E.Inquire, None]), st.sampled_from([(0, 0, ""), (1, 2079, ""), (2, 2033, "x")]),
+       st.binary(max_size=400), st.binary(max_size=100), st.integers(-1, 2**32), st.binary(max_size=20),
+       st.text(max_size=60), props)
+def test_a_get_reply_packed_whole_is_the_frame_the_encoder_gives(
+        request: type | None, status: tuple[int, int, str], md: bytes, data: bytes, length: int, token: bytes,
+        name: str, properties: dict[str, object] | None) -> None:
+    """The server packs an OK GetReply without properties in one step; for any GetReply,
+    fields out of range included, the bytes (or the error) and the outstanding requests
+    afterwards are those of the general encoder."""
+    def attempt(fast: bool) -> tuple[object, dict[int, type]]:
+        s = ServerConnection()
+        s.state = s.state.CONNECTED
+        if request is not None:
+            s._outstanding[7] = request
+        ev = E.GetReply(7, md, data, length, token, name, properties, *status)  # type: ignore[arg-type]
+        try:
+            out: object = s.send(ev) if fast else s._send(ev, s._pack)
+        except Exception as exc:  # compared below: the same kind and message
+            out = (type(exc), str(exc))
+        return out, dict(s._outstanding)
+
+    assert attempt(True) == attempt(False)

@@ -169,6 +169,7 @@ def _props(props: Any) -> bytes:
 
 
 _OK = _STATUS.pack(0, 0) + b"\0\0"  # MQCC_OK, MQRC_NONE, no detail: most replies
+_NO_PROPS = b"\0\0\0\0"  # a properties section of length 0: most messages
 OK_STATUS = _OK
 """The status of most replies (MQCC_OK, MQRC_NONE, no detail) as its 10 bytes."""
 
@@ -346,6 +347,27 @@ def get_frame(e: Any) -> bytes:
                            e.match_options, e.buffer_length, e.msg_token) + md
 
 
+# A GetReply's GPacket header and fixed body start (an OK status, data length, MsgToken) as
+# one struct: the server writes one per waiting get answered.
+_GET_REPLY_FRAME = struct.Struct(">hhiiiqqI10sI16s")
+
+
+def get_reply_frame(e: Any) -> bytes | None:
+    """A GetReply's whole packet, as ``pack_packet(*encode(e), None)`` makes it, when it is
+    the usual one (OK, no message properties); None for any other, which ``encode`` packs.
+
+    Raises:
+        ValueError, OverflowError, struct.error: as ``encode`` may (the caller then asks
+            ``encode`` itself, so that the error is the one it raises).
+    """
+    if e.comp or e.reason or e.detail or e.properties:
+        return None
+    name, md, data = _name(e.resolved_q_name), e.md_bytes, e.data
+    size = _GET_REPLY_FRAME.size + len(name) + len(md) + 4 + len(data)
+    return b"".join((_GET_REPLY_FRAME.pack(gpacket.VERSION, T_GET_REPLY, size, gpacket.MAGIC, 0, 0, e.corr, 0, _OK,
+                                           e.data_length, e.msg_token), name, md, _NO_PROPS, data))
+
+
 def _enc_put1(e: Any) -> Encoded:
     flags = _R if e.reply else 0
     parts = [_PUT1.pack(e.options, e.object_type, e.context), _s(e.object_name), _s(e.object_q_mgr_name)]
@@ -519,7 +541,6 @@ def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.Put(corr, hobj, md, r.rest(), options, context, props, bool(flags & _R))
 
 
-_NO_PROPS = b"\0\0\0\0"
 _COPY_BY_SLICE = 64 * 1024  # bodies up to this are copied by slicing (twice, but cheaper to set up)
 
 
