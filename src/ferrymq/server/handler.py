@@ -187,7 +187,11 @@ class ClientHandler(asyncio.Protocol):
         try:
             conn, server = self.conn, self.server
             while not self.closed:
-                if self.blocked():
+                # Nothing of ours unwritten and the transport not pausing us (so its buffer is
+                # at most the high-water mark): room for one more reply without asking the
+                # transport. After that reply the full test runs, keeping the bound at
+                # high-water plus one message.
+                if (self.out_bytes or self.parked or self.paused_writing) and self.blocked():
                     if not self.reading_paused and self.transport is not None:
                         self.reading_paused = True
                         self.transport.pause_reading()
