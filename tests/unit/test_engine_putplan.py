@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import ObjectDescriptor, PutOptions
+from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, Waiting
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -113,3 +113,47 @@ def test_put1_keeps_no_plan() -> None:
     env.define("Q")
     r = env.qm.put1(env.hconn, ObjectDescriptor("Q"), MQMD(version=2), PutOptions(NO_SYNC), b"x")
     assert r.reason == C.MQRC_NONE and env.depth("Q") == 1
+
+
+@pytest.mark.parametrize("report", [0, C.MQRO_COA, C.MQRO_COD, C.MQRO_COA | C.MQRO_COD_WITH_DATA])
+@pytest.mark.parametrize("wait_options", [C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT])
+@pytest.mark.parametrize("save_context", [0, C.MQOO_SAVE_ALL_CONTEXT])
+def test_planned_puts_hand_over_as_fresh_ones_do(report: int, wait_options: int, save_context: int) -> None:
+    """Puts to a waiting get (saving context, in or out of syncpoint) with reports asked for:
+    the deliveries, the getter's saved context and the reports are those of fresh puts."""
+
+    def run(fresh: bool) -> list[Any]:
+        env = Env()
+        env.define("Q")
+        env.define("R")
+        getter = env.qm.connect(appl_name="getter")
+        hget = env.open("Q", C.MQOO_INPUT_SHARED | save_context, hconn=getter)
+        hput = env.open("Q", C.MQOO_OUTPUT)
+        seen: list[Any] = []
+        for n in range(4):
+            w = env.qm.get(getter, hget, MQMD(version=2), GetOptions(C.MQGMO_WAIT | wait_options, 1000, C.MQMO_NONE,
+                                                                     msg_handle=bool(n % 2)), 100)
+            assert isinstance(w, Waiting)
+            if fresh:
+                env.qm.objects.epoch += 1
+            md = MQMD(version=2, msg_id=bytes([n + 1]) * 24, report=report, reply_to_q="R" if report else "")
+            r = env.qm.put(env.hconn, hput, md, PutOptions(NO_SYNC), b"data")
+            seen.append((r.md, r.sequence, env.qm.take_sync_lsn()))
+            for d in env.qm.take_deliveries():
+                got = d.result
+                assert got is not None
+                seen.append((d.waiter_id, d.sync_lsn, got.md, got.md_bytes, got.data, got.msg_token, got.sequence,
+                             got.properties is None))
+                # and what both ways share (handover.give) is what MQGET would do:
+                saved = env.qm.connections[getter].handles[hget].saved_context
+                assert saved == (got.md if save_context else None)
+                uow = env.qm.connections[getter].uow
+                assert bool(uow is not None and uow.gets) == bool(wait_options & C.MQGMO_SYNCPOINT)
+            if n == 2:
+                env.qm.commit(getter)
+        reports = env.qm.objects.require("R").messages.by_seq.values()
+        seen.append([(m.md.feedback, m.md.correl_id, m.data) for m in reports])
+        seen.append((env.depth("Q"), env.qm.objects.require("Q").last_get))
+        return seen
+
+    assert run(False) == run(True)

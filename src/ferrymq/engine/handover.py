@@ -18,6 +18,10 @@ the message to the waits in the order they began, then the COA):
 Anything else returns False and the caller places the message the ordinary way. The taker
 gets exactly what ``attempt`` would give: the same ``take`` (unit of work, COD, saved
 context), the same result, the same Delivery; COA follows, as after ``wake``.
+
+A put that its handle's plan covers (engine.putplan) asks ``taker`` before it makes a
+Message at all, and ``give`` makes one only for what needs it (take, a COA): the message a
+plain hand-over moves is never held anywhere.
 """
 
 from __future__ import annotations
@@ -25,16 +29,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ferrymq.engine.api import Delivery, GetResult
-from ferrymq.engine.message import Message, packed_like
+from ferrymq.engine.message import Message, packed_like, token_of
 from ferrymq.engine.objects import QueueObject
-from ferrymq.engine.putplan import PutPlan
-from ferrymq.engine.session import Handle
+from ferrymq.engine.session import Connection, Handle
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.wire.mqmd import NONE_ID
+from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 if TYPE_CHECKING:
     from ferrymq.engine.messaging import Messaging
+    from ferrymq.engine.state import Waiter
 
 # Get options under which a wait's attempt may do more than take the first match.
 _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR
@@ -46,69 +50,96 @@ _MATCH_IDS = _MATCH_MSG_ID | _MATCH_CORREL_ID
 # take puts the message in the getter's unit of work (the message is never persistent here).
 _IN_UOW = C.MQGMO_SYNCPOINT
 _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
+_SAVE_ALL_CONTEXT, _COD, _COA = C.MQOO_SAVE_ALL_CONTEXT, C.MQRO_COD, C.MQRO_COA
 
 
-def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: float, plan: PutPlan | None = None) -> bool:
+def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: float) -> bool:
     """Give ``msg``, just put through ``via`` outside syncpoint to ``q`` at ``now``, to the
     first waiting get that would take it, when that is provably what placing it would do;
-    True if it was given (the caller then neither inserts it nor wakes the queue). ``plan``:
-    the put plan that made the message's descriptor (its bytes are spliced from the plan's)."""
-    messages = q.messages
-    if (messages.by_seq or messages.watchers or msg.expires_at is not None or msg.persistence == _PERSISTENT
-            or msg.properties or msg.v6):
+    True if it was given (the caller then neither inserts it nor wakes the queue)."""
+    if msg.expires_at is not None or msg.persistence == _PERSISTENT or msg.properties or msg.v6:
         return False
+    taken = taker(qm, q, msg.msg_id, msg.correl_id, msg.data_length)
+    if taken is None:
+        return False
+    md = msg.md
+    # Its descriptor goes to the getter at once: packed now, from the putter's last one.
+    raw, via.last_put_md = packed_like(md, via.last_put_md)
+    give(qm, q, taken, md, raw, msg.data, msg.seq, now, msg)
+    return True
+
+
+Taker = tuple[int, "Waiter", Connection, Handle]
+"""The wait that takes a message handed over: its id, the wait, its connection and handle."""
+
+
+def taker(qm: Messaging, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int) -> Taker | None:
+    """The wait that a message just put to ``q`` (non-persistent, without expiry or
+    properties; these identifiers, ``size`` bytes of data) would go to, when a hand-over is
+    provably what placing it would do (see the module docstring); None otherwise."""
+    messages = q.messages
+    if messages.by_seq or messages.watchers:
+        return None
     ids = qm.queue_waiters.get(q.name)
     # GET(DISABLED): wake would answer the waits with MQRC_GET_INHIBITED.
     if not ids or q.attrs["GET"] == _GET_INHIBITED:
-        return False
+        return None
     waiters, connections = qm.waiters, qm.connections
     for wid in ids:
         w = waiters.get(wid)
         if w is None:
-            return False
+            return None
         conn = connections.get(w.hconn)
         h = conn.handles.get(w.hobj) if conn is not None else None
         if conn is None or h is None or h.selection is not None:
-            return False
+            return None
         gmo = w.gmo
-        opts, mo = gmo.options, gmo.match_options
-        if opts & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
-            return False
+        mo = gmo.match_options
+        if gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
+            return None
         alias = h.alias
         if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
-            return False
+            return None
         if mo & _MATCH_IDS:
             wmd = w.md
-            if ((mo & _MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg.msg_id)
-                    or (mo & _MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != msg.correl_id)):
+            if ((mo & _MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg_id)
+                    or (mo & _MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != correl_id)):
                 continue  # its search would find nothing: wake goes on to the next wait
-        data = msg.data
-        buffer_length = w.buffer_length
-        if len(data) > buffer_length:
-            return False  # truncation: the message stays on the queue, under the getter's cursor
-        # What wake and attempt do for the wait that finds it (take: only what applies to a
-        # message that was never queued, locked or journaled).
-        md = msg.md
-        lsn = 0
-        if opts & _IN_UOW or h.options & C.MQOO_SAVE_ALL_CONTEXT or md.report & C.MQRO_COD:
-            outer, qm._sync_lsn = qm._sync_lsn, 0
-            qm.take(conn, h, q, msg, opts, queued=False)
-            lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
-        # Its descriptor goes to the getter at once: packed now, from the plan or the putter's last one.
-        if plan is not None:
-            raw = plan.packed(md)
-        else:
-            raw, via.last_put_md = packed_like(md, via.last_put_md)
+        if size > w.buffer_length:
+            return None  # truncation: the message stays on the queue, under the getter's cursor
+        return wid, w, conn, h
+    return None
+
+
+def give(qm: Messaging, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data: bytes, seq: int, now: float,
+         msg: Message | None, fifo: bool = False) -> None:
+    """What wake and attempt do for the wait ``taker`` found, for the message of sequence
+    number ``seq`` with this descriptor (``raw``: packed) and data. ``msg``: the message, or
+    None when the putter made none (it is made here if take or a report needs it, as
+    placing it would have made it; ``fifo``: the queue's order)."""
+    wid, w, conn, h = taken
+    opts = w.gmo.options
+    lsn = 0
+    report = md.report
+    # take: only what applies to a message never queued, locked or journaled.
+    if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
+        if msg is None:
+            msg = Message(q.name, seq, md, data, now, fifo)
+        outer, qm._sync_lsn = qm._sync_lsn, 0
+        qm.take(conn, h, q, msg, opts, queued=False)
+        lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
+    if msg is not None:
         msg.set_md_bytes(raw)
-        q.last_get = now
-        found = GetResult(md, data, len(data), msg.token, q.name, C.MQCC_OK, C.MQRC_NONE, msg.seq, msg.queue,
-                          PropertySet() if gmo.msg_handle else None, raw)
-        qm.end_wait(wid)
-        qm.deliveries.append(Delivery(wid, found, None, lsn))
-        if md.report & C.MQRO_COA:
-            qm.report_arrival(msg)
-        return True
-    return False
+    q.last_get = now
+    found = GetResult(md, data, len(data), token_of(seq), q.name, C.MQCC_OK, C.MQRC_NONE, seq,
+                      q.name, PropertySet() if w.gmo.msg_handle else None, raw)
+    qm.end_wait(wid)
+    qm.deliveries.append(Delivery(wid, found, None, lsn))
+    if report & _COA:
+        if msg is None:
+            msg = Message(q.name, seq, md, data, now, fifo)
+            msg.set_md_bytes(raw)
+        qm.report_arrival(msg)
 
 
 def _matches_rarely(mo: int, group_id: bytes, token: bytes) -> bool:

@@ -156,7 +156,7 @@ class Message:
     @property
     def token(self) -> bytes:
         """MsgToken: 16 bytes unique on this queue (the sequence number, then zeros)."""
-        return self.seq.to_bytes(8, "big") + _TOKEN_TAIL
+        return token_of(self.seq)
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
@@ -177,6 +177,11 @@ class Message:
 
     def reposition(self, fifo: bool) -> None:
         self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)
+
+
+def token_of(seq: int) -> bytes:
+    """The MsgToken of the message of sequence number ``seq`` on its queue (Message.token)."""
+    return seq.to_bytes(8, "big") + _TOKEN_TAIL
 
 
 _ID_LENGTH = 24

@@ -12,10 +12,10 @@ from itertools import repeat
 
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
-from ferrymq.engine.handover import hand_over
+from ferrymq.engine.handover import give, hand_over, taker
 from ferrymq.engine.message import STEADY_FIELDS, Message
 from ferrymq.engine.objects import QueueObject
-from ferrymq.engine.putplan import NO_ACCOUNTING, PutLimits, PutPlan, own_context, spliceable
+from ferrymq.engine.putplan import NO_ACCOUNTING, PutLimits, PutPlan, own_context
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.engine.state import Waiter
 from ferrymq.engine.waits import Waits
@@ -73,7 +73,7 @@ class Messaging(Waits):
         if h is not None:
             plan = h.put_plan
             if (plan is not None and plan.epoch == self.objects.epoch and plan.options == pmo.options
-                    and not properties and plan.steady == STEADY_FIELDS(md) and not h.deleted and spliceable(md)):
+                    and not properties and plan.steady == STEADY_FIELDS(md) and not h.deleted):
                 assert conn is not None
                 return self._put_planned(conn, h, plan, md, data)
         conn, h, warning = self._check_put(hconn, hobj, md, pmo)
@@ -95,15 +95,19 @@ class Messaging(Waits):
         msg_id = md.msg_id  # then CorrelId: new identifiers are made in fill_descriptor's order
         if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
             msg_id = self.new_id()
+        correl_id = self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id
         date, tod = self.stamp_put(now)
-        stored = plan.stored(msg_id, self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id, date, tod)
-        msg = Message(q.name, self.next_sequence(q), stored, bytes(data), now, plan.fifo)
-        if in_uow:
-            self.place_message(q, msg, self.uow_of(conn))
-        elif not hand_over(self, q, msg, h, now, plan):
-            self.place_message(q, msg, None)
+        stored = plan.stored(msg_id, correl_id, date, tod)
+        seq = self.next_sequence(q)
+        data = bytes(data)
+        taken = None if in_uow or not plan.handable else taker(self, q, msg_id, correl_id, len(data))
+        if taken is not None:  # handed over: no Message is made unless take or a report needs one
+            give(self, q, taken, stored, plan.packed(stored), data, seq, now, None, plan.fifo)
+        else:
+            msg = Message(q.name, seq, stored, data, now, plan.fifo)
+            self.place_message(q, msg, self.uow_of(conn) if in_uow else None)
         q.last_put = now
-        return PutResult(stored, q.name, self.name, plan.comp, plan.warning, msg.seq)
+        return PutResult(stored, q.name, self.name, plan.comp, plan.warning, seq)
 
     def _plan(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, warning: int) -> PutPlan | None:
         """The plan for the next put through ``h`` with these options and descriptor fields

@@ -76,14 +76,16 @@ class PutPlan:
     (see the module docstring). ``base`` is the stored descriptor of a put with the plan's
     inputs, whatever its identifiers and put time."""
 
-    __slots__ = ("_head", "_mid", "_packed", "_tail", "comp", "epoch", "fifo", "in_uow", "limits", "options", "steady",
-                 "warning")
+    __slots__ = ("_head", "_mid", "_packed", "_tail", "comp", "epoch", "fifo", "handable", "in_uow", "limits", "options",
+                 "steady", "warning")
 
     def __init__(self, epoch: int, options: int, steady: tuple[object, ...], warning: int, limits: PutLimits,
                  fifo: bool, base: MQMD) -> None:
         self.epoch, self.options, self.steady, self.limits, self.fifo = epoch, options, steady, limits, fifo
         self.warning, self.comp = warning, C.MQCC_WARNING if warning else C.MQCC_OK
         self.in_uow = bool(options & C.MQPMO_SYNCPOINT)
+        # What a hand-over to a waiting get asks of the message itself (engine.handover).
+        self.handable = base.expiry == C.MQEI_UNLIMITED and base.persistence != C.MQPER_PERSISTENT
         self._head, self._mid, self._tail = base[:_I_MSG_ID], base[_I_MSG_ID + 2 : _I_DATE], base[_I_DATE + 2 :]
         self._packed: tuple[bytes, bytes, bytes] | None = None
 
@@ -96,15 +98,13 @@ class PutPlan:
         the rest spliced into its bytes (a third of the cost)."""
         parts = self._packed
         stamp = stored.put_date + stored.put_time
-        if parts is None or len(stamp) != _STAMP_LENGTH or not stamp.isascii():
+        msg_id, correl_id = stored.msg_id, stored.correl_id
+        # Anything but 24-byte identifiers and 16 ASCII characters of put time: packing says what is wrong.
+        spliceable = len(msg_id) == len(correl_id) == _ID_LENGTH and len(stamp) == _STAMP_LENGTH and stamp.isascii()
+        if parts is None or not spliceable:
             raw = stored.pack(version=C.MQMD_VERSION_2)
-            if len(stamp) == _STAMP_LENGTH and stamp.isascii():
+            if spliceable:
                 self._packed = (raw[:MSG_ID_AT], raw[CORREL_ID_END:PUT_DATE_AT], raw[PUT_TIME_END:])
             return raw
-        return b"".join((parts[0], stored.msg_id, stored.correl_id, parts[1], stamp.encode("ascii"), parts[2]))
+        return b"".join((parts[0], msg_id, correl_id, parts[1], stamp.encode("ascii"), parts[2]))
 
-
-def spliceable(md: MQMD) -> bool:
-    """Whether the identifiers of ``md`` are the size packing would insist on (a plan's
-    bytes are spliced, and must fail where packing would)."""
-    return len(md.msg_id) == _ID_LENGTH and len(md.correl_id) == _ID_LENGTH
