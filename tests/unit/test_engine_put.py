@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from engine_helpers import Env
 
@@ -331,3 +333,12 @@ def test_put_many_descriptor_bytes_are_the_stored_descriptor_packed(env: Env) ->
     got, _ = env.qm.get_many(env.hconn, h, MQMD(), gmo, 100, 10, 1 << 20)
     assert len(got) == 2 and got[0].md.msg_id != got[1].md.msg_id
     assert [r.md_bytes for r in got] == [r.md.pack(version=2) for r in got]
+
+
+@pytest.mark.parametrize("now", [0.0, 0.5, 1_700_000_000.0, 1_700_000_000.004, 1_700_000_000.995, 1_700_000_059.999999,
+                                 1_700_000_000 + 1 - 2**-22])
+def test_put_date_and_time_are_gmt_to_the_hundredth(env: Env, now: float) -> None:
+    t = time.gmtime(int(now))
+    hundredths = int((now - int(now)) * 100)
+    assert env.qm.stamp_put(now) == (time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}")
+    assert len(env.qm.stamp_put(now)[1]) == 8

@@ -201,7 +201,7 @@ class EngineState:
             t = time.gmtime(second)
             self._stamp_second, self._stamp = second, (time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t))
         hundredths = int((now - second) * 100)
-        return self._stamp[0], self._stamp[1] + (_HUNDREDTHS[hundredths] if hundredths < 100 else f"{hundredths:02d}")
+        return self._stamp[0], self._stamp[1] + (_HUNDREDTHS[hundredths] if 0 <= hundredths < 100 else f"{hundredths:02d}")
 
     def qmgr_attr(self, name: str) -> int:
         value = self.objects.qmgr.get(name)

@@ -35,16 +35,13 @@ class Deadlines:
         self._live: dict[int, float] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = math.inf
-        self._loop: asyncio.AbstractEventLoop | None = None  # the loop of the first wait, until close
 
     def __len__(self) -> int:
         return len(self._live)
 
     def add(self, waiter_id: int, timeout: float) -> None:
         """Expire ``waiter_id`` ``timeout`` seconds from now unless discarded first."""
-        loop = self._loop
-        if loop is None:
-            loop = self._loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
         when = loop.time() + timeout
         self._live[waiter_id] = when
         heapq.heappush(self._heap, (when, waiter_id))
@@ -63,7 +60,6 @@ class Deadlines:
         if self._timer is not None:
             self._timer.cancel()
         self._timer, self._timer_at = None, math.inf
-        self._loop = None
         self._heap.clear()
         self._live.clear()
 
