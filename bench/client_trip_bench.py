@@ -1,7 +1,7 @@
 """The blocking client's own CPU per request/reply round trip, replayed without sockets.
 
     .venv/bin/python bench/client_trip_bench.py [--n 3000] [--size 1024] [--replays 7]
-                                                [--recording FILE] [--profile PREFIX]
+                                                [--recording FILE] [--profile PREFIX] [--kernel]
 
 First a live request/reply run of the shape of ``ferrymq bench --scenario request-reply``
 (a queue manager process, a responder process, this process as the requester, on
@@ -17,7 +17,9 @@ byte (checked after each replay): a faster client that changed the wire fails he
 
 What it prints: each side's process CPU per round trip over the recording's steady part
 (median and minimum of the replays). No kernel, no scheduler, no server: a change to the
-client's Python shows in one run with a few percent of noise. ``--recording FILE`` keeps
+client's Python shows in one run with a few percent of noise. ``--kernel`` receives each
+chunk through a socketpair instead, so that what a receive costs below Python (the system
+call, the allocation of its buffer) is counted too. ``--recording FILE`` keeps
 the recording (replayed from FILE when it exists, so versions compare on the same bytes);
 ``--profile PREFIX`` writes a cProfile of one more replay per side to PREFIX.<side>.prof.
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import ctypes
 import itertools
 import multiprocessing as mp
 import os
@@ -67,16 +70,26 @@ class RecordingSocket:
 
 
 class ReplaySocket:
-    """What the blocking client needs of a socket: receives hand out the recorded chunks."""
+    """What the blocking client needs of a socket: receives hand out the recorded chunks
+    (through a socketpair when ``kernel``: each chunk is written to it, then received with
+    the client's own size and flags)."""
 
     family = socket.AF_UNIX  # no TCP options to set
 
-    def __init__(self, chunks: list[bytes]) -> None:
+    def __init__(self, chunks: list[bytes], kernel: bool = False) -> None:
         self._chunks = iter(chunks)
         self.sent: list[bytes] = []
+        self._pair = socket.socketpair() if kernel else None
+        if kernel:
+            _fresh_malloc()
 
     def recv(self, size: int, flags: int = 0) -> bytes:
-        return next(self._chunks, b"")
+        chunk = next(self._chunks, b"")
+        if self._pair is None or not chunk:
+            return chunk
+        ours, theirs = self._pair
+        theirs.sendall(chunk)
+        return ours.recv(size, flags)
 
     def sendall(self, data: bytes) -> None:
         self.sent.append(data)
@@ -88,6 +101,19 @@ class ReplaySocket:
         pass
 
     def close(self) -> None:
+        if self._pair is not None:
+            for sock in self._pair:
+                sock.close()
+
+
+def _fresh_malloc() -> None:
+    """Give glibc's malloc back the mmap threshold of a fresh process (128 KiB): this
+    process freed large blocks (the recording), which raises it, and a client's receive
+    buffer would then come from the heap where a request/reply client's comes from mmap."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD (also stops its adjustment)
+    except (OSError, AttributeError):
         pass
 
 
@@ -116,19 +142,30 @@ def serve(ports: Any, stop: Any) -> None:
         runner.run(main())
 
 
-def _respond(client: Any, count: int) -> None:
+def _respond(client: Any, count: int) -> float:
+    """The responder's loop; its process CPU per round trip after the warm-up."""
     requests, replies = client.open(REQUESTS), client.open(REPLIES, async_put=True)
-    for _ in range(count):
+    t0 = 0.0
+    for i in range(count):
+        if i == WARMUP:
+            t0 = time.process_time()
         m = requests.get(wait=30)
         replies.put(m.data, correl_id=m.msg_id, persistent=False)
+    cpu = (time.process_time() - t0) / (count - WARMUP)
     client.stat()
+    return cpu
 
 
-def _request(client: Any, body: bytes, count: int) -> None:
+def _request(client: Any, body: bytes, count: int) -> float:
+    """The requester's loop; its process CPU per round trip after the warm-up."""
     requests, replies = client.open(REQUESTS, async_put=True), client.open(REPLIES)
-    for _ in range(count):
+    t0 = 0.0
+    for i in range(count):
+        if i == WARMUP:
+            t0 = time.process_time()
         r = requests.put(body, persistent=False, reply_to_q=REPLIES)
         replies.get(wait=30, correl_id=r.msg_id)
+    return (time.process_time() - t0) / (count - WARMUP)
 
 
 def _connect(port: int) -> tuple[Any, RecordingSocket]:
@@ -143,8 +180,8 @@ def _connect(port: int) -> tuple[Any, RecordingSocket]:
 def responder(port: int, count: int, out: Any) -> None:
     client, rec = _connect(port)
     with client:
-        _respond(client, count)
-    out.put((rec.chunks, rec.sent))
+        cpu = _respond(client, count)
+    out.put((rec.chunks, rec.sent, cpu))
 
 
 def live(n: int, size: int) -> dict[str, Any]:
@@ -160,11 +197,13 @@ def live(n: int, size: int) -> dict[str, Any]:
     client, rec = _connect(port)
     resp.start()
     with client:
-        _request(client, body, total)
-    resp_chunks, resp_sent = out.get(timeout=60)
+        cpu = _request(client, body, total)
+    resp_chunks, resp_sent, resp_cpu = out.get(timeout=60)
     resp.join()
     stop.set()
     server.join()
+    print(f"live run: process CPU per round trip (recording included): requester {cpu * 1e6:.1f} µs, "
+          f"responder {resp_cpu * 1e6:.1f} µs")
     return {"n": total, "body": body, "request": (rec.chunks, rec.sent), "respond": (resp_chunks, resp_sent)}
 
 
@@ -204,12 +243,12 @@ def load(path: Path) -> dict[str, Any]:
     return {"n": n, "body": body, "request": (lists[0], lists[1]), "respond": (lists[2], lists[3])}
 
 
-def replay(side: str, recording: dict[str, Any], profile: cProfile.Profile | None) -> float:
+def replay(side: str, recording: dict[str, Any], profile: cProfile.Profile | None, kernel: bool = False) -> float:
     """One replay of ``side``; its process CPU per timed round trip."""
     from ferrymq.client import Client
 
     chunks, sent = recording[side]
-    sock = ReplaySocket(chunks)
+    sock = ReplaySocket(chunks, kernel)
     client = Client(sock, qmgr="QM1")  # type: ignore[arg-type]
     _fixed_ids(client)
     total = recording["n"]
@@ -253,6 +292,9 @@ def main() -> None:
     ap.add_argument("--recording", metavar="FILE", type=Path,
                     help="replay FILE if it exists (--n and --size then come from it), else record into it")
     ap.add_argument("--profile", metavar="PREFIX", help="write a cProfile of one more replay per side")
+    ap.add_argument("--kernel", action="store_true",
+                    help="receive through a socketpair: counts the kernel's and the allocator's part of each "
+                         "receive too (and the bench's write of the chunk, the same for every version)")
     a = ap.parse_args()
     if a.recording is not None and a.recording.exists():
         recording = load(a.recording)
@@ -262,14 +304,14 @@ def main() -> None:
             save(a.recording, recording)
     timed = recording["n"] - TIMED_FROM
     print(f"{timed} round trips of {len(recording['body'])} B timed per replay, {a.replays} replays "
-          f"(process CPU per round trip)")
+          f"(process CPU per round trip{', receives through a socketpair' if a.kernel else ''})")
     for side in ("request", "respond"):
-        runs = [replay(side, recording, None) for _ in range(a.replays)]
+        runs = [replay(side, recording, None, a.kernel) for _ in range(a.replays)]
         print(f"  {side + 'er' if side == 'request' else 'responder':10s} median {statistics.median(runs) * 1e6:6.1f} µs"
               f"  min {min(runs) * 1e6:6.1f} µs")
         if a.profile:
             prof = cProfile.Profile()
-            replay(side, recording, prof)
+            replay(side, recording, prof, a.kernel)
             prof.dump_stats(f"{a.profile}.{side}.prof")
     sys.stdout.flush()
 
