@@ -28,7 +28,11 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.wire.mqmd import MQMD
 
-_RECV = 256 * 1024
+# What one receive asks for. Python allocates a buffer of this size for every recv() and
+# shrinks it to what came; at 128 KiB or more glibc's malloc takes it straight from mmap,
+# so each receive would cost an mmap, an mremap, a munmap and a fresh page's fault (some
+# 20 us, more than decoding the reply). Larger frames take a few receives more.
+_RECV = 64 * 1024
 
 
 class Client(SequenceCalls):
