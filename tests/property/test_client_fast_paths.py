@@ -106,8 +106,11 @@ def test_the_usual_reply_takes_the_fast_path() -> None:
     s.receive_data(c.send(E.Get(2, 1, MQMD(version=2))))
     s.next_event()
     reply = E.GetReply(2, MQMD(version=2).pack(), b"data", 4, bytes(16), "Q")
-    got = c.receive_get_reply(s.send(reply))
+    frame = s.send(reply)
+    assert c.receive_get_reply(bytearray(frame)) is None  # its slices would not be bytes
+    got = c.receive_get_reply(frame)
     assert got == reply
+    assert type(got.data) is bytes and type(got.md_bytes) is bytes
     assert c.outstanding == 0
 
 

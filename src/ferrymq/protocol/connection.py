@@ -272,7 +272,7 @@ class ClientConnection(_Machine):
             if self._reader.buffered or self._eof or self._error is not None:
                 return None
             self._clean = True
-        if len(data) < _GET_REPLY_HEAD.size:
+        if type(data) is not bytes or len(data) < _GET_REPLY_HEAD.size:  # slices of bytes are the event's fields
             return None
         version, ptype, size, magic, props_size, _, corr, _, status, length, token, n = _GET_REPLY_HEAD.unpack_from(data)
         if (ptype != codec.T_GET_REPLY or size != len(data) or magic != gpacket.MAGIC or version != gpacket.VERSION
