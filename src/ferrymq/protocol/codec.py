@@ -318,7 +318,7 @@ def put_frame(e: Any) -> bytes:
     """A Put's whole packet, as ``pack_packet(*encode(e), None)`` makes it, in one pack and one join.
 
     Raises:
-        ValueError, OverflowError, struct.error: as ``encode`` may (the caller then asks
+        ValueError, OverflowError, TypeError, struct.error: as ``encode`` may (the caller then asks
             ``encode`` itself, so that the error is the one it raises).
     """
     md = e.md
@@ -335,7 +335,7 @@ def get_frame(e: Any) -> bytes:
     """A Get's whole packet, as ``pack_packet(*encode(e), None)`` makes it, in one pack.
 
     Raises:
-        ValueError, OverflowError, struct.error: as ``put_frame``.
+        ValueError, OverflowError, TypeError, struct.error: as ``put_frame``.
     """
     if len(e.msg_token) != 16:
         raise ValueError("msg_token must be 16 bytes")

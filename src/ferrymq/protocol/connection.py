@@ -313,7 +313,7 @@ class ClientConnection(_Machine):
                     raise LocalProtocolError(f"correlation id {corr} is not positive or is still in use")
                 try:  # on any failure the general encoder runs, and raises what it raises
                     data = codec.get_frame(ev)
-                except (ValueError, OverflowError, struct.error):
+                except (ValueError, OverflowError, TypeError, struct.error):
                     data = self._pack(ev)
                 self._outstanding[corr] = t
                 return data
@@ -322,7 +322,7 @@ class ClientConnection(_Machine):
                     raise LocalProtocolError(f"message of {len(ev.data)} bytes exceeds the negotiated maximum {self.max_msg_length}")  # type: ignore[union-attr]
                 try:
                     return codec.put_frame(ev)
-                except (ValueError, OverflowError, struct.error):
+                except (ValueError, OverflowError, TypeError, struct.error):
                     return self._pack(ev)
         if self.state is _IDLE:
             if t is not E.Connect:
