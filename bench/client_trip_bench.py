@@ -2,11 +2,12 @@
 
     .venv/bin/python bench/client_trip_bench.py [--n 3000] [--size 1024] [--replays 7]
                                                 [--recording FILE] [--profile PREFIX] [--kernel]
+                                                [--side request|respond|both]
 
 First a live request/reply run of the shape of ``ferrymq bench --scenario request-reply``
 (a queue manager process, a responder process, this process as the requester, on
-127.0.0.1) records, for each client, every chunk of bytes its receives returned and
-everything it sent. Both clients make their MsgIds from a fixed salt and counter (the
+127.0.0.1) records, for each client, every chunk of bytes a receive returned and
+everything it sent (and prints both clients' process CPU per round trip in that run). Both clients make their MsgIds from a fixed salt and counter (the
 Session's ``_salt`` and ``_msg_counter``), so that a replay asks for the same CorrelIds.
 Then this process replays each side's recording into a real ``ferrymq.client.Client``
 over a socket-like object (``recv`` hands out the recorded chunks, ``sendall`` collects):
@@ -27,7 +28,6 @@ the recording (replayed from FILE when it exists, so versions compare on the sam
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import ctypes
 import itertools
@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from request_reply_hops import REPLIES, REQUESTS, WARMUP
+from request_reply_hops import REPLIES, REQUESTS, WARMUP, serve
 
 SALT = 0x5A5A5A << 40  # the fixed MsgId salt of both recorded clients
 TIMED_FROM = WARMUP  # trips before this one are replayed untimed
@@ -122,26 +122,6 @@ def _fixed_ids(client: Any) -> None:
     client._s._msg_counter = itertools.count(1)
 
 
-def serve(ports: Any, stop: Any) -> None:
-    from ferrymq.engine.api import SystemClock
-    from ferrymq.engine.qmgr import QueueManager
-    from ferrymq.server import QueueManagerServer, eventloop
-    from ferrymq.store.memory import MemoryJournal
-
-    async def main() -> None:
-        qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
-        for name in (REQUESTS, REPLIES):
-            qm.objects.define("QLOCAL", name, {"MAXDEPTH": 999_999_999})
-        server = QueueManagerServer(qm, "127.0.0.1", 0)
-        await server.start()
-        ports.put(server.port)
-        await asyncio.get_running_loop().run_in_executor(None, stop.wait)
-        await server.stop(quiesce=False)
-
-    with asyncio.Runner(loop_factory=eventloop.loop_factory("auto")) as runner:
-        runner.run(main())
-
-
 def _respond(client: Any, count: int) -> float:
     """The responder's loop; its process CPU per round trip after the warm-up."""
     requests, replies = client.open(REQUESTS), client.open(REPLIES, async_put=True)
@@ -188,9 +168,10 @@ def live(n: int, size: int) -> dict[str, Any]:
     """Record both clients of one live run."""
     ctx = mp.get_context("spawn")
     ports, stop, out = ctx.Queue(), ctx.Event(), ctx.Queue()
-    server = ctx.Process(target=serve, args=(ports, stop))
+    server = ctx.Process(target=serve, args=(ports, stop, "auto"))  # the hops bench's queue manager
     server.start()
     port = ports.get(timeout=60)
+    ports.get(timeout=60)  # its CPU times at the start (not used here)
     total = n + WARMUP
     resp = ctx.Process(target=responder, args=(port, total, out))
     body = os.urandom(size)
@@ -201,6 +182,8 @@ def live(n: int, size: int) -> dict[str, Any]:
     resp_chunks, resp_sent, resp_cpu = out.get(timeout=60)
     resp.join()
     stop.set()
+    ports.get(timeout=60)  # its CPU times and step timings at the end
+    ports.get(timeout=60)
     server.join()
     print(f"live run: process CPU per round trip (recording included): requester {cpu * 1e6:.1f} µs, "
           f"responder {resp_cpu * 1e6:.1f} µs")
@@ -292,6 +275,7 @@ def main() -> None:
     ap.add_argument("--recording", metavar="FILE", type=Path,
                     help="replay FILE if it exists (--n and --size then come from it), else record into it")
     ap.add_argument("--profile", metavar="PREFIX", help="write a cProfile of one more replay per side")
+    ap.add_argument("--side", choices=("request", "respond", "both"), default="both", help="replay one side only")
     ap.add_argument("--kernel", action="store_true",
                     help="receive through a socketpair: counts the kernel's and the allocator's part of each "
                          "receive too (and the bench's write of the chunk, the same for every version)")
@@ -305,7 +289,7 @@ def main() -> None:
     timed = recording["n"] - TIMED_FROM
     print(f"{timed} round trips of {len(recording['body'])} B timed per replay, {a.replays} replays "
           f"(process CPU per round trip{', receives through a socketpair' if a.kernel else ''})")
-    for side in ("request", "respond"):
+    for side in ("request", "respond") if a.side == "both" else (a.side,):
         runs = [replay(side, recording, None, a.kernel) for _ in range(a.replays)]
         print(f"  {side + 'er' if side == 'request' else 'responder':10s} median {statistics.median(runs) * 1e6:6.1f} µs"
               f"  min {min(runs) * 1e6:6.1f} µs")
