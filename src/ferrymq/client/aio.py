@@ -66,6 +66,9 @@ class AsyncClient(AsyncSequenceCalls):
     def __init__(self) -> None:
         self._s = S.Session()
         self._transport: asyncio.Transport | None = None
+        # The connection's loop, kept from the handshake: asyncio.get_running_loop() makes a
+        # getpid() system call each time, and every request would pay two.
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._arrived = asyncio.Event()
         self._can_write = asyncio.Event()
@@ -119,7 +122,7 @@ class AsyncClient(AsyncSequenceCalls):
         self._flushed_corr = 0
         self._waiting = {}
         transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)  # uvloop's is no subclass
-        self._transport = transport
+        self._transport, self._loop = transport, loop
         try:
             reply = S.check(await self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
         except BaseException:
@@ -177,7 +180,7 @@ class AsyncClient(AsyncSequenceCalls):
     def _schedule_flush(self) -> None:
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush)
+            (self._loop or asyncio.get_running_loop()).call_soon(self._flush)
 
     def _flush(self) -> None:
         self._flush_scheduled = False
@@ -188,7 +191,7 @@ class AsyncClient(AsyncSequenceCalls):
     async def _exchange(self, ev: Any) -> Any:
         self._s.send(ev)
         self._last_corr = ev.corr
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Any] = (self._loop or asyncio.get_running_loop()).create_future()
         self._waiting[ev.corr] = fut
         self._schedule_flush()
         return await fut

@@ -35,13 +35,16 @@ class Deadlines:
         self._live: dict[int, float] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = math.inf
+        # The loop, taken once: asyncio.get_running_loop() calls getpid() (a system call) to
+        # notice a fork, and a request/reply hop adds a wait every time. close() forgets it.
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __len__(self) -> int:
         return len(self._live)
 
     def add(self, waiter_id: int, timeout: float) -> None:
         """Expire ``waiter_id`` ``timeout`` seconds from now unless discarded first."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop or self._bind()
         when = loop.time() + timeout
         self._live[waiter_id] = when
         heapq.heappush(self._heap, (when, waiter_id))
@@ -62,6 +65,11 @@ class Deadlines:
         self._timer, self._timer_at = None, math.inf
         self._heap.clear()
         self._live.clear()
+        self._loop = None
+
+    def _bind(self) -> asyncio.AbstractEventLoop:
+        self._loop = asyncio.get_running_loop()
+        return self._loop
 
     def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
         if self._timer is not None:
@@ -70,7 +78,7 @@ class Deadlines:
 
     def _fire(self) -> None:
         self._timer, self._timer_at = None, math.inf
-        loop = asyncio.get_running_loop()
+        loop = self._loop or self._bind()
         now = loop.time() + SLACK
         heap, live = self._heap, self._live
         due: list[int] = []
