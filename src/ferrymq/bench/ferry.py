@@ -46,6 +46,7 @@ def serve(ports: Any, commands: Any, answers: Any, directory: str) -> None:
     from ferrymq.engine.api import SystemClock
     from ferrymq.engine.qmgr import QueueManager
     from ferrymq.server import QueueManagerServer
+    from ferrymq.server.gc_policy import FreezeSurvivors
     from ferrymq.store.file import FileJournal
 
     use_uvloop()
@@ -53,6 +54,7 @@ def serve(ports: Any, commands: Any, answers: Any, directory: str) -> None:
     async def main() -> None:
         journal = FileJournal(directory)
         qm = QueueManager.start(QMGR, journal, SystemClock())
+        FreezeSurvivors().install()  # as `ferrymq start` does: the contest is with the real server
         server = QueueManagerServer(qm, HOST, 0)
         await server.start()
         ports.put(server.port)
