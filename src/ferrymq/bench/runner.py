@@ -95,15 +95,18 @@ class Runner:
 
     def _each(self, kind: str, scenario: str, repeat: int, flow: Flow | None,
               once: Callable[[Contender], Run]) -> list[Entry]:
-        """``repeat`` runs of every contender offering ``kind``; a failed run keeps its note."""
-        entries = []
-        for c in self._offering(kind):
-            entry = self._entry(c, kind, scenario, flow)
-            entries.append(entry)
-            for i in range(0 if entry.skipped else repeat):
-                self.say(f"{scenario}: {c.name} run {i + 1}/{repeat}")
-                entry.runs.append(self._guarded(lambda c=c: once(c)))  # type: ignore[misc]
-        return entries
+        """``repeat`` runs of every contender offering ``kind``; a failed run keeps its note.
+
+        The contenders take turns (run 1 of each, then run 2 of each ...), so that a change
+        in the machine's load during the scenario falls on all of them alike rather than on
+        whichever ran its runs at that time."""
+        pairs = [(c, self._entry(c, kind, scenario, flow)) for c in self._offering(kind)]
+        for i in range(repeat):
+            for c, entry in pairs:
+                if not entry.skipped:
+                    self.say(f"{scenario}: {c.name} run {i + 1}/{repeat}")
+                    entry.runs.append(self._guarded(lambda c=c: once(c)))  # type: ignore[misc]
+        return [entry for _, entry in pairs]
 
     def _guarded(self, once: Callable[[], Run]) -> Run:
         try:

@@ -86,7 +86,7 @@ def register(group: click.Group) -> None:
     @click.option("--round-trips", "--rr", "round_trips", type=click.IntRange(1, M.MAX_ROUND_TRIPS), default=2_000,
                   show_default=True, help="Request/reply round trips per run.")
     @click.option("--repeat", type=click.IntRange(1, M.MAX_REPEAT), default=3, show_default=True,
-                  help="Runs per contender and scenario (the median and min-max are reported).")
+                  help="Runs per contender and scenario, the contenders taking turns (the median and min-max are reported).")
     @click.option("--time-limit", type=click.FloatRange(1.0, M.MAX_TIME_LIMIT), default=120.0, show_default=True,
                   help="Seconds one run may take before it stops and reports no figure.")
     @click.option("--store-units", type=click.IntRange(1, M.MAX_STORE_UNITS), default=8, show_default=True,
