@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ferrymq.engine import attrs as A
@@ -54,6 +55,11 @@ class EngineState:
         self.queue_waiters: dict[str, list[int]] = {}
         self._waking: dict[str, bool] = {}  # queues whose waits wake() is serving: asked again meanwhile?
         self.deliveries: list[Delivery] = []
+        # A driver that answers a waiting get handed a message (engine.handover) itself, at
+        # once: called with the wait's id, the packed descriptor, the data, the MsgToken and
+        # the queue's name; True if it answered (no Delivery is then made), False to have
+        # the Delivery as usual.
+        self.answer_now: Callable[[int, bytes, bytes, bytes, str], bool] | None = None
         self.quiescing = False
         # Replayable readers' positions (sequence_access) and prepared units by XID (xa).
         self.readers: dict[tuple[str, str], ReaderPosition] = {}

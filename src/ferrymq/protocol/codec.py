@@ -362,10 +362,20 @@ def get_reply_frame(e: Any) -> bytes | None:
     """
     if e.comp or e.reason or e.detail or e.properties:
         return None
-    name, md, data = _name(e.resolved_q_name), e.md_bytes, e.data
+    return ok_get_reply_frame(e.corr, e.md_bytes, e.data, e.data_length, e.msg_token, e.resolved_q_name)
+
+
+def ok_get_reply_frame(corr: int, md: bytes, data: bytes, data_length: int, token: bytes, q_name: str) -> bytes:
+    """``get_reply_frame`` of ``GetReply(corr, md, data, data_length, token, q_name)`` (OK, no
+    properties), from its fields: a message handed to a waiting get goes out without the event.
+
+    Raises:
+        ValueError, OverflowError, struct.error: as ``get_reply_frame``.
+    """
+    name = _name(q_name)
     size = _GET_REPLY_FRAME.size + len(name) + len(md) + 4 + len(data)
-    return b"".join((_GET_REPLY_FRAME.pack(gpacket.VERSION, T_GET_REPLY, size, gpacket.MAGIC, 0, 0, e.corr, 0, _OK,
-                                           e.data_length, e.msg_token), name, md, _NO_PROPS, data))
+    return b"".join((_GET_REPLY_FRAME.pack(gpacket.VERSION, T_GET_REPLY, size, gpacket.MAGIC, 0, 0, corr, 0, _OK,
+                                           data_length, token), name, md, _NO_PROPS, data))
 
 
 def _enc_put1(e: Any) -> Encoded:

@@ -480,6 +480,21 @@ class ServerConnection(_Machine):
                     return data
         return self._send(ev, self._pack)
 
+    def send_get_reply(self, corr: int, md_bytes: bytes, data: bytes, token: bytes, q_name: str) -> bytes | None:
+        """``send(GetReply(corr, md_bytes, data, len(data), token, q_name))``, an OK reply
+        without properties, when it answers an outstanding Get or GetBatch and packs in one
+        step (``send``'s fast path without the event). None otherwise, having changed
+        nothing: the caller then sends the event, and ``send`` answers or raises."""
+        req = self._outstanding.get(corr)
+        if req is not E.Get and req is not E.GetBatch:
+            return None
+        try:
+            frame = codec.ok_get_reply_frame(corr, md_bytes, data, len(data), token, q_name)
+        except (ValueError, OverflowError, TypeError, struct.error):
+            return None
+        del self._outstanding[corr]
+        return frame
+
     def send_parts(self, ev: E.ServerEvent) -> list[bytes]:
         """``send``'s frame as pieces, not joined, for frames of megabytes (a page of
         browsed messages) that are written with one vectored write.
