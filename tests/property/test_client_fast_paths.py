@@ -5,10 +5,13 @@ to the general path and its errors)."""
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ferrymq.client.session import Session
+from ferrymq.mq import constants as C
 from ferrymq.protocol import codec
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, ServerConnection
@@ -164,3 +167,115 @@ def test_put_frame_is_the_general_encoding(ev: E.Put) -> None:
                  st.one_of(st.integers(0, 2**32 - 1), anything), st.binary(min_size=14, max_size=18), st.booleans()))
 def test_get_frame_is_the_general_encoding(ev: E.Get) -> None:
     assert fast(ev) == general(ev)
+
+
+# -- a held asynchronous put and the get after it, in one step ----------------------------
+
+plain_md = st.just(MQMD(version=2).pack()) | mds.map(lambda md: md.pack())  # what the client sends
+
+
+def mostly(usual: st.SearchStrategy[Any], other: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``usual`` nine times in ten: the fast paths' cases (an event must be usual in every field
+    to take one), with enough of the rest."""
+    return st.integers(0, 9).flatmap(lambda i: other if i == 9 else usual)
+
+
+gets = st.builds(E.Get, mostly(st.integers(1, 6), st.integers(-2, 0) | st.integers(2**63 - 2, 2**63 + 5)),
+                 mostly(st.integers(0, 2**32 - 1), anything), mostly(plain_md, md_fields),
+                 mostly(i32, anything), mostly(i32, anything), i32, st.integers(0, 2**32 - 1),
+                 mostly(st.just(bytes(16)), st.binary(min_size=15, max_size=17)), st.booleans())
+async_puts = st.builds(E.Put, st.integers(0, 3), mostly(st.integers(0, 2**32 - 1), anything),
+                       mostly(plain_md, md_fields), mostly(st.binary(max_size=300), st.text(max_size=3) | st.none()),
+                       mostly(i32, anything), st.integers(0, 2**32 - 1), mostly(st.none(), props),
+                       mostly(st.just(False), st.just(True)))
+
+
+def conn_state(c: ClientConnection) -> tuple[object, ...]:
+    return c._outstanding.copy(), c.state, c._consuming.copy(), c._closing.copy()
+
+
+def one_by_one(c: ClientConnection, *evs: E.ClientEvent) -> bytes | str:
+    try:
+        return b"".join(c.send(ev) for ev in evs)
+    except Exception as exc:
+        return type(exc).__name__
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(async_puts, gets, mostly(st.just(MAX), st.sampled_from([0, 64])), mostly(st.just(False), st.just(True)),
+       mostly(st.just(False), st.just(True)))
+def test_send_pair_is_two_sends(put: E.Put, get: E.Get, limit: int, busy: bool, idle: bool) -> None:
+    c = ClientConnection() if idle else connected()[0]
+    c.max_msg_length = limit
+    if busy and type(get.corr) is int:
+        c._outstanding[get.corr] = E.Inquire
+    twin = copy.deepcopy(c)
+    before = conn_state(c)
+    got = c.send_pair(put, get)
+    if got is None:  # nothing taken: the sends one by one decide
+        assert conn_state(c) == before
+    else:
+        assert got == one_by_one(twin, put, get)
+        assert conn_state(c) == conn_state(twin)
+
+
+def connected_session(limit: int) -> Session:
+    sess, s = Session(), ServerConnection()
+    sess.send(E.Connect(1, "QM1", max_msg_length=MAX))
+    s.receive_data(sess.take_out())
+    s.next_event()
+    sess.feed(s.send(E.ConnectReply(1, qmgr_name="QM1", max_msg_length=limit, version=E.PROTOCOL_VERSION)))
+    return sess
+
+
+def session_state(sess: Session) -> tuple[object, ...]:
+    return (list(sess.out), sess.out_bytes, list(sess._batch), sess._batch_bytes, sess.eof, sess.ending,
+            conn_state(sess.conn))
+
+
+def outcome(fn: Any) -> object:
+    try:
+        return fn()
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(async_puts, max_size=3), mostly(st.just(False), st.just(True)),
+       mostly(gets, st.just(E.Inquire(5, 1, (1,), ()))), mostly(st.just(MAX), st.just(64)),
+       mostly(st.just("open"), st.sampled_from(["eof", "ending"])))
+def test_take_with_is_send_then_take_out(puts: list[E.Put], heartbeat: bool, ev: E.ClientEvent, limit: int,
+                                         end: str) -> None:
+    sess = connected_session(limit)
+    for put in puts:
+        if outcome(lambda put=put: sess.send(put)) is not None:  # type: ignore[misc]
+            return  # a put refused on its own: nothing held to fold
+    if heartbeat and outcome(lambda: sess.send(E.HeartbeatReply(9))) is not None:  # a frame ahead of the held puts
+        return
+    if end == "eof":
+        sess.eof = True
+    elif end == "ending":
+        sess.ending = E.Ending(C.MQRC_Q_MGR_QUIESCING, "bye")
+    twin = copy.deepcopy(sess)
+    got = outcome(lambda: sess.take_with(ev))
+    expected = outcome(lambda: (twin.send(ev), twin.take_out())[1])
+    assert got == expected
+    assert session_state(sess) == session_state(twin)
+
+
+def test_a_request_reply_write_takes_the_one_step_path() -> None:
+    """The fold is taken at all (the property above holds either way)."""
+    sess = connected_session(MAX)
+    sess.send(E.Put(0, 1, MQMD(version=2).pack(), b"request", 0, reply=False))
+    called: list[bool] = []
+    pair = sess.conn.send_pair
+
+    def spy(put: E.Put, get: E.Get) -> bytes | None:
+        out = pair(put, get)
+        called.append(out is not None)
+        return out
+
+    sess.conn.send_pair = spy  # type: ignore[method-assign]
+    sess.take_with(E.Get(5, 1, MQMD(version=2).pack()))
+    assert called == [True]
+    assert not sess._batch and sess.out_bytes == 0 and not sess.out

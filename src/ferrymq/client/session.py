@@ -107,7 +107,13 @@ class Session:
             if limit < 0 and self.conn.version:  # fixed from the ConnectReply on
                 limit = self._batch_limit = min(PUT_BATCH_BYTES, self.conn.batch_limit())
             if limit > 0:
-                self._batch_put(ev, limit)
+                if self._batch:
+                    self._batch_put(ev, limit)
+                else:  # _batch_put's work for a first put (a request/reply loop's lone one), inline
+                    cost = len(ev.data) + _PUT_ITEM_COST
+                    self._batch.append(ev)
+                    self._batch_bytes = cost
+                    self.out_bytes += cost
                 return
         batch = self._batch
         out = self.out
@@ -168,6 +174,23 @@ class Session:
         first = batch[0]
         items = [(p.md[48:72], p.data) for p in batch]  # every md is bytes: see send()
         self._encode(E.PutBatch(first.hobj, first.md, items, first.options, first.context))  # type: ignore[arg-type]
+
+    def take_with(self, ev: E.ClientEvent) -> bytes:
+        """``send(ev)`` then ``take_out()``: what a request's write carries.
+
+        Raises:
+            ConnectionBroken: as ``send``.
+        """
+        batch = self._batch
+        if len(batch) == 1 and not self.out and type(ev) is E.Get and self.ending is None and not self.eof:
+            # A request/reply loop's write: its held asynchronous put and the get after it,
+            # encoded at once (the general path below makes the same bytes in three copies).
+            data = self.conn.send_pair(batch[0], ev)
+            if data is not None:
+                self._batch, self._batch_bytes, self.out_bytes = [], 0, 0
+                return data
+        self.send(ev)
+        return self.take_out()
 
     def take_out(self) -> bytes:
         if self._batch:

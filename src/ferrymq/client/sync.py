@@ -146,12 +146,14 @@ class Client(SequenceCalls):
         s.feed(data)
         s.check_alive()
 
-    def _read(self, deadline: float | None) -> bool:
-        """Read once, waiting until ``deadline`` at most; False if it passed first."""
+    def _read(self, deadline: float | None, now: float | None = None) -> bool:
+        """Read once, waiting until ``deadline`` at most; False if it passed first.
+        ``now``: the time, if the caller has just read it."""
         hb = self._s.heartbeat_ms
         limit = hb / 1000 * 2 + 5 if hb else None  # Session.idle_limit(), inline on the hot path
         while True:
-            now = time.monotonic()
+            if now is None:
+                now = time.monotonic()
             wait = None if deadline is None else deadline - now
             if limit is not None:
                 quiet = self._s.last_rx + limit - now
@@ -172,6 +174,7 @@ class Client(SequenceCalls):
                 if limit is not None and time.monotonic() - self._s.last_rx >= limit:
                     self._s.eof = True
                     raise broken(f"no heartbeat from the queue manager for {limit:.0f} s") from None
+                now = None
                 continue
             except OSError as exc:
                 self._s.eof = True
@@ -199,19 +202,22 @@ class Client(SequenceCalls):
         if guard:
             self._uow.before(ev)
         started = time.monotonic()
+        now: float | None = started
         while True:
             self._s.sent_request = False
             try:
                 if self._redial is not None:
                     self._poll()  # a connection that died while idle is noticed before sending
-                reply = self._exchange(ev)
+                    now = None
+                reply = self._exchange(ev, now)
             except MQError as exc:
                 sent = self._s.sent_request
                 if not self._lost(exc):
                     raise
                 self._reconnect(exc)
                 R.after_reconnect(ev, sent)
-                ev = self._renew(ev, time.monotonic() - started)
+                now = time.monotonic()
+                ev = self._renew(ev, now - started)
                 continue
             if guard:
                 self._uow.ended(ev)
@@ -256,26 +262,36 @@ class Client(SequenceCalls):
     def _renew(self, ev: Any, elapsed: float) -> Any:
         return R.renew(ev, self._s.next_corr(), self._remap, elapsed)
 
-    def _exchange(self, ev: Any) -> Any:
-        """Send a request and wait for its reply (other frames are sorted on the way)."""
+    def _exchange(self, ev: Any, now: float | None = None) -> Any:
+        """Send a request and wait for its reply (other frames are sorted on the way).
+        ``now``: the time the call began, if the caller has just read it (its timeout runs
+        from then; a write blocked for longer than a few microseconds is not expected)."""
         s = self._s
         s.sent_request = False
-        s.send(ev)
-        self._flush()
+        data = s.take_with(ev)  # buffered frames (held asynchronous puts) go first, in one write
+        try:
+            self._sock.sendall(data)
+        except OSError as exc:
+            s.eof = True
+            raise broken(f"send failed: {exc}") from None
         s.sent_request = True
         corr = ev.corr
+        if now is None:
+            now = time.monotonic()
         if type(ev) is not E.Get:
-            deadline: float | None = time.monotonic() + self._timeout
+            deadline: float | None = now + self._timeout
         elif ev.wait_interval >= 0:
-            deadline = time.monotonic() + self._timeout + ev.wait_interval / 1000
+            deadline = now + self._timeout + ev.wait_interval / 1000
         else:  # MQWI_UNLIMITED
             deadline = None
-        while corr not in s.replies:
+        replies = s.replies
+        while corr not in replies:
             if s.ending is not None or s.eof:
                 s.check_alive()
-            if not self._read(deadline):
+            if not self._read(deadline, now):
                 raise broken(f"no reply from the queue manager within {self._timeout:.0f} s")
-        return s.replies.pop(corr)
+            now = None
+        return replies.pop(corr)
 
     # -- MQI -------------------------------------------------------------------------------------
 

@@ -347,6 +347,33 @@ def get_frame(e: Any) -> bytes:
                            e.match_options, e.buffer_length, e.msg_token) + md
 
 
+def put_get_frames(put: Any, get: Any) -> bytes:
+    """``put_frame(put) + get_frame(get)`` in one join: a request/reply loop's asynchronous
+    put leaves with the get that follows it, and the three copies of its data (each frame's
+    own, then the write's) become one.
+
+    Raises:
+        ValueError, OverflowError, TypeError, struct.error: as ``put_frame`` or ``get_frame``.
+    """
+    md = put.md
+    if type(md) is not bytes or len(md) != C.MQMD_LENGTH_2 or not md.startswith(V2_LE_HEAD):
+        md = _md(md)
+    props = _props(put.properties)
+    data = put.data
+    if len(get.msg_token) != 16:
+        raise ValueError("msg_token must be 16 bytes")
+    get_md = get.md
+    if type(get_md) is not bytes or len(get_md) != C.MQMD_LENGTH_2 or not get_md.startswith(V2_LE_HEAD):
+        get_md = _md(get_md)
+    size = _PUT_FRAME.size + len(md) + len(props) + len(data)
+    return b"".join((
+        _PUT_FRAME.pack(gpacket.VERSION, T_PUT, size, gpacket.MAGIC, 0, 0, put.corr, _R if put.reply else 0,
+                        put.hobj, put.options, put.context), md, props, data,
+        _GET_FRAME.pack(gpacket.VERSION, T_GET, _GET_FRAME.size + len(get_md), gpacket.MAGIC, 0, 0, get.corr,
+                        _R | (FLAG_MSG_HANDLE if get.msg_handle else 0), get.hobj, get.options, get.wait_interval,
+                        get.match_options, get.buffer_length, get.msg_token), get_md))
+
+
 # A GetReply's GPacket header and fixed body start (an OK status, data length, MsgToken) as
 # one struct: the server writes one per waiting get answered.
 _GET_REPLY_FRAME = struct.Struct(">hhiiiqqI10sI16s")

@@ -364,6 +364,23 @@ class ClientConnection(_Machine):
             self._closing[corr] = ev.hobj  # type: ignore[union-attr]
         return data
 
+    def send_pair(self, put: E.Put, get: E.Get) -> bytes | None:
+        """``send(put) + send(get)`` at once, for what a request/reply loop writes: an
+        asynchronous Put (held by the session) and the Get that follows it. Returns those
+        bytes when both sends would succeed; for anything else returns None having changed
+        nothing, and the caller sends them one by one (and meets their errors)."""
+        if self.state is not _CONNECTED or type(put) is not E.Put or put.reply or type(get) is not E.Get:
+            return None
+        corr = get.corr
+        try:  # also the checks: whatever they would raise, the sends one by one raise
+            if corr <= 0 or corr in self._outstanding or len(put.data) > self.max_msg_length > 0:
+                return None
+            data = codec.put_get_frames(put, get)
+        except Exception:  # the one-by-one sends then raise what they raise
+            return None
+        self._outstanding[corr] = E.Get
+        return data
+
     def _check_incoming(self, ev: E.Event) -> None:
         t = type(ev)
         if t is E.PushedBatch and self.version < E.BATCH_VERSION:
