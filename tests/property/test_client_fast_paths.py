@@ -5,11 +5,14 @@ to the general path and its errors)."""
 from __future__ import annotations
 
 import copy
+import copyreg
+import struct
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ferrymq.client import session as S
 from ferrymq.client.session import Session
 from ferrymq.mq import constants as C
 from ferrymq.protocol import codec
@@ -17,6 +20,10 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, ServerConnection
 from ferrymq.protocol.errors import RemoteProtocolError
 from ferrymq.wire.mqmd import MQMD
+
+# The twins below are deep copies; a connection holds a struct.Struct (the shape of the
+# replies it expects), which copy cannot pickle: copied by its format.
+copyreg.pickle(struct.Struct, lambda shape: (struct.Struct, (shape.format,)))
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
 i32 = st.integers(-(2**31), 2**31 - 1)
@@ -44,6 +51,12 @@ def get_reply_frames(draw: st.DrawFn) -> tuple[ClientConnection, bytes]:
     """A connected client with a request outstanding and the bytes of a GetReply to it
     (sometimes damaged, sometimes answering another request or none)."""
     c, s = connected()
+    name = draw(names)
+    if draw(st.booleans()):  # an earlier reply, from the same queue mostly: its name is known
+        s.receive_data(c.send(E.Get(3, 1, MQMD(version=2))))
+        s.next_event()
+        earlier = E.GetReply(3, MQMD(version=2).pack(), b"", 0, bytes(16), draw(st.just(name) | names))
+        assert c.receive_get_reply(s.send(earlier)) is not None
     req = draw(st.just("get") | st.sampled_from(["get_batch", "inquire"]))
     if req == "get":
         ev: E.ClientEvent = E.Get(2, 1, MQMD(version=2))
@@ -56,7 +69,7 @@ def get_reply_frames(draw: st.DrawFn) -> tuple[ClientConnection, bytes]:
     comp, reason, detail = draw(statuses)
     md = draw(mds).pack()
     reply = E.GetReply(2, md, draw(st.binary(max_size=200)), draw(st.integers(0, 2**32 - 1)),
-                       draw(st.binary(min_size=16, max_size=16)), draw(names), None, comp, reason, detail)
+                       draw(st.binary(min_size=16, max_size=16)), name, None, comp, reason, detail)
     if draw(st.booleans()) and req != "inquire":
         data = s.send(reply)
     else:  # the server machine would refuse to send it; encode it as a rogue server would
@@ -279,3 +292,19 @@ def test_a_request_reply_write_takes_the_one_step_path() -> None:
     sess.take_with(E.Get(5, 1, MQMD(version=2).pack()))
     assert called == [True]
     assert not sess._batch and sess.out_bytes == 0 and not sess.out
+
+
+ids = st.none() | st.binary(min_size=24, max_size=24) | st.binary(max_size=30)
+
+
+@settings(max_examples=300)
+@given(ids, ids)
+def test_get_event_descriptor_is_get_md(msg_id: bytes | None, correl_id: bytes | None) -> None:
+    """``get_event`` splices a get's identifiers in itself for the usual gets: as ``get_md`` does."""
+    S.get_md(None, None)  # its template made, as after a first get
+
+    def inline() -> tuple[bytes, int]:
+        ev = S.get_event(1, 1, 0.0, msg_id, correl_id, False, 100, False)
+        return ev.md, ev.match_options  # type: ignore[return-value]
+
+    assert outcome(inline) == outcome(lambda: S.get_md(msg_id, correl_id))

@@ -14,6 +14,7 @@ import os
 import struct
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +69,9 @@ class Session:
 
     def __init__(self) -> None:
         self.conn = ClientConnection()
-        self._corr = itertools.count(1)
+        # The next correlation id: the counter's own __next__, not a method around it (a
+        # request/reply round trip asks twice).
+        self.next_corr: Callable[[], int] = itertools.count(1).__next__
         self.out: list[bytes] = []
         self.out_bytes = 0  # encoded bytes in ``out`` plus what the held batch will take
         self._batch: list[E.Put] = []  # asynchronous puts held for one PutBatch frame
@@ -90,9 +93,6 @@ class Session:
         self._id_prefix = b"AMQ " + b" " * 12
 
     # -- sending ---------------------------------------------------------------------------
-
-    def next_corr(self) -> int:
-        return next(self._corr)
 
     def send(self, ev: E.ClientEvent | PutColumns) -> None:
         """Encode a frame into the output buffer.
@@ -381,17 +381,26 @@ PutSpec = tuple[int | None, bool | None, float | None, str, str, str | None, int
 reply_to_q_mgr, format, msg_type, report, feedback): ``Queue.put`` hands them on so, because
 a call with twenty keyword arguments costs microseconds on the request/reply path."""
 
-_md_cache: dict[tuple[PutSpec, str, int], bytes] = {}
+Template = tuple[bytes, bytes, bytes, bytes, bytes]
+"""A packed MQMD v2 and its pieces around the identifiers: (whole, [:48], [72:], [:72], [96:]).
+Cut once, so that a put or get splices its MsgId or CorrelId in with one copy, not three."""
 
 
-def _template(spec: PutSpec, fmt: str, ccsid: int) -> bytes:
+def _cut(tpl: bytes) -> Template:
+    return tpl, tpl[:48], tpl[72:], tpl[:72], tpl[96:]
+
+
+_md_cache: dict[tuple[PutSpec, str, int], Template] = {}
+
+
+def _template(spec: PutSpec, fmt: str, ccsid: int) -> Template:
     """The packed MQMD v2 for a put's descriptor arguments (Format ``fmt``, not spec's
-    ``format``, which may be None), identifiers blank; cached."""
+    ``format``, which may be None), identifiers blank, cut (see Template); cached."""
     key = (spec, fmt, ccsid)
     tpl = _md_cache.get(key)
     if tpl is None:
         priority, persistent, expiry, reply_to_q, reply_to_q_mgr, _, msg_type, report, feedback = spec
-        tpl = pack_md(MQMD(
+        tpl = _cut(pack_md(MQMD(
             version=C.MQMD_VERSION_2,
             priority=C.MQPRI_PRIORITY_AS_Q_DEF if priority is None else priority,
             persistence=C.MQPER_PERSISTENCE_AS_Q_DEF if persistent is None else (
@@ -400,7 +409,7 @@ def _template(spec: PutSpec, fmt: str, ccsid: int) -> bytes:
             reply_to_q=reply_to_q, reply_to_q_mgr=reply_to_q_mgr, format=fmt,
             msg_type=(C.MQMT_REQUEST if reply_to_q else C.MQMT_DATAGRAM) if msg_type is None else msg_type,
             report=report, feedback=feedback, coded_char_set_id=ccsid,
-        ))
+        )))
         if len(_md_cache) < 256:
             _md_cache[key] = tpl
     return tpl
@@ -420,19 +429,20 @@ def build_md(*, priority: int | None, persistent: bool | None, expiry: float | N
     return _splice(_template(spec, format, ccsid), msg_id, correl_id)
 
 
-def _splice(tpl: bytes, msg_id: bytes | None, correl_id: bytes | None) -> bytes:
-    """``tpl`` (a packed MQMD v2) with MsgId and CorrelId put in (None: as in ``tpl``)."""
+def _splice(tpl: Template, msg_id: bytes | None, correl_id: bytes | None) -> bytes:
+    """``tpl`` (a packed MQMD v2, cut) with MsgId and CorrelId put in (None: as in ``tpl``)."""
     if correl_id is None:
         if msg_id is None:
-            return tpl
+            return tpl[0]
         if len(msg_id) == 24:  # an asynchronous put's own MsgId
-            return tpl[:48] + msg_id + tpl[72:]
+            return tpl[1] + msg_id + tpl[2]
     elif len(correl_id) == 24:
         if msg_id is None:  # a get by CorrelId
-            return tpl[:72] + correl_id + tpl[96:]
+            return tpl[3] + correl_id + tpl[4]
         if len(msg_id) == 24:  # a reply: its own MsgId, the request's as CorrelId
-            return b"".join((tpl[:48], msg_id, correl_id, tpl[96:]))
-    return b"".join((tpl[:48], _id(msg_id, tpl[48:72]), _id(correl_id, tpl[72:96]), tpl[96:]))
+            return b"".join((tpl[1], msg_id, correl_id, tpl[4]))
+    whole = tpl[0]
+    return b"".join((tpl[1], _id(msg_id, whole[48:72]), _id(correl_id, whole[72:96]), tpl[4]))
 
 
 def _id(value: bytes | None, default: bytes) -> bytes:
@@ -450,19 +460,19 @@ def as_bytes(data: bytes | bytearray | memoryview | str) -> tuple[bytes, str]:
     return bytes(data), ""
 
 
-_get_tpl: list[bytes] = []  # the MQMD a get sends, but for the identifiers it selects by (made on first use)
+_get_tpl: list[Template] = []  # the MQMD a get sends, but for the identifiers it selects by (made on first use)
 
 
 def get_md(msg_id: bytes | None, correl_id: bytes | None) -> tuple[bytes, int]:
     """The MQMD and MQMO_* match options for a get selecting by identifiers."""
     if not _get_tpl:
-        _get_tpl.append(build_md(priority=None, persistent=None, expiry=None, correl_id=None, msg_id=None,
-                                 reply_to_q="", reply_to_q_mgr="", format="", msg_type=None, report=0, feedback=0,
-                                 ccsid=0, md=None))
+        _get_tpl.append(_cut(build_md(priority=None, persistent=None, expiry=None, correl_id=None, msg_id=None,
+                                      reply_to_q="", reply_to_q_mgr="", format="", msg_type=None, report=0,
+                                      feedback=0, ccsid=0, md=None)))
     tpl = _get_tpl[0]
     if msg_id is None:
         if correl_id is None:
-            return tpl, 0
+            return tpl[0], 0
         return _splice(tpl, None, correl_id), C.MQMO_MATCH_CORREL_ID
     match = C.MQMO_MATCH_MSG_ID if correl_id is None else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
     return _splice(tpl, msg_id, correl_id), match
@@ -491,10 +501,12 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
     else:
         raw, implied = as_bytes(data)
     if async_put and msg_id is None and (md is None or md.msg_id == bytes(24)):
-        msg_id = session.new_msg_id()
+        msg_id = session._id_prefix + _U64(session._salt | (next(session._msg_counter) & 0xFFFFFFFFFF))  # new_msg_id()
     if md is None:
         fmt = implied if spec[5] is None else spec[5]
-        md_bytes = _splice(_template(spec, fmt, 1208 if fmt == C.MQFMT_STRING else 0), msg_id, correl_id)
+        ccsid = 1208 if fmt == C.MQFMT_STRING else 0
+        tpl = _md_cache.get((spec, fmt, ccsid)) or _template(spec, fmt, ccsid)  # the cache's hit, inline
+        md_bytes = _splice(tpl, msg_id, correl_id)
     else:
         md_bytes = _pack_v2(md)
     opts = options | C.MQPMO_FAIL_IF_QUIESCING | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
@@ -547,7 +559,16 @@ _NO_TOKEN = bytes(16)
 def get_event(corr: int, hobj: int, wait: float | None, msg_id: bytes | None, correl_id: bytes | None,
               syncpoint: bool, max_length: int, accept_truncated: bool, browse: int = 0,
               options: int = 0) -> E.Get:
-    md, match = get_md(msg_id, correl_id)
+    if msg_id is None and _get_tpl:  # get_md's work for a request/reply loop's gets, inline
+        tpl = _get_tpl[0]
+        if correl_id is None:
+            md, match = tpl[0], 0
+        elif len(correl_id) == 24:
+            md, match = tpl[3] + correl_id + tpl[4], C.MQMO_MATCH_CORREL_ID
+        else:
+            md, match = get_md(msg_id, correl_id)
+    else:
+        md, match = get_md(msg_id, correl_id)
     opts = options | browse | C.MQGMO_FAIL_IF_QUIESCING
     if not browse:
         opts |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT

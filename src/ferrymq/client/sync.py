@@ -149,14 +149,15 @@ class Client(SequenceCalls):
     def _read(self, deadline: float | None, now: float | None = None) -> bool:
         """Read once, waiting until ``deadline`` at most; False if it passed first.
         ``now``: the time, if the caller has just read it."""
-        hb = self._s.heartbeat_ms
+        s = self._s
+        hb = s.heartbeat_ms
         limit = hb / 1000 * 2 + 5 if hb else None  # Session.idle_limit(), inline on the hot path
         while True:
             if now is None:
                 now = time.monotonic()
             wait = None if deadline is None else deadline - now
             if limit is not None:
-                quiet = self._s.last_rx + limit - now
+                quiet = s.last_rx + limit - now
                 if wait is None or quiet < wait:
                     wait = quiet
             flags = 0
@@ -171,20 +172,20 @@ class Client(SequenceCalls):
             except BlockingIOError:  # the bound (SO_RCVTIMEO) or MSG_DONTWAIT: nothing came
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
-                if limit is not None and time.monotonic() - self._s.last_rx >= limit:
-                    self._s.eof = True
+                if limit is not None and time.monotonic() - s.last_rx >= limit:
+                    s.eof = True
                     raise broken(f"no heartbeat from the queue manager for {limit:.0f} s") from None
                 now = None
                 continue
             except OSError as exc:
-                self._s.eof = True
+                s.eof = True
                 raise broken(f"receive failed: {exc}") from None
             if not data:
-                self._s.eof = True
-                self._s.feed(b"")
-                self._s.check_alive()
-            self._s.feed(data)
-            if self._s.out_bytes:  # heartbeat replies
+                s.eof = True
+                s.feed(b"")
+                s.check_alive()
+            s.feed(data)
+            if s.out_bytes:  # heartbeat replies
                 self._flush()
             return True
 
