@@ -572,7 +572,12 @@ def get_event(corr: int, hobj: int, wait: float | None, msg_id: bytes | None, co
     opts = options | browse | C.MQGMO_FAIL_IF_QUIESCING
     if not browse:
         opts |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
-    ms = C.MQWI_UNLIMITED if wait is None else max(0, int(wait * 1000))  # wait_ms(), inline on the hot path
+    if wait is None:  # wait_ms(), inline on the hot path (and without max(): a call less)
+        ms = C.MQWI_UNLIMITED
+    else:
+        ms = int(wait * 1000)
+        if ms < 0:
+            ms = 0
     if ms != 0:
         opts |= C.MQGMO_WAIT
     if accept_truncated:

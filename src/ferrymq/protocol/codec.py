@@ -358,7 +358,7 @@ def put_get_frames(put: Any, get: Any) -> bytes:
     md = put.md
     if type(md) is not bytes or len(md) != C.MQMD_LENGTH_2 or not md.startswith(V2_LE_HEAD):
         md = _md(md)
-    props = _props(put.properties)
+    props = _props(put.properties) if put.properties else _NO_PROPS  # _props' usual case, inline
     data = put.data
     if len(get.msg_token) != 16:
         raise ValueError("msg_token must be 16 bytes")

@@ -240,14 +240,21 @@ _shapes: dict[int, struct.Struct] = {}
 def _reply_shape(n: int) -> struct.Struct:
     """The usual GetReply (see ``receive_get_reply``) from a queue whose name is ``n`` bytes,
     from the GPacket header to the properties' length: the fields ``_GET_REPLY_HEAD`` reads
-    (less the timestamp and flags), the name, the MQMD's first 8 bytes and the properties'
-    length, for one unpack where there were one and three comparisons in place."""
+    (less the timestamp and flags), then the name's length, the name and the MQMD's first 8
+    bytes as one field (see ``_named``), then the properties' length: one unpack where there
+    were one and three comparisons in place."""
     shape = _shapes.get(n)
     if shape is None:
-        shape = struct.Struct(f">hhiii8xq4x10sI16sH{n}s8s{_MD_V2 - 8}xI")
+        shape = struct.Struct(f">hhiii8xq4x10sI16s{2 + n + 8}s{_MD_V2 - 8}xI")
         if len(_shapes) < 64:  # names of up to 48 characters, in practice
             _shapes[n] = shape
     return shape
+
+
+def _named(raw: bytes) -> bytes:
+    """The bytes of a usual GetReply from the queue named ``raw`` (encoded) between its
+    MsgToken and the rest of its MQMD: the name's length, the name, an MQMD v2's head."""
+    return struct.pack(">H", len(raw)) + raw + V2_LE_HEAD
 
 
 class ClientConnection(_Machine):
@@ -266,6 +273,7 @@ class ClientConnection(_Machine):
         self._clean = False  # known: nothing buffered, no end, no error (see receive_get_reply)
         self._name_raw, self._name = b"", ""  # the last GetReply's queue name, encoded and not
         self._shape = _reply_shape(0)  # a GetReply from that queue
+        self._named = _named(b"")  # what such a reply has between its MsgToken and the rest of its MQMD
 
     @property
     def outstanding(self) -> int:
@@ -291,18 +299,17 @@ class ClientConnection(_Machine):
             return None
         shape = self._shape
         if len(data) >= shape.size:  # first as a reply from the last reply's queue, in one unpack
-            version, ptype, size, magic, props_size, corr, status, length, token, n, raw_name, md_head, props_len = \
+            version, ptype, size, magic, props_size, corr, status, length, token, named, props_len = \
                 shape.unpack_from(data)
             if (ptype == codec.T_GET_REPLY and size == len(data) and magic == gpacket.MAGIC
                     and version == gpacket.VERSION and not props_size and status == codec.OK_STATUS
-                    and size <= self.max_packet and n == len(raw_name) and raw_name == self._name_raw
-                    and md_head == V2_LE_HEAD and not props_len):
+                    and size <= self.max_packet and named == self._named and not props_len):
                 req = self._outstanding.get(corr)
                 if req is not E.Get and req is not E.GetBatch:
                     return None
                 del self._outstanding[corr]
                 self._fed += size
-                md_at = _GET_REPLY_HEAD.size + n
+                md_at = _GET_REPLY_HEAD.size + len(self._name_raw)
                 return E.GetReply(corr, data[md_at : md_at + _MD_V2], data[md_at + _MD_V2 + 4 :], length, token,
                                   self._name)
         if len(data) < _GET_REPLY_HEAD.size:
@@ -328,7 +335,7 @@ class ClientConnection(_Machine):
             except UnicodeDecodeError:
                 return None
             self._name_raw, self._name = raw, name
-            self._shape = _reply_shape(n)
+            self._shape, self._named = _reply_shape(n), _named(raw)
         del self._outstanding[corr]
         self._fed += size
         return E.GetReply(corr, data[md_at : data_at - 4], data[data_at:], length, token, name)
