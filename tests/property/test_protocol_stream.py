@@ -159,6 +159,27 @@ def test_frames_decoded_in_place_are_the_frames_the_decoders_give(evs: list[E.Cl
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(), st.data())
+def test_puts_with_their_descriptors_in_bytes_are_the_frames_the_decoders_give(evs: list[E.ClientEvent],
+                                                                              data: st.DataObject) -> None:
+    """A server machine made with ``raw_put_md`` leaves a usual Put's MQMD in its bytes: on any
+    stream, intact or damaged, those bytes decode to the ordinary decoders' MQMD, and the rest
+    of the events and the error that ends the stream are theirs."""
+    stream = bytearray(encode_stream(evs))
+    for _ in range(data.draw(st.integers(0, 3))):
+        pos = data.draw(st.integers(0, len(stream) - 1))
+        stream[pos] = data.draw(st.integers(0, 255))
+    ordinary = ServerConnection()
+    ordinary._fast = {}
+    got, error = outcome(ServerConnection(raw_put_md=True), bytes(stream))
+    raw = [ev for ev in got if isinstance(ev, E.Put) and isinstance(ev.md, bytes)]
+    for ev in raw:
+        ev.md = MQMD.unpack_from(ev.md)  # type: ignore[arg-type]
+    assert (got, error) == outcome(ordinary, bytes(stream))
+    assert all(not ev.properties for ev in raw)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([E.Get, E.GetBatch, E.Inquire, None]), st.sampled_from([(0, 0, ""), (1, 2079, ""), (2, 2033, "x")]),
        st.binary(max_size=400), st.binary(max_size=100), st.integers(-1, 2**32), st.binary(max_size=20),
        st.text(max_size=60), props)

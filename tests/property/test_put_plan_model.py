@@ -2,7 +2,8 @@
 managers take the same calls (puts of varied descriptors and options through a queue and an
 alias, waits, gets, units of work, changes to the queue's, the alias's and the queue
 manager's attributes, quiescing); in the second every plan is made stale before each call,
-so every put and get there is worked out from scratch. Every answer, delivery, report,
+so every put and get there is worked out from scratch; the first side may be given the
+descriptors in their bytes (put_raw), the second decoded. Every answer, delivery, report,
 stored descriptor and depth must be the same.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -36,6 +37,10 @@ QMGR_ALTERS: list[dict[str, object]] = [{"MAXMSGL": 32768}, {"MAXMSGL": 4 * 1024
                                         {"MAXUMSGS": 10000}]
 RESTORE: dict[str, object] = {"PUT": "ENABLED", "PROPCTL": "COMPAT", "MAXDEPTH": 1000, "MAXMSGL": 4 * 1024 * 1024}
 BIG = bytes(40_000)  # over the queue manager's lowest MAXMSGL
+# A byte of a descriptor's bytes changed (not StrucId or Version): anywhere, or where any
+# value is a valid one that the stored descriptor keeps (ReplyToQ, ReplyToQMgr, version 2's
+# fields; the context fields between are the queue manager's to set).
+DAMAGE = st.tuples(st.integers(8, 363) | st.integers(96, 191) | st.integers(324, 363), st.integers(0, 255))
 
 
 def _outcome(r: Any) -> Any:
@@ -53,8 +58,11 @@ def _outcome(r: Any) -> Any:
 
 
 class PlannedVsFresh(RuleBasedStateMachine):
-    @initialize()
-    def setup(self) -> None:
+    # form: how the first side is given the descriptors: decoded (None), or in their bytes
+    # (put_raw) in this form.
+    @initialize(form=st.sampled_from([None, None, "v2", "v2", "v1", "big-endian"]))
+    def setup(self, form: str | None) -> None:
+        self.form = form
         self.sides = []
         for _ in range(2):
             clock = FakeClock()
@@ -97,17 +105,32 @@ class PlannedVsFresh(RuleBasedStateMachine):
         if self._put(who, md, pmo, data)[0] == "put":
             self.last = (who, md, pmo)
 
-    def _put(self, who: int, md: MQMD, pmo: int, data: bytes) -> Any:
+    def _put(self, who: int, md: MQMD, pmo: int, data: bytes, damage: tuple[int, int] | None = None) -> Any:
         options = PutOptions(pmo)
-        return self._both(lambda qm, conns, hs: qm.put(conns[who // 2], hs[who], md, options, data))
+        shape = self.form
+        if shape is None:
+            return self._both(lambda qm, conns, hs: qm.put(conns[who // 2], hs[who], md, options, data))
+        raw = bytearray(md.pack(version=1 if shape == "v1" else 2, big_endian=shape == "big-endian"))
+        if damage is not None:
+            at, value = damage
+            raw[8 + (at - 8) % (len(raw) - 8)] = value
+        decoded = MQMD.unpack_from(raw)
+
+        def put(qm: QueueManager, conns: list[int], hs: list[int]) -> Any:
+            if qm is self.sides[0][0]:  # the plan may cover the bytes: not decoded then
+                return qm.put_raw(conns[who // 2], hs[who], bytes(raw), pmo, 0, data)
+            return qm.put(conns[who // 2], hs[who], decoded, options, data)
+
+        return self._both(put)
 
     # A plan is kept for the same handle, options and descriptor but the identifiers: again
     # and again, with attributes changing in between.
     @rule(msg_id=st.sampled_from([b"", b"N"]), correl=st.sampled_from([b"", b"A", b"C"]),
           data=st.sampled_from([b"y", b"longer data", BIG]), times=st.integers(1, 3),
           change=st.sampled_from([None] * 4 + [*ALTERS, *QMGR_ALTERS, "quiesce", "inhibit", "allow"]),
-          restore=st.booleans())
-    def put_again(self, msg_id: bytes, correl: bytes, data: bytes, times: int, change: Any, restore: bool) -> None:
+          restore=st.booleans(), damage=st.one_of(st.none(), st.none(), DAMAGE))
+    def put_again(self, msg_id: bytes, correl: bytes, data: bytes, times: int, change: Any, restore: bool,
+                  damage: tuple[int, int] | None) -> None:
         if self.last is None:
             return
         who, md, pmo = self.last
@@ -121,8 +144,8 @@ class PlannedVsFresh(RuleBasedStateMachine):
             self.quiesce()
         elif change is not None:
             self.mqset(change == "inhibit")
-        for _ in range(times):
-            self._put(who, md, pmo, data)
+        for _ in range(times):  # perhaps a byte changed: the same descriptor but for one field
+            self._put(who, md, pmo, data, damage)
         if restore:  # and back: a plan made under the change must not outlive it either
             self.alter(("Q", RESTORE))
             self._put(who, md, pmo, data)
@@ -174,3 +197,45 @@ class PlannedVsFresh(RuleBasedStateMachine):
 
 PlannedVsFresh.TestCase.settings = settings(max_examples=200, stateful_step_count=30, deadline=None)
 TestPlannedVsFresh = PlannedVsFresh.TestCase
+
+
+@settings(max_examples=300, deadline=None)
+@given(priority=st.sampled_from([-1, 4, 12]), persistence=st.sampled_from([2, 0, 1]), report=st.sampled_from([0, C.MQRO_COA]),
+       reply_to_q=st.sampled_from(["", "R", "R" * 48]), reply_to_q_mgr=st.sampled_from(["", "QM1", "X" * 48]),
+       group_id=st.binary(min_size=24, max_size=24), form=st.sampled_from(["v2", "v1", "big-endian"]),
+       pmo=st.sampled_from(PMOS), changes=st.lists(st.tuples(st.integers(8, 363), st.integers(0, 255)), max_size=4))
+def test_a_descriptor_in_bytes_is_put_as_decoded(priority: int, persistence: int, report: int, reply_to_q: str,
+                                                 reply_to_q_mgr: str, group_id: bytes, form: str, pmo: int,
+                                                 changes: list[tuple[int, int]]) -> None:
+    """put_raw of a descriptor's bytes, then of the same bytes with one byte changed (not its
+    StrucId or Version), one change after another: the results, errors and queue are put's of
+    the decoded descriptors on a queue manager whose plans are always stale."""
+    md = MQMD(version=2, priority=priority, persistence=persistence, report=report, reply_to_q=reply_to_q,
+              reply_to_q_mgr=reply_to_q_mgr, group_id=group_id, format="MQSTR")
+    raw = bytearray(md.pack(version=1 if form == "v1" else 2, big_endian=form == "big-endian"))
+    sides = []
+    for _ in range(2):
+        qm = QueueManager.start("QM1", MemoryJournal(), FakeClock())
+        qm.objects.define("QLOCAL", "Q", {"MAXDEPTH": 1000})
+        qm.objects.define("QLOCAL", "R", {})
+        conn = qm.connect(appl_name="t", user="u1")
+        sides.append((qm, conn, qm.open(conn, ObjectDescriptor("Q"), OPEN).hobj))
+    outs: list[list[Any]] = [[], []]
+    for change in [None, None, *changes, None]:
+        if change is not None:
+            at, value = change
+            raw[8 + (at - 8) % (len(raw) - 8)] = value
+        for n, (qm, conn, hobj) in enumerate(sides):
+            try:
+                if n == 0:
+                    r = qm.put_raw(conn, hobj, bytes(raw), pmo, 0, b"data")
+                else:
+                    qm.objects.epoch += 1
+                    r = qm.put(conn, hobj, MQMD.unpack_from(raw), PutOptions(pmo), b"data")
+            except MQError as exc:
+                r = exc
+            outs[n].append(_outcome(r))
+    assert outs[0] == outs[1]
+    held = [[(m.md, m.md_bytes()) for m in sorted(qm.objects.require("Q").messages.by_seq.values(), key=lambda m: m.key)]
+            for qm, _, _ in sides]
+    assert held[0] == held[1]

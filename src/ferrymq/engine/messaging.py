@@ -22,7 +22,7 @@ from ferrymq.engine.waits import Waits
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.wire.mqmd import MQMD, NONE_ID, with_ids, with_put_context
+from ferrymq.wire.mqmd import CORREL_ID_AT, CORREL_ID_END, MQMD, MSG_ID_AT, NONE_ID, with_ids, with_put_context
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -75,15 +75,42 @@ class Messaging(Waits):
             if (plan is not None and plan.epoch == self.objects.epoch and plan.options == pmo.options
                     and not properties and plan.steady == STEADY_FIELDS(md) and not h.deleted):
                 assert conn is not None
-                return self._put_planned(conn, h, plan, md, data)
+                return self._put_planned(conn, h, plan, md.msg_id, md.correl_id, data)
         conn, h, warning = self._check_put(hconn, hobj, md, pmo)
         result = self.place(conn, h, md, pmo, data, warning, properties)
         h.put_plan = None if properties else self._plan(conn, h, md, pmo, warning)
         return result
 
-    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD, data: bytes) -> PutResult:
+    def put_raw(self, hconn: int, hobj: int, raw: bytes, options: int, context: int, data: bytes) -> PutResult:
+        """``put(hconn, hobj, MQMD.unpack_from(raw), PutOptions(options, context), data)``
+        for a descriptor still in its bytes (a plain one: StrucId and Version checked, all
+        its bytes there). The handle's plan keeps the bytes of a descriptor it covers but
+        the identifiers: when ``raw`` is those bytes again, it is not decoded at all.
+
+        Raises:
+            MQError: as ``put``.
+        """
+        conn = self.connections.get(hconn)
+        h = None if conn is None else conn.handles.get(hobj)
+        if h is not None:
+            plan = h.put_plan
+            if (plan is not None and plan.epoch == self.objects.epoch and plan.options == options
+                    and plan.covers_raw(raw) and not h.deleted):
+                assert conn is not None
+                return self._put_planned(conn, h, plan, raw[MSG_ID_AT:CORREL_ID_AT], raw[CORREL_ID_AT:CORREL_ID_END],
+                                         data)
+        result = self.put(hconn, hobj, MQMD.unpack_from(raw), PutOptions(options, context), data)
+        # put made or used the handle's plan for this descriptor (or none): it covers these bytes.
+        plan = None if h is None else h.put_plan
+        if plan is not None:
+            plan.keep_raw(raw)
+        return result
+
+    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, msg_id: bytes, correl_id: bytes,
+                     data: bytes) -> PutResult:
         """``place`` for a put that its handle's plan covers: what ``_check_put`` and
-        ``place`` would work out from the handle, options and descriptor is the plan's."""
+        ``place`` would work out from the handle, options and descriptor is the plan's
+        (the descriptor's own: its MsgId and CorrelId)."""
         limits = plan.limits
         q = limits.queue
         in_uow = plan.in_uow
@@ -92,10 +119,11 @@ class Messaging(Waits):
             raise refusal
         now = self.clock.now()
         opts = plan.options
-        msg_id = md.msg_id  # then CorrelId: new identifiers are made in fill_descriptor's order
+        # MsgId, then CorrelId: new identifiers are made in fill_descriptor's order
         if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
             msg_id = self.new_id()
-        correl_id = self.new_id() if opts & C.MQPMO_NEW_CORREL_ID else md.correl_id
+        if opts & C.MQPMO_NEW_CORREL_ID:
+            correl_id = self.new_id()
         date, tod = self.stamp_put(now)
         stored = plan.stored(msg_id, correl_id, date, tod)
         seq = self.next_sequence(q)

@@ -77,7 +77,7 @@ class PutPlan:
     inputs, whatever its identifiers and put time."""
 
     __slots__ = ("_head", "_mid", "_packed", "_tail", "comp", "epoch", "fifo", "handable", "in_uow", "limits", "options",
-                 "steady", "warning")
+                 "raw_head", "raw_length", "raw_tail", "steady", "warning")
 
     def __init__(self, epoch: int, options: int, steady: tuple[object, ...], warning: int, limits: PutLimits,
                  fifo: bool, base: MQMD) -> None:
@@ -88,6 +88,17 @@ class PutPlan:
         self.handable = base.expiry == C.MQEI_UNLIMITED and base.persistence != C.MQPER_PERSISTENT
         self._head, self._mid, self._tail = base[:_I_MSG_ID], base[_I_MSG_ID + 2 : _I_DATE], base[_I_DATE + 2 :]
         self._packed: tuple[bytes, bytes, bytes] | None = None
+        # The bytes of a descriptor the plan covers, as the putter sent them, but its MsgId
+        # and CorrelId (Messaging.put_raw): the same bytes again need no decoding.
+        self.raw_head, self.raw_tail, self.raw_length = b"", b"", -1
+
+    def covers_raw(self, raw: bytes) -> bool:
+        """Whether ``raw`` is the descriptor whose bytes the plan keeps but for its identifiers."""
+        return len(raw) == self.raw_length and raw.startswith(self.raw_head) and raw.endswith(self.raw_tail)
+
+    def keep_raw(self, raw: bytes) -> None:
+        """Keep ``raw``, the bytes of a descriptor the plan covers (see ``covers_raw``)."""
+        self.raw_head, self.raw_tail, self.raw_length = raw[:MSG_ID_AT], raw[CORREL_ID_END:], len(raw)
 
     def stored(self, msg_id: bytes, correl_id: bytes, date: str, tod: str) -> MQMD:
         """The descriptor a put stores: the plan's, with these identifiers and put time."""

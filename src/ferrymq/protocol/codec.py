@@ -593,12 +593,22 @@ def _fast_put(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Eve
     """``_dec_put`` for a Put frame still in the receive buffer at [at, end), when it is the
     usual one: a complete MQMD a writer sends and no message properties. None otherwise,
     and ``_dec_put`` decodes the frame (or says what is wrong with it)."""
+    ev = _fast_put_raw(buf, at, end, corr, flags)
+    if ev is not None:
+        ev.md = MQMD.unpack_from(ev.md)  # type: ignore[arg-type, union-attr]
+    return ev
+
+
+def _fast_put_raw(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
+    """``_fast_put`` but for the event's ``md``: the MQMD's bytes, not decoded (decoding a
+    descriptor whose StrucId and Version are plain cannot fail; a queue manager puts one it
+    has seen before, but for MsgId and CorrelId, without decoding it: Messaging.put_raw)."""
     md_at = at + _PUT.size
     props_at = md_at + plain_md_length(buf, md_at)
     if props_at == md_at or end - props_at < 4 or buf[props_at : props_at + 4] != _NO_PROPS:
         return None
     hobj, options, context = _PUT.unpack_from(buf, at)
-    return E.Put(corr, hobj, MQMD.unpack_from(buf, md_at), _body(buf, props_at + 4, end), options, context, None,
+    return E.Put(corr, hobj, bytes(buf[md_at:props_at]), _body(buf, props_at + 4, end), options, context, None,
                  bool(flags & _R))
 
 
@@ -806,6 +816,8 @@ CLIENT_FRAMES.update(columnframes.CLIENT_FRAMES)
 NAMES.update(columnframes.NAMES)
 # The two requests of every request/reply hop, decoded where they lie in the receive buffer.
 FAST_CLIENT_FRAMES: dict[int, FastDecoder] = {T_PUT: _fast_put, T_GET: _fast_get}
+FAST_CLIENT_FRAMES_RAW_MD: dict[int, FastDecoder] = {T_PUT: _fast_put_raw, T_GET: _fast_get}
+"""FAST_CLIENT_FRAMES, but a Put's ``md`` left as its bytes (ServerConnection(raw_put_md=True))."""
 
 
 def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload: bytes, props: Any) -> E.Event:

@@ -22,7 +22,7 @@ import enum
 import struct
 from collections import deque
 from collections.abc import Callable
-from typing import ClassVar, Final, TypeVar
+from typing import Final, TypeVar
 
 from ferrymq.errors import DecodeError
 from ferrymq.protocol import codec, columnframes, seqframes
@@ -88,7 +88,8 @@ class _Machine:
     """What both ends share: the byte buffer, the frame reader and the writer."""
 
     _frames: dict[int, codec.Decoder]
-    _fast: ClassVar[dict[int, codec.FastDecoder]] = {}  # frames decoded in place when they are the usual shape
+    # Frames decoded in place when they are the usual shape (an instance may choose its own table).
+    _fast: dict[int, codec.FastDecoder] = {}  # noqa: RUF012 - never mutated, only replaced
 
     def __init__(self) -> None:
         self.state = State.IDLE
@@ -463,8 +464,13 @@ class ServerConnection(_Machine):
     _frames = codec.CLIENT_FRAMES
     _fast = codec.FAST_CLIENT_FRAMES
 
-    def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024) -> None:
+    def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024, raw_put_md: bool = False) -> None:
+        """``raw_put_md``: a Put frame of the usual shape (a plain MQMD, no properties) gives
+        an event whose ``md`` is the MQMD's bytes, for a driver that decodes it only when
+        it must (any other Put's is decoded)."""
         super().__init__()
+        if raw_put_md:
+            self._fast = codec.FAST_CLIENT_FRAMES_RAW_MD
         self.server_max_msg_length = max_msg_length
         self._outstanding: dict[int, type] = {}
         self._consuming: set[int] = set()

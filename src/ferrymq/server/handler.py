@@ -103,7 +103,7 @@ class ClientHandler(asyncio.Protocol):
     def __init__(self, server: QueueManagerServer) -> None:
         self.server = server
         self.qmgr = server.qmgr
-        self.conn = ServerConnection(max_msg_length=server.max_msg_length)
+        self.conn = ServerConnection(max_msg_length=server.max_msg_length, raw_put_md=True)  # see ops._put
         self.transport: asyncio.Transport | None = None
         self.peer = "?"
         self.hconn = 0

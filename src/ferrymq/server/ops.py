@@ -107,8 +107,12 @@ def _close(h: ClientHandler, ev: E.Close) -> None:
 
 
 def _put(h: ClientHandler, ev: E.Put) -> None:
-    assert isinstance(ev.md, MQMD)
-    r = h.qmgr.put(h.hconn, ev.hobj, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
+    md = ev.md
+    if type(md) is bytes:  # decoded in place: a plain MQMD's bytes, and no properties
+        r = h.qmgr.put_raw(h.hconn, ev.hobj, md, ev.options & ~_ASYNC_PMO, ev.context, ev.data)
+    else:
+        assert isinstance(md, MQMD)
+        r = h.qmgr.put(h.hconn, ev.hobj, md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
     _after_put(h, ev.corr, ev.reply, r)
 
 
