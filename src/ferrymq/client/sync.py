@@ -203,22 +203,19 @@ class Client(SequenceCalls):
         if guard:
             self._uow.before(ev)
         started = time.monotonic()
-        now: float | None = started
         while True:
             self._s.sent_request = False
             try:
                 if self._redial is not None:
                     self._poll()  # a connection that died while idle is noticed before sending
-                    now = None
-                reply = self._exchange(ev, now)
+                reply = self._exchange(ev)
             except MQError as exc:
                 sent = self._s.sent_request
                 if not self._lost(exc):
                     raise
                 self._reconnect(exc)
                 R.after_reconnect(ev, sent)
-                now = time.monotonic()
-                ev = self._renew(ev, now - started)
+                ev = self._renew(ev, time.monotonic() - started)
                 continue
             if guard:
                 self._uow.ended(ev)
@@ -263,10 +260,10 @@ class Client(SequenceCalls):
     def _renew(self, ev: Any, elapsed: float) -> Any:
         return R.renew(ev, self._s.next_corr(), self._remap, elapsed)
 
-    def _exchange(self, ev: Any, now: float | None = None) -> Any:
-        """Send a request and wait for its reply (other frames are sorted on the way).
-        ``now``: the time the call began, if the caller has just read it (its timeout runs
-        from then; a write blocked for longer than a few microseconds is not expected)."""
+    def _exchange(self, ev: Any) -> Any:
+        """Send a request and wait for its reply (other frames are sorted on the way); the
+        timeout runs from the end of the write (which may take long: a large message on a
+        slow link)."""
         s = self._s
         s.sent_request = False
         data = s.take_with(ev)  # buffered frames (held asynchronous puts) go first, in one write
@@ -277,8 +274,7 @@ class Client(SequenceCalls):
             raise broken(f"send failed: {exc}") from None
         s.sent_request = True
         corr = ev.corr
-        if now is None:
-            now = time.monotonic()
+        now = time.monotonic()
         if type(ev) is not E.Get:
             deadline: float | None = now + self._timeout
         elif ev.wait_interval >= 0:
@@ -286,12 +282,13 @@ class Client(SequenceCalls):
         else:  # MQWI_UNLIMITED
             deadline = None
         replies = s.replies
+        read_at: float | None = now  # the first receive follows at once: the same time
         while corr not in replies:
             if s.ending is not None or s.eof:
                 s.check_alive()
-            if not self._read(deadline, now):
+            if not self._read(deadline, read_at):
                 raise broken(f"no reply from the queue manager within {self._timeout:.0f} s")
-            now = None
+            read_at = None
         return replies.pop(corr)
 
     # -- MQI -------------------------------------------------------------------------------------
