@@ -6,6 +6,8 @@ import math
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ferrymq.errors import DecodeError
 from ferrymq.wire.gpacket import (
@@ -291,6 +293,42 @@ def test_reader_byte_at_a_time_equals_all_at_once() -> None:
         trickle.feed(raw[i : i + 1])
         got.extend(trickle)
     assert got == expected and trickle.buffered == 0
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(1, 70_000), st.sampled_from(["bytes", "bytearray", "memoryview"]),
+                          st.booleans()), max_size=30))
+def test_reader_takes_bytes_without_copying_and_anything_else_by_copy(cuts: list[tuple[int, str, bool]]) -> None:
+    """Fed in any pieces, of any kind (what is fed as bytes is kept as it is; a bytearray or a
+    view is copied, so the caller may reuse it), taken packet by packet or by plain_frame
+    and consume, with packets over the compaction threshold among them: the same packets."""
+    raw, expected = stream()
+    big = GPacket(4, None, bytes(range(256)) * 300)  # 76,800 bytes: compaction happens after it
+    raw, expected = raw + big.pack() + raw, [*expected, big, *expected]
+    reader, got, at = GPacketReader(), [], 0
+    for size, kind, plain in [*cuts, (len(raw), "bytes", False)]:
+        piece = raw[at : at + size]
+        at += len(piece)
+        if kind == "bytes":
+            reader.feed(piece)
+        else:
+            scratch = bytearray(piece)
+            reader.feed(scratch if kind == "bytearray" else memoryview(scratch))
+            scratch[:] = bytes(len(scratch))  # reused by its owner: what was fed must not change
+        while True:
+            frame = reader.plain_frame() if plain else None
+            if frame is not None:
+                ptype, sequence, flags, start, end = frame
+                got.append(GPacket(ptype, None, bytes(reader.buffer[start:end]), 0, sequence, flags))
+                reader.consume(end)
+                continue
+            packet = reader.next_packet()
+            if packet is None:
+                break
+            got.append(packet)
+    assert [(p.type, p.properties or None, p.payload, p.sequence, p.flags) for p in got] == [
+        (p.type, p.properties or None, p.payload, p.sequence, p.flags) for p in expected]
+    assert reader.buffered == 0
 
 
 def test_reader_keeps_a_partial_packet() -> None:

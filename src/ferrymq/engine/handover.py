@@ -111,18 +111,33 @@ def taker(qm: Messaging, q: QueueObject, msg_id: bytes, correl_id: bytes, size: 
     return None
 
 
+def answer_first(qm: Messaging, q: QueueObject, taken: Taker, report: int, raw: bytes, data: bytes, seq: int) -> bool:
+    """The driver's answer (``qm.answer_now``) to the wait ``taker`` found, for the message
+    ``give`` is about to hand it (this Report field, descriptor packed, data and sequence
+    number), made before anything else of the hand-over when ``give`` would make it with
+    nothing before it: no take to do (whose reports and disk writes come first) and no
+    earlier answer pending. True if answered: ``give`` is then told so."""
+    wid, w, _conn, h = taken
+    if w.gmo.options & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD or qm.deliveries:
+        return False
+    answer = qm.answer_now
+    return answer is not None and answer(wid, raw, data, token_of(seq), q.name)
+
+
 def give(qm: Messaging, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data: bytes, seq: int, now: float,
-         msg: Message | None, fifo: bool = False) -> None:
+         msg: Message | None, fifo: bool = False, answered: bool = False) -> None:
     """What wake and attempt do for the wait ``taker`` found, for the message of sequence
     number ``seq`` with this descriptor (``raw``: packed) and data. ``msg``: the message, or
     None when the putter made none (it is made here if take or a report needs it, as
-    placing it would have made it; ``fifo``: the queue's order)."""
+    placing it would have made it; ``fifo``: the queue's order). ``answered``: the driver
+    has answered the wait already (``answer_first``)."""
     wid, w, conn, h = taken
     opts = w.gmo.options
     lsn = 0
     report = md.report
     # take: only what applies to a message never queued, locked or journaled.
     if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
+        assert not answered
         if msg is None:
             msg = Message(q.name, seq, md, data, now, fifo)
         outer, qm._sync_lsn = qm._sync_lsn, 0
@@ -130,13 +145,17 @@ def give(qm: Messaging, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data
         lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
     if msg is not None:
         msg.set_md_bytes(raw)
-    q.last_get = now
-    qm.end_wait(wid)
     # The driver may answer at once what needs no disk write and comes after no earlier
     # answer (deliveries are answered in order); the answer is the same either way (the
-    # properties of a message handed over are none).
-    answer = qm.answer_now
-    if answer is None or lsn or qm.deliveries or not answer(wid, raw, data, token_of(seq), q.name):
+    # properties of a message handed over are none). It is made first: the driver's answer
+    # reads nothing of the engine, and the rest of the hand-over is then off the waiting
+    # getter's path.
+    if not answered:
+        answer = qm.answer_now
+        answered = answer is not None and not lsn and not qm.deliveries and answer(wid, raw, data, token_of(seq), q.name)
+    q.last_get = now
+    qm.end_wait(wid)
+    if not answered:
         found = GetResult(md, data, len(data), token_of(seq), q.name, C.MQCC_OK, C.MQRC_NONE, seq,
                           q.name, PropertySet() if w.gmo.msg_handle else None, raw)
         qm.deliveries.append(Delivery(wid, found, None, lsn))

@@ -12,7 +12,7 @@ from itertools import repeat
 
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
-from ferrymq.engine.handover import give, hand_over, taker
+from ferrymq.engine.handover import answer_first, give, hand_over, taker
 from ferrymq.engine.message import STEADY_FIELDS, Message
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.putplan import NO_ACCOUNTING, PutLimits, PutPlan, own_context
@@ -125,13 +125,17 @@ class Messaging(Waits):
         if opts & C.MQPMO_NEW_CORREL_ID:
             correl_id = self.new_id()
         date, tod = self.stamp_put(now)
-        stored = plan.stored(msg_id, correl_id, date, tod)
         seq = self.next_sequence(q)
         data = bytes(data)
         taken = None if in_uow or not plan.handable else taker(self, q, msg_id, correl_id, len(data))
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
-            give(self, q, taken, stored, plan.packed(stored), data, seq, now, None, plan.fifo)
+            raw = plan.packed(msg_id, correl_id, date, tod)
+            # The waiting getter's answer first: the stored descriptor is for the putter's result.
+            answered = answer_first(self, q, taken, plan.report, raw, data, seq)
+            stored = plan.stored(msg_id, correl_id, date, tod)
+            give(self, q, taken, stored, raw, data, seq, now, None, plan.fifo, answered)
         else:
+            stored = plan.stored(msg_id, correl_id, date, tod)
             msg = Message(q.name, seq, stored, data, now, plan.fifo)
             self.place_message(q, msg, self.uow_of(conn) if in_uow else None)
         q.last_put = now

@@ -581,7 +581,7 @@ def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 _COPY_BY_SLICE = 64 * 1024  # bodies up to this are copied by slicing (twice, but cheaper to set up)
 
 
-def _body(buf: bytearray, start: int, end: int) -> bytes:
+def _body(buf: bytes | bytearray, start: int, end: int) -> bytes:
     """The bytes buf[start:end] as bytes, copied once for a large body."""
     if end - start <= _COPY_BY_SLICE:
         return bytes(buf[start:end])
@@ -589,7 +589,7 @@ def _body(buf: bytearray, start: int, end: int) -> bytes:
         return bytes(view[start:end])
 
 
-def _fast_put(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
+def _fast_put(buf: bytes | bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
     """``_dec_put`` for a Put frame still in the receive buffer at [at, end), when it is the
     usual one: a complete MQMD a writer sends and no message properties. None otherwise,
     and ``_dec_put`` decodes the frame (or says what is wrong with it)."""
@@ -599,7 +599,7 @@ def _fast_put(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Eve
     return ev
 
 
-def _fast_put_raw(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
+def _fast_put_raw(buf: bytes | bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
     """``_fast_put`` but for the event's ``md``: the MQMD's bytes, not decoded (decoding a
     descriptor whose StrucId and Version are plain cannot fail; a queue manager puts one it
     has seen before, but for MsgId and CorrelId, without decoding it: Messaging.put_raw)."""
@@ -612,7 +612,7 @@ def _fast_put_raw(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E
                  bool(flags & _R))
 
 
-def _fast_get(buf: bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
+def _fast_get(buf: bytes | bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
     """``_dec_get`` for a Get frame in the receive buffer whose MQMD is one a writer sends and
     ends the frame; None otherwise (``_dec_get`` then decodes it or says what is wrong)."""
     md_at = at + _GET.size
@@ -760,7 +760,7 @@ def _dec_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 
 
 Decoder = Callable[[Reader, int, int, Any], E.Event]
-FastDecoder = Callable[[bytearray, int, int, int, int], E.Event | None]
+FastDecoder = Callable[[bytes | bytearray, int, int, int, int], E.Event | None]
 """(buffer, start, end, corr, flags) -> the event, or None to leave the frame to its Decoder."""
 
 CLIENT_FRAMES: dict[int, Decoder] = {

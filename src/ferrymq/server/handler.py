@@ -262,6 +262,20 @@ class ClientHandler(asyncio.Protocol):
         self.out_bytes += sum(map(len, parts))
         self.server.dirty.add(self)
 
+    def send_now(self, frame: bytes) -> None:
+        """Queue ``frame`` and ``flush``: an answer that another connection's read produced
+        and that goes out at once. Alone, it is written before any bookkeeping."""
+        t = self.transport
+        if self.out or t is None or self.closed:
+            self.out.append(frame)
+            self.out_bytes += len(frame)
+            self.flush()
+            return
+        t.write(frame)
+        self.server.dirty.discard(self)
+        self.counters.bytes_out += len(frame)
+        self.last_write = time.monotonic()
+
     def flush(self) -> None:
         self.server.dirty.discard(self)
         if not self.out or self.transport is None:

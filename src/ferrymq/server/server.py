@@ -255,14 +255,12 @@ class QueueManagerServer:
         frame = h.conn.send_get_reply(w.corr, md_bytes, data, token, q_name)
         if frame is None:
             return False
-        del self.waiters[waiter_id]
-        self.deadlines.discard(waiter_id)
-        h.out.append(frame)
-        h.out_bytes += len(frame)
         try:
-            h.flush()
+            h.send_now(frame)
         except RuntimeError:  # its transport was closed under it (a reset): connection_lost is on its way
             log.info("event=answer_lost peer=%s hconn=%d", h.peer, h.hconn)
+        del self.waiters[waiter_id]
+        self.deadlines.discard(waiter_id)
         return True
 
     def flush_dirty(self) -> None:

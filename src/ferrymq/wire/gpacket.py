@@ -428,7 +428,11 @@ class GPacketReader:
     """
 
     def __init__(self, *, max_size: int = DEFAULT_MAX_SIZE, max_properties: int = DEFAULT_MAX_PROPERTIES) -> None:
-        self._buf = bytearray()
+        # What was fed and not yet returned starts at _pos. A feed into an empty buffer is
+        # kept as it came when it is bytes (immutable; a read is usually whole packets), so
+        # that its packets are sliced from it without a copy into the buffer first; a feed
+        # that adds to bytes left over makes them a bytearray, which the next ones extend.
+        self._buf: bytes | bytearray = b""
         self._pos = 0
         self._header: GPacketHeader | None = None
         self._error: DecodeError | None = None
@@ -448,7 +452,15 @@ class GPacketReader:
         """
         if self._error is not None:
             raise self._error
-        self._buf += data
+        buf = self._buf
+        if isinstance(buf, bytearray) and buf:
+            buf += data
+        elif not buf:
+            self._buf = data if type(data) is bytes else bytearray(data)
+        else:
+            grown = bytearray(buf[self._pos :] if self._pos else buf)
+            grown += data
+            self._buf, self._pos = grown, 0
 
     def next_packet(self) -> GPacket | None:
         """The next complete packet, or None until more bytes arrive.
@@ -497,7 +509,7 @@ class GPacketReader:
         return header, props, payload
 
     @property
-    def buffer(self) -> bytearray:
+    def buffer(self) -> bytes | bytearray:
         """The receive buffer, for decoding a packet that ``plain_frame`` found in place.
         Read it before ``consume``; keep nothing that refers to it (copy what you keep)."""
         return self._buf
@@ -528,10 +540,13 @@ class GPacketReader:
         # Compact lazily: deleting the consumed prefix after every packet would make a large
         # feed of small packets quadratic.
         if end == len(buf):
-            buf.clear()
+            self._buf = b""
             self._pos = 0
         elif end >= 1 << 16:
-            del buf[:end]
+            if isinstance(buf, bytearray):
+                del buf[:end]
+            else:
+                self._buf = buf[end:]
             self._pos = 0
 
     def __iter__(self) -> Iterator[GPacket]:
