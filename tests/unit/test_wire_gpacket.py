@@ -300,8 +300,10 @@ def test_reader_byte_at_a_time_equals_all_at_once() -> None:
                           st.booleans()), max_size=30))
 def test_reader_takes_bytes_without_copying_and_anything_else_by_copy(cuts: list[tuple[int, str, bool]]) -> None:
     """Fed in any pieces, of any kind (what is fed as bytes is kept as it is; a bytearray or a
-    view is copied, so the caller may reuse it), taken packet by packet or by plain_frame
-    and consume, with packets over the compaction threshold among them: the same packets."""
+    view is copied, so the caller may reuse it), taken packet by packet or decoded in place
+    (take_plain), with packets over the compaction threshold among them: the same packets."""
+    in_place = {t: lambda buf, start, end, sequence, flags, t=t: GPacket(t, None, bytes(buf[start:end]), 0, sequence,
+                                                                         flags) for t in range(1, 12)}
     raw, expected = stream()
     big = GPacket(4, None, bytes(range(256)) * 300)  # 76,800 bytes: compaction happens after it
     raw, expected = raw + big.pack() + raw, [*expected, big, *expected]
@@ -316,11 +318,9 @@ def test_reader_takes_bytes_without_copying_and_anything_else_by_copy(cuts: list
             reader.feed(scratch if kind == "bytearray" else memoryview(scratch))
             scratch[:] = bytes(len(scratch))  # reused by its owner: what was fed must not change
         while True:
-            frame = reader.plain_frame() if plain else None
-            if frame is not None:
-                ptype, sequence, flags, start, end = frame
-                got.append(GPacket(ptype, None, bytes(reader.buffer[start:end]), 0, sequence, flags))
-                reader.consume(end)
+            packet = reader.take_plain(in_place) if plain else None
+            if packet is not None:
+                got.append(packet)
                 continue
             packet = reader.next_packet()
             if packet is None:

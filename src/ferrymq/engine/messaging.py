@@ -95,7 +95,8 @@ class Messaging(Waits):
         if h is not None:
             plan = h.put_plan
             if (plan is not None and plan.epoch == self.objects.epoch and plan.options == options
-                    and plan.covers_raw(raw) and not h.deleted):
+                    and len(raw) == plan.raw_length and raw.startswith(plan.raw_head)  # see PutPlan.keep_raw
+                    and raw.endswith(plan.raw_tail) and not h.deleted):
                 assert conn is not None
                 return self._put_planned(conn, h, plan, raw[MSG_ID_AT:CORREL_ID_AT], raw[CORREL_ID_AT:CORREL_ID_END],
                                          data)

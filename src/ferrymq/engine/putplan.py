@@ -93,12 +93,10 @@ class PutPlan:
         # and CorrelId (Messaging.put_raw): the same bytes again need no decoding.
         self.raw_head, self.raw_tail, self.raw_length = b"", b"", -1
 
-    def covers_raw(self, raw: bytes) -> bool:
-        """Whether ``raw`` is the descriptor whose bytes the plan keeps but for its identifiers."""
-        return len(raw) == self.raw_length and raw.startswith(self.raw_head) and raw.endswith(self.raw_tail)
-
     def keep_raw(self, raw: bytes) -> None:
-        """Keep ``raw``, the bytes of a descriptor the plan covers (see ``covers_raw``)."""
+        """Keep ``raw``, the bytes of a descriptor the plan covers: bytes of the same length
+        that start with ``raw_head`` and end with ``raw_tail`` are the same descriptor but
+        for MsgId and CorrelId (Messaging.put_raw)."""
         self.raw_head, self.raw_tail, self.raw_length = raw[:MSG_ID_AT], raw[CORREL_ID_END:], len(raw)
 
     def stored(self, msg_id: bytes, correl_id: bytes, date: str, tod: str) -> MQMD:

@@ -58,6 +58,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import columnframes, seqframes
 from ferrymq.protocol import events as E
+from ferrymq.protocol.mdcodec import PLAIN_MD_LENGTHS as _PLAIN_MD_LENGTHS
 from ferrymq.protocol.mdcodec import md_end, pack_md, plain_md_length, unpack_md
 from ferrymq.wire import gpacket
 from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
@@ -604,12 +605,13 @@ def _fast_put_raw(buf: bytes | bytearray, at: int, end: int, corr: int, flags: i
     descriptor whose StrucId and Version are plain cannot fail; a queue manager puts one it
     has seen before, but for MsgId and CorrelId, without decoding it: Messaging.put_raw)."""
     md_at = at + _PUT.size
-    props_at = md_at + plain_md_length(buf, md_at)
+    props_at = md_at + _PLAIN_MD_LENGTHS.get(bytes(buf[md_at : md_at + 8]), 0)  # plain_md_length, inline
     if props_at == md_at or end - props_at < 4 or buf[props_at : props_at + 4] != _NO_PROPS:
         return None
     hobj, options, context = _PUT.unpack_from(buf, at)
-    return E.Put(corr, hobj, bytes(buf[md_at:props_at]), _body(buf, props_at + 4, end), options, context, None,
-                 bool(flags & _R))
+    at = props_at + 4
+    data = bytes(buf[at:end]) if end - at <= _COPY_BY_SLICE else _body(buf, at, end)
+    return E.Put(corr, hobj, bytes(buf[md_at:props_at]), data, options, context, None, bool(flags & _R))
 
 
 def _fast_get(buf: bytes | bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:

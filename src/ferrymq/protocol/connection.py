@@ -130,18 +130,14 @@ class _Machine:
         reader = self._reader
         if not self._eof and not reader.buffered:  # the usual second call after a frame
             return NEED_DATA
-        frame = reader.plain_frame() if self._fast else None
-        if frame is not None and (fast := self._fast.get(frame[0])) is not None:
-            _, corr, flags, start, end = frame
-            ev = fast(reader.buffer, start, end, corr, flags)
-            if ev is not None:
-                reader.consume(end)
-                try:
-                    self._check_incoming(ev)
-                except RemoteProtocolError as exc:
-                    self._fail(exc)
-                    raise
-                return ev
+        ev: E.Event | None = reader.take_plain(self._fast) if self._fast else None
+        if ev is not None:
+            try:
+                self._check_incoming(ev)
+            except RemoteProtocolError as exc:
+                self._fail(exc)
+                raise
+            return ev
         try:
             ev = self._read_frame()
         except RemoteProtocolError as exc:

@@ -8,6 +8,8 @@ where an MQMD ends, and decoding with the offset after it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -34,6 +36,8 @@ _HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, b"MD  \x02\x00\x00\x00": C.
           b"MD  \x00\x00\x00\x01": C.MQMD_VERSION_1, b"MD  \x00\x00\x00\x02": C.MQMD_VERSION_2}
 _LENGTHS = {v: md_length(v) for v in (C.MQMD_VERSION_1, C.MQMD_VERSION_2)}
 _HEAD_LENGTHS = {head: _LENGTHS[v] for head, v in _HEADS.items()}
+PLAIN_MD_LENGTHS: Mapping[bytes, int] = _HEAD_LENGTHS
+"""``plain_md_length`` as a table: an MQMD's first 8 bytes -> its length, for a plain one."""
 
 
 def peek_md_version(buf: bytes | memoryview, offset: int) -> int:

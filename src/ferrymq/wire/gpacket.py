@@ -35,7 +35,7 @@ Every length is checked against a limit before anything is allocated.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple, TypeVar
@@ -163,6 +163,7 @@ class Prop:
 
 Properties = tuple[tuple[str, Prop], ...]
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 def java_string_hash(text: str) -> int:
@@ -508,22 +509,15 @@ class GPacketReader:
         self.consume(pos + size)
         return header, props, payload
 
-    @property
-    def buffer(self) -> bytes | bytearray:
-        """The receive buffer, for decoding a packet that ``plain_frame`` found in place.
-        Read it before ``consume``; keep nothing that refers to it (copy what you keep)."""
-        return self._buf
-
-    def plain_frame(self) -> tuple[int, int, int, int, int] | None:
-        """The next packet, when it is complete, has no properties section and its header
-        passes every check ``next_frame`` makes: (type, sequence, flags, start, end), its
-        payload being ``buffer[start:end]``. It stays in the buffer until ``consume(end)``.
-
-        None for anything else (incomplete, properties, a malformed header): ``next_frame``
+    def take_plain(self, decoders: Mapping[int, Callable[[bytes | bytearray, int, int, int, int], T]]) -> T | None:
+        """The next packet decoded where it lies in the receive buffer, when it is complete,
+        has no properties section and its header passes every check ``next_frame`` makes:
+        ``decoders[type](buffer, start, end, sequence, flags)``, its payload being
+        ``buffer[start:end]`` (the decoder copies what it keeps), and the packet is then
+        consumed. None, having taken nothing, for anything else: incomplete, properties, a
+        malformed header, no decoder for its type, or the decoder gave None; ``next_frame``
         then reads or refuses it as usual. This is the way in for the frames of the client
-        protocol, which carry no properties: the payload is decoded where it lies instead
-        of being copied out first.
-        """
+        protocol, which carry no properties: decoded in place, not copied out first."""
         buf, pos = self._buf, self._pos
         if len(buf) - pos < HEADER_SIZE or self._header is not None or self._error is not None:
             return None
@@ -531,10 +525,17 @@ class GPacketReader:
         if (magic != MAGIC or version != VERSION or props_size or not HEADER_SIZE <= size <= self.max_size
                 or len(buf) - pos < size):
             return None
-        return ptype, sequence, flags, pos + HEADER_SIZE, pos + size
+        decode = decoders.get(ptype)
+        if decode is None:
+            return None
+        end = pos + size
+        got = decode(buf, pos + HEADER_SIZE, end, sequence, flags)
+        if got is not None:
+            self.consume(end)
+        return got
 
     def consume(self, end: int) -> None:
-        """Drop the buffered bytes before ``end`` (the end of a packet ``plain_frame`` found)."""
+        """Drop the buffered bytes before ``end`` (the end of a packet just taken)."""
         self._pos = end
         buf = self._buf
         # Compact lazily: deleting the consumed prefix after every packet would make a large
