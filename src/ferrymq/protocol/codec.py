@@ -579,6 +579,7 @@ def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
     return E.Put(corr, hobj, md, r.rest(), options, context, props, bool(flags & _R))
 
 
+_MD_V2_LENGTH = C.MQMD_LENGTH_2
 _COPY_BY_SLICE = 64 * 1024  # bodies up to this are copied by slicing (twice, but cheaper to set up)
 
 
@@ -605,20 +606,25 @@ def _fast_put_raw(buf: bytes | bytearray, at: int, end: int, corr: int, flags: i
     descriptor whose StrucId and Version are plain cannot fail; a queue manager puts one it
     has seen before, but for MsgId and CorrelId, without decoding it: Messaging.put_raw)."""
     md_at = at + _PUT.size
-    props_at = md_at + _PLAIN_MD_LENGTHS.get(bytes(buf[md_at : md_at + 8]), 0)  # plain_md_length, inline
-    if props_at == md_at or end - props_at < 4 or buf[props_at : props_at + 4] != _NO_PROPS:
+    # plain_md_length, inline; the usual head compared in place (no 8-byte copy to look up)
+    if buf.startswith(V2_LE_HEAD, md_at):
+        props_at = md_at + _MD_V2_LENGTH
+    else:
+        props_at = md_at + _PLAIN_MD_LENGTHS.get(bytes(buf[md_at : md_at + 8]), 0)
+    if props_at == md_at or end - props_at < 4 or not buf.startswith(_NO_PROPS, props_at):
         return None
     hobj, options, context = _PUT.unpack_from(buf, at)
     at = props_at + 4
     data = bytes(buf[at:end]) if end - at <= _COPY_BY_SLICE else _body(buf, at, end)
-    return E.Put(corr, hobj, bytes(buf[md_at:props_at]), data, options, context, None, bool(flags & _R))
+    return E.Put(corr, hobj, bytes(buf[md_at:props_at]), data, options, context, None, flags & _R != 0)
 
 
 def _fast_get(buf: bytes | bytearray, at: int, end: int, corr: int, flags: int) -> E.Event | None:
     """``_dec_get`` for a Get frame in the receive buffer whose MQMD is one a writer sends and
     ends the frame; None otherwise (``_dec_get`` then decodes it or says what is wrong)."""
     md_at = at + _GET.size
-    if end - md_at < 8 or plain_md_length(buf, md_at) != end - md_at:
+    if not (end - md_at == _MD_V2_LENGTH and buf.startswith(V2_LE_HEAD, md_at)) and (
+            end - md_at < 8 or plain_md_length(buf, md_at) != end - md_at):  # the usual head compared in place first
         return None
     hobj, options, wait, match, buflen, token = _GET.unpack_from(buf, at)
     return E.Get(corr, hobj, MQMD.unpack_from(buf, md_at), options, wait, match, buflen, token,

@@ -128,8 +128,7 @@ class _Machine:
         if self._error is not None:
             raise self._error
         reader = self._reader
-        if not self._eof and not reader.buffered:  # the usual second call after a frame
-            return NEED_DATA
+        # A usual frame first (take_plain also says at once that nothing is buffered).
         ev: E.Event | None = reader.take_plain(self._fast) if self._fast else None
         if ev is not None:
             try:
@@ -138,6 +137,8 @@ class _Machine:
                 self._fail(exc)
                 raise
             return ev
+        if not self._eof and not reader.buffered:  # the usual second call after a frame
+            return NEED_DATA
         try:
             ev = self._read_frame()
         except RemoteProtocolError as exc:

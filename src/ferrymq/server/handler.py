@@ -132,9 +132,9 @@ class ClientHandler(asyncio.Protocol):
         log.info("event=accept peer=%s connections=%d", self.peer, len(self.server.handlers))
 
     def data_received(self, data: bytes) -> None:
-        self.counters.bytes_in += len(data)
         self.conn.receive_data(data)
         self.process()
+        self.counters.bytes_in += len(data)  # after: the read's answers to waiting gets go out first
 
     def eof_received(self) -> bool:
         self.conn.receive_data(b"")
