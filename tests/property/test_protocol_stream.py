@@ -100,12 +100,9 @@ def test_byte_at_a_time() -> None:
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(requests(), st.data())
 def test_mutated_streams_end_in_protocol_error_or_valid_events(evs: list[E.ClientEvent], data: st.DataObject) -> None:
-    stream = bytearray(encode_stream(evs))
-    for _ in range(data.draw(st.integers(1, 4))):
-        pos = data.draw(st.integers(0, len(stream) - 1))
-        stream[pos] = data.draw(st.integers(0, 255))
+    stream = damaged(evs, data, 1, 4)
     s = ServerConnection()
-    s.receive_data(bytes(stream))
+    s.receive_data(stream)
     s.receive_data(b"")
     try:
         while s.next_event() not in (NEED_DATA, CLOSED):
@@ -125,6 +122,15 @@ def test_random_bytes_never_raise_anything_else(raw: bytes) -> None:
                 pass
         except RemoteProtocolError:
             pass
+
+
+def damaged(evs: list[E.ClientEvent], data: st.DataObject, fewest: int, most: int) -> bytes:
+    """The frames of ``evs`` with between ``fewest`` and ``most`` bytes overwritten at random."""
+    stream = bytearray(encode_stream(evs))
+    for _ in range(data.draw(st.integers(fewest, most))):
+        pos = data.draw(st.integers(0, len(stream) - 1))
+        stream[pos] = data.draw(st.integers(0, 255))
+    return stream
 
 
 def outcome(s: ServerConnection, stream: bytes) -> tuple[list[object], str]:
@@ -149,13 +155,10 @@ def test_frames_decoded_in_place_are_the_frames_the_decoders_give(evs: list[E.Cl
     """Put and Get frames are decoded where they lie in the receive buffer when they have the
     usual shape; on any stream, intact or damaged, the events and the error that ends it are
     those of the ordinary decoders."""
-    stream = bytearray(encode_stream(evs))
-    for _ in range(data.draw(st.integers(0, 3))):
-        pos = data.draw(st.integers(0, len(stream) - 1))
-        stream[pos] = data.draw(st.integers(0, 255))
+    stream = damaged(evs, data, 0, 3)
     ordinary = ServerConnection()
     ordinary._fast = {}
-    assert outcome(ServerConnection(), bytes(stream)) == outcome(ordinary, bytes(stream))
+    assert outcome(ServerConnection(), stream) == outcome(ordinary, stream)
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
@@ -165,17 +168,14 @@ def test_puts_with_their_descriptors_in_bytes_are_the_frames_the_decoders_give(e
     """A server machine made with ``raw_put_md`` leaves a usual Put's MQMD in its bytes: on any
     stream, intact or damaged, those bytes decode to the ordinary decoders' MQMD, and the rest
     of the events and the error that ends the stream are theirs."""
-    stream = bytearray(encode_stream(evs))
-    for _ in range(data.draw(st.integers(0, 3))):
-        pos = data.draw(st.integers(0, len(stream) - 1))
-        stream[pos] = data.draw(st.integers(0, 255))
+    stream = damaged(evs, data, 0, 3)
     ordinary = ServerConnection()
     ordinary._fast = {}
-    got, error = outcome(ServerConnection(raw_put_md=True), bytes(stream))
+    got, error = outcome(ServerConnection(raw_put_md=True), stream)
     raw = [ev for ev in got if isinstance(ev, E.Put) and isinstance(ev.md, bytes)]
     for ev in raw:
         ev.md = MQMD.unpack_from(ev.md)  # type: ignore[arg-type]
-    assert (got, error) == outcome(ordinary, bytes(stream))
+    assert (got, error) == outcome(ordinary, stream)
     assert all(not ev.properties for ev in raw)
 
 

@@ -130,15 +130,23 @@ class _Machine:
         reader = self._reader
         # A usual frame first (take_plain also says at once that nothing is buffered).
         ev: E.Event | None = reader.take_plain(self._fast) if self._fast else None
-        if ev is not None:
-            try:
-                self._check_incoming(ev)
-            except RemoteProtocolError as exc:
-                self._fail(exc)
-                raise
-            return ev
-        if not self._eof and not reader.buffered:  # the usual second call after a frame
-            return NEED_DATA
+        if ev is None:
+            if not self._eof and not reader.buffered:  # the usual second call after a frame
+                return NEED_DATA
+            framed = self._next_framed()
+            if isinstance(framed, _Sentinel):
+                return framed
+            ev = framed
+        try:
+            self._check_incoming(ev)
+        except RemoteProtocolError as exc:
+            self._fail(exc)
+            raise
+        return ev
+
+    def _next_framed(self) -> Next:
+        """The next frame through the ordinary decoders (not yet checked against the
+        conversation's state), ``NEED_DATA`` or ``CLOSED``."""
         try:
             ev = self._read_frame()
         except RemoteProtocolError as exc:
@@ -148,21 +156,16 @@ class _Machine:
             err = RemoteProtocolError(f"bad packet: {exc}", self._fed - self._reader.buffered)
             self._fail(err)
             raise err from None
-        if ev is None:
-            if self._eof:
-                if self._reader.buffered:
-                    err = RemoteProtocolError("stream ended inside a packet", self._fed - self._reader.buffered)
-                    self._fail(err)
-                    raise err
-                self.state = State.CLOSED
-                return CLOSED
-            return NEED_DATA
-        try:
-            self._check_incoming(ev)
-        except RemoteProtocolError as exc:
-            self._fail(exc)
-            raise
-        return ev
+        if ev is not None:
+            return ev
+        if self._eof:
+            if self._reader.buffered:
+                err = RemoteProtocolError("stream ended inside a packet", self._fed - self._reader.buffered)
+                self._fail(err)
+                raise err
+            self.state = State.CLOSED
+            return CLOSED
+        return NEED_DATA
 
     def _fail(self, exc: RemoteProtocolError) -> None:
         self._error = exc
