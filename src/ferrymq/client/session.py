@@ -501,7 +501,7 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
     else:
         raw, implied = as_bytes(data)
     if async_put and msg_id is None and (md is None or md.msg_id == bytes(24)):
-        msg_id = session._id_prefix + _U64(session._salt | (next(session._msg_counter) & 0xFFFFFFFFFF))  # new_msg_id()
+        msg_id = session.new_msg_id()  # one place makes MsgIds: their uniqueness rests on it
     if md is None:
         fmt = implied if spec[5] is None else spec[5]
         ccsid = 1208 if fmt == C.MQFMT_STRING else 0
