@@ -481,7 +481,7 @@ class AsyncQueue:
             if wait is not None:
                 wait = max(0.0, wait - (time.monotonic() - started))
         ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id, syncpoint=sp,
-                         max_length=max_length or c._s.max_msg_length, accept_truncated=accept_truncated,
+                         max_length=S.buffer_length(c._s, max_length), accept_truncated=accept_truncated,
                          options=options)
         return S.message_from(await c._call(ev))
 
@@ -547,7 +547,7 @@ class AsyncQueue:
         while True:
             reconnects = c.reconnects
             ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id,
-                             syncpoint=False, max_length=max_length or c._s.max_msg_length, accept_truncated=True,
+                             syncpoint=False, max_length=S.buffer_length(c._s, max_length), accept_truncated=True,
                              browse=flag)
             try:
                 msg = S.message_from(await c._call(ev))

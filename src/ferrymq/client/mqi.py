@@ -58,8 +58,10 @@ def mqput(client: Client, hobj: int, md: bytes, data: bytes, options: int,
     descriptor as the queue manager completed it.
 
     Raises:
-        MQError: the put failed.
+        MQError: the put failed; MQRC_DATA_LENGTH_ERROR (2010) for data over the
+            connection's maximum message length, sent nowhere.
     """
+    S.check_length(client._s, len(data))
     ev = E.Put(client._s.next_corr(), client._current(hobj), md, data, options, properties=properties or None)
     reply: E.PutReply = S.check(client._call(ev))
     return reply
@@ -71,8 +73,9 @@ def mqput1(client: Client, name: str, md: bytes, data: bytes, options: int, *, o
     """MQPUT1: open, put and close in one call.
 
     Raises:
-        MQError: the open or the put failed.
+        MQError: the open or the put failed; 2010 as ``mqput``.
     """
+    S.check_length(client._s, len(data))
     ev = E.Put1(client._s.next_corr(), name, md, data, options, object_type, object_q_mgr_name, alternate_user_id,
                 properties=properties or None)
     reply: E.PutReply = S.check(client._call(ev))
@@ -90,8 +93,11 @@ def mqget(client: Client, hobj: int, md: bytes, options: int, wait_interval: int
     with the partial data: the caller decides what to raise.
 
     Raises:
-        MQError: the get failed without a message (e.g. MQRC_NO_MSG_AVAILABLE 2033).
+        MQError: the get failed without a message (e.g. MQRC_NO_MSG_AVAILABLE 2033);
+            MQRC_DATA_LENGTH_ERROR (2010) for a buffer over the connection's maximum
+            message length, asked for nowhere.
     """
+    S.check_length(client._s, buffer_length)
     wait = wait_interval if options & C.MQGMO_WAIT else 0
     ev = E.Get(client._s.next_corr(), client._current(hobj), md, options, wait, match_options, buffer_length, msg_token,
                msg_handle)

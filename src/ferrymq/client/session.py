@@ -500,6 +500,8 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
         raw, implied = data, ""
     else:
         raw, implied = as_bytes(data)
+    if len(raw) > session.max_msg_length > 0:
+        raise too_long(len(raw), session.max_msg_length)
     if async_put and msg_id is None and (md is None or md.msg_id == bytes(24)):
         msg_id = session.new_msg_id()  # one place makes MsgIds: their uniqueness rests on it
     if md is None:
@@ -532,8 +534,8 @@ def send_columns(session: Session, uow: Any, hobj: int, offsets: bytes, data: by
     Raises:
         ValueError: columns that disagree (see columnframes.check) or, for more than one
             message, more data than one frame carries (``Session.column_limit``).
-        MessageTooBig: a payload over the connection's maximum message length
-            (MQRC_MSG_TOO_BIG_FOR_CHANNEL, as a channel refuses it); nothing is sent.
+        MQError: MQRC_DATA_LENGTH_ERROR (2010), a payload over the connection's maximum
+            message length (see ``too_long``); nothing is sent.
     """
     raw_md = build_md(priority=None, persistent=None, expiry=None, correl_id=None, msg_id=None, reply_to_q="",
                       reply_to_q_mgr="", format="", msg_type=None, report=0, feedback=0, ccsid=0, md=md)
@@ -543,14 +545,42 @@ def send_columns(session: Session, uow: Any, hobj: int, offsets: bytes, data: by
     check_columns(ev)
     longest = largest(ev)
     if longest > session.max_msg_length > 0:
-        raise error_for(C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
-                        f"message of {longest} bytes exceeds the connection's maximum {session.max_msg_length}")
+        raise too_long(longest, session.max_msg_length)
     limit = session.column_limit()
     if len(data) > limit and ev.count > 1:  # one message alone may be as long as the connection allows
         raise ValueError(f"a PutColumns carries at most {limit} bytes of data on this connection, not {len(data)}")
     uow.before(ev)
     session.send(ev)
     return ev
+
+
+def too_long(length: int, limit: int) -> MQError:
+    """What IBM's client answers, before sending anything, to an MQPUT, MQPUT1 or MQGET
+    whose buffer is longer than the maximum message length negotiated for the channel:
+    MQRC_DATA_LENGTH_ERROR (2010). The connection stays as it was (not 2009: pymqi programs
+    take that for "reconnect")."""
+    return error_for(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR,
+                     f"{length} bytes exceed the connection's negotiated maximum message length {limit}")
+
+
+def check_length(session: Session, length: int) -> None:
+    """Raises ``too_long``'s MQError when ``length`` is over the connection's maximum."""
+    if length > session.max_msg_length > 0:
+        raise too_long(length, session.max_msg_length)
+
+
+def buffer_length(session: Session, max_length: int | None) -> int:
+    """An MQGET's BufferLength: ``max_length``, or the connection's maximum when not given.
+
+    Raises:
+        MQError: MQRC_DATA_LENGTH_ERROR (2010) for a buffer over that maximum (``too_long``).
+    """
+    limit = session.max_msg_length
+    if not max_length:
+        return limit
+    if max_length > limit > 0:
+        raise too_long(max_length, limit)
+    return max_length
 
 
 _NO_TOKEN = bytes(16)

@@ -529,7 +529,7 @@ class Queue:
             if wait is not None:
                 wait = max(0.0, wait - (time.monotonic() - started))
         s = c._s
-        ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, max_length or s.max_msg_length,
+        ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
                          accept_truncated, 0, options)  # positional: cheaper to bind
         return S.message_from(c._call(ev))
 
@@ -598,7 +598,7 @@ class Queue:
         while True:
             reconnects = c.reconnects
             ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id,
-                             syncpoint=False, max_length=max_length or c._s.max_msg_length, accept_truncated=True,
+                             syncpoint=False, max_length=S.buffer_length(c._s, max_length), accept_truncated=True,
                              browse=flag)
             try:
                 msg = S.message_from(c._call(ev))
