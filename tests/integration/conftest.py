@@ -11,8 +11,9 @@ import pytest
 from ferrymq.api import EmbeddedQueueManager
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
+from ferrymq.errors import StoreError
 from ferrymq.server import QueueManagerServer
-from ferrymq.store.journal import LoadResult, Pending
+from ferrymq.store.journal import LoadResult, Pending, Trim
 from ferrymq.store.memory import MemoryJournal
 
 
@@ -30,8 +31,11 @@ class SlowJournal:
         self._durable = 0
         self.syncs = 0
 
-    def load(self) -> LoadResult:
+    def load(self, trim: Trim | None = None) -> LoadResult:
         return LoadResult([], [])
+
+    def read(self, record_id: int) -> bytes:
+        raise StoreError("SlowJournal keeps no payloads")
 
     def _op(self) -> int:
         self._appended += 1

@@ -13,7 +13,7 @@ import pytest
 
 from ferrymq.errors import StoreError
 from ferrymq.store.file import FileJournal
-from ferrymq.store.journal import Journal, LoadResult, Record
+from ferrymq.store.journal import Journal, LoadResult, Record, Trim
 from ferrymq.store.memory import MemoryJournal
 
 
@@ -28,13 +28,13 @@ class Harness:
         # Small segments so that the contract is also exercised across file boundaries.
         return MemoryJournal() if self.kind == "memory" else FileJournal(self.tmp / "j", segment_size=512)
 
-    def reopen(self) -> LoadResult:
+    def reopen(self, trim: Trim | None = None) -> LoadResult:
         self.journal.close()
         if isinstance(self.journal, MemoryJournal):
             self.journal = self.journal.crash()
         else:
             self.journal = self._new()
-        self.loaded = self.journal.load()
+        self.loaded = self.journal.load(trim)
         return self.loaded
 
     def crash(self) -> LoadResult:
@@ -46,6 +46,10 @@ class Harness:
             self.journal = self._new()
         self.loaded = self.journal.load()
         return self.loaded
+
+    def compact(self) -> None:
+        assert isinstance(self.journal, MemoryJournal | FileJournal)
+        self.journal.compact()
 
     def live(self) -> dict[int, tuple[int, bytes]]:
         return {r.record_id: (r.kind, r.payload) for r in self.loaded.records}
@@ -332,3 +336,113 @@ def test_many_records_across_segments(h: Harness) -> None:
             j.sync()
     h.reopen()
     assert h.live() == expected
+
+
+def test_read_gives_the_current_payload_once_durable(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 3, b"one")
+    j.add(2, 0, b"")
+    j.add(3, 0, b"three")
+    with pytest.raises(StoreError, match="not durable"):
+        j.read(1)
+    j.sync()
+    assert (j.read(1), j.read(2), j.read(3)) == (b"one", b"", b"three")
+    j.update(1, 4, b"ONE")
+    with pytest.raises(StoreError, match="not durable"):
+        j.read(1)  # the old content is no longer the record's
+    j.delete(3)
+    with pytest.raises(StoreError, match="does not exist"):
+        j.read(3)
+    with pytest.raises(StoreError, match="does not exist"):
+        j.read(99)
+    j.add(4, 0, b"four", txid=7)
+    j.update(2, 0, b"two", txid=7)
+    j.sync()
+    assert j.read(2) == b""  # the transaction's update is not the record's content until commit
+    with pytest.raises(StoreError, match="does not exist"):
+        j.read(4)
+    j.commit(7)
+    j.sync()
+    assert (j.read(1), j.read(2), j.read(4)) == (b"ONE", b"two", b"four")
+    h.reopen()
+    assert [h.journal.read(i) for i in (1, 2, 4)] == [b"ONE", b"two", b"four"]
+    h.journal.close()
+    with pytest.raises(StoreError, match="closed"):
+        h.journal.read(1)
+
+
+def test_read_before_load_fails(tmp_path: Path) -> None:
+    for j in (MemoryJournal(), FileJournal(tmp_path / "j")):
+        with pytest.raises(StoreError, match="not loaded"):
+            j.read(1)
+        j.close()
+
+
+def test_load_trim_shortens_live_records_and_read_gives_them_whole(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 1, b"abcdef")
+    j.add(2, 2, b"xy")
+    j.add(3, 1, b"ghijkl", txid=5)
+    j.commit(5)
+    j.add(4, 1, b"prepared", txid=6)
+    j.prepare(6, b"x")
+    j.add(5, 1, b"gone")
+    j.delete(5)
+    j.update(2, 2, b"xyz")
+    seen: list[tuple[int, bytes]] = []
+
+    def trim(kind: int, payload: memoryview) -> int:
+        seen.append((kind, bytes(payload)))
+        return 3 if kind == 1 else -1
+
+    loaded = h.reopen(trim)
+    assert loaded.records == [Record(1, 1, b"abc"), Record(2, 2, b""), Record(3, 1, b"ghi")]
+    assert loaded.prepared[0].adds == [Record(4, 1, b"prepared")]  # whole: not live yet
+    assert (1, b"abcdef") in seen and (2, b"xyz") in seen
+    assert [h.journal.read(i) for i in (1, 2, 3)] == [b"abcdef", b"xyz", b"ghijkl"]
+    h.journal.commit(6)
+    h.journal.sync()
+    assert h.journal.read(4) == b"prepared"
+    assert h.reopen(lambda kind, payload: len(payload) + 10).records[-1] == Record(4, 1, b"prepared")
+
+
+def test_read_follows_records_through_compaction_and_restart(h: Harness) -> None:
+    j = h.journal
+    model: dict[int, bytes] = {}
+    for i in range(1, 121):
+        model[i] = bytes([i]) * (i % 40)
+        j.add(i, 1, model[i])
+        if i % 4 == 0:
+            j.delete(i - 2)
+            del model[i - 2]
+        if i % 5 == 0:
+            model[i - 1] = b"updated %d" % i
+            j.update(i - 1, 1, model[i - 1])
+        if i % 10 == 0:
+            j.sync()
+    # An open transaction whose records are in the compacted files, committed afterwards,
+    # and a prepared one that is still open across a restart.
+    j.add(500, 1, b"in a transaction", txid=9)
+    j.update(3, 1, b"three in a transaction", txid=9)
+    j.add(501, 1, b"prepared add", txid=10)
+    j.prepare(10, b"xid")
+    j.sync()
+    h.compact()
+    assert {i: j.read(i) for i in model} == model
+    j.commit(9)
+    model[500], model[3] = b"in a transaction", b"three in a transaction"
+    j.add(502, 1, b"after")
+    model[502] = b"after"
+    j.sync()
+    assert {i: j.read(i) for i in model} == model
+    h.compact()
+    assert {i: j.read(i) for i in model} == model
+    h.reopen()
+    assert {i: h.journal.read(i) for i in model} == model
+    h.journal.commit(10)
+    h.journal.sync()
+    h.compact()
+    model[501] = b"prepared add"
+    assert {i: h.journal.read(i) for i in model} == model
+    h.reopen()
+    assert {i: h.journal.read(i) for i in model} == model

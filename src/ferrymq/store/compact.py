@@ -15,7 +15,9 @@ writes a new file that replays to the same result for everything still live:
 - transactions committed or rolled back inside the prefix are applied or dropped; those
   still open at its end (prepared, or resolved in a newer file) are copied as they were.
 
-Records keep their LSNs, so the snapshot still identifies them in the next compaction.
+Records keep their LSNs, so the snapshot still identifies them in the next compaction,
+and ``moved`` (LSN -> offset in the new file of every record copied with its content) tells
+the owner where each live record it reads back now is.
 A record that dies after the snapshot is copied anyway; its delete is in a newer file.
 
 Crash safety is the directory rule in segments.py: the new file is written as
@@ -70,6 +72,7 @@ class Compaction:
         self.error = ""
         self.out_size = 0
         self.bad_records = 0
+        self.moved: dict[int, int] = {}
         self._dir = directory
         self._sources = sources
         self._snapshot = snapshot
@@ -99,6 +102,8 @@ class Compaction:
         except Exception as exc:  # a failed compaction must not fail the write that carried it
             self.error = f"compaction of segments {self.lo}-{self.hi} failed: {type(exc).__name__}: {exc}"
             self._release(remove_tmp=not self.renamed)
+            if not self.renamed:
+                self.moved = {}
             self.finished = True
 
     def abort(self, *, crash: bool = False) -> None:
@@ -208,6 +213,8 @@ class Compaction:
 
     def _emit(self, rtype: int, flags: int, kind: int, lsn: int, rid: int, txid: int,
               payload: bytes | memoryview) -> None:
+        if rtype in (ADD, UPDATE) and not flags & FLAG_PLACEHOLDER:
+            self.moved[lsn] = self.out_size + len(self._out)
         rec.append(self._out, self._salt, rtype, flags, kind, lsn, rid, txid, payload)
 
     def _flush(self) -> None:

@@ -19,6 +19,12 @@ dead bytes reach ``compact_min_bytes`` and ``compact_ratio`` of their size, the 
 rewritten as one file (store/compact.py). Disk use therefore stays within about
 ``live / (1 - compact_ratio)`` plus ``compact_min_bytes`` and one segment.
 
+Reading a live record back (``read``): the owner keeps each live record's file offset
+beside the index (``record_id -> offset`` of the record holding its content; the file follows
+from its LSN); a finished compaction reports where it moved every record, and the owner
+updates the offsets when it takes the job in (store/reader.py says why reads stay correct
+while the job runs).
+
 Recovery is store/replay.py; the directory rules and lock are store/segments.py.
 """
 
@@ -35,8 +41,9 @@ from ferrymq.store import records as rec
 from ferrymq.store import segments as seg
 from ferrymq.store.compact import Compaction, new_salt
 from ferrymq.store.core import CLOSED, NEW, READY, JournalCore
-from ferrymq.store.journal import JournalStats, LoadResult, Pending
-from ferrymq.store.replay import SIZE_MASK, SegmentInfo, load_directory
+from ferrymq.store.journal import JournalStats, LoadResult, Pending, Trim
+from ferrymq.store.reader import SegmentReaders
+from ferrymq.store.replay import OFFSET_SHIFT, SIZE_MASK, SegmentInfo, load_directory
 
 MiB: Final = 1024 * 1024
 MIN_SEGMENT_SIZE: Final = 256
@@ -72,6 +79,8 @@ class FileJournal(JournalCore[int, int]):
         except OSError as exc:
             raise StoreError(f"cannot create journal directory {self._dir}: {exc}") from exc
         self._lock = seg.DirectoryLock(self._dir)
+        self._where: dict[int, int] = {}  # record_id -> file offset of its content (see read)
+        self._readers = SegmentReaders(self._dir)
         # Owner side.
         self._buf = bytearray()
         self._salt = 0
@@ -104,29 +113,33 @@ class FileJournal(JournalCore[int, int]):
     def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> int:
         if not self._buf and (self._sealed or self._active_size >= self._segment_size):
             self._roll(lsn - 1)
-        size = rec.append(self._buf, self._salt, rtype, 0, kind, lsn, record_id, txid, payload)
         info = self._segs[-1]
+        offset = info.size
+        size = rec.append(self._buf, self._salt, rtype, 0, kind, lsn, record_id, txid, payload)
         info.size += size
         self._active_size += size
         self._appended_bytes += size
         if rtype in (rec.COMMIT, rec.ROLLBACK):
             info.dead += size
-        return size
+        return offset << OFFSET_SHIFT | size
 
+    # A logged operation's value is (file offset << OFFSET_SHIFT) | size on disk.
     def _set_live(self, record_id: int, op: int, value: int, lsn: int) -> None:
         old = self._live.get(record_id)
         if old is not None:
             self._dead(old >> 32, old & SIZE_MASK)
-        self._live[record_id] = lsn << 32 | value
+        self._live[record_id] = lsn << 32 | value & SIZE_MASK
+        self._where[record_id] = value >> OFFSET_SHIFT
 
     def _remove_live(self, record_id: int, value: int, lsn: int) -> None:
         old = self._live.pop(record_id, None)
         if old is not None:
             self._dead(old >> 32, old & SIZE_MASK)
-        self._dead(lsn, value)
+            del self._where[record_id]
+        self._dead(lsn, value & SIZE_MASK)
 
     def _discard(self, value: int, lsn: int) -> None:
-        self._dead(lsn, value)
+        self._dead(lsn, value & SIZE_MASK)
 
     def _dead(self, lsn: int, size: int) -> None:
         bases = self._bases
@@ -146,8 +159,9 @@ class FileJournal(JournalCore[int, int]):
         self._bases.append(base_lsn)
 
     # -- the contract --------------------------------------------------------------------------
-    def load(self) -> LoadResult:
-        """Replay the directory (see store/replay.py); truncates a torn tail.
+    def load(self, trim: Trim | None = None) -> LoadResult:
+        """Replay the directory (see store/replay.py); truncates a torn tail. ``trim``
+        shortens the payloads returned (journal.py); ``read`` gives the whole ones.
 
         Raises:
             StoreError: called twice or after close; the directory is damaged beyond a
@@ -156,17 +170,18 @@ class FileJournal(JournalCore[int, int]):
         if self._state != NEW:
             raise StoreError("load() was already called" if self._state == READY else "journal is closed")
         try:
-            loaded = load_directory(self._dir)
+            loaded = load_directory(self._dir, trim)
         except OSError as exc:
             raise StoreError(f"cannot read journal {self._dir}: {exc}") from exc
         self._live = loaded.index
+        self._where = loaded.where
         self._segs = loaded.segments
         self._bases = [s.base_lsn for s in self._segs]
         self._active = self._segs[-1].hi if self._segs else 0
         self._lsn = self._durable = self._taken = loaded.max_lsn
         for tx in loaded.prepared:
             assert tx.xid is not None
-            ops = [(op, rid, lsn, size) for op, rid, lsn, size, _record in tx.ops]
+            ops = [(op, rid, lsn, value) for op, rid, lsn, value, _record in tx.ops]
             self._adopt_prepared(tx.txid, tx.xid, tx.prepare_lsn, tx.prepare_size, ops)
         self._state = READY
         self._roll_back_incomplete(loaded.incomplete)
@@ -251,6 +266,26 @@ class FileJournal(JournalCore[int, int]):
             self.write_pending(pending)
             self.mark_durable(pending.lsn)
 
+    def read(self, record_id: int) -> bytes:
+        """The whole payload of live record ``record_id``, read back from its file (pread,
+        checksum checked); see journal.py.
+
+        Raises:
+            StoreError: the journal is not loaded or closed; the record is not live, or its
+                content is not durable yet; the file cannot be read or the record there is
+                damaged.
+        """
+        self._ready()
+        value = self._live.get(record_id)
+        if value is None:
+            raise StoreError(f"record {record_id} does not exist")
+        lsn = value >> 32
+        if lsn > self._durable:
+            raise StoreError(f"record {record_id} is not durable yet (LSN {lsn} > {self._durable})")
+        bases = self._bases
+        info = self._segs[-1] if lsn > bases[-1] else self._segs[bisect_left(bases, lsn) - 1]
+        return self._readers.read(info.lo, info.hi, self._where[record_id], record_id, value & SIZE_MASK)
+
     def compact(self) -> None:
         """Sync, then compact every file now (blocking), whatever the thresholds say. Like
         ``sync()``, for the owner thread while no writer runs.
@@ -322,22 +357,42 @@ class FileJournal(JournalCore[int, int]):
         prefix = self._segs[:count]
         sources = [seg.SegmentFile(s.lo, s.hi) for s in prefix]
         job = Compaction(self._dir, sources, prefix[0].base_lsn, self._lsn, dict(self._live), self._compact_step)
+        self._readers.pin([(s.lo, s.hi) for s in prefix])  # the job unlinks them before _job_done
         self._job, self._job_segs, self._job_dead0 = job, count, sum(s.dead for s in prefix)
         return job
 
     def _job_done(self, job: Compaction) -> None:
         self._job = None
+        old = self._segs[:self._job_segs]
         if job.renamed:
-            old = self._segs[:self._job_segs]
             # Deaths counted against the old files since the snapshot are dead in the new one.
             dead = max(0, sum(s.dead for s in old) - self._job_dead0)
             self._segs[:self._job_segs] = [SegmentInfo(job.lo, job.hi, old[0].base_lsn, job.out_size, dead)]
             self._bases = [s.base_lsn for s in self._segs]
             self._compactions += 1
+            self._relocate(job.moved)
+            self._readers.forget([(s.lo, s.hi) for s in old])
+        else:
+            self._readers.unpin([(s.lo, s.hi) for s in old])  # the old files stay in charge
         if job.error:
             self._last_error = job.error
             if not job.renamed:
                 self._retry_at = self._appended_bytes + max(self._compact_min, self._segment_size)
+
+    def _relocate(self, moved: dict[int, int]) -> None:
+        """Point the records a compaction copied at their new offsets (``moved``: the LSN
+        of each copied record with content -> its offset in the new file). A record keeps
+        its LSN when copied, which is how both its file and its entry here are found."""
+        if not moved:
+            return
+        where = self._where
+        for rid, value in self._live.items():
+            offset = moved.get(value >> 32)
+            if offset is not None:
+                where[rid] = offset
+        for tx in self._txs.values():  # their records become live at commit, from the new file
+            tx.ops = [(op, rid, lsn, moved[lsn] << OFFSET_SHIFT | value & SIZE_MASK if lsn in moved else value)
+                      for op, rid, lsn, value in tx.ops]
 
     def _drain_job(self) -> None:
         """Run the current compaction to its end on this thread (everything is synced and
@@ -363,6 +418,7 @@ class FileJournal(JournalCore[int, int]):
 
     def _release(self, *, crash: bool = False) -> None:
         self._abort_job(crash=crash)
+        self._readers.close()
         self._w_close()
         self._lock.release()
         self._state = CLOSED

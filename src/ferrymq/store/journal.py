@@ -35,6 +35,16 @@ pin them down):
   ``write_pending`` raised, nothing more is durable: close the journal.
 - ``close()`` writes and syncs what is still buffered (the writer must be idle).
 
+Reading back (so a caller need not hold every payload in memory): ``read(record_id)``
+returns the whole current payload of a live record, as the journal holds it (a file journal
+reads it from its file and checks its checksum), whatever compaction did since it was
+written. Only content that is durable can be read (its add or update has an LSN at or below
+``durable_lsn``): StoreError otherwise, and for an id that is not live. ``load(trim)``: the
+records ``load`` returns may be cut short by the caller's ``trim(kind, payload)``, which
+says how many leading bytes of each live record's payload to return (it is called during
+replay, possibly for records that turn out dead; at least the payload's length keeps it
+whole); ``read`` still gives the whole payload. Prepared transactions' records are whole.
+
 Additions since the first contract (all backward compatible): ``Pending.segment`` and
 ``Pending.task`` (a file journal's target segment and background work, compaction, done by
 the writer after the data is durable: ``take_pending`` may therefore return a Pending with
@@ -46,8 +56,12 @@ tests restart from what was durable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
+
+Trim = Callable[[int, memoryview], int]
+"""``trim(kind, payload)``: how many leading bytes of a payload ``load`` returns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +147,12 @@ class JournalStats:
 class Journal(Protocol):
     """The store contract; see the module docstring for the threading model."""
 
-    def load(self) -> LoadResult:
-        """Replay what is on disk; called once, before any append."""
+    def load(self, trim: Trim | None = None) -> LoadResult:
+        """Replay what is on disk; called once, before any append (``trim``: see above)."""
+        ...
+
+    def read(self, record_id: int) -> bytes:
+        """The whole payload of a live record whose content is durable."""
         ...
 
     def add(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:

@@ -16,7 +16,7 @@ from typing import Final
 
 from ferrymq.errors import StoreError
 from ferrymq.store.core import CLOSED, NEW, READY, JournalCore, prepared_view
-from ferrymq.store.journal import JournalStats, LoadResult, Pending, PreparedTx, Record
+from ferrymq.store.journal import JournalStats, LoadResult, Pending, PreparedTx, Record, Trim
 from ferrymq.store.records import ADD, COMMIT, DELETE, PREPARE, ROLLBACK, UPDATE
 
 # One logged operation: (type, lsn, txid, record_id, record for ADD/UPDATE, xid for PREPARE).
@@ -83,6 +83,7 @@ class MemoryJournal(JournalCore[Record, Record | None]):
     def __init__(self) -> None:
         super().__init__()
         self._image = _Image()
+        self._lsns: dict[int, int] = {}  # record_id -> LSN of its content (read's durability test)
         self._unsynced: list[_Op] = []  # logged, not yet marked durable, in LSN order
         self._taken = 0
 
@@ -101,16 +102,19 @@ class MemoryJournal(JournalCore[Record, Record | None]):
     def _set_live(self, record_id: int, op: int, value: Record | None, lsn: int) -> None:
         assert value is not None
         self._live[record_id] = value
+        self._lsns[record_id] = lsn
 
     def _remove_live(self, record_id: int, value: Record | None, lsn: int) -> None:
         self._live.pop(record_id, None)
+        self._lsns.pop(record_id, None)
 
     def _discard(self, value: Record | None, lsn: int) -> None:
         pass
 
     # -- the contract --------------------------------------------------------------------------
-    def load(self) -> LoadResult:
-        """What survived (everything, or what was durable when ``crash()`` was called).
+    def load(self, trim: Trim | None = None) -> LoadResult:
+        """What survived (everything, or what was durable when ``crash()`` was called);
+        ``trim`` shortens the payloads returned (journal.py).
 
         Raises:
             StoreError: called twice, or after close.
@@ -119,6 +123,7 @@ class MemoryJournal(JournalCore[Record, Record | None]):
             raise StoreError("load() was already called" if self._state == READY else "journal is closed")
         image = self._image
         self._live = dict(image.records)
+        self._lsns = dict.fromkeys(image.records, 0)
         self._lsn = self._durable = self._taken = image.lsn
         prepared: list[PreparedTx] = []
         incomplete: list[int] = []
@@ -131,7 +136,26 @@ class MemoryJournal(JournalCore[Record, Record | None]):
             prepared.append(prepared_view(txid, itx.xid, [(op, rid if rec is None else rec) for op, rid, _, rec in itx.ops]))
         self._state = READY
         self._roll_back_incomplete(incomplete)
-        return LoadResult(list(image.records.values()), prepared)
+        records = list(image.records.values())
+        if trim is not None:
+            records = [Record(r.record_id, r.kind, r.payload[:max(0, trim(r.kind, memoryview(r.payload)))])
+                       for r in records]
+        return LoadResult(records, prepared)
+
+    def read(self, record_id: int) -> bytes:
+        """The whole payload of a live record whose content is durable (journal.py).
+
+        Raises:
+            StoreError: not loaded or closed; the record is not live or not durable yet.
+        """
+        self._ready()
+        record = self._live.get(record_id)
+        if record is None:
+            raise StoreError(f"record {record_id} does not exist")
+        lsn = self._lsns[record_id]
+        if lsn > self._durable:
+            raise StoreError(f"record {record_id} is not durable yet (LSN {lsn} > {self._durable})")
+        return record.payload
 
     def take_pending(self) -> Pending | None:
         """Everything since the last call, as an empty-bytes Pending (None if nothing new)."""

@@ -19,6 +19,11 @@ damaged record, that batch was the one being written (a crash can persist its pa
 order) and it goes too. The discarded bytes are truncated away and counted in
 ``torn_bytes``. Damage anywhere else is a bad record: skipped, counted, never delivered.
 
+Where each live record's content sits is kept too (``Loaded.where``: its offset in its
+file), so the journal can read it back; a ``trim`` function (journal.py) makes the records
+handed to the caller shorter (a record's content is kept whole while its transaction is
+open, and trimmed when it becomes live), so a restart need not hold every payload.
+
 Speed matters here (a restart with a million records must take seconds): each file is
 mmapped and parsed in one tight loop with ``struct.unpack_from`` and CRC32C over
 memoryview slices, immediate ADDs take the short path, and the cyclic garbage collector is
@@ -40,7 +45,7 @@ from crc32c import crc32c
 from ferrymq.errors import StoreError
 from ferrymq.store import segments as seg
 from ferrymq.store.core import prepared_view
-from ferrymq.store.journal import LoadResult, PreparedTx, Record
+from ferrymq.store.journal import LoadResult, PreparedTx, Record, Trim
 from ferrymq.store.records import (
     ADD,
     BAD,
@@ -64,6 +69,7 @@ from ferrymq.store.records import (
 )
 
 SIZE_MASK: Final = 0xFFFFFFFF  # index values pack (lsn << 32) | record size on disk
+OFFSET_SHIFT: Final = 32  # a transaction's op values pack (offset << 32) | size
 _PLACEHOLDER: Final = Record(0, 0, b"")
 
 
@@ -80,7 +86,8 @@ class SegmentInfo:
 
 @dataclass(slots=True)
 class LoadedTx:
-    """A transaction found open on disk: ops are (type, record_id, lsn, size, record)."""
+    """A transaction found open on disk: ops are (type, record_id, lsn, value, record), the
+    value packing the op's file offset and size: (offset << OFFSET_SHIFT) | size."""
 
     txid: int
     xid: bytes | None = None
@@ -93,6 +100,7 @@ class LoadedTx:
 class Loaded:
     result: LoadResult
     index: dict[int, int]  # record_id -> (lsn << 32) | size of the record holding its content
+    where: dict[int, int]  # record_id -> that record's offset in its file
     prepared: list[LoadedTx]
     incomplete: list[int]
     segments: list[SegmentInfo]
@@ -100,9 +108,11 @@ class Loaded:
 
 
 class _Replay:
-    def __init__(self) -> None:
+    def __init__(self, trim: Trim | None) -> None:
+        self.trim = trim
         self.live: dict[int, Record] = {}
         self.index: dict[int, int] = {}
+        self.where: dict[int, int] = {}
         self.txs: dict[int, LoadedTx] = {}
         self.placeholders: set[int] = set()
         self.max_lsn = 0
@@ -113,6 +123,8 @@ class _Replay:
         unpack = HEADER.unpack_from
         live = self.live
         index = self.index
+        where = self.where
+        trim = self.trim
         placeholders = self.placeholders
         known = KNOWN_TYPES
         max_lsn = self.max_lsn
@@ -126,8 +138,13 @@ class _Replay:
                     if lsn > max_lsn:
                         max_lsn = lsn
                     if rtype == ADD and not txid and not flags:
-                        live[rid] = Record(rid, kind, bytes(buf[pos + hs:nxt]))
+                        if trim is None:
+                            live[rid] = Record(rid, kind, bytes(buf[pos + hs:nxt]))
+                        else:
+                            keep = trim(kind, buf[pos + hs:nxt])
+                            live[rid] = Record(rid, kind, bytes(buf[pos + hs:min(nxt, pos + hs + max(0, keep))]))
                         index[rid] = lsn << 32 | (nxt - pos)
+                        where[rid] = pos
                         if placeholders:
                             placeholders.discard(rid)
                     else:
@@ -150,22 +167,25 @@ class _Replay:
                 tx = self.txs.get(txid)
                 if tx is None:
                     tx = self.txs[txid] = LoadedTx(txid)
-                tx.ops.append((rtype, rid, lsn, size, record))
+                tx.ops.append((rtype, rid, lsn, pos << OFFSET_SHIFT | size, record))
             elif rtype == DELETE:
                 self._delete(rid)
             elif flags & FLAG_PLACEHOLDER:
                 self.live[rid] = _PLACEHOLDER
                 self.index[rid] = lsn << 32 | size
+                self.where[rid] = pos
                 self.placeholders.add(rid)
             else:
-                self._set(Record(rid, kind, bytes(buf[pos + HEADER_SIZE:nxt])), lsn, size)
+                self._set(Record(rid, kind, self._kept(kind, buf[pos + HEADER_SIZE:nxt])), lsn, size, pos)
         elif rtype == COMMIT:
             done = self.txs.pop(txid, None)
-            for op, op_rid, op_lsn, op_size, record in done.ops if done else ():
+            for op, op_rid, op_lsn, op_value, record in done.ops if done else ():
                 if op == DELETE:
                     self._delete(op_rid)
                 else:
-                    self._set(record, op_lsn, op_size)
+                    if self.trim is not None:
+                        record = Record(op_rid, record.kind, self._kept(record.kind, memoryview(record.payload)))
+                    self._set(record, op_lsn, op_value & SIZE_MASK, op_value >> OFFSET_SHIFT)
         elif rtype == ROLLBACK:
             self.txs.pop(txid, None)
         elif rtype == PREPARE:
@@ -174,14 +194,22 @@ class _Replay:
                 tx = self.txs[txid] = LoadedTx(txid)
             tx.xid, tx.prepare_lsn, tx.prepare_size = bytes(buf[pos + HEADER_SIZE:nxt]), lsn, size
 
-    def _set(self, record: Record, lsn: int, size: int) -> None:
+    def _kept(self, kind: int, payload: memoryview) -> bytes:
+        """What of a payload the caller gets back from load (all of it, or trim's part)."""
+        if self.trim is None:
+            return bytes(payload)
+        return bytes(payload[:max(0, self.trim(kind, payload))])
+
+    def _set(self, record: Record, lsn: int, size: int, offset: int) -> None:
         self.live[record.record_id] = record
         self.index[record.record_id] = lsn << 32 | size
+        self.where[record.record_id] = offset
         self.placeholders.discard(record.record_id)
 
     def _delete(self, rid: int) -> None:
         self.live.pop(rid, None)
         self.index.pop(rid, None)
+        self.where.pop(rid, None)
         self.placeholders.discard(rid)
 
 
@@ -201,7 +229,7 @@ def tail_cut(raw: Findable, buf: memoryview, size: int, salt: int) -> int:
     return size
 
 
-def load_directory(directory: Path) -> Loaded:
+def load_directory(directory: Path, trim: Trim | None = None) -> Loaded:
     """Replay every file of the journal in ``directory``; repairs the torn tail.
 
     Raises:
@@ -210,7 +238,7 @@ def load_directory(directory: Path) -> Loaded:
     """
     kept, superseded, temps = seg.survey(directory)
     seg.remove_files(directory, superseded + temps)
-    replay = _Replay()
+    replay = _Replay(trim)
     infos: list[SegmentInfo] = []
     torn = 0
     gc_was_enabled = gc.isenabled()
@@ -239,6 +267,7 @@ def load_directory(directory: Path) -> Loaded:
     for rid in replay.placeholders:
         del replay.live[rid]
         del replay.index[rid]
+        del replay.where[rid]
         replay.bad += 1
     prepared: list[LoadedTx] = []
     incomplete: list[int] = []
@@ -251,7 +280,7 @@ def load_directory(directory: Path) -> Loaded:
             views.append(prepared_view(txid, tx.xid, [(op, rid if op == DELETE else rec) for op, rid, _, _, rec in tx.ops]))
     _account(infos, replay.index, prepared)
     result = LoadResult(list(replay.live.values()), views, torn, replay.bad)
-    return Loaded(result, replay.index, prepared, incomplete, infos, replay.max_lsn)
+    return Loaded(result, replay.index, replay.where, prepared, incomplete, infos, replay.max_lsn)
 
 
 def _replay_file(replay: _Replay, path: Path, sfile: seg.SegmentFile, newest: bool) -> tuple[SegmentInfo, int, int]:
@@ -291,7 +320,7 @@ def _account(infos: list[SegmentInfo], index: dict[int, int], prepared: list[Loa
         bases = [info.base_lsn for info in infos]
         for tx in prepared:
             live[bisect_left(bases, tx.prepare_lsn) - 1] += tx.prepare_size
-            for _op, _rid, lsn, size, _rec in tx.ops:
-                live[bisect_left(bases, lsn) - 1] += size
+            for _op, _rid, lsn, value, _rec in tx.ops:
+                live[bisect_left(bases, lsn) - 1] += value & SIZE_MASK
     for info, n in zip(infos, live, strict=True):
         info.dead = max(0, info.size - n)
