@@ -437,3 +437,20 @@ def test_checks_passed_once_are_made_again_after_any_change(env: Env) -> None:
     env.qm.quiesce()
     assert get(hq) == C.MQRC_Q_MGR_QUIESCING
     assert get(hq, C.MQGMO_NO_WAIT) == C.MQRC_NO_MSG_AVAILABLE
+
+
+def test_get_many_with_a_frame_bound_stops_before_a_message_that_would_pass_it(env: Env) -> None:
+    env.define("Q1")
+    h = env.open("Q1")
+    for body in (b"a" * 10, b"b" * 10, b"c" * 10, b"d" * 10):
+        env.put(h, body, persistence=1)
+    gmo = GetOptions(C.MQGMO_NO_SYNCPOINT)
+    # Each message costs its 10 bytes and 5 of framing: 30 bytes carry two, 29 only one.
+    got, stop = env.qm.get_many(env.hconn, h, MQMD(), gmo, 1 << 20, 100, 1 << 20, frame_bytes=29, framing=5)
+    assert [r.data for r in got] == [b"a" * 10] and stop is None
+    got, stop = env.qm.get_many(env.hconn, h, MQMD(), gmo, 1 << 20, 100, 1 << 20, frame_bytes=30, framing=5)
+    assert [r.data for r in got] == [b"b" * 10, b"c" * 10] and stop is None
+    # max_bytes still bounds the data as without a frame bound: it stops once passed.
+    got, stop = env.qm.get_many(env.hconn, h, MQMD(), gmo, 1 << 20, 100, 5, frame_bytes=1000, framing=5)
+    assert [r.data for r in got] == [b"d" * 10] and stop is None
+    assert env.depth("Q1") == 0

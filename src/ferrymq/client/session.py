@@ -331,6 +331,8 @@ def get_batch_event(session: Session, hobj: int, *, max_messages: int, max_bytes
     ms = wait_ms(wait)
     if ms != 0:
         opts |= C.MQGMO_WAIT
+    # The reply must fit one frame: no more than the negotiated maximum (the server caps it too).
+    max_bytes = min(max_bytes, session.max_msg_length) if session.max_msg_length else max_bytes
     return E.GetBatch(session.next_corr(), hobj, opts, ms, max_messages, max(1, max_bytes), session.max_msg_length)
 
 

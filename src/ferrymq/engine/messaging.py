@@ -21,6 +21,7 @@ from ferrymq.engine.state import Waiter
 from ferrymq.engine.waits import Waits
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
+from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import CORREL_ID_AT, CORREL_ID_END, MQMD, MSG_ID_AT, NONE_ID, with_ids, with_put_context
 
@@ -54,6 +55,11 @@ def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
                 or (mo & C.MQMO_MATCH_GROUP_ID and md.group_id != NONE_ID)
                 or mo & (C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
                 or (mo & C.MQMO_MATCH_MSG_TOKEN and gmo.msg_token != bytes(16)))
+
+
+def _cost(data: int, properties: PropertySet | None, framing: int) -> int:
+    """What a message adds to a reply frame (``get_many``'s hard bound)."""
+    return data + framing + (len(props_model.pack(properties)) if properties else 0)
 
 
 class Messaging(Waits):
@@ -451,11 +457,18 @@ class Messaging(Waits):
         return Waiting(wid, None if wait == C.MQWI_UNLIMITED else self.clock.now() + wait / 1000.0)
 
     def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
-                 max_bytes: int) -> tuple[list[GetResult], Waiting | MQError | None]:
+                 max_bytes: int, *, frame_bytes: int = 0,
+                 framing: int = 0) -> tuple[list[GetResult], Waiting | MQError | None]:
         """Destructive gets for read-ahead: up to ``limit`` messages (and about ``max_bytes``
         of data), each taken exactly as MQGET would take it. The first is an ordinary get
         (every check, and a wait registered when nothing is there); the call cannot change
         between messages, so the rest only search and take.
+
+        ``frame_bytes`` (0: none) is a hard bound besides, for a reply that must fit one
+        frame: each message then costs its data, its properties' packed bytes and
+        ``framing``, and the run stops before a message that would take it past
+        ``frame_bytes`` (the first is taken whatever it costs: the caller bounds it with
+        ``buffer_length``).
 
         Returns the messages and why it stopped: a Waiting (nothing was there), the MQError
         that ended it (PersistentNext, or any MQGET refusal), or None (limit or size reached,
@@ -474,9 +487,41 @@ class Messaging(Waits):
         out = [first]
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
+        if frame_bytes:
+            return self._take_fitting(conn, h, md, gmo, buffer_length, limit, max_bytes, frame_bytes, framing, out)
         size = first.data_length
         head = h.selection is None and _selects_everything(md, gmo)
         return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head)
+
+    def _take_fitting(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int,
+                      limit: int, max_bytes: int, frame_bytes: int, framing: int,
+                      out: list[GetResult]) -> tuple[list[GetResult], MQError | None]:
+        """get_many's loop under a hard byte bound: the next message is looked at before it
+        is taken (a message taken outside syncpoint cannot be put back if it does not fit)."""
+        q = h.queue
+        assert q is not None
+        data = out[0].data_length
+        size = _cost(len(out[0].data), out[0].properties, framing)
+        under_cursor = gmo.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+        while len(out) < limit and data < max_bytes:
+            nxt = h.under_cursor if under_cursor else self.search(q, h, md, gmo, None, self.clock.now())
+            if nxt is None:
+                break
+            cost = _cost(min(nxt.data_length, buffer_length), nxt.properties, framing)
+            if size + cost > frame_bytes:
+                break
+            try:
+                r = self.attempt(conn, h, md, gmo, buffer_length)
+            except MQError as exc:
+                return out, exc
+            if r is None:
+                break
+            out.append(r)
+            if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+                break
+            data += r.data_length
+            size += _cost(len(r.data), r.properties, framing)
+        return out, None
 
     def _take_run(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
                   max_bytes: int, out: list[GetResult], size: int, head: bool) -> tuple[list[GetResult], MQError | None]:

@@ -168,7 +168,9 @@ def _get(h: ClientHandler, ev: E.Get) -> None:
     resume = c is not None and c.paused
     r: GetResult | Waiting | None = None
     try:
-        r = qmgr.get(h.hconn, ev.hobj, ev.md, gmo, ev.buffer_length)
+        # A longer message than the connection carries is not taken (2080, it stays queued):
+        # a reply over the negotiated frame size would be refused by the client after the take.
+        r = qmgr.get(h.hconn, ev.hobj, ev.md, gmo, min(ev.buffer_length, h.conn.max_msg_length))
     except MQError as exc:
         if not resume:
             raise
@@ -193,8 +195,12 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
     # Truncated messages are never taken by a batch: one that does not fit comes back alone,
     # as a GetReply with MQRC_TRUNCATED_MSG_FAILED, and stays on the queue.
     gmo = GetOptions(ev.options & ~C.MQGMO_ACCEPT_TRUNCATED_MSG, ev.wait_interval, C.MQMO_NONE, msg_handle=True)
-    results, stop = h.qmgr.get_many(h.hconn, ev.hobj, _READ_AHEAD_MD, gmo, ev.buffer_length, ev.max_messages,
-                                    ev.max_bytes)
+    # The reply must fit one frame of the negotiated maximum, or the client refuses it and
+    # the messages taken outside syncpoint are gone: the items, each with its framing, are
+    # held to that maximum (the frame's overhead allowance covers the reply's own header).
+    cap = h.conn.max_msg_length
+    results, stop = h.qmgr.get_many(h.hconn, ev.hobj, _READ_AHEAD_MD, gmo, min(ev.buffer_length, cap),
+                                    ev.max_messages, ev.max_bytes, frame_bytes=cap, framing=BATCH_ITEM_FRAMING)
     if results and results[-1].reason == C.MQRC_TRUNCATED_MSG_FAILED:
         last = results.pop()
         if not results:
@@ -210,6 +216,11 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
     elif stop is not None:
         raise stop
     h.server.after_engine_call(h)
+
+
+BATCH_ITEM_FRAMING = 512
+"""Bytes a GetBatchReply item takes besides its data and properties (item header, MQMD
+v2 and lengths: about 400), rounded up."""
 
 
 def get_reply(corr: int, r: GetResult) -> E.GetReply:
