@@ -32,6 +32,7 @@ from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqod_names import check_dynamic_q_name, check_od_names
 
 FLUSH_AT = 64 * 1024
 """Buffered request bytes that force a write even when nothing waits for a reply."""
@@ -521,6 +522,7 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
     ev: E.Put | E.Put1
     props = PropertySet.of(properties) if properties else None
     if isinstance(hobj, str):
+        od_names(hobj, "", "", 0)
         ev = E.Put1(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
     else:
         ev = E.Put(corr, hobj, md_bytes, raw, opts, 0, props, not async_put)  # positional: cheaper to bind
@@ -563,6 +565,24 @@ def too_long(length: int, limit: int) -> MQError:
     take that for "reconnect")."""
     return error_for(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR,
                      f"{length} bytes exceed the connection's negotiated maximum message length {limit}")
+
+
+def od_names(name: str, q_mgr_name: str, alternate_user_id: str, options: int) -> None:
+    """``check_od_names`` with the client's typed errors: an MQOD name longer than IBM's
+    field is refused here with the reason the queue manager gives (its frame might not
+    even carry it)."""
+    try:
+        check_od_names(name, q_mgr_name, alternate_user_id, options)
+    except MQError as exc:
+        raise error_for(exc.comp, exc.reason, exc.detail) from None
+
+
+def dynamic_q_name(pattern: str) -> None:
+    """``check_dynamic_q_name`` with the client's typed errors."""
+    try:
+        check_dynamic_q_name(pattern)
+    except MQError as exc:
+        raise error_for(exc.comp, exc.reason, exc.detail) from None
 
 
 def check_length(session: Session, length: int) -> None:
@@ -640,10 +660,14 @@ def open_event(corr: int, record: OpenRecord, object_type: int = C.MQOT_Q, alter
     """The Open frame for a record.
 
     Raises:
-        MQError: MQRC_SELECTION_STRING_ERROR for a selection string longer than
+        MQError: a name longer than IBM's MQOD field, with the queue manager's reason
+            (ferrymq.wire.mqod_names); MQRC_SELECTION_STRING_ERROR for a selection string longer than
             MQ_SELECTOR_LENGTH bytes, which the queue manager would refuse too (checked
             here because the frame could not carry a much longer one).
     """
+    od_names(record.name, record.object_q_mgr_name, alternate_user_id, record.options)
+    if len(record.dynamic_q_name) > 0x3FFF and len(record.dynamic_q_name.encode("utf-8")) > 0xFFFF:
+        dynamic_q_name(record.dynamic_q_name)  # longer than a frame carries: certain to fail, and here
     size = len(record.selection_string.encode("utf-8"))
     if size > C.MQ_SELECTOR_LENGTH:
         raise error_for(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR,

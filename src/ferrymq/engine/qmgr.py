@@ -26,6 +26,7 @@ from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal, LoadResult
 from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqod_names import check_od_names
 
 log = logging.getLogger("ferrymq.engine")
 
@@ -155,11 +156,12 @@ class QueueManager(Messaging):
         """MQOPEN a queue (local, alias or model) or the queue manager object.
 
         Raises:
-            MQError: 2046, 2043, 2045, 2085, 2082, 2001, 2087, 2042, 2161, 2011, 2100 ...;
+            MQError: 2046, 2043, 2045, 2085, 2086, 2035, 2082, 2001, 2087, 2042, 2161, 2011, 2100 ...;
                 for a SelectionString 2516, 2519, 2459, 2504 (see engine.selection).
         """
         conn = self.conn(hconn)
         validate.open_options(options)
+        check_od_names(od.object_name, od.object_q_mgr_name, od.alternate_user_id, options)
         selector = selector_for_open(od.selection_string, od.object_type, options)
         self.check_quiescing(options, C.MQOO_FAIL_IF_QUIESCING)
         if len(conn.handles) >= self.qmgr_attr("MAXHANDS"):

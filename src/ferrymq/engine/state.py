@@ -21,6 +21,7 @@ from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
 from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqod_names import check_dynamic_q_name
 
 _HUNDREDTHS = tuple(f"{n:02d}" for n in range(100))  # PutTime's last two digits, made once
 
@@ -110,8 +111,12 @@ class EngineState:
             MQError: MQRC_DYNAMIC_Q_NAME_ERROR for a pattern IBM would refuse.
         """
         pattern = pattern.rstrip()
+        check_dynamic_q_name(pattern)
         if not pattern or pattern.startswith("*") or ("*" in pattern and not pattern.endswith("*")):
             raise failed(C.MQRC_DYNAMIC_Q_NAME_ERROR, f"DynamicQName {pattern!r}: '*' may only end a non-empty prefix")
+        if any(not (c.isascii() and (c.isalnum() or c in "./_%")) for c in pattern.removesuffix("*")):
+            raise failed(C.MQRC_DYNAMIC_Q_NAME_ERROR,
+                         f"DynamicQName {pattern!r} has characters a queue name may not (A-Z a-z 0-9 . / _ %)")
         if not pattern.endswith("*"):
             return pattern
         while True:

@@ -175,10 +175,26 @@ OK_STATUS = _OK
 """The status of most replies (MQCC_OK, MQRC_NONE, no detail) as its 10 bytes."""
 
 
+DETAIL_LIMIT = 4096
+"""Bytes of a status's detail that travel; the rest is cut. A detail is informational and
+may quote what a request carried (a name of 65535 bytes, say): however long, it must not
+stop the reply with the reason from being sent."""
+
+
 def _status(comp: int, reason: int, detail: str) -> bytes:
     if not (comp or reason or detail):
         return _OK
-    return _STATUS.pack(comp, reason) + _s(detail)
+    return _STATUS.pack(comp, reason) + _s(short_detail(detail))
+
+
+def short_detail(detail: str, limit: int = DETAIL_LIMIT) -> str:
+    """``detail`` cut to at most ``limit`` bytes of UTF-8 (on a character boundary, marked)."""
+    if len(detail) * 4 <= limit:  # UTF-8 takes at most 4 bytes a character
+        return detail
+    raw = detail.encode("utf-8")
+    if len(raw) <= limit:
+        return detail
+    return raw[: limit - 16].decode("utf-8", "ignore") + f" ... ({len(raw)} B)"
 
 
 class Reader:
@@ -459,7 +475,7 @@ def _enc_set(e: Any) -> Encoded:
 
 def _enc_stat_reply(e: Any) -> Encoded:
     body = _STAT_REPLY.pack(e.put_success, e.put_warning, e.put_failure, e.first_comp, e.first_reason)
-    return T_STAT_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail), body, _s(e.first_detail)]
+    return T_STAT_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail), body, _s(short_detail(e.first_detail))]
 
 
 def _enc_pushed(e: Any) -> Encoded:
@@ -536,7 +552,7 @@ _ENCODERS: dict[type, Callable[[Any], Encoded]] = {
     E.GetBatch: _enc_get_batch,
     E.GetBatchReply: _enc_get_batch_reply,
     E.PersistentNext: lambda e: (T_PERSISTENT_NEXT, 0, 0, [_I.pack(e.hobj)]),
-    E.Ending: lambda e: (T_ENDING, 0, 0, [_I.pack(e.reason), _s(e.detail)]),
+    E.Ending: lambda e: (T_ENDING, 0, 0, [_I.pack(e.reason), _s(short_detail(e.detail))]),
     E.Reply: lambda e: (T_REPLY, 0, e.corr, [_status(e.comp, e.reason, e.detail)]),
 }
 
