@@ -138,3 +138,57 @@ async def test_get_longer_than_the_connection_carries_stays_queued(server: Queue
     assert isinstance(reply, E.GetReply) and reply.reason == C.MQRC_TRUNCATED_MSG_FAILED, reply
     raw.close()
     assert await _depth(server.port, "Q1") == 1
+
+
+# -- read-ahead ----------------------------------------------------------------------------
+
+
+async def test_read_ahead_window_over_the_maximum_is_refused(server: QueueManagerServer) -> None:
+    raw = await Raw.open(server.port)
+    await raw.connect()
+    hobj = await raw.open_queue("Q1")
+    reply = await raw.call(E.Consume(raw.next_corr(), hobj, 2**32 - 1, C.MQGMO_NO_SYNCPOINT))
+    assert isinstance(reply, E.Reply) and reply.reason == C.MQRC_OPTIONS_ERROR
+    assert f"MAX_WINDOW({E.MAX_WINDOW})" in reply.detail
+    raw.close()
+
+
+async def test_consumer_that_never_reads_leaves_the_messages_queued(server: QueueManagerServer) -> None:
+    """Issue 24 #4: the pump never asked whether the connection had room, so a consumer that
+    never reads moved the whole queue into the server's buffer (and the queue looked empty)."""
+    n, body = 3000, b"m" * 10_000
+    async with await fc.connect_async("QM1", addr(server.port)) as producer:
+        q = await producer.open("Q2", async_put=True)
+        for _ in range(n):
+            await q.put(body, persistent=False)
+        assert (await producer.stat()).successes == n
+    raw = await Raw.open(server.port)
+    raw.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    await raw.connect()
+    hobj = await raw.open_queue("Q2")
+    await raw.send(E.Consume(raw.next_corr(), hobj, E.MAX_WINDOW, C.MQGMO_NO_SYNCPOINT))
+    # More credit than the window, as a faulty client might send: held to the window.
+    await raw.send(E.Credit(hobj, 2**31 - 1))
+    await asyncio.sleep(1.0)
+    handler = max(server.handlers, key=lambda h: h.counters.bytes_out)
+    assert handler.transport is not None
+    buffered = handler.transport.get_write_buffer_size() + handler.out_bytes
+    assert buffered <= server.write_buffer_high + 512 * 1024, buffered
+    assert handler.consumers[hobj].credit <= E.MAX_WINDOW
+    depth = await _depth(server.port, "Q2")
+    # What left the queue is in the server's buffer or the sockets' (a few MB at most).
+    assert depth >= n // 2, depth
+    # Reading drains the queue: the pump resumes as the writes drain.
+    got = 0
+    deadline = time.monotonic() + 20
+    while got < n and time.monotonic() < deadline:
+        ev = await raw.next()
+        if isinstance(ev, E.PushedBatch):
+            got += len(ev.items)
+            await raw.send(E.Credit(hobj, len(ev.items)))
+        elif isinstance(ev, E.Pushed):
+            got += 1
+            await raw.send(E.Credit(hobj, 1))
+    assert got == n
+    assert await _depth(server.port, "Q2") == 0
+    raw.close()

@@ -260,6 +260,7 @@ class Session:
     # -- read-ahead ------------------------------------------------------------------------
 
     def start_consume(self, hobj: int, window: int, options: int) -> None:
+        window = min(window, E.MAX_WINDOW)  # what a server accepts; credit returns at half of it
         corr = self.next_corr()
         self.send(E.Consume(corr, hobj, window, options))
         self.consumers[hobj] = ConsumerState(corr, window, deque())

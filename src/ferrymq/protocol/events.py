@@ -272,6 +272,11 @@ class StatReply:
     detail: str = ""
 
 
+MAX_WINDOW = 10_000
+"""The largest read-ahead window (messages pushed ahead of the application's gets) a
+server accepts in a Consume; clients ask for no more (docs/limits.md)."""
+
+
 @dataclass(slots=True)
 class Consume:
     """Start read-ahead on ``hobj``: the server pushes up to ``window`` messages (Pushed)

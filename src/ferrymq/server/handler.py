@@ -8,7 +8,8 @@ reply produced by that read with one ``transport.write``.
 Memory per connection is bounded: when the transport's write buffer passes its high-water
 mark, or too many replies are parked waiting for an fsync, the handler stops taking
 events (the unread bytes stay in the machine, at most one read's worth) and pauses
-reading; it resumes when the buffer drains. A slow consumer therefore slows only itself.
+reading, and the read-ahead pumps stop taking messages off their queues; both resume when
+the buffer drains. A slow consumer therefore slows only itself.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class Consumer:
     hobj: int
     options: int
     credit: int
+    window: int  # the credit never exceeds it
     waiter_id: int = 0
     paused: bool = False  # the next message is persistent: pushing resumes after the client's Get
 
@@ -113,6 +115,8 @@ class ClientHandler(asyncio.Protocol):
         self.parked = 0
         self.paused_writing = False
         self.reading_paused = False
+        self.pumps_stalled = False  # a read-ahead pump stopped for want of room (see ops.pump)
+        self._drain_poll = False  # a _maybe_resume is scheduled
         self.closed = False
         self.last_write = time.monotonic()
         self.stats = AsyncPutStats()
@@ -149,16 +153,32 @@ class ClientHandler(asyncio.Protocol):
         if self.reading_paused and self.transport is not None and not self.closed:
             self.reading_paused = False
             self.transport.resume_reading()
+        if self.pumps_stalled and not self.closed and not self.blocked():
+            self.pumps_stalled = False
+            ops.resume_pumps(self)
         self.process()
+
+    def pump_stalled(self) -> None:
+        """A read-ahead pump stopped because the connection is full: pump again once it drains."""
+        self.pumps_stalled = True
+        if not self.paused_writing:
+            self._poll_drain()
+
+    def _poll_drain(self) -> None:
+        if not self._drain_poll:
+            self._drain_poll = True
+            asyncio.get_running_loop().call_later(0.005, self._maybe_resume)
 
     def _maybe_resume(self) -> None:
         # blocked() by buffer size alone gets no resume_writing callback: poll as it drains.
-        if self.closed or not self.reading_paused or self.transport is None:
+        # While the transport has paused us, its resume_writing comes by itself.
+        self._drain_poll = False
+        if self.closed or not (self.reading_paused or self.pumps_stalled) or self.transport is None:
             return
-        if self.blocked():
-            asyncio.get_running_loop().call_later(0.005, self._maybe_resume)
-        else:
+        if not self.blocked():
             self.resume_writing()
+        elif not self.paused_writing:
+            self._poll_drain()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -196,7 +216,7 @@ class ClientHandler(asyncio.Protocol):
                         self.reading_paused = True
                         self.transport.pause_reading()
                         if not self.paused_writing:
-                            asyncio.get_running_loop().call_later(0.005, self._maybe_resume)
+                            self._poll_drain()
                     break
                 try:
                     ev = conn.next_event()
@@ -252,7 +272,7 @@ class ClientHandler(asyncio.Protocol):
                 return
             self._queue(parts)
             self.flush()
-            if self.reading_paused and not self.blocked():
+            if (self.reading_paused or self.pumps_stalled) and not self.blocked():
                 self.resume_writing()
 
         self.server.committer.after(lsn, release)

@@ -278,11 +278,15 @@ def _consume(h: ClientHandler, ev: E.Consume) -> None:
     if ev.hobj in h.consumers or ev.window <= 0:
         h.emit(E.Reply(ev.corr, C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "read-ahead already started, or window is 0"))
         return
+    if ev.window > E.MAX_WINDOW:
+        h.emit(E.Reply(ev.corr, C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR,
+                       f"read-ahead window {ev.window} exceeds the maximum MAX_WINDOW({E.MAX_WINDOW})"))
+        return
     if ev.options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
         h.emit(E.Reply(ev.corr, C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR,
                        "read-ahead takes messages outside syncpoint, destructively"))
         return
-    c = Consumer(ev.corr, ev.hobj, (ev.options | C.MQGMO_NO_SYNCPOINT) & ~C.MQGMO_WAIT, ev.window)
+    c = Consumer(ev.corr, ev.hobj, (ev.options | C.MQGMO_NO_SYNCPOINT) & ~C.MQGMO_WAIT, ev.window, ev.window)
     h.consumers[ev.hobj] = c
     pump(h, c)
 
@@ -291,7 +295,9 @@ def _credit(h: ClientHandler, ev: E.Credit) -> None:
     c = h.consumers.get(ev.hobj)
     if c is None:
         return
-    c.credit += ev.count
+    # A client returns what it consumed, so its credit never exceeds its window: more is
+    # a client's error, held to the window rather than let it grow the pushes past it.
+    c.credit = min(c.credit + ev.count, c.window)
     if not c.waiter_id and not c.paused:
         pump(h, c)
 
@@ -301,7 +307,9 @@ PUSH_BATCH_BYTES = 256 * 1024
 
 
 def pump(h: ClientHandler, c: Consumer) -> None:
-    """Push messages while credit lasts; when the queue is empty, wait in the engine.
+    """Push messages while credit lasts and the connection has room for them (see
+    ``ClientHandler.blocked``: a consumer that does not read stops the pump, which resumes
+    when its writes drain); when the queue is empty, wait in the engine.
 
     The engine takes a run of messages per call (get_many: one MQGET's checks, then the
     takes), and a get with MQGMO_WAIT either returns a message or registers the wait. On a
@@ -316,6 +324,10 @@ def pump(h: ClientHandler, c: Consumer) -> None:
     size = 0
     try:
         while c.credit > 0 and not h.closed and h.hconn:
+            if h.blocked():  # the messages stay queued (and visible) until the client reads
+                _push_batch(h, c, batch)
+                h.pump_stalled()
+                return
             results, stop = qmgr.get_many(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length, c.credit,
                                           max(limit, 1))
             lsn = qmgr.take_sync_lsn()
@@ -358,6 +370,13 @@ def _push_batch(h: ClientHandler, c: Consumer, batch: list[tuple[bytes, bytes, i
     else:
         h.emit(E.PushedBatch(c.hobj, batch.copy()))
     batch.clear()
+
+
+def resume_pumps(h: ClientHandler) -> None:
+    """Pump again the consumers a full connection stopped (its writes have drained)."""
+    for c in list(h.consumers.values()):
+        if c.credit > 0 and not c.waiter_id and not c.paused and not h.closed:
+            pump(h, c)
 
 
 def pause(h: ClientHandler, c: Consumer) -> None:
