@@ -43,6 +43,8 @@ class QueueManagerProcess:
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs; what was acknowledged must be on disk."""
+        if self.pid <= 0:  # never started (os.kill(0, ...) would kill this process group)
+            return
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         deadline = time.monotonic() + 10

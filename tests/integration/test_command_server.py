@@ -13,6 +13,7 @@ from ferrymq.api import EmbeddedQueueManager
 from ferrymq.client import Client
 from ferrymq.client.sync import connect
 from ferrymq.engine.commands.model import Command
+from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.wire import pcf as P
@@ -89,3 +90,33 @@ def test_embedded_mqsc_runs_on_the_engine(embedded: EmbeddedQueueManager) -> Non
     assert [r.ok for r in results] == [True, True, False]
     assert results[1].objects == [{"QUEUE": "EMB.Q", "TYPE": "QLOCAL", "MAXDEPTH": "3"}]
     assert results[2].reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def command_queue_get(client: Client, value: int) -> None:
+    """MQSET InhibitGet on the command queue, as any application may (not through it)."""
+    q = client.open("SYSTEM.ADMIN.COMMAND.QUEUE", options=C.MQOO_SET)
+    q.set({C.MQIA_INHIBIT_GET: value})
+    q.close()
+
+
+def test_get_disabled_idles_the_command_server_and_enabling_revives_it(client: Client) -> None:
+    cc = CommandClient(client, wait=10.0)
+    disable = Command(F.MQCMD_CHANGE_Q, {C.MQCA_Q_NAME: "SYSTEM.ADMIN.COMMAND.QUEUE", C.MQIA_Q_TYPE: C.MQQT_LOCAL,
+                                         C.MQIA_INHIBIT_GET: C.MQQA_GET_INHIBITED})
+    assert [r.reason for r in cc.run(disable)] == [0]
+    waiting = CommandClient(client, wait=0.5)
+    with pytest.raises(MQError) as exc:
+        waiting.run(Command(F.MQCMD_PING_Q_MGR))  # queued, not answered while gets are inhibited
+    assert exc.value.reason == C.MQRC_NO_MSG_AVAILABLE
+    command_queue_get(client, C.MQQA_GET_ALLOWED)  # the command server notices on its next tick
+    assert cc.run(Command(F.MQCMD_PING_Q_MGR))[0].comp == C.MQCC_OK
+    late = waiting.reply.get(10.0)  # the request queued meanwhile was served too
+    assert P.PCFMessage.unpack(late.data, late.md.encoding).header.comp_code == C.MQCC_OK
+    # Disabled while it waits (by MQSET): the next request ends that wait; enabling revives it again.
+    command_queue_get(client, C.MQQA_GET_INHIBITED)
+    with pytest.raises(MQError):
+        waiting.run(Command(F.MQCMD_PING_Q_MGR))
+    command_queue_get(client, C.MQQA_GET_ALLOWED)
+    assert cc.run(Command(F.MQCMD_PING_Q_MGR))[0].comp == C.MQCC_OK
+    cc.close()
+    waiting.close()

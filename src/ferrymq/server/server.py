@@ -83,8 +83,9 @@ class QueueManagerServer:
         self.committer.start()
         self._tick_task = loop.create_task(self._tick(), name="ferrymq-tick")
         self.command_server = CommandServer(self.qmgr, self._when_durable)
-        self.command_server.pump()
-        self.dispatch_deliveries()
+        # Not inside start: what is on the command queue must never decide whether the
+        # queue manager starts.
+        loop.call_soon(self.serve_commands)
         self.qmgr.answer_now = self._answer_now
         if listen:
             self._server = await loop.create_server(lambda: ClientHandler(self), self.host, self.port,
@@ -156,6 +157,18 @@ class QueueManagerServer:
             self.committer.after(lsn, release)
         else:
             release()
+
+    def serve_commands(self) -> None:
+        """Let an idle command server get again (at start, then every tick: it resumes by
+        itself after GET(DISABLED) or a failed get)."""
+        cs = self.command_server
+        if cs is None or self.stopped or not cs.idle:
+            return
+        cs.pump()
+        if self.qmgr.take_sync_lsn():
+            self.committer.kick()
+        self.dispatch_deliveries()
+        self.flush_dirty()
 
     def add_waiter(self, waiter_id: int, h: ClientHandler, corr: int, hobj: int, timeout: float | None) -> None:
         self.waiters[waiter_id] = Waiter(h, corr, hobj)
@@ -282,6 +295,7 @@ class QueueManagerServer:
             await asyncio.sleep(self.tick_interval)
             try:
                 self.qmgr.tick()
+                self.serve_commands()
                 if self.qmgr.take_sync_lsn():
                     self.committer.kick()
                 self.dispatch_deliveries()
