@@ -53,6 +53,13 @@ def test_keywords_synonyms_case_and_quoting() -> None:
     ("DISPLAY QUEUE(*) WHERE(MAXDEPTH ZZ 3)", "operator"),
     ("DISPLAY QSTATUS(A) TYPE(BOTH)", "QUEUE or HANDLE"),
     ("FROB QLOCAL(A)", "not an MQSC verb"),
+    # Every number travels as a PCF MQLONG, written in ASCII digits (int() takes more).
+    ("ALTER QLOCAL(A) MAXDEPTH(9999999999999999999)", "MQLONG range"),
+    ("DISPLAY QUEUE(*) WHERE(CURDEPTH GT -2147483649)", "MQLONG range"),
+    ("ALTER QLOCAL(A) MAXDEPTH(1_0)", "0..999999999"),
+    ("DISPLAY QUEUE(*) WHERE(CURDEPTH GT \u0663)", "compares with a number"),
+    # Undecodable input bytes (kept as lone surrogates) cannot be sent as PCF text.
+    ("ALTER QMGR DESCR('caf\udce9')", "valid UTF-8"),
 ])
 def test_syntax_errors_say_why(text: str, why: str) -> None:
     with pytest.raises(MqscSyntaxError, match=why):

@@ -35,6 +35,8 @@ ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL), "ALTER": (A.QLOCAL, A.QALIA
                                                                 A.QSTATUS, A.CONN),
            "CLEAR": (A.QLOCAL,), "PING": (A.QMGR,), "END": ()}
 MAX_COMMAND = 32_768  # MQ_COMMAND_MQSC_LENGTH: longer commands are refused, not read on
+MQLONG = (-(2**31), 2**31 - 1)  # every MQSC number travels as a PCF MQLONG
+_NUMBER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: int() would also take "1_0" and other scripts' digits
 
 
 class MqscSyntaxError(ValueError):
@@ -119,6 +121,11 @@ def parse(text: str) -> Parsed:
     """
     if len(text) > MAX_COMMAND:
         raise MqscSyntaxError(f"command is {len(text)} characters; MQSC allows {MAX_COMMAND}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # e.g. undecodable input bytes kept as lone surrogates
+        raise MqscSyntaxError(f"character U+{ord(text[exc.start]):04X} at position {exc.start + 1} is not text "
+                              f"(the command must be valid UTF-8)") from None
     toks = list(tokens(text))
     if not toks:
         raise MqscSyntaxError("empty command")
@@ -169,11 +176,10 @@ def _setting(objtype: str, word: str, value: str) -> tuple[int, Value]:
         return attr.selector, value
     if value in attr.words:
         return attr.selector, attr.words[value]
-    try:
-        return attr.selector, int(value)
-    except ValueError:
+    if not _NUMBER.fullmatch(value):
         choices = "|".join(attr.words) or f"{attr.low}..{attr.high}"
-        raise MqscSyntaxError(f"{word}({value}) must be {choices}") from None
+        raise MqscSyntaxError(f"{word}({value}) must be {choices}")
+    return attr.selector, _int(word, value)
 
 
 def _where(objtype: str, value: str | None) -> Filter:
@@ -190,10 +196,12 @@ def _where(objtype: str, value: str | None) -> Filter:
 
 
 def _int(word: str, raw: str) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        raise MqscSyntaxError(f"WHERE({word} ...) compares with a number, not {raw!r}") from None
+    if not _NUMBER.fullmatch(raw):
+        raise MqscSyntaxError(f"WHERE({word} ...) compares with a number, not {raw!r}")
+    number = int(raw)
+    if not MQLONG[0] <= number <= MQLONG[1]:
+        raise MqscSyntaxError(f"{word} value {raw} is outside the MQLONG range {MQLONG[0]}..{MQLONG[1]}")
+    return number
 
 
 def to_command(p: Parsed) -> Command:
