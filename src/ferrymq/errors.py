@@ -65,3 +65,8 @@ class ProtocolError(FerryError):
 
 class StoreError(FerryError):
     """The store cannot do what was asked (damaged data directory, disk failure)."""
+
+
+class JournalFull(StoreError):
+    """A journal write found no space (ENOSPC, EDQUOT): nothing of it counts, and the same
+    batch may be written again once space is freed (store/journal.py)."""

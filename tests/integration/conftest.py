@@ -30,6 +30,7 @@ class SlowJournal:
         self._taken = 0
         self._durable = 0
         self.syncs = 0
+        self.refusal = ""
 
     def load(self, trim: Trim | None = None) -> LoadResult:
         return LoadResult([], [])
@@ -80,6 +81,12 @@ class SlowJournal:
 
     def mark_durable(self, lsn: int) -> None:
         self._durable = max(self._durable, lsn)
+
+    def refresh(self) -> None:
+        pass
+
+    def check_space(self) -> None:
+        pass
 
     def sync(self) -> None:
         p = self.take_pending()

@@ -7,6 +7,7 @@ Layout of one queue manager's directory::
     run.lock      flock'ed by the server process for its whole life        — "is it running?"
     ferrymq.pid   the server's pid while it runs
     status.json   last known state: running (pid, bound port) / quiescing / ended (how, when)
+    health.json   the running server's journal health, rewritten in place (see HealthFile)
     ferrymq.log   the detached server's stdout and stderr
 
 Whether a queue manager runs is decided by the lock, not by the pid: a pid can be reused
@@ -31,6 +32,8 @@ from typing import IO, Any
 from ferrymq.cli.errors import CliError, Exit
 
 DEFAULT_PORT = 1414
+DEFAULT_DISK_RESERVE = 8 * 1024 * 1024  # store.file.DEFAULT_RESERVE, without importing the store here
+MAX_DISK_RESERVE = 1 << 40
 DEFAULT_HOST = "127.0.0.1"
 CONFIG_VERSION = 1
 
@@ -72,9 +75,11 @@ class Config:
     name: str
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
+    disk_reserve_bytes: int = DEFAULT_DISK_RESERVE
 
     def as_dict(self) -> dict[str, Any]:
-        return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port}
+        return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port,
+                "disk_reserve_bytes": self.disk_reserve_bytes}
 
 
 class QmgrDir:
@@ -108,6 +113,10 @@ class QmgrDir:
     def log_file(self) -> Path:
         return self.path / "ferrymq.log"
 
+    @property
+    def health_file(self) -> Path:
+        return self.path / "health.json"
+
     def exists(self) -> bool:
         return self.path.is_dir()
 
@@ -131,13 +140,16 @@ class QmgrDir:
                 raise ValueError(f"port {port} is out of range")
             if name != self.name:
                 raise ValueError(f"it names queue manager {name!r}, the directory {self.name!r}")
+            reserve = raw.get("disk_reserve_bytes", DEFAULT_DISK_RESERVE)  # absent before it existed
+            if not isinstance(reserve, int) or not 0 <= reserve <= MAX_DISK_RESERVE:
+                raise ValueError(f"disk_reserve_bytes {reserve!r} is not an integer from 0 to {MAX_DISK_RESERVE}")
         except FileNotFoundError:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} is "
                            "missing (damaged data directory)", qmgr=self.name) from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} "
                            f"is damaged: {exc}", qmgr=self.name) from None
-        return Config(name, host, port)
+        return Config(name, host, port, reserve)
 
     def save_config(self, config: Config) -> None:
         write_json(self.config_file, config.as_dict())
@@ -197,9 +209,54 @@ class QmgrDir:
     def write_status(self, **status: Any) -> None:
         write_json(self.status_file, status)
 
+    def read_health(self) -> dict[str, Any] | None:
+        """The journal health the running server last wrote (None if none or unreadable)."""
+        for _ in range(3):  # rewritten in place: a read may meet a write half done
+            try:
+                raw = json.loads(self.health_file.read_bytes())
+            except OSError:
+                return None
+            except ValueError:
+                time.sleep(0.01)
+                continue
+            return raw if isinstance(raw, dict) else None
+        return None
+
     def remove_pid(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.pid_file.unlink()
+
+
+class HealthFile:
+    """``health.json``, kept writable on a full disk: its bytes are allocated when the
+    server starts (one block of spaces) and every report overwrites them in place, so that
+    no write of it needs space that a full disk no longer has (status.json, replaced
+    through a new file, could not be)."""
+
+    SIZE = 4096
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            os.write(fd, b" " * (self.SIZE - 1) + b"\n")
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def write(self, doc: dict[str, Any]) -> None:
+        data = json.dumps(doc, sort_keys=True).encode()
+        if len(data) >= self.SIZE:
+            data = json.dumps({k: doc[k] for k in doc if k != "detail"}, sort_keys=True).encode()
+        os.pwrite(self._fd, data.ljust(self.SIZE - 1) + b"\n", 0)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            self.path.unlink()
 
 
 def list_names(home: Path) -> list[str]:

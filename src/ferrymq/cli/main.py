@@ -169,7 +169,7 @@ def list_(home: Path, out: Out, names: tuple[str, ...]) -> None:
         out.result(rows, f"No queue managers in {home}. Create one with: ferrymq create QM1")
         return
     table = Table(box=None, pad_edge=False)
-    for col in ("NAME", "STATUS", "PID", "HOST", "PORT"):
+    for col in ("NAME", "STATUS", "PID", "HOST", "PORT", "JOURNAL"):
         table.add_column(col)
     for r in rows:
         status = r["status"]
@@ -177,8 +177,24 @@ def list_(home: Path, out: Out, names: tuple[str, ...]) -> None:
         port = r["port"] if r["port"] is not None else (
             "any" if r["configured_port"] == 0 else r["configured_port"])
         table.add_row(r["name"], f"[{style}]{status}[/]" if style else status, str(r["pid"] or "-"),
-                      str(r["host"] or "-"), str(port if port is not None else "-"))
+                      str(r["host"] or "-"), str(port if port is not None else "-"), _journal_cell(r.get("journal")))
     out.result(rows, table)
+
+
+_JOURNAL_WORDS = {"healthy": "healthy", "low_space": "low space", "disk_full": "disk full", "failed": "failed"}
+
+
+def _journal_cell(health: dict[str, Any] | None) -> str:
+    """The JOURNAL column: the running server's journal state, and since when if not healthy."""
+    if not health:
+        return "-"
+    state = str(health.get("state", "?"))
+    word = _JOURNAL_WORDS.get(state, state)
+    if state == "healthy":
+        return word
+    free = health.get("free_bytes")
+    room = f", {free} bytes free" if isinstance(free, int) and free >= 0 else ""
+    return f"[red]{word} since {health.get('since', '?')}{room}[/]"
 
 
 @cli.command()

@@ -24,14 +24,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, QmgrDir, now_iso
+from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import StoreError
 from ferrymq.mq import constants as C
 from ferrymq.server import QueueManagerServer, eventloop
 from ferrymq.server.gc_policy import FreezeSurvivors
-from ferrymq.store.file import FileJournal
+from ferrymq.store.file import DEFAULT_RESERVE, FileJournal
 from ferrymq.store.journal import Journal
 
 log = logging.getLogger("ferrymq.cli")
@@ -40,14 +40,15 @@ QUIESCE = "quiesce"
 IMMEDIATE = "immediate"
 
 
-def open_engine(qdir: QmgrDir, name: str) -> tuple[QueueManager, Journal]:
+def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) -> tuple[QueueManager, Journal]:
     """Open the journal and replay it into an engine (a new journal gets the system objects).
+    ``reserve_bytes``: the free disk space below which persistent messages are refused.
 
     Raises:
         CliError(DAMAGED): the journal cannot be opened or replayed; the StoreError is shown.
     """
     try:
-        journal = FileJournal(qdir.journal_dir)
+        journal = FileJournal(qdir.journal_dir, reserve_bytes=reserve_bytes)
     except (StoreError, OSError) as exc:
         raise _damaged(qdir, exc) from exc
     try:
@@ -155,7 +156,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     stopper = Stopper(echo)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
         loop.add_signal_handler(sig, stopper.on_signal, sig)
-    qm, journal = open_engine(qdir, config.name)
+    qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes)
     FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
     server = QueueManagerServer(qm, config.host, config.port)
     try:
@@ -175,6 +176,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
                "started": now_iso(), "event_loop": eventloop.loop_name(loop)}
     qdir.write_status(**running)
+    health = _report_health(qdir, server)
     log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,
              server.port, running["event_loop"])
     echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
@@ -182,6 +184,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
 
     await stopper.requested.wait()
     how = await _stop(qdir, server, stopper, running, quiesce_timeout)
+    if health is not None:
+        health.close()
     try:
         journal.close()
     except Exception:
@@ -192,6 +196,25 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     log.info("event=qmgr_ended qmgr=%s how=%s", qdir.name, how)
     echo(f"queue manager {qdir.name} ended {how}")
     return ended
+
+
+def _report_health(qdir: QmgrDir, server: QueueManagerServer) -> HealthFile | None:
+    """Keep health.json up to date with the journal's state (``ferrymq list`` shows it)."""
+    try:
+        health = HealthFile(qdir.health_file)
+    except OSError as exc:  # a disk already full at start: the log still says it
+        log.warning("event=health_file_unavailable path=%s error=%s", qdir.health_file, exc)
+        return None
+
+    def report(doc: dict[str, Any]) -> None:
+        try:
+            health.write(doc)
+        except OSError as exc:
+            log.warning("event=health_file_write_failed error=%s", exc)
+
+    report(server.committer.health())
+    server.committer.on_health = report
+    return health
 
 
 async def _stop(qdir: QmgrDir, server: QueueManagerServer, stopper: Stopper, running: dict[str, Any],

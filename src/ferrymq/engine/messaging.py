@@ -338,7 +338,7 @@ class Messaging(Waits):
             fixed = failed(C.MQRC_PERSISTENT_NOT_ALLOWED,
                            f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
         return PutLimits(q, self.qmgr_attr("MAXMSGL"), int(qa["MAXMSGL"]), fixed, int(qa["MAXDEPTH"]),
-                         self.qmgr_attr("MAXUMSGS"))
+                         self.qmgr_attr("MAXUMSGS"), self.journal if persistence == C.MQPER_PERSISTENT else None)
 
     def fill_descriptor(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int,
                         persistence: int, now: float, msg_id: bytes | None = None) -> MQMD:

@@ -23,6 +23,7 @@ from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
+from ferrymq.store.journal import Journal
 from ferrymq.wire.mqmd import CORREL_ID_END, MQMD, MSG_ID_AT, PUT_DATE_AT, PUT_TIME_END
 
 _tuple_new = tuple.__new__
@@ -42,16 +43,20 @@ def own_context(conn: Connection, date: str, tod: str) -> tuple[str, bytes, str,
 class PutLimits:
     """The rules that refuse a put through one handle, in MQPUT's order: the data's length
     (queue manager, then queue MAXMSGL), put inhibited (alias, then queue), a persistent
-    message on a temporary dynamic queue, MAXDEPTH, MAXUMSGS. ``place`` checks one message
-    with them and ``_place_run`` a run of asynchronous puts, so that a batch is refused
-    exactly as the same puts one by one; what cannot change within a run is read once."""
+    message on a temporary dynamic queue, a persistent message while the journal refuses
+    them (its disk is below its reserve, full, or failed: MQRC_RESOURCE_PROBLEM, as IBM MQ
+    answers when its log is full), MAXDEPTH, MAXUMSGS. ``place`` checks one message with
+    them and ``_place_run`` a run of asynchronous puts, so that a batch is refused exactly
+    as the same puts one by one; what cannot change within a run is read once.
+    ``store`` is the journal for a persistent message (None otherwise): its ``refusal``
+    changes without the epoch moving, so it is read per message."""
 
-    __slots__ = ("fixed", "max_depth", "max_uow", "q_max", "qmgr_max", "queue")
+    __slots__ = ("fixed", "max_depth", "max_uow", "q_max", "qmgr_max", "queue", "store")
 
     def __init__(self, queue: QueueObject, qmgr_max: int, q_max: int, fixed: MQError | None, max_depth: int,
-                 max_uow: int) -> None:
+                 max_uow: int, store: Journal | None = None) -> None:
         self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
-        self.max_depth, self.max_uow = max_depth, max_uow
+        self.max_depth, self.max_uow, self.store = max_depth, max_uow, store
 
     def refusal(self, size: int, conn: Connection, in_uow: bool) -> MQError | None:
         """The first rule a put of ``size`` bytes breaks now; None when it may go ahead."""
@@ -63,6 +68,8 @@ class PutLimits:
             return failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({self.q_max})")
         if self.fixed is not None:
             return self.fixed
+        if self.store is not None and self.store.refusal:
+            return failed(C.MQRC_RESOURCE_PROBLEM, self.store.refusal)
         messages = q.messages
         if len(messages.by_seq) + messages.uncommitted >= self.max_depth:
             return failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({self.max_depth}) messages")

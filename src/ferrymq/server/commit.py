@@ -1,4 +1,5 @@
-"""Group commit: one fdatasync for every reply that waits on the disk.
+"""Group commit: one fdatasync for every reply that waits on the disk, and the journal's
+health as the server sees it.
 
 The engine stages journal records and tells the driver, through ``take_sync_lsn()``,
 which LSN a reply depends on. Replies are parked here until the journal's durable LSN
@@ -6,6 +7,17 @@ reaches theirs. One writer task takes everything appended so far
 (``journal.take_pending()``), writes and syncs it in a worker thread, marks it durable
 on the loop, releases the parked replies, and loops: whatever arrived while the sync ran
 rides in the next one, so the sync rate, not the request rate, bounds the disk work.
+
+A full disk (store/space.py) is survived: a batch that found no space (JournalFull) is
+kept and written again every ``RETRY_FIRST``..``RETRY_MAX`` seconds; the replies parked
+on it wait (they were not acknowledged, and the engine already holds their effects, so
+they can only succeed once on disk). Meanwhile the journal's ``refusal`` makes the engine
+refuse new persistent messages, and while it is set with nothing to write the free space
+is measured again at the same pace, so the refusal lifts without a restart once space is
+freed. Any other write failure is final: the replies parked then, and any parked later,
+end their connections (their outcome is unknown to us: MQRC_CONNECTION_BROKEN), and the
+engine refuses persistent messages for the rest of the process's life. Every change of
+state is logged once, with the free-space figures, and passed to ``on_health``.
 """
 
 from __future__ import annotations
@@ -15,14 +27,24 @@ import contextlib
 import heapq
 import itertools
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any
 
-from ferrymq.store.journal import Journal
+from ferrymq.errors import JournalFull
+from ferrymq.store.journal import Journal, Pending
 
 log = logging.getLogger("ferrymq.server")
 
 Release = Callable[[], None]
+
+RETRY_FIRST = 0.25
+RETRY_MAX = 1.0
+"""Seconds between tries while the disk is full or below its reserve (doubling up to this)."""
+STOP_GRACE = 5.0
+"""Seconds ``stop`` waits for a batch that does not fit before it gives up on it."""
 
 
 class GroupCommitter:
@@ -38,6 +60,11 @@ class GroupCommitter:
         self.failed: BaseException | None = None
         self.syncs = 0
         self.on_failure: Callable[[BaseException], None] | None = None
+        self.on_health: Callable[[dict[str, Any]], None] | None = None
+        self._retry: Pending | None = None  # the batch that found no space, written again first
+        self._seen_refusal = ""
+        self._state = "healthy"
+        self._since = time.time()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="ferrymq-group-commit")
@@ -48,6 +75,9 @@ class GroupCommitter:
             release()
             return
         heapq.heappush(self._parked, (lsn, next(self._order), release))
+        if self.failed is not None:  # it will never be durable: end its connection, as the others'
+            asyncio.get_running_loop().call_soon(self._fail_parked, self.failed)
+            return
         self._wake.set()
 
     @property
@@ -58,26 +88,99 @@ class GroupCommitter:
         """Records were staged that nobody waits for (e.g. async puts): write them soon."""
         self._wake.set()
 
+    # -- health --------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """The journal's state (store/space.py), since when, the disk's free space and why."""
+        st = self.journal.stats()
+        return {"state": self._state, "since": datetime.fromtimestamp(self._since, UTC).isoformat(timespec="seconds"),
+                "free_bytes": st.free_bytes, "reserve_bytes": st.reserve_bytes, "detail": self.journal.refusal,
+                "parked": len(self._parked)}
+
+    def _note_health(self) -> None:
+        """Log and report a change of the journal's state (cheap when the refusal is unchanged)."""
+        refusal = self.journal.refusal
+        if refusal is self._seen_refusal:
+            return
+        self._seen_refusal = refusal
+        st = self.journal.stats()
+        if st.state == self._state:
+            return
+        previous, self._state, self._since = self._state, st.state, time.time()
+        level = logging.INFO if st.state == "healthy" else logging.ERROR if st.state == "failed" else logging.WARNING
+        log.log(level, "event=journal_state state=%s previous=%s free_bytes=%d reserve_bytes=%d parked=%d detail=%r",
+                st.state, previous, st.free_bytes, st.reserve_bytes, len(self._parked), refusal)
+        if self.on_health is not None:
+            try:
+                self.on_health(self.health())
+            except Exception:  # reporting must not stop the writer
+                log.exception("event=journal_health_report_failed")
+
+    # -- the writer ----------------------------------------------------------------------
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        delay = RETRY_FIRST
         while True:
-            await self._wake.wait()
+            if self._retry is not None:
+                await asyncio.sleep(delay)  # new work cannot go before the batch that waits
+            elif self.journal.refusal:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), delay)
+            else:
+                await self._wake.wait()
             self._wake.clear()
-            while (pending := self.journal.take_pending()) is not None:
-                try:
-                    await loop.run_in_executor(self._executor, self.journal.write_pending, pending)
-                except Exception as exc:
-                    # A failed fsync leaves the outcome of every parked reply unknown: the
-                    # server ends those conversations rather than acknowledge anything.
-                    log.error("event=journal_write_failed lsn=%d error=%r", pending.lsn, exc)
-                    self.failed = exc
-                    if self.on_failure is not None:
-                        self.on_failure(exc)
-                    return
-                self.journal.mark_durable(pending.lsn)
-                self.syncs += 1
-                self._release(self.journal.durable_lsn)
+            try:
+                wrote = await self._write_all(loop)
+            except Exception as exc:
+                self._fail(exc)
+                return
+            if self.journal.refusal and not wrote and self._retry is None:
+                # Below the reserve with nothing to write: has space been freed?
+                await loop.run_in_executor(self._executor, self.journal.check_space)
+                self.journal.refresh()
+                self._note_health()
+            delay = min(delay * 2, RETRY_MAX) if self.journal.refusal else RETRY_FIRST
+
+    async def _write_all(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Write until nothing is pending; False when nothing could be written."""
+        wrote = False
+        while (pending := self._retry or self.journal.take_pending()) is not None:
+            try:
+                await loop.run_in_executor(self._executor, self.journal.write_pending, pending)
+            except JournalFull as exc:
+                if self._retry is None:
+                    log.warning("event=journal_write_no_space lsn=%d bytes=%d error=%s", pending.lsn,
+                                len(pending.data), exc)
+                self._retry = pending
+                self.journal.refresh()
+                self._note_health()
+                return wrote
+            self._retry = None
+            wrote = True
+            self.journal.mark_durable(pending.lsn)
+            self.syncs += 1
             self._release(self.journal.durable_lsn)
+            self._note_health()
+        self._release(self.journal.durable_lsn)
+        return wrote
+
+    def _fail(self, exc: BaseException) -> None:
+        # A failed fsync leaves the outcome of every parked reply unknown: the server ends
+        # those conversations rather than acknowledge anything.
+        log.error("event=journal_write_failed lsn=%d error=%r", self.journal.appended_lsn, exc)
+        self.failed = exc
+        self._retry = None
+        self.journal.refresh()
+        self._note_health()
+        self._fail_parked(exc)
+
+    def _fail_parked(self, exc: BaseException) -> None:
+        if not self._parked:
+            return
+        if self.on_failure is not None:
+            self.on_failure(exc)
+        self._parked.clear()
 
     def _release(self, durable: int) -> None:
         parked = self._parked
@@ -103,7 +206,17 @@ class GroupCommitter:
 
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
-            await self.flush()
+            flushing = asyncio.ensure_future(self.flush())
+            while True:
+                finished, _ = await asyncio.wait({flushing}, timeout=STOP_GRACE)
+                if finished or self._retry is None:
+                    if finished:
+                        break
+                    continue  # a slow disk, not a full one: keep waiting
+                log.error("event=journal_unwritten_at_stop lsn=%d durable_lsn=%d detail=%r",
+                          self.journal.appended_lsn, self.journal.durable_lsn, self.journal.refusal)
+                flushing.cancel()
+                break
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task

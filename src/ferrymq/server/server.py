@@ -309,4 +309,4 @@ class QueueManagerServer:
 
     def stats(self) -> dict[str, Any]:
         return {"connections": len(self.handlers), "waiters": len(self.waiters), "syncs": self.committer.syncs,
-                "parked": self.committer.parked}
+                "parked": self.committer.parked, "journal": self.committer.health()}

@@ -64,6 +64,9 @@ class JournalCore(Generic[L, V]):
         self._lsn = 0
         self._durable = 0
         self._state = NEW
+        # Why persistent work is refused now ("" while it is not); read by the engine before
+        # it stages a persistent message (see store/space.py for the states).
+        self.refusal = ""
 
     # -- what a subclass provides ------------------------------------------------------------
     def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> V:

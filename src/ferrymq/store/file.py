@@ -25,6 +25,13 @@ from its LSN); a finished compaction reports where it moved every record, and th
 updates the offsets when it takes the job in (store/reader.py says why reads stay correct
 while the job runs).
 
+Disk space (store/space.py): the writer measures the filesystem's free space after every
+batch; the owner counts the bytes appended since and sets ``refusal`` once they would eat
+into ``reserve_bytes``, so that the engine refuses new persistent messages before a write
+can fail. A write that fails anyway with ENOSPC or EDQUOT is cut back to the segment's last
+durable byte (the file stays a valid journal) and raises JournalFull; the same batch is
+written again later. Any other failure is final.
+
 Recovery is store/replay.py; the directory rules and lock are store/segments.py.
 """
 
@@ -36,9 +43,10 @@ from bisect import bisect_left
 from pathlib import Path
 from typing import Final
 
-from ferrymq.errors import StoreError
+from ferrymq.errors import JournalFull, StoreError
 from ferrymq.store import records as rec
 from ferrymq.store import segments as seg
+from ferrymq.store import space
 from ferrymq.store.compact import Compaction, new_salt
 from ferrymq.store.core import CLOSED, NEW, READY, JournalCore
 from ferrymq.store.journal import JournalStats, LoadResult, Pending, Trim
@@ -47,6 +55,9 @@ from ferrymq.store.replay import OFFSET_SHIFT, SIZE_MASK, SegmentInfo, load_dire
 
 MiB: Final = 1024 * 1024
 MIN_SEGMENT_SIZE: Final = 256
+DEFAULT_RESERVE: Final = 8 * MiB
+"""Free space kept for what drains queues (deletes, commits) and for the one message that
+may be accepted as the limit is crossed; ``reserve_bytes`` changes it."""
 
 
 class FileJournal(JournalCore[int, int]):
@@ -59,19 +70,22 @@ class FileJournal(JournalCore[int, int]):
 
     def __init__(self, directory: str | os.PathLike[str], segment_size: int = 64 * MiB, *,
                  compact_ratio: float = 0.5, compact_min_bytes: int | None = None,
-                 compact_step_bytes: int = 4 * MiB) -> None:
+                 compact_step_bytes: int = 4 * MiB, reserve_bytes: int = DEFAULT_RESERVE) -> None:
         if segment_size < MIN_SEGMENT_SIZE:
             raise ValueError(f"segment_size must be at least {MIN_SEGMENT_SIZE} bytes")
         if not 0 < compact_ratio < 1:
             raise ValueError("compact_ratio must be between 0 and 1 (exclusive)")
         if compact_min_bytes is not None and compact_min_bytes < 1:
             raise ValueError("compact_min_bytes must be positive")
+        if reserve_bytes < 0:
+            raise ValueError("reserve_bytes must not be negative")
         super().__init__()
         self._dir = Path(directory)
         self._segment_size = segment_size
         self._compact_ratio = compact_ratio
         self._compact_min = compact_min_bytes if compact_min_bytes is not None else segment_size
         self._compact_step = compact_step_bytes
+        self._reserve = reserve_bytes
         try:
             if not self._dir.is_dir():
                 self._dir.mkdir(parents=True)
@@ -98,10 +112,19 @@ class FileJournal(JournalCore[int, int]):
         self._closing = False
         self._compactions = 0
         self._last_error = ""
+        self._out_bytes = 0  # bytes handed to the writer so far
+        self._limit = 1 << 62  # _out_bytes + len(_buf) beyond this eats into the reserve
+        self._health = space.HEALTHY
+        self._free = -1
         # Writer side.
         self._w_fd = -1
         self._w_seg = 0
+        self._w_off = 0  # the segment's durable length: where the next batch goes
+        self._w_new = False  # the segment's directory entry is not yet synced
         self._w_failed = ""
+        self._w_full = ""  # why the last batch did not fit ("" once a write succeeded)
+        self._w_full_lsn = 0
+        self._w_space = (-1, 0)  # (free bytes, bytes written) when last measured
         self._fsyncs = 0
         self._written = 0
 
@@ -121,6 +144,8 @@ class FileJournal(JournalCore[int, int]):
         self._appended_bytes += size
         if rtype in (rec.COMMIT, rec.ROLLBACK):
             info.dead += size
+        if self._out_bytes + len(self._buf) > self._limit and not self.refusal:
+            self.refresh()
         return offset << OFFSET_SHIFT | size
 
     # A logged operation's value is (file offset << OFFSET_SHIFT) | size on disk.
@@ -179,11 +204,14 @@ class FileJournal(JournalCore[int, int]):
         self._bases = [s.base_lsn for s in self._segs]
         self._active = self._segs[-1].hi if self._segs else 0
         self._lsn = self._durable = self._taken = loaded.max_lsn
+        with contextlib.suppress(OSError):
+            self._w_space = (space.free_bytes(self._dir), 0)
         for tx in loaded.prepared:
             assert tx.xid is not None
             ops = [(op, rid, lsn, value) for op, rid, lsn, value, _record in tx.ops]
             self._adopt_prepared(tx.txid, tx.xid, tx.prepare_lsn, tx.prepare_size, ops)
         self._state = READY
+        self.refresh()
         self._roll_back_incomplete(loaded.incomplete)
         return loaded.result
 
@@ -199,6 +227,7 @@ class FileJournal(JournalCore[int, int]):
             self._active_size += size
             data = bytes(self._buf)
             self._buf.clear()
+            self._out_bytes += len(data)
             self._taken = self._lsn
             task = self._job if self._job is not None else self._maybe_compact()
             return Pending(data, self._lsn, self._active, task)
@@ -213,35 +242,88 @@ class FileJournal(JournalCore[int, int]):
         """Write the batch to its segment and fdatasync it; then a slice of background work.
 
         Raises:
-            StoreError: the write or sync failed (nothing in this batch is durable, and the
-                journal accepts no more writes: close it).
+            JournalFull: the write found no space (ENOSPC, EDQUOT): the segment is cut back
+                to its last durable byte; write this Pending again, before any other.
+            StoreError: any other failure (nothing in this batch is durable, and the journal
+                accepts no more writes: close it).
         """
         if self._w_failed:
             raise StoreError(f"an earlier journal write failed ({self._w_failed}); close the journal")
+        if self._w_full and pending.lsn != self._w_full_lsn:
+            raise StoreError(f"the batch up to LSN {self._w_full_lsn} did not fit and must be written first")
         data = pending.data
         if data:
+            stage = "write"
             try:
-                created = False
                 if pending.segment != self._w_seg:
                     self._w_close()
                     path = self._dir / seg.segment_name(pending.segment, pending.segment)
                     self._w_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-                    self._w_seg = pending.segment
-                    created = True
+                    self._w_seg, self._w_off, self._w_new = pending.segment, 0, True
+                fd, off = self._w_fd, self._w_off
                 view = memoryview(data)
                 done = 0
                 while done < len(data):
-                    done += os.write(self._w_fd, view[done:])
-                os.fdatasync(self._w_fd)
-                if created:
+                    done += os.pwrite(fd, view[done:], off + done)
+                stage = "sync"
+                os.fdatasync(fd)
+                if self._w_new:
                     seg.fsync_dir(self._dir)  # the new file's name must survive too
+                    self._w_new = False
             except OSError as exc:
-                self._w_failed = f"{type(exc).__name__}: {exc}"
+                error = f"{type(exc).__name__}: {exc}"
+                # Only a write is retried: after a failed fsync the page cache's state is unknown.
+                if stage == "write" and exc.errno in space.RECOVERABLE_ERRNOS and self._cut_back():
+                    self._w_full, self._w_full_lsn = error, pending.lsn
+                    raise JournalFull(f"journal write found no space: {exc}") from exc
+                self._w_failed = error
                 raise StoreError(f"journal write failed: {exc}") from exc
+            self._w_off += len(data)
+            self._w_full = ""
             self._fsyncs += 1
             self._written += len(data)
+            with contextlib.suppress(OSError):
+                self._w_space = (space.free_bytes(self._w_fd), self._written)
         if pending.task is not None:
             pending.task.run_step()
+
+    def _cut_back(self) -> bool:
+        """After a write found no space: the segment back to its durable length (False when
+        even that failed)."""
+        if self._w_fd < 0:
+            return True  # the file was not even created
+        try:
+            os.ftruncate(self._w_fd, self._w_off)
+        except OSError:
+            return False
+        return True
+
+    def check_space(self) -> None:
+        """Measure the free space again (writer side, blocking); ``refresh`` takes it in."""
+        with contextlib.suppress(OSError):
+            self._w_space = (space.free_bytes(self._dir), self._written)
+
+    def refresh(self) -> None:
+        """Take in the writer's view of the disk: ``refusal`` and the byte budget follow it."""
+        if self._state != READY:
+            return
+        if self._w_failed:
+            self._health, self.refusal, self._limit = space.FAILED, space.failed_refusal(self._w_failed), -1
+            return
+        if self._w_full:
+            self._health, self.refusal, self._limit = space.DISK_FULL, space.disk_full_refusal(self._w_full), -1
+            return
+        free, written = self._w_space
+        self._free = free
+        if free < 0:  # never measured: nothing to go by
+            self._health, self.refusal, self._limit = space.HEALTHY, "", 1 << 62
+            return
+        self._limit = written + free - self._reserve
+        unwritten = self._out_bytes + len(self._buf) - written
+        if unwritten > free - self._reserve:
+            self._health, self.refusal = space.LOW_SPACE, space.low_space_refusal(free, unwritten, self._reserve)
+        else:
+            self._health, self.refusal = space.HEALTHY, ""
 
     def mark_durable(self, lsn: int) -> None:
         """Record that ``write_pending`` returned for ``lsn``; takes in a finished compaction.
@@ -258,6 +340,7 @@ class FileJournal(JournalCore[int, int]):
         job = self._job
         if job is not None and job.finished:
             self._job_done(job)
+        self.refresh()
 
     def sync(self) -> None:
         """take_pending + write_pending + mark_durable here (one compaction slice at most)."""
@@ -312,7 +395,8 @@ class FileJournal(JournalCore[int, int]):
             segments=len(self._segs), disk_bytes=sum(s.size for s in self._segs),
             dead_bytes=sum(s.dead for s in self._segs), fdatasyncs=self._fsyncs, bytes_written=self._written,
             compactions=self._compactions, compacting=self._job is not None,
-            last_error=self._w_failed or self._last_error,
+            last_error=self._w_failed or self._w_full or self._last_error, state=self._health,
+            free_bytes=self._free, reserve_bytes=self._reserve,
         )
 
     def close(self) -> None:
@@ -323,13 +407,17 @@ class FileJournal(JournalCore[int, int]):
         """
         if self._state == CLOSED:
             return
+        unwritten = self._w_full
         try:
-            if self._state == READY and not self._w_failed:
+            if self._state == READY and not self._w_failed and not unwritten:
                 self._abort_job()
                 self._closing = True  # no new compaction while closing
                 self.sync()
         finally:
             self._release()
+        if unwritten:
+            raise StoreError(f"closed with operations after LSN {self._durable} unwritten: the disk was full "
+                             f"({unwritten}); they were never durable, so never acknowledged")
 
     def abandon(self) -> None:
         """Release the directory without writing what is buffered: what a crash leaves

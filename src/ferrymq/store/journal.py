@@ -31,9 +31,22 @@ pin them down):
   committed, so a txid may be reused after a restart. ``LoadResult.records`` come in the
   order the records became live (an update keeps the place, a transactional add takes
   its place at commit, a deleted and re-added id goes to the end), compaction included.
-- Pendings must be written in the order they were taken, one at a time. After
-  ``write_pending`` raised, nothing more is durable: close the journal.
-- ``close()`` writes and syncs what is still buffered (the writer must be idle).
+- Pendings must be written in the order they were taken, one at a time.
+- A failed ``write_pending`` raises ``JournalFull`` or another ``StoreError``; either way
+  the driver then calls ``refresh()`` so that the owner sees the new ``refusal``.
+  ``JournalFull`` (ENOSPC, EDQUOT) is recoverable: nothing of that batch counts (the file
+  was cut back to its last durable byte), and the driver writes the same Pending again,
+  before any later one, until it fits; only then is it durable. Any other StoreError is
+  final: nothing more is durable; close the journal.
+- ``refusal`` is "" while the journal takes persistent work, else why not (disk below its
+  reserve, disk full, failed; store/space.py): the engine refuses new persistent messages
+  with it before staging anything. Operations are still accepted whatever it says (the
+  owner cannot refuse a delete or a commit record); they become durable once space is back.
+  ``check_space()`` (writer side, blocking) measures the free space again for the next
+  ``refresh()``: a driver calls both while ``refusal`` is set and nothing is written.
+- ``close()`` writes and syncs what is still buffered (the writer must be idle); after a
+  ``JournalFull`` that was not followed by a successful write it writes nothing and
+  raises (those operations were never durable, hence never acknowledged).
 
 Reading back (so a caller need not hold every payload in memory): ``read(record_id)``
 returns the whole current payload of a live record, as the journal holds it (a file journal
@@ -48,7 +61,8 @@ whole); ``read`` still gives the whole payload. Prepared transactions' records a
 Additions since the first contract (all backward compatible): ``Pending.segment`` and
 ``Pending.task`` (a file journal's target segment and background work, compaction, done by
 the writer after the data is durable: ``take_pending`` may therefore return a Pending with
-empty ``data``; write it like any other), ``WriterTask``, ``JournalStats`` and ``stats()``.
+empty ``data``; write it like any other), ``WriterTask``, ``JournalStats`` and ``stats()``;
+``JournalFull``, ``refusal``, ``check_space()`` and ``refresh()`` (a full disk is survived).
 Outside the Protocol, both implementations have ``compact()`` (sync, then compact now;
 owner thread, writer idle); ``MemoryJournal.crash()`` and ``FileJournal.abandon()`` let
 tests restart from what was durable.
@@ -125,6 +139,9 @@ class Pending:
 class JournalStats:
     """A snapshot for monitoring; byte figures are 0 for the memory journal.
 
+    ``state`` is the journal's health (store/space.py); ``free_bytes`` the free space of its
+    filesystem when last measured (-1: not measured, or no disk).
+
     Counters the writer thread updates (``fdatasyncs``, ``bytes_written``) may lag by one
     batch when read while a write is in flight.
     """
@@ -142,10 +159,15 @@ class JournalStats:
     compactions: int = 0
     compacting: bool = False
     last_error: str = ""
+    state: str = "healthy"
+    free_bytes: int = -1
+    reserve_bytes: int = 0
 
 
 class Journal(Protocol):
     """The store contract; see the module docstring for the threading model."""
+
+    refusal: str
 
     def load(self, trim: Trim | None = None) -> LoadResult:
         """Replay what is on disk; called once, before any append (``trim``: see above)."""
@@ -198,7 +220,15 @@ class Journal(Protocol):
         ...
 
     def mark_durable(self, lsn: int) -> None:
-        """Record that ``write_pending`` returned for ``lsn``; may compact."""
+        """Record that ``write_pending`` returned for ``lsn``; may compact; ``refresh()``es."""
+        ...
+
+    def refresh(self) -> None:
+        """Take in what the writer learnt about the disk (owner thread): sets ``refusal``."""
+        ...
+
+    def check_space(self) -> None:
+        """Measure the disk's free space again (writer side, blocking) for ``refresh``."""
         ...
 
     def sync(self) -> None:

@@ -167,6 +167,12 @@ class MemoryJournal(JournalCore[Record, Record | None]):
     def write_pending(self, pending: Pending) -> None:
         """Nothing to write: the data never leaves memory."""
 
+    def refresh(self) -> None:
+        """No disk: ``refusal`` stays empty."""
+
+    def check_space(self) -> None:
+        """No disk to measure."""
+
     def mark_durable(self, lsn: int) -> None:
         """Operations up to ``lsn`` now survive ``crash()``.
 
