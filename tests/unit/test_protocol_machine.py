@@ -207,3 +207,15 @@ def test_ending_closes_the_client() -> None:
     assert c.state is State.CLOSED
     with pytest.raises(LocalProtocolError):
         c.send(E.Commit(9))
+
+
+def test_server_heartbeat_probe_is_answered_and_buffered_counts_a_partial_frame() -> None:
+    c, s = pair()
+    c.receive_data(s.send(E.Heartbeat(0, reply=True)))  # the server's probe: no request outstanding
+    probe = c.next_event()
+    assert isinstance(probe, E.Heartbeat) and probe.reply
+    answer = c.send(E.HeartbeatReply(probe.corr))
+    s.receive_data(answer[:10])
+    assert s.next_event() is NEED_DATA and s.buffered == 10  # a frame begun
+    s.receive_data(answer[10:])
+    assert isinstance(s.next_event(), E.HeartbeatReply) and s.buffered == 0

@@ -102,6 +102,12 @@ class _Machine:
         self._error: RemoteProtocolError | None = None
         self._events: deque[E.Event] = deque()
 
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet returned as events (a frame begun, or frames a driver
+        has not taken yet): what this machine holds in memory for its peer."""
+        return self._reader.buffered
+
     # -- input ---------------------------------------------------------------------------
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
@@ -579,7 +585,7 @@ class ServerConnection(_Machine):
         if t is E.Ending:
             self.state = State.CLOSED
             return pack(ev)
-        if t is E.Heartbeat and not ev.reply:  # type: ignore[union-attr]
+        if t is E.Heartbeat:  # reply=True: a probe the client answers (the server's idle deadline)
             return pack(ev)
         corr = ev.corr  # type: ignore[union-attr]
         req = self._outstanding.get(corr)
