@@ -38,6 +38,9 @@ class SlowJournal:
     def read(self, record_id: int) -> bytes:
         raise StoreError("SlowJournal keeps no payloads")
 
+    def size(self, record_id: int) -> int:
+        raise StoreError("SlowJournal keeps no payloads")
+
     def _op(self) -> int:
         self._appended += 1
         return self._appended

@@ -400,6 +400,9 @@ def test_load_trim_shortens_live_records_and_read_gives_them_whole(h: Harness) -
     assert loaded.prepared[0].adds == [Record(4, 1, b"prepared")]  # whole: not live yet
     assert (1, b"abcdef") in seen and (2, b"xyz") in seen
     assert [h.journal.read(i) for i in (1, 2, 3)] == [b"abcdef", b"xyz", b"ghijkl"]
+    assert [h.journal.size(i) for i in (1, 2, 3)] == [6, 3, 6]
+    with pytest.raises(StoreError, match="does not exist"):
+        h.journal.size(5)
     h.journal.commit(6)
     h.journal.sync()
     assert h.journal.read(4) == b"prepared"

@@ -20,12 +20,13 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso
 from ferrymq.engine.api import SystemClock
+from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import StoreError
 from ferrymq.mq import constants as C
@@ -47,12 +48,13 @@ def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) 
     Raises:
         CliError(DAMAGED): the journal cannot be opened or replayed; the StoreError is shown.
     """
+    limits = memory_limits(os.environ)
     try:
         journal = FileJournal(qdir.journal_dir, reserve_bytes=reserve_bytes)
     except (StoreError, OSError) as exc:
         raise _damaged(qdir, exc) from exc
     try:
-        return QueueManager.start(name, journal, SystemClock()), journal
+        return QueueManager.start(name, journal, SystemClock(), limits), journal
     except BaseException as exc:
         with contextlib.suppress(Exception):
             journal.close()
@@ -60,6 +62,30 @@ def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) 
             log.exception("event=recovery_failed qmgr=%s", name)
             raise _damaged(qdir, exc) from exc
         raise
+
+
+MEMORY_KNOBS = {"FERRYMQ_PERSISTENT_MEMORY": "persistent_bytes", "FERRYMQ_NON_PERSISTENT_MEMORY": "non_persistent_bytes"}
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def memory_limits(env: Mapping[str, str]) -> MemoryLimits:
+    """The engine's memory limits (docs/limits.md), from the environment: bytes, or a
+    number with K, M or G (binary multiples).
+
+    Raises:
+        CliError(USAGE): a value is not a size.
+    """
+    values: dict[str, int] = {}
+    for var, field in MEMORY_KNOBS.items():
+        raw = env.get(var, "").strip().upper().removesuffix("B").removesuffix("I")
+        if not raw:
+            continue
+        unit = raw[-1] if raw[-1] in _UNITS else ""
+        number = raw[: len(raw) - len(unit)]
+        if not number.isdigit():
+            raise CliError(Exit.USAGE, "bad_memory_limit", f"{var}={env[var]!r} is not a size (bytes, or K, M, G)")
+        values[field] = int(number) * _UNITS[unit]
+    return MemoryLimits(**values)
 
 
 def _damaged(qdir: QmgrDir, exc: BaseException) -> CliError:

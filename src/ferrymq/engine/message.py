@@ -18,12 +18,19 @@ Record payload (kind MESSAGE), little-endian:
 
 The put time is kept so the remaining Expiry is computed from the clock, not from a
 counter that restarts would reset.
+
+A persistent message whose record is durable may be paged out (engine/paging.py): it then
+keeps only what finding and ordering it needs (identifiers, priority, expiry, properties,
+where its descriptor and data sit in its record) and reads the rest back from the journal
+when asked, through its ``Source``, without taking it back into memory; ``restore`` takes it
+back for good, which its owner does before the record is changed or deleted.
 """
 
 from __future__ import annotations
 
 import operator
 import struct
+from typing import Protocol
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
@@ -41,8 +48,21 @@ KIND_MESSAGE = 1
 MAX_PRIORITY = 9
 
 _HEAD = struct.Struct("<BBHQdI")
+HEAD_SIZE = _HEAD.size
 _TOKEN_TAIL = bytes(8)
 _RECORD_VERSION = 1
+
+
+class Source(Protocol):
+    """Where a paged-out message's record is read back from (engine.paging.Pager)."""
+
+    def payload(self, msg: Message) -> bytes:
+        """The message's whole record payload (it may be kept a while, not for good)."""
+        ...
+
+    def take(self, msg: Message) -> bytes:
+        """The same, for a message that is taken back into memory for good."""
+        ...
 
 
 class Message:
@@ -58,8 +78,9 @@ class Message:
     collector for as long as the message waits on its queue.
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "_packed", "_tpl", "correl_id", "expires_at", "key", "locked_by",
-                 "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id", "seq", "v6")
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_packed", "_rlen", "_source", "_tpl", "correl_id", "expires_at", "key",
+                 "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id", "seq",
+                 "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
@@ -78,7 +99,11 @@ class Message:
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
         # A recovered message keeps its whole record and the offset of its data: slicing it out
         # would copy every body once more at restart (a gigabyte for a million 1 KiB messages).
-        self._buf, self._off = data, data_offset
+        # Paged out, _buf is None and _rlen is its record's length (see page_out).
+        self._buf: bytes | None = data
+        self._off = data_offset
+        self._rlen = 0
+        self._source: Source | None = None
         self.put_at = put_at
         self.expires_at: float | None = None if expiry == C.MQEI_UNLIMITED else put_at + expiry / 10.0
         self.key: tuple[int, int] = (0 if fifo else -min(self.priority, MAX_PRIORITY), seq)
@@ -92,6 +117,8 @@ class Message:
         if self._md is None:
             if self._tpl is not None:
                 self._md = with_ids(self._tpl[0], self.msg_id, self.correl_id)
+            elif self._buf is None:  # paged out: decoded when asked, not kept
+                return MQMD.unpack_from(self._record(), self._md_off, big_endian=False)
             else:
                 self._md = MQMD.unpack_from(self._buf, self._md_off, big_endian=False)
         return self._md
@@ -104,7 +131,8 @@ class Message:
         """The stored MQMD as a little-endian version 2 structure: what a record holds and
         what most deliveries send. Made once per message (packing costs microseconds)."""
         if self._md_off >= 0:
-            return self._buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+            buf = self._buf if self._buf is not None else self._record()
+            return buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
         if self._packed is None:
             if self._tpl is not None:  # spliced each time: kept, it would be 364 bytes more per message
                 return self._spliced(self._tpl[1])
@@ -114,7 +142,8 @@ class Message:
     def known_md_bytes(self) -> bytes | None:
         """``md_bytes()`` when it costs no packing, else None."""
         if self._md_off >= 0:
-            return self._buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+            buf = self._buf if self._buf is not None else self._record()
+            return buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
         if self._packed is None and self._tpl is not None:
             return self._spliced(self._tpl[1])
         return self._packed
@@ -137,17 +166,74 @@ class Message:
 
     @property
     def data(self) -> bytes:
-        return self._buf[self._off :] if self._off else self._buf
+        buf = self._buf if self._buf is not None else self._record()
+        return buf[self._off :] if self._off else buf
 
     @property
     def data_length(self) -> int:
-        return len(self._buf) - self._off
+        buf = self._buf
+        return (self._rlen if buf is None else len(buf)) - self._off
 
     def body(self, limit: int) -> bytes:
         """At most ``limit`` bytes of the data, copied once."""
-        if not self._off and limit >= len(self._buf):
-            return self._buf
-        return self._buf[self._off : self._off + limit]
+        buf = self._buf if self._buf is not None else self._record()
+        if not self._off and limit >= len(buf):
+            return buf
+        return buf[self._off : self._off + limit]
+
+    # -- paging (engine/paging.py) ---------------------------------------------------------
+    @property
+    def paged_out(self) -> bool:
+        return self._buf is None
+
+    def held_bytes(self) -> int:
+        """Bytes of data this message holds in memory (0 when paged out)."""
+        buf = self._buf
+        return 0 if buf is None else len(buf) - self._off
+
+    def record_layout(self) -> tuple[int, int, int]:
+        """Where the descriptor and the data start in this message's record, and its length
+        (what ``encode`` makes, without making it)."""
+        if self._md_off >= 0:
+            assert self._buf is not None or self._rlen
+            return self._md_off, self._off, self._rlen if self._buf is None else len(self._buf)
+        md_off = _HEAD.size + len(self.queue)
+        props = len(props_model.pack(self.properties)) if self.properties else 0
+        data_off = md_off + C.MQMD_LENGTH_2 + props
+        return md_off, data_off, data_off + self.data_length
+
+    def page_out(self, source: Source) -> None:
+        """Drop the descriptor and data from memory: ``source`` reads them back from the
+        record (which must be durable and hold exactly what ``encode`` would make now)."""
+        if self._buf is None:
+            return
+        self._md_off, self._off, self._rlen = self.record_layout()
+        self._buf = self._md = self._packed = self._tpl = None
+        self._source = source
+
+    def page_out_recovered(self, source: Source, length: int) -> None:
+        """A message recovered from a record cut short at load (its descriptor and
+        properties read, not its data): ``length`` is the whole record's."""
+        self._buf, self._rlen, self._source, self._md = None, length, source, None
+
+    def fetch(self) -> bytes | None:
+        """A paged-out message's record, read for ``restore`` (None when it is in memory).
+        Read before the message leaves its queue, so that a failed read changes nothing."""
+        source = self._source
+        return None if source is None else source.take(self)
+
+    def restore(self, record: bytes | None) -> None:
+        """Take a paged-out message back into memory for good, from ``fetch``'s record
+        (before its record changes or goes; after it left its queue's index)."""
+        if record is not None:
+            self._buf = record
+            self._source = None
+            self._rlen = 0
+
+    def _record(self) -> bytes:
+        source = self._source
+        assert source is not None, "a message with no data in memory has a source"
+        return source.payload(self)
 
     @property
     def persistent(self) -> bool:
@@ -168,6 +254,8 @@ class Message:
         return max(1, int((self.expires_at - now) * 10 + 0.999))
 
     def encode(self) -> bytes:
+        if self._buf is None and self._md is None:  # paged out and unchanged: the record as it is
+            return self._record()
         name = self.queue.encode("ascii")
         raw = self.md_bytes()
         props = props_model.pack(self.properties) if self.properties else b""

@@ -270,6 +270,8 @@ class Messaging(Waits):
             q.last_put = now
             if not in_uow:
                 self.wake(q)
+                if persistent:
+                    self.pager.settle()
         return outcomes
 
     def _check_put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions) -> tuple[Connection, Handle, int]:
@@ -338,7 +340,8 @@ class Messaging(Waits):
             fixed = failed(C.MQRC_PERSISTENT_NOT_ALLOWED,
                            f"{q.name} is a temporary dynamic queue; it holds no persistent messages")
         return PutLimits(q, self.qmgr_attr("MAXMSGL"), int(qa["MAXMSGL"]), fixed, int(qa["MAXDEPTH"]),
-                         self.qmgr_attr("MAXUMSGS"), self.journal if persistence == C.MQPER_PERSISTENT else None)
+                         self.qmgr_attr("MAXUMSGS"), self.journal if persistence == C.MQPER_PERSISTENT else None,
+                         -1 if persistence == C.MQPER_PERSISTENT else self.pager.limits.non_persistent_bytes)
 
     def fill_descriptor(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int,
                         persistence: int, now: float, msg_id: bytes | None = None) -> MQMD:
@@ -683,7 +686,9 @@ class Messaging(Waits):
         never in the queue's index)."""
         in_uow = bool(opts & C.MQGMO_SYNCPOINT) or bool(opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
         if queued:
+            record = msg.fetch()  # its record is about to go: a paged-out message comes back
             q.messages.remove(msg, first)
+            msg.restore(record)
         if msg.locked_by:
             holder = self.handles.get(msg.locked_by)
             if holder is not None and holder.locked is msg:
@@ -739,7 +744,9 @@ class Messaging(Waits):
 
     def discard_expired(self, q: QueueObject, msg: Message) -> None:
         """An expired message met by a search or the expiry scan: removed, never delivered."""
+        record = msg.fetch()  # an expiration report may need it after the record is gone
         q.messages.remove(msg)
+        msg.restore(record)
         if msg.record_id:
             self.journal.delete(msg.record_id)
             msg.record_id = 0

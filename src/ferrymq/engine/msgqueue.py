@@ -4,6 +4,10 @@ Only messages that a getter may see are in the index; a message put or got insid
 uncommitted unit of work is held by that unit and counted in ``uncommitted`` so that
 CURDEPTH and MAXDEPTH include it, as IBM MQ does.
 
+The index also counts the message data it holds in memory, in its queue manager's ``Meter``
+(engine/paging.py): every way a message enters or leaves a queue goes through ``insert``,
+``load``, ``remove``, ``remove_through`` or ``clear``, so each is counted once.
+
 Order is a sorted list of keys: ``(-priority, seq)`` on a PRIORITY queue, ``(0, seq)`` on
 a FIFO one, so priority order with FIFO inside a priority falls out of the sort, and a
 backed-out message returns to exactly the place it had.
@@ -19,9 +23,25 @@ from typing import Protocol
 from sortedcontainers import SortedList
 
 from ferrymq.engine.message import Message
+from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import NONE_ID
 
 Key = tuple[int, int]
+_PERSISTENT = C.MQPER_PERSISTENT
+
+
+class Meter:
+    """Message data held in memory by one queue manager's queues (see engine/paging.py):
+    ``persistent`` and ``transient`` (non-persistent) bytes, and the persistent messages that
+    entered a queue while ``persistent`` was above ``budget`` (-1: none), to be paged out."""
+
+    __slots__ = ("budget", "due", "persistent", "transient")
+
+    def __init__(self, budget: int = -1) -> None:
+        self.budget = budget
+        self.persistent = 0
+        self.transient = 0
+        self.due: list[tuple[MessageQueue, Message]] = []
 
 
 class Watcher(Protocol):
@@ -33,10 +53,11 @@ class Watcher(Protocol):
 
 
 class MessageQueue:
-    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "expiring", "indexed", "live_expiring", "order", "uncommitted",
-                 "watchers")
+    __slots__ = ("by_correl_id", "by_msg_id", "by_seq", "expiring", "indexed", "live_expiring", "meter", "order",
+                 "uncommitted", "watchers")
 
-    def __init__(self) -> None:
+    def __init__(self, meter: Meter | None = None) -> None:
+        self.meter = Meter() if meter is None else meter
         self.by_seq: dict[int, Message] = {}
         self.order = SortedList()
         # Identifier indexes hold sorted keys, so a get by CorrelId does not scan the queue.
@@ -62,6 +83,15 @@ class MessageQueue:
 
     def insert(self, msg: Message) -> None:
         self.by_seq[msg.seq] = msg
+        held = msg.held_bytes()
+        if held:
+            meter = self.meter
+            if msg.persistence == _PERSISTENT:
+                meter.persistent += held
+                if meter.persistent > meter.budget >= 0 and msg.record_id:
+                    meter.due.append((self, msg))
+            else:
+                meter.transient += held
         self.order.add(msg.key)
         if msg.expires_at is not None:
             heapq.heappush(self.expiring, (msg.expires_at, msg.seq))
@@ -79,9 +109,30 @@ class MessageQueue:
         assert not self.by_seq
         msgs.sort(key=_key_of)
         self.by_seq = {m.seq: m for m in msgs}
+        for m in msgs:
+            self._count(m, 1)
         self.order = SortedList(m.key for m in msgs)
         self.by_msg_id, self.by_correl_id, self.indexed = {}, {}, False
         self._rebuild_expiring()
+
+    def _count(self, msg: Message, sign: int) -> None:
+        held = msg.held_bytes()
+        if held:
+            if msg.persistence == _PERSISTENT:
+                self.meter.persistent += sign * held
+            else:
+                self.meter.transient += sign * held
+
+    def clear(self) -> list[Message]:
+        """Empty the index (the queue is deleted); returns what it held, in sequence order."""
+        gone = [m for _, m in sorted(self.by_seq.items())]
+        for m in gone:
+            self._count(m, -1)
+        self.by_seq = {}
+        self.order = SortedList()
+        self.by_msg_id, self.by_correl_id, self.indexed = {}, {}, False
+        self.expiring, self.live_expiring = [], 0
+        return gone
 
     def _rebuild_expiring(self) -> None:
         self.expiring = [(m.expires_at, m.seq) for m in self.by_seq.values() if m.expires_at is not None]
@@ -119,6 +170,12 @@ class MessageQueue:
         """Take a message out of the index (``first``: the caller knows it holds the
         first key, which pops without a search)."""
         del self.by_seq[msg.seq]
+        held = msg.held_bytes()
+        if held:
+            if msg.persistence == _PERSISTENT:
+                self.meter.persistent -= held
+            else:
+                self.meter.transient -= held
         if first:
             self.order.pop(0)
         else:
@@ -178,6 +235,7 @@ class MessageQueue:
         gone = [by_seq.pop(k[1]) for k in keys]
         expiring = 0
         for msg in gone:
+            self._count(msg, -1)
             if msg.expires_at is not None:
                 expiring += 1
             if self.indexed:

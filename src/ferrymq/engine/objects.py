@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.msgqueue import MessageQueue
+from ferrymq.engine.msgqueue import MessageQueue, Meter
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 
@@ -61,7 +61,8 @@ def check_name(name: str) -> str:
 class QueueObject:
     """A queue definition and, for local queues, its messages and open state."""
 
-    def __init__(self, name: str, qtype: str, attrs: dict[str, int | str], now: float, deftype: int) -> None:
+    def __init__(self, name: str, qtype: str, attrs: dict[str, int | str], now: float, deftype: int,
+                 meter: Meter | None = None) -> None:
         self.name = name
         self.qtype = qtype
         self.attrs = attrs
@@ -72,7 +73,7 @@ class QueueObject:
         self.seq_record_id = 0
         self.next_seq = 1
         self.seq_reserved = 0
-        self.messages = MessageQueue()
+        self.messages = MessageQueue(meter)
         self.input_count = 0
         self.output_count = 0
         self.exclusive = False
@@ -121,9 +122,9 @@ class QueueObject:
                            "created": self.created, "altered": self.altered}).encode()
 
 
-def decode_object(payload: bytes, now: float) -> QueueObject:
+def decode_object(payload: bytes, now: float, meter: Meter | None = None) -> QueueObject:
     doc = json.loads(payload)
-    obj = QueueObject(doc["name"], doc["type"], dict(doc["attrs"]), now, int(doc["deftype"]))
+    obj = QueueObject(doc["name"], doc["type"], dict(doc["attrs"]), now, int(doc["deftype"]), meter)
     obj.created = (doc["created"][0], doc["created"][1])
     obj.altered = (doc["altered"][0], doc["altered"][1])
     return obj
@@ -141,6 +142,7 @@ class ObjectRegistry:
         self.queues: dict[str, QueueObject] = {}
         self.qmgr: dict[str, int | str] = A.defaults_for(A.QMGR)
         self.qmgr_name = qmgr_name
+        self.meter = Meter()  # shared by every queue's index (the queue manager's, engine.paging)
         self.qmgr_record_id = 0
         self.qmgr_created = stamp(now())
         self.qmgr_altered = self.qmgr_created
@@ -209,7 +211,7 @@ class ObjectRegistry:
             existing.altered = stamp(self.now())
             self.persist(existing)
             return existing
-        obj = QueueObject(name, qtype, values, self.now(), deftype)
+        obj = QueueObject(name, qtype, values, self.now(), deftype, self.meter)
         self.queues[name] = obj
         if not obj.temporary:
             self.persist(obj)
@@ -315,8 +317,8 @@ class ObjectRegistry:
 
 def _reorder(obj: QueueObject) -> None:
     """MSGDLVSQ changed: rebuild the order keys (IBM applies the new order to existing messages)."""
-    msgs = list(obj.messages.by_seq.values())
-    fresh = MessageQueue()
+    msgs = obj.messages.clear()
+    fresh = MessageQueue(obj.messages.meter)
     fresh.uncommitted = obj.messages.uncommitted
     for m in msgs:
         m.reposition(obj.fifo)

@@ -45,18 +45,19 @@ class PutLimits:
     (queue manager, then queue MAXMSGL), put inhibited (alias, then queue), a persistent
     message on a temporary dynamic queue, a persistent message while the journal refuses
     them (its disk is below its reserve, full, or failed: MQRC_RESOURCE_PROBLEM, as IBM MQ
-    answers when its log is full), MAXDEPTH, MAXUMSGS. ``place`` checks one message with
-    them and ``_place_run`` a run of asynchronous puts, so that a batch is refused exactly
-    as the same puts one by one; what cannot change within a run is read once.
-    ``store`` is the journal for a persistent message (None otherwise): its ``refusal``
-    changes without the epoch moving, so it is read per message."""
+    answers when its log is full), MAXDEPTH, the queue manager's memory for non-persistent
+    messages (``np_limit``, -1 for a persistent put: engine.paging), MAXUMSGS. ``place``
+    checks one message with them and ``_place_run`` a run of asynchronous puts, so that a
+    batch is refused exactly as the same puts one by one; what cannot change within a run
+    is read once. ``store`` is the journal for a persistent message (None otherwise): its
+    ``refusal`` changes without the epoch moving, so it is read per message."""
 
-    __slots__ = ("fixed", "max_depth", "max_uow", "q_max", "qmgr_max", "queue", "store")
+    __slots__ = ("fixed", "max_depth", "max_uow", "np_limit", "q_max", "qmgr_max", "queue", "store")
 
     def __init__(self, queue: QueueObject, qmgr_max: int, q_max: int, fixed: MQError | None, max_depth: int,
-                 max_uow: int, store: Journal | None = None) -> None:
+                 max_uow: int, store: Journal | None = None, np_limit: int = -1) -> None:
         self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
-        self.max_depth, self.max_uow, self.store = max_depth, max_uow, store
+        self.max_depth, self.max_uow, self.store, self.np_limit = max_depth, max_uow, store, np_limit
 
     def refusal(self, size: int, conn: Connection, in_uow: bool) -> MQError | None:
         """The first rule a put of ``size`` bytes breaks now; None when it may go ahead."""
@@ -73,6 +74,10 @@ class PutLimits:
         messages = q.messages
         if len(messages.by_seq) + messages.uncommitted >= self.max_depth:
             return failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({self.max_depth}) messages")
+        if self.np_limit >= 0 and messages.meter.transient + size > self.np_limit:
+            return failed(C.MQRC_Q_SPACE_NOT_AVAILABLE,
+                          f"non-persistent messages on this queue manager hold {messages.meter.transient} bytes; "
+                          f"{size} more exceed its non-persistent memory limit ({self.np_limit} bytes)")
         if in_uow and conn.uow is not None and len(conn.uow) >= self.max_uow:
             return failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.max_uow}) messages")
         return None

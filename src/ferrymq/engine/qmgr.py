@@ -19,6 +19,7 @@ from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
 from ferrymq.engine.messaging import Messaging
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
+from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.selection import SelectionView, selector_for_open
 from ferrymq.engine.selector import Selector
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
@@ -42,14 +43,15 @@ class QueueManager(Messaging):
     """One queue manager's engine (see the module docstring)."""
 
     @classmethod
-    def start(cls, name: str, journal: Journal, clock: Clock) -> QueueManager:
-        """Replay the journal into a running engine; a new journal gets the system objects."""
-        qm = cls(name, journal, clock)
+    def start(cls, name: str, journal: Journal, clock: Clock, limits: MemoryLimits | None = None) -> QueueManager:
+        """Replay the journal into a running engine; a new journal gets the system objects.
+        ``limits``: how much message data to keep in memory (engine/paging.py)."""
+        qm = cls(name, journal, clock, limits)
         # A restart builds millions of long-lived objects: the cyclic collector would rescan
         # them again and again (it doubled restart time), and afterwards they never die young.
         gc.disable()
         try:
-            qm.recover(journal.load())
+            qm.recover(journal.load(qm.pager.trim))
         finally:
             gc.enable()
         gc.freeze()
@@ -74,7 +76,7 @@ class QueueManager(Messaging):
                 self.objects.load_qmgr(rec.payload)
                 self.objects.qmgr_record_id = rec.record_id
             elif rec.kind == KIND_OBJECT:
-                obj = decode_object(rec.payload, now)
+                obj = decode_object(rec.payload, now, self.objects.meter)
                 obj.record_id = rec.record_id
                 self.objects.queues[obj.name] = obj
                 fifo_of[obj.name] = obj.fifo
@@ -92,6 +94,7 @@ class QueueManager(Messaging):
                     log.error("event=unreadable_message record_id=%d error=%s", rec.record_id, exc)
                     continue
                 msg.record_id = rec.record_id
+                self.pager.recovered(msg, len(rec.payload))
                 messages.append(msg)
         by_queue: dict[str, list[Message]] = {}
         last_id = self._last_id
@@ -347,6 +350,8 @@ class QueueManager(Messaging):
             msg.record_id = 0
         for q in woken.values():
             self.wake(q)
+        if woken:
+            self.pager.settle()
         for _, msg in uow.puts:  # arrival is confirmed when the put becomes visible
             if msg.report & C.MQRO_COA:
                 self.report_arrival(msg)
@@ -531,6 +536,7 @@ class QueueManager(Messaging):
                 self.discard_expired(q, m)
             if any(m.record_id == 0 and m.persistent for m in dead):
                 self.need_sync()
+        self.pager.settle()
 
     def quiesce(self) -> None:
         """Begin ending: FAIL_IF_QUIESCING callers and waits get MQRC_Q_MGR_QUIESCING."""

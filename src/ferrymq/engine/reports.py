@@ -164,6 +164,8 @@ class Reports(EngineState):
             self.journal_message(msg)
             self.need_sync()
         q.messages.insert(msg)
+        if msg.persistent:
+            self.pager.settle()
         self.wake(q)
         if msg.report & C.MQRO_COA:
             self.report_arrival(msg)

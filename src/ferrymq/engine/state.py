@@ -15,6 +15,7 @@ from ferrymq.engine import attrs as A
 from ferrymq.engine.api import Clock, Delivery, GetOptions
 from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
+from ferrymq.engine.paging import MemoryLimits, Pager
 from ferrymq.engine.sequence_access import ReaderPosition
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.errors import failed
@@ -42,11 +43,13 @@ class Waiter:
 class EngineState:
     """Fields and helpers shared by the engine's mixins."""
 
-    def __init__(self, name: str, journal: Journal, clock: Clock) -> None:
+    def __init__(self, name: str, journal: Journal, clock: Clock, limits: MemoryLimits | None = None) -> None:
         self.name = name
         self.journal = journal
         self.clock = clock
+        self.pager = Pager(journal, limits or MemoryLimits())
         self.objects = ObjectRegistry(name, clock.now)
+        self.objects.meter = self.pager.meter
         self.objects.persist = self._persist_object
         self.objects.unpersist = self._unpersist_object
         self.objects.persist_qmgr = self._persist_qmgr
@@ -145,10 +148,9 @@ class EngineState:
         self.need_sync()
 
     def _unpersist_object(self, obj: QueueObject) -> None:
-        for _, msg in sorted(obj.messages.by_seq.items()):
+        for msg in obj.messages.clear():
             if msg.record_id:
                 self.journal.delete(msg.record_id)
-        obj.messages.by_seq.clear()
         for rid in (obj.record_id, obj.seq_record_id):
             if rid:
                 self.journal.delete(rid)

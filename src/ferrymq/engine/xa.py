@@ -114,7 +114,9 @@ def restore(qm: EngineState, prepared: list[PreparedTx]) -> None:
             if found is None:
                 continue
             q = qm.objects.require(found[0])
+            record = found[1].fetch()  # its record changes with this unit's end
             q.messages.remove(found[1])
+            found[1].restore(record)
             q.messages.uncommitted += 1
             uow.gets.append((q, found[1]))
         qm.in_doubt[tx.xid] = uow

@@ -369,6 +369,18 @@ class FileJournal(JournalCore[int, int]):
         info = self._segs[-1] if lsn > bases[-1] else self._segs[bisect_left(bases, lsn) - 1]
         return self._readers.read(info.lo, info.hi, self._where[record_id], record_id, value & SIZE_MASK)
 
+    def size(self, record_id: int) -> int:
+        """The length of live record ``record_id``'s payload.
+
+        Raises:
+            StoreError: the journal is not loaded or closed, or the record is not live.
+        """
+        self._ready()
+        value = self._live.get(record_id)
+        if value is None:
+            raise StoreError(f"record {record_id} does not exist")
+        return (value & SIZE_MASK) - rec.HEADER_SIZE
+
     def compact(self) -> None:
         """Sync, then compact every file now (blocking), whatever the thresholds say. Like
         ``sync()``, for the owner thread while no writer runs.

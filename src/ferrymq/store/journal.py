@@ -51,7 +51,7 @@ pin them down):
 Reading back (so a caller need not hold every payload in memory): ``read(record_id)``
 returns the whole current payload of a live record, as the journal holds it (a file journal
 reads it from its file and checks its checksum), whatever compaction did since it was
-written. Only content that is durable can be read (its add or update has an LSN at or below
+written; ``size(record_id)`` is that payload's length (durable or not). Only content that is durable can be read (its add or update has an LSN at or below
 ``durable_lsn``): StoreError otherwise, and for an id that is not live. ``load(trim)``: the
 records ``load`` returns may be cut short by the caller's ``trim(kind, payload)``, which
 says how many leading bytes of each live record's payload to return (it is called during
@@ -175,6 +175,10 @@ class Journal(Protocol):
 
     def read(self, record_id: int) -> bytes:
         """The whole payload of a live record whose content is durable."""
+        ...
+
+    def size(self, record_id: int) -> int:
+        """The length of a live record's payload."""
         ...
 
     def add(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:

@@ -157,6 +157,18 @@ class MemoryJournal(JournalCore[Record, Record | None]):
             raise StoreError(f"record {record_id} is not durable yet (LSN {lsn} > {self._durable})")
         return record.payload
 
+    def size(self, record_id: int) -> int:
+        """The length of a live record's payload.
+
+        Raises:
+            StoreError: not loaded or closed, or the record is not live.
+        """
+        self._ready()
+        record = self._live.get(record_id)
+        if record is None:
+            raise StoreError(f"record {record_id} does not exist")
+        return len(record.payload)
+
     def take_pending(self) -> Pending | None:
         """Everything since the last call, as an empty-bytes Pending (None if nothing new)."""
         if self._state != READY or self._lsn == self._taken:
