@@ -75,7 +75,7 @@ class SlowJournal:
         if self._appended == self._taken:
             return None
         self._taken = self._appended
-        return Pending(b"", self._taken)
+        return Pending((), self._taken)
 
     def write_pending(self, pending: Pending) -> None:
         if self.delay:

@@ -22,11 +22,18 @@ from ferrymq.errors import StoreError
 from ferrymq.store.file import FileJournal
 from ferrymq.store.journal import Journal, LoadResult, Record
 from ferrymq.store.memory import MemoryJournal
+from ferrymq.store.records import BY_REFERENCE
 
 ADD, UPDATE, DELETE = "add", "update", "delete"
 ids = st.integers(min_value=1, max_value=12)
 txids = st.sampled_from([0, 0, 1, 2, 3])
-payloads = st.binary(max_size=60)
+# Some payloads around the size from which the file journal writes a payload where it lies
+# rather than copying it into its batch buffer (records.BY_REFERENCE).
+payloads = st.one_of(
+    st.binary(max_size=60),
+    st.tuples(st.integers(BY_REFERENCE - 1, BY_REFERENCE + 1), st.binary(min_size=1, max_size=3)).map(
+        lambda t: (t[1] * t[0])[: t[0]]),
+)
 kinds = st.integers(min_value=0, max_value=255)
 
 

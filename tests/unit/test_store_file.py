@@ -12,6 +12,7 @@ import pytest
 
 from ferrymq.errors import StoreError
 from ferrymq.store import records as rec
+from ferrymq.store import segments as seg
 from ferrymq.store.file import FileJournal
 from ferrymq.store.journal import Pending, Record
 
@@ -259,9 +260,60 @@ def test_write_failure_breaks_the_journal(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.undo()
     assert j.durable_lsn == 1
     with pytest.raises(StoreError, match="earlier journal write failed"):
-        j.write_pending(Pending(b"x", 2, pending.segment))
+        j.write_pending(Pending([b"x"], 2, pending.segment))
     assert "Input/output" in j.stats().last_error
     j.close()
+
+
+def test_write_all_resumes_after_short_writes_and_splits_at_iov_max(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # A vectored write may stop anywhere, inside a part or between two; and one call takes
+    # at most IOV_MAX parts.
+    parts: list[bytes | bytearray | memoryview] = [bytes([i % 251]) * (i % 7) for i in range(seg.IOV_MAX + 300)]
+    parts += [b"x" * 5000, bytearray(b"y" * 3), memoryview(b"z" * 4097)]
+    real = os.pwritev
+    calls: list[int] = []
+
+    def short(fd: int, buffers: list[bytes | bytearray | memoryview], offset: int) -> int:
+        assert len(buffers) <= seg.IOV_MAX
+        calls.append(len(buffers))
+        joined = b"".join(buffers)
+        return real(fd, [joined[: max(1, len(joined) * 2 // 3 - 5)]], offset)
+
+    monkeypatch.setattr(os, "pwritev", short)
+    path = tmp_path / "out"
+    path.write_bytes(b"head")
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        written = seg.write_all(fd, parts, 4)
+    finally:
+        os.close(fd)
+    want = b"".join(parts)
+    assert written == len(want) and path.read_bytes() == b"head" + want
+    assert len(calls) > 2
+
+
+def test_large_payloads_are_written_from_where_they_lie(tmp_path: Path) -> None:
+    # Records around records.BY_REFERENCE in one batch, some in transactions; the file holds
+    # them in order, and a restart reads them back.
+    j = FileJournal(tmp_path / "j", segment_size=20_000)
+    j.load()
+    sizes = [0, rec.BY_REFERENCE - 1, rec.BY_REFERENCE, 10, rec.BY_REFERENCE + 1, 65536, 3]
+    for i, n in enumerate(sizes, 1):
+        j.add(i, 1, bytes([i]) * n, txid=7 if i % 2 else 0)
+    j.commit(7)
+    j.sync()
+    j.update(6, 2, b"u" * (rec.BY_REFERENCE * 2))
+    j.delete(2)
+    j.close()
+    again = FileJournal(tmp_path / "j")
+    got = again.load()
+    again.close()
+    want = {i: (1, bytes([i]) * n) for i, n in enumerate(sizes, 1)}
+    want[6] = (2, b"u" * (rec.BY_REFERENCE * 2))
+    del want[2]
+    assert {r.record_id: (r.kind, r.payload) for r in got.records} == want
+    assert got.torn_bytes == 0 and got.bad_records == 0
 
 
 def test_invalid_tuning_is_refused(tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ class FileJournal(JournalCore[int, int]):
         self._where: dict[int, int] = {}  # record_id -> file offset of its content (see read)
         self._readers = SegmentReaders(self._dir)
         # Owner side.
-        self._buf = bytearray()
+        self._batch = rec.Gather()
         self._salt = 0
         self._active = 0  # number of the newest segment (the one appended to unless sealed)
         self._sealed = True  # the next append starts a new segment
@@ -134,17 +134,17 @@ class FileJournal(JournalCore[int, int]):
 
     # -- hooks for JournalCore -----------------------------------------------------------------
     def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> int:
-        if not self._buf and (self._sealed or self._active_size >= self._segment_size):
+        if not self._batch and (self._sealed or self._active_size >= self._segment_size):
             self._roll(lsn - 1)
         info = self._segs[-1]
         offset = info.size
-        size = rec.append(self._buf, self._salt, rtype, 0, kind, lsn, record_id, txid, payload)
+        size = self._batch.add(self._salt, rtype, 0, kind, lsn, record_id, txid, payload)
         info.size += size
         self._active_size += size
         self._appended_bytes += size
         if rtype in (rec.COMMIT, rec.ROLLBACK):
             info.dead += size
-        if self._out_bytes + len(self._buf) > self._limit and not self.refusal:
+        if self._out_bytes + self._batch.size > self._limit and not self.refusal:
             self.refresh()
         return offset << OFFSET_SHIFT | size
 
@@ -178,7 +178,7 @@ class FileJournal(JournalCore[int, int]):
         self._sealed = False
         self._salt = new_salt()
         header = rec.encode_segment_header(self._salt, self._active, self._active, base_lsn)
-        self._buf += header
+        self._batch.add_encoded(header)
         self._active_size = len(header)
         self._segs.append(SegmentInfo(self._active, self._active, base_lsn, len(header), len(header)))
         self._bases.append(base_lsn)
@@ -219,15 +219,14 @@ class FileJournal(JournalCore[int, int]):
         """The batch appended since the last call; may carry a compaction slice (see journal.py)."""
         if self._state != READY:
             return None
-        if self._buf:
-            size = rec.append(self._buf, self._salt, rec.BATCH, 0, 0, self._lsn, 0, 0)
+        if self._batch:
+            size = self._batch.add(self._salt, rec.BATCH, 0, 0, self._lsn, 0, 0)
             info = self._segs[-1]
             info.size += size
             info.dead += size
             self._active_size += size
-            data = bytes(self._buf)
-            self._buf.clear()
-            self._out_bytes += len(data)
+            self._out_bytes += self._batch.size
+            data = self._batch.take()
             self._taken = self._lsn
             task = self._job if self._job is not None else self._maybe_compact()
             return Pending(data, self._lsn, self._active, task)
@@ -235,7 +234,7 @@ class FileJournal(JournalCore[int, int]):
             return None  # a batch is in flight; background work waits behind it
         job = self._job if self._job is not None else self._maybe_compact()
         if job is not None and not job.finished:
-            return Pending(b"", self._lsn, self._active, job)
+            return Pending((), self._lsn, self._active, job)
         return None
 
     def write_pending(self, pending: Pending) -> None:
@@ -260,11 +259,8 @@ class FileJournal(JournalCore[int, int]):
                     path = self._dir / seg.segment_name(pending.segment, pending.segment)
                     self._w_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
                     self._w_seg, self._w_off, self._w_new = pending.segment, 0, True
-                fd, off = self._w_fd, self._w_off
-                view = memoryview(data)
-                done = 0
-                while done < len(data):
-                    done += os.pwrite(fd, view[done:], off + done)
+                fd = self._w_fd
+                written = seg.write_all(fd, data, self._w_off)
                 stage = "sync"
                 os.fdatasync(fd)
                 if self._w_new:
@@ -278,10 +274,10 @@ class FileJournal(JournalCore[int, int]):
                     raise JournalFull(f"journal write found no space: {exc}") from exc
                 self._w_failed = error
                 raise StoreError(f"journal write failed: {exc}") from exc
-            self._w_off += len(data)
+            self._w_off += written
             self._w_full = ""
             self._fsyncs += 1
-            self._written += len(data)
+            self._written += written
             with contextlib.suppress(OSError):
                 self._w_space = (space.free_bytes(self._w_fd), self._written)
         if pending.task is not None:
@@ -319,7 +315,7 @@ class FileJournal(JournalCore[int, int]):
             self._health, self.refusal, self._limit = space.HEALTHY, "", 1 << 62
             return
         self._limit = written + free - self._reserve
-        unwritten = self._out_bytes + len(self._buf) - written
+        unwritten = self._out_bytes + self._batch.size - written
         if unwritten > free - self._reserve:
             self._health, self.refusal = space.LOW_SPACE, space.low_space_refusal(free, unwritten, self._reserve)
         else:
@@ -435,7 +431,7 @@ class FileJournal(JournalCore[int, int]):
         """Release the directory without writing what is buffered: what a crash leaves
         (for tests; durable data is of course still on disk)."""
         if self._state != CLOSED:
-            self._buf.clear()
+            self._batch.take()
             self._release(crash=True)
 
     # -- compaction (owner side) ---------------------------------------------------------------

@@ -70,7 +70,7 @@ tests restart from what was durable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -122,14 +122,15 @@ class WriterTask(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """Bytes handed from the owner to the writer; ``lsn`` is the last operation they cover.
+    """Bytes handed from the owner to the writer, as parts to write in order (one
+    vectored write, not a joined copy); ``lsn`` is the last operation they cover.
 
     ``segment`` names the file the bytes belong to (0 when the journal has no files);
     ``task`` is a slice of background work the writer runs after the bytes are durable.
     Both are the journal's business: a driver only passes the Pending back.
     """
 
-    data: bytes
+    data: Sequence[bytes | bytearray | memoryview]
     lsn: int
     segment: int = 0
     task: WriterTask | None = None

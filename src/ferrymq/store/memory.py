@@ -174,7 +174,7 @@ class MemoryJournal(JournalCore[Record, Record | None]):
         if self._state != READY or self._lsn == self._taken:
             return None
         self._taken = self._lsn
-        return Pending(b"", self._lsn)
+        return Pending((), self._lsn)
 
     def write_pending(self, pending: Pending) -> None:
         """Nothing to write: the data never leaves memory."""

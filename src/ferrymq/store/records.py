@@ -108,6 +108,58 @@ def append(buf: bytearray, salt: int, rtype: int, flags: int, kind: int, lsn: in
     return HEADER_SIZE + len(payload)
 
 
+BY_REFERENCE: Final = 4096
+"""A payload at least this long is written from where it lies, as a part of its own in the
+batch's vectored write, rather than copied into the batch buffer: a large body copied into
+a growing buffer and out of it again costs more than its write (the buffer is megabytes,
+the memory fresh each time)."""
+
+
+class Gather:
+    """The records of one write: headers and small payloads copied into a buffer, large
+    payloads kept as they are (the caller never changes a payload it handed over)."""
+
+    __slots__ = ("_buf", "_parts", "size")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._parts: list[Payload] = []
+        self.size = 0
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+    def add(self, salt: int, rtype: int, flags: int, kind: int, lsn: int, record_id: int, txid: int,
+            payload: Payload = b"") -> int:
+        """One record, as ``append`` frames it; returns its size."""
+        n = len(payload)
+        tail = TAIL.pack(MAGIC, rtype, flags, n, kind, lsn, record_id, txid)
+        buf = self._buf
+        buf += CRC.pack(crc32c(payload, crc32c(tail, salt)))
+        buf += tail
+        if n < BY_REFERENCE:
+            buf += payload
+        else:
+            self._parts += (buf, payload)
+            self._buf = bytearray()
+        n += HEADER_SIZE
+        self.size += n
+        return n
+
+    def add_encoded(self, data: bytes) -> None:
+        """Bytes already framed (a file's SEGMENT record)."""
+        self._buf += data
+        self.size += len(data)
+
+    def take(self) -> list[Payload]:
+        """The parts in write order; the gather starts empty again."""
+        parts = self._parts
+        if self._buf:
+            parts.append(self._buf)
+        self._buf, self._parts, self.size = bytearray(), [], 0
+        return parts
+
+
 def encode_segment_header(salt: int, lo: int, hi: int, base_lsn: int, end_lsn: int = 0) -> bytes:
     """The SEGMENT record that opens every file (crc seeded with 0: the salt is inside)."""
     body = FILE_HEADER.pack(FILE_MAGIC, VERSION, 0, salt, lo, hi, base_lsn, end_lsn)
