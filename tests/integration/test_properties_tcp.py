@@ -152,3 +152,21 @@ async def test_async_client_typed_mapping(emb: EmbeddedQueueManager) -> None:
         m = await q.get()
     assert m.properties == {"small": 3, "text": "t", "none": None}
     assert m.properties.type_of("small") == C.MQTYPE_INT16 and m.data == b"x"
+
+
+@pytest.mark.parametrize("props, reason", [({"colour": "a\ud800b"}, C.MQRC_PROP_VALUE_NOT_CONVERTED),
+                                           ({"\ud800": 1}, C.MQRC_PROPERTY_NAME_ERROR),
+                                           ({"": 1}, C.MQRC_PROPERTY_NAME_ERROR)])
+def test_what_no_message_carries_is_refused_and_the_connection_serves_on(
+        qmgr: pymqi.QueueManager, emb: EmbeddedQueueManager, props: dict[str, object], reason: int) -> None:
+    # Issue 24: such a put raised UnicodeEncodeError in the server and dropped the connection.
+    with fc.connect("QM1", f"127.0.0.1({emb.port})") as client:
+        q = client.open("P.COMPAT")
+        with pytest.raises(fc.MQError) as exc:
+            q.put(b"x", properties=props, async_put=False)
+        assert (exc.value.comp, exc.value.reason) == (C.MQCC_FAILED, reason)
+        q.put(b"after", properties={"colour": "red"})
+        assert q.get().data == b"after"
+    md = pymqi.MD()
+    with pytest.raises(pymqi.MQMIError):
+        pymqi.Queue(qmgr, "P.COMPAT").get(None, md, pymqi.GMO())  # nothing else was stored

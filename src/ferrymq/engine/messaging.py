@@ -608,8 +608,9 @@ class Messaging(Waits):
             h.under_cursor = msg
             return self.result(h, msg, buffer_length, now, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED, shown,
                                handle)
-        reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if truncated else C.MQRC_NONE
-        comp = C.MQCC_WARNING if truncated else C.MQCC_OK
+        # A truncation is the warning a getter must see first; else one from re-forming.
+        reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if truncated else (shown[3] if shown is not None else C.MQRC_NONE)
+        comp = C.MQCC_WARNING if reason else C.MQCC_OK
         if browse:
             if opts & C.MQGMO_LOCK:
                 if h.locked is not None and h.locked is not msg:
@@ -621,10 +622,11 @@ class Messaging(Waits):
         q.last_get = now
         return self.result(h, msg, buffer_length, now, comp, reason, shown, handle)
 
-    def delivered(self, h: Handle, msg: Message, gmo: GetOptions) -> tuple[MQMD, bytes, PropertySet | None] | None:
-        """The descriptor, data and handle properties the getter receives; None when the
-        message is delivered as stored (no properties, nothing to re-form: a handle, if
-        any, gets no properties, which ``result`` gives it)."""
+    def delivered(self, h: Handle, msg: Message, gmo: GetOptions) -> tuple[MQMD, bytes, PropertySet | None, int] | None:
+        """The descriptor, data, handle properties and warning reason (0: none) the getter
+        receives (propctl.on_get); None when the message is delivered as stored (no
+        properties, nothing to re-form: a handle, if any, gets no properties, which
+        ``result`` gives it)."""
         if not msg.properties and not msg.v6:
             return None
         definer = h.alias or h.queue
@@ -716,7 +718,7 @@ class Messaging(Waits):
             self.report_delivery(msg, None)
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int,
-               shown: tuple[MQMD, bytes, PropertySet | None] | None = None, handle: bool = False) -> GetResult:
+               shown: tuple[MQMD, bytes, PropertySet | None, int] | None = None, handle: bool = False) -> GetResult:
         """What the getter receives (``shown``: as ``delivered`` re-formed it; ``handle``:
         the getter gave a message handle, which gets the message's properties)."""
         qname = h.queue.name if h.queue else ""
@@ -727,7 +729,7 @@ class Messaging(Waits):
                 md, raw = msg.md.replace(expiry=msg.remaining_expiry(now)), None
             return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,
                              msg.queue, PropertySet() if handle else None, raw)
-        md, data, props = shown
+        md, data, props, _ = shown
         if msg.expires_at is not None:
             md = md.replace(expiry=msg.remaining_expiry(now))
         return GetResult(md, data[:buffer_length], len(data), msg.token, qname, comp, reason, msg.seq, msg.queue,

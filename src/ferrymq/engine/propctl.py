@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
+from ferrymq.properties import rules
 from ferrymq.properties.handle import value_length
 from ferrymq.properties.model import PropertySet
-from ferrymq.properties.rfh2map import absorb, is_compat_name, with_rfh2
+from ferrymq.properties.rfh2map import absorb, carriable, is_compat_name, with_rfh2
 from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 PROPERTY_OPTIONS = (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_NO_PROPERTIES | C.MQGMO_PROPERTIES_IN_HANDLE
@@ -86,12 +87,29 @@ def leave_v6(md: MQMD, data: bytes, props: PropertySet | None) -> tuple[MQMD, by
     return md, data, props
 
 
+def check_count(props: PropertySet) -> None:
+    """At most rules.MAX_MESSAGE_PROPERTIES properties a message.
+
+    Raises:
+        MQError: MQRC_PROPERTIES_TOO_BIG.
+    """
+    if len(props) > rules.MAX_MESSAGE_PROPERTIES:
+        raise failed(C.MQRC_PROPERTIES_TOO_BIG, f"a message carries at most {rules.MAX_MESSAGE_PROPERTIES} "
+                                                f"properties, not {len(props)}")
+
+
 def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tuple[MQMD, bytes, PropertySet | None, bool]:
     """The descriptor, data and properties a put stores, and whether the data is kept as put.
 
     Raises:
-        MQError: MQRC_RFH_ERROR / MQRC_RFH_FORMAT_ERROR for an MQRFH2 that does not parse.
+        MQError: MQRC_RFH_ERROR / MQRC_RFH_FORMAT_ERROR for an MQRFH2 that does not parse;
+            for the handle's properties (``props``) MQRC_PROPERTIES_TOO_BIG (too many, or
+            too many with the MQRFH2's) and what rules.check_carried refuses.
     """
+    if props:
+        check_count(props)
+        for name, prop in props.typed_items():
+            rules.check_carried(name, prop)
     if propctl == C.MQPROP_V6COMPAT:
         return md, data, props or None, md.format.rstrip() == "MQHRF2"
     split = absorb(data, md.format, md.encoding, md.coded_char_set_id)
@@ -100,6 +118,7 @@ def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tu
     merged = split.props
     if props:
         merged.update_from(props)  # the handle's value wins over the MQRFH2's
+        check_count(merged)
     md = md.replace(format=split.format, encoding=split.encoding, coded_char_set_id=split.ccsid)
     return _jms_into_md(md, merged), split.data, merged or None, False
 
@@ -138,19 +157,26 @@ def _int(value: object) -> int | None:
 
 
 def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: int, options: int,
-           msg_handle: bool) -> tuple[MQMD, bytes, PropertySet | None]:
-    """What the getter receives: the descriptor, the data and the handle's properties
-    (None when the getter has no handle). ``check_get`` has accepted the options."""
+           msg_handle: bool) -> tuple[MQMD, bytes, PropertySet | None, int]:
+    """What the getter receives: the descriptor, the data, the handle's properties (None
+    when the getter has no handle) and the warning reason the get completes with (0: none).
+    ``check_get`` has accepted the options.
+
+    A message stored before puts refused what an MQRFH2 cannot carry may still hold it;
+    its MQRFH2 is written as ``rfh2map.carriable`` says, with that warning
+    (MQRC_PROP_VALUE_NOT_CONVERTED or MQRC_PROP_NAME_NOT_CONVERTED), and the get takes
+    the message as any other: no message stays first on a queue because of what it holds."""
     chosen = options & PROPERTY_OPTIONS
     if v6:
         if chosen == 0 and propctl == C.MQPROP_V6COMPAT:
             if msg_handle:
-                return md, data, props.copy() if props else PropertySet()
+                return md, data, props.copy() if props else PropertySet(), C.MQRC_NONE
             if props:
                 # A header of their own in front: the putter's MQRFH2 stays exactly as put.
-                body, fmt = with_rfh2(props, data, md.format, md.encoding, md.coded_char_set_id, merge=False)
-                return md.replace(format=fmt), body, None
-            return md, data, None
+                written, warning = carriable(props)
+                body, fmt = with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id, merge=False)
+                return md.replace(format=fmt), body, None, warning
+            return md, data, None, C.MQRC_NONE
         # Any other rule reads the MQRFH2 as a put to an ordinary queue would have.
         md, data, props = leave_v6(md, data, props)
     all_props = props or PropertySet()
@@ -168,6 +194,7 @@ def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: 
         dest = "none"
     handle = (all_props.copy() if dest == "handle" else PropertySet()) if msg_handle else None
     if dest == "rfh2" and all_props:
-        body, fmt = with_rfh2(all_props, data, md.format, md.encoding, md.coded_char_set_id)
-        return md.replace(format=fmt), body, handle
-    return md, data, handle
+        written, warning = carriable(all_props)
+        body, fmt = with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id)
+        return md.replace(format=fmt), body, handle, warning
+    return md, data, handle, C.MQRC_NONE

@@ -15,6 +15,8 @@ Every refusal leaves the handle and the buffer as they were.
 | MQMHBUF | a name that breaks MQINQMP's rules | MQRC_PROPERTY_NAME_ERROR / _LENGTH_ERR |
 | MQMHBUF | nothing matches | MQRC_PROPERTY_NOT_AVAILABLE |
 | MQMHBUF | BufferLength below the MQRFH2's length (DataLength still given) | MQRC_PROPERTY_VALUE_TOO_BIG |
+| MQMHBUF | a string UTF-8 cannot encode (a lone surrogate, which MQSETMP accepts) | MQRC_PROP_VALUE_NOT_CONVERTED |
+| MQMHBUF | a name no folder holds (MQSETMP on a handle made with MQCMHO_NO_VALIDATION) | MQRC_PROPERTY_NAME_ERROR |
 | MQBUFMH | a malformed MQRFH2 / a property folder that does not parse | MQRC_RFH_ERROR / MQRC_RFH_FORMAT_ERROR |
 """
 
@@ -27,7 +29,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import rules
 from ferrymq.properties.handle import MessageHandleState
 from ferrymq.properties.model import PropertySet
-from ferrymq.properties.rfh2map import absorb, build_folders
+from ferrymq.properties.rfh2map import absorb, build_folders, carriable
 from ferrymq.wire.rfh2 import MQRFH2
 
 _MHBO = C.MQMHBO_PROPERTIES_IN_MQRFH2 | C.MQMHBO_DELETE_PROPERTIES
@@ -72,6 +74,9 @@ def handle_to_buffer(state: MessageHandleState, name: str, options: int, describ
             chosen.put(key, prop)
     if not chosen:
         raise failed(C.MQRC_PROPERTY_NOT_AVAILABLE, f"no property matches {name!r}")
+    if carriable(chosen)[1]:
+        for key, prop in chosen.typed_items():
+            rules.check_carried(key, prop)
     big = described.encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL
     header = MQRFH2(tuple(build_folders(chosen)), described.encoding, described.coded_char_set_id,
                     described.format.rstrip())

@@ -15,6 +15,10 @@ Binary form (journal records, client protocol), big-endian:
 | per property | u16 name length, name (UTF-8), u16 MQTYPE, u8 has_pd, [i32 Support, i32 Context, i32 CopyOptions], value |
 | value | NULL: none; BOOLEAN: u8; INT8/16/32/64: i8/i16/i32/i64; FLOAT32/64: IEEE; STRING: u32 length + UTF-8; BYTE_STRING: u32 length + bytes |
 
+Names and strings are UTF-8 with surrogatepass: a lone surrogate travels (and is stored) as
+it is, so the queue manager, not a client's encoder, is what refuses it at put
+(``rules.check_carried``), and a record written before that check still loads.
+
 Decoding never raises anything but DecodeError and never allocates more than the input.
 """
 
@@ -221,7 +225,7 @@ def pack(props: PropertySet | Mapping[str, object]) -> bytes:
     ps = props if isinstance(props, PropertySet) else PropertySet(props)
     out = [_U32.pack(len(ps))]
     for name, p in ps.typed_items():
-        raw = name.encode("utf-8")
+        raw = name.encode("utf-8", "surrogatepass")
         if len(raw) > 0xFFFF:
             raise ValueError(f"property name of {len(raw)} bytes")
         has_pd = p.pd != DEFAULT_PD
@@ -268,7 +272,7 @@ def unpack(buf: bytes | bytearray | memoryview, start: int = 0, end: int | None 
         at = pos
         (n,) = _U16.unpack(take(2))
         try:
-            key = take(n).decode("utf-8")
+            key = take(n).decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
             raise DecodeError(name_, at, "property name is not UTF-8") from None
         (ptype,) = _U16.unpack(take(2))

@@ -16,9 +16,11 @@ a string. ``context='user'`` and ``copy='…'`` carry the property descriptor.
 from __future__ import annotations
 
 import math
+import re
 
 from ferrymq.errors import DecodeError, failed
 from ferrymq.mq import constants as C
+from ferrymq.properties import rules
 from ferrymq.properties.model import DEFAULT_PD, Descriptor, Property, PropertySet, Value
 from ferrymq.wire import rfh2_folders as F
 from ferrymq.wire.rfh2 import FORMAT as RFH2_FORMAT
@@ -65,9 +67,14 @@ def folder_properties(text: str) -> PropertySet | None:
     Raises:
         DecodeError: a malformed folder or a value that does not read as its dt.
     """
-    root = F.parse_folder(text)
+    return _folder(text, F.MAX_ELEMENTS)[0]
+
+
+def _folder(text: str, max_elements: int) -> tuple[PropertySet | None, int]:
+    """``folder_properties`` within a bound on elements, and the elements the folder holds."""
+    root, count = F.read_folder(text, max_elements)
     if root.name not in PROPERTY_FOLDERS and root.attrs.get("content") != "properties":
-        return None
+        return None, count
     out = PropertySet()
 
     def walk(el: F.Element, prefix: str) -> None:
@@ -86,7 +93,7 @@ def folder_properties(text: str) -> PropertySet | None:
             out.put(name, Property(ptype, value, _descriptor(child.attrs)))
 
     walk(root, "" if root.name == "usr" else root.name)
-    return out
+    return out, count
 
 
 def _text(ptype: int, value: Value) -> tuple[str, str]:
@@ -148,6 +155,33 @@ def build_folders(props: PropertySet) -> list[str]:
     return out
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def carriable(props: PropertySet) -> tuple[PropertySet, int]:
+    """The properties an MQRFH2 written for a getter carries, and the warning its get
+    completes with (MQRC_NONE: ``props`` itself, all of it carried). A string that holds a
+    lone surrogate is carried with U+FFFD in its place (MQRC_PROP_VALUE_NOT_CONVERTED); a
+    property whose name no folder can hold (``rules.carried_name``) is left out
+    (MQRC_PROP_NAME_NOT_CONVERTED, when no value was replaced). Puts refuse both
+    (``rules.check_carried``); a message stored before they did may hold them."""
+    bad = [name for name, prop in props.typed_items()
+           if not rules.carried_name(name) or (isinstance(prop.value, str) and not rules.encodable(prop.value))]
+    if not bad:
+        return props, C.MQRC_NONE
+    out = PropertySet()
+    reason = C.MQRC_PROP_NAME_NOT_CONVERTED
+    for name, prop in props.typed_items():
+        if not rules.carried_name(name):
+            continue
+        value = prop.value
+        if isinstance(value, str) and not rules.encodable(value):
+            prop = Property(prop.type, _SURROGATE.sub("\ufffd", value), prop.pd)
+            reason = C.MQRC_PROP_VALUE_NOT_CONVERTED
+        out.put(name, prop)
+    return out, reason
+
+
 def _big(encoding: int) -> bool:
     return encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL
 
@@ -167,9 +201,13 @@ def absorb(data: bytes, fmt: str, encoding: int, ccsid: int) -> Split | None:
     re-chained; headers left empty dropped), with the Format, Encoding and CodedCharSetId
     the descriptor must now carry. None when ``fmt`` is not MQHRF2.
 
+    The folders of the chain hold at most ``rfh2_folders.MAX_ELEMENTS`` elements together
+    (every folder is read, property folder or not): the bound keeps the time one put may
+    take on the queue manager's loop small, and any more is refused before most are read.
+
     Raises:
         MQError: MQRC_RFH_ERROR for a malformed header, MQRC_RFH_FORMAT_ERROR for a
-            property folder that does not parse.
+            folder that does not parse or more elements than the bound.
     """
     if fmt.rstrip() != RFH2_FORMAT:
         return None
@@ -180,13 +218,22 @@ def absorb(data: bytes, fmt: str, encoding: int, ccsid: int) -> Split | None:
     props = PropertySet()
     kept: list[MQRFH2] = []
     lead: tuple[str, int, int] = (fmt, encoding, ccsid)  # what the last structure kept says follows
+    budget = F.MAX_ELEMENTS
+    # Every element has one or two '<': far more than twice the bound is refused unread.
+    if sum(text.count("<") for header in headers for text in header.folders) > 2 * budget:
+        raise failed(C.MQRC_RFH_FORMAT_ERROR, f"the MQRFH2 folders of a message hold at most {budget} elements "
+                                              "together; these hold more")
     for header in headers:
         rest: list[str] = []
         for text in header.folders:
             try:
-                found = folder_properties(text)
+                found, used = _folder(text, budget)
+            except F.TooManyElements:
+                raise failed(C.MQRC_RFH_FORMAT_ERROR, f"the MQRFH2 folders of a message hold at most "
+                                                      f"{F.MAX_ELEMENTS} elements together; these hold more") from None
             except DecodeError as exc:
                 raise failed(C.MQRC_RFH_FORMAT_ERROR, f"an MQRFH2 folder does not parse: {exc}") from None
+            budget -= used
             if found is None:
                 rest.append(text)
             else:

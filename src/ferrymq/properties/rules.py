@@ -2,10 +2,22 @@
 property's type on MQINQMP with MQIMPO_CONVERT_TYPE.
 
 Names: 1..4095 characters (else MQRC_PROPERTY_NAME_LENGTH_ERR); dot-separated parts, each
-a Java identifier; not an SQL keyword in the last part; nothing starting ``mq`` in any case
+a Java identifier; only characters of the Basic Multilingual Plane (IBM: no surrogates, no
+4-byte UTF-8); not an SQL keyword in the last part; nothing starting ``mq`` in any case
 (reserved to the queue manager) except ``mq_usr.``; nothing starting ``usr.JMS``; ``JMS*``
 only for the JMS header names IBM maps, ``Root.MQMD.*`` only for MQMD fields, each with its
-own type (else MQRC_PROPERTY_TYPE_ERROR). Everything else is MQRC_PROPERTY_NAME_ERROR.
+own type (else MQRC_PROPERTY_TYPE_ERROR); no first part ``Body`` or ``Root`` otherwise.
+Everything else is MQRC_PROPERTY_NAME_ERROR.
+
+What a put accepts (``check_carried``) is less: IBM validates names at MQSETMP (unless the
+handle was made with MQCMHO_NO_VALIDATION) and puts what a handle holds, so a put refuses
+only what no message can carry, the property folders of an MQRFH2 being the form every
+getter without a handle receives: an empty name, a part that is not a folder, group or
+element name (``rfh2_folders.ELEMENT_NAME``), more than 16 parts (a folder's nesting), a character
+outside the Basic Multilingual Plane or a lone surrogate (MQRC_PROPERTY_NAME_ERROR; a name
+past 4095 characters MQRC_PROPERTY_NAME_LENGTH_ERR), and a string value UTF-8 cannot encode
+(a lone surrogate: MQRC_PROP_VALUE_NOT_CONVERTED), which MQSETMP accepts as IBM does (it
+keeps a value in the CCSID it was given, and converts it only when the message is put).
 
 Conversions (MQIMPO_CONVERT_TYPE; anything not listed is MQRC_PROP_CONV_NOT_SUPPORTED, a
 string that does not read as the requested type is MQRC_PROP_NUMBER_FORMAT_ERROR):
@@ -24,9 +36,12 @@ string that does not read as the requested type is MQRC_PROP_NUMBER_FORMAT_ERROR
 
 from __future__ import annotations
 
+import re
+
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
-from ferrymq.properties.model import INT_BITS, Value, coerce
+from ferrymq.properties.model import INT_BITS, Property, Value, coerce
+from ferrymq.wire.rfh2_folders import ELEMENT_NAME, MAX_DEPTH, MAX_ELEMENTS
 
 SQL_WORDS = frozenset({"NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "LIKE", "IN", "IS", "ESCAPE"})
 
@@ -72,6 +87,60 @@ def _identifier(part: str) -> bool:
     return all(c.isalnum() or c in "_$" for c in part[1:])
 
 
+MAX_MESSAGE_PROPERTIES = MAX_ELEMENTS
+"""At most this many properties a message (a handle's and an MQRFH2's together), as many as
+the folders of one MQRFH2 chain may hold elements: the bound keeps what one put or get
+costs the queue manager's loop small (MQRC_PROPERTIES_TOO_BIG past it)."""
+
+# Surrogate code points (Python keeps a lone one in a str) and everything past U+FFFF.
+_NOT_BMP = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+
+
+def encodable(text: str) -> bool:
+    """Can UTF-8 carry ``text``? Not when it holds a lone surrogate."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _bmp(name: str) -> bool:
+    return name.isascii() or _NOT_BMP.search(name) is None
+
+
+def check_carried(name: str, prop: Property) -> None:
+    """What a put refuses of a property a handle (or a caller's mapping) brings: see the
+    module docstring.
+
+    Raises:
+        MQError: MQRC_PROPERTY_NAME_ERROR, MQRC_PROPERTY_NAME_LENGTH_ERR or
+            MQRC_PROP_VALUE_NOT_CONVERTED.
+    """
+    if len(name) > C.MQ_MAX_PROPERTY_NAME_LENGTH:
+        raise failed(C.MQRC_PROPERTY_NAME_LENGTH_ERR,
+                     f"a property name is at most {C.MQ_MAX_PROPERTY_NAME_LENGTH} characters, not {len(name)}")
+    if not carried_name(name):
+        shown = name[:40].encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+        raise failed(C.MQRC_PROPERTY_NAME_ERROR,
+                     f"{shown!r} is no property name a message carries (non-empty dot-separated folder, group and "
+                     f"element names, at most {MAX_DEPTH} parts, characters of the Basic Multilingual Plane)")
+    value = prop.value
+    if isinstance(value, str) and not encodable(value):
+        raise failed(C.MQRC_PROP_VALUE_NOT_CONVERTED,
+                     f"the value of property {name!r} holds a lone surrogate, which UTF-8 cannot encode")
+
+
+_CARRIED = re.compile(f"{ELEMENT_NAME.pattern}(?:\\.{ELEMENT_NAME.pattern}){{0,{MAX_DEPTH - 1}}}")
+
+
+def carried_name(name: str) -> bool:
+    """Can an MQRFH2 carry a property of this name (see ``check_carried``)?"""
+    return _CARRIED.fullmatch(name) is not None and _bmp(name)
+
+
 def check_length(name: str) -> None:
     if not 0 < len(name) <= C.MQ_MAX_PROPERTY_NAME_LENGTH:
         raise failed(C.MQRC_PROPERTY_NAME_LENGTH_ERR,
@@ -94,6 +163,9 @@ def check_name(name: str, *, wildcard: bool = False) -> None:
         MQError: MQRC_PROPERTY_NAME_LENGTH_ERR or MQRC_PROPERTY_NAME_ERROR.
     """
     check_length(name)
+    if not _bmp(name):
+        raise failed(C.MQRC_PROPERTY_NAME_ERROR,
+                     f"{name!r}: property names hold only characters of the Basic Multilingual Plane")
     body = name[:-1] if wildcard and name.endswith("%") else name
     if "%" in body:
         raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r}: '%' is a wildcard only at the end of an inquiry")
@@ -105,8 +177,8 @@ def check_name(name: str, *, wildcard: bool = False) -> None:
     parts = stem.split(".")
     if not all(_identifier(p) for p in parts) or (wildcard and body.endswith("..")):
         raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r} is not a property name (dot-separated identifiers)")
-    if body.startswith(("JMS", "usr.JMS", ROOT_MQMD)):
-        raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r}: names starting JMS or Root.MQMD. are reserved")
+    if body.startswith(("JMS", "usr.JMS", ROOT_MQMD)) or (not wildcard and parts[0] in ("Body", "Root")):
+        raise failed(C.MQRC_PROPERTY_NAME_ERROR, f"{name!r}: names starting JMS, Body or Root are reserved")
     # The queue manager's own mq* properties (mqps.Top, mqext.Dly from an MQRFH2) may be
     # inquired; only setting and deleting them is refused.
     if body[:2].lower() == "mq" and not body.startswith("mq_usr.") and not wildcard:

@@ -13,13 +13,17 @@ values in single or double quotes; ``<e xsi:nil='true'></e>`` for null (``<e/>``
 | bin.hex | bytes | | xsi:nil='true' | None |
 
 A property ``a.b.c`` lives in folder ``a``, group ``b``, element ``c``. Parsing is a
-hand-written scanner over the text (no XML library, nothing evaluated), bounded in depth and
-in the number of elements; anything it cannot read is a DecodeError with the offset.
+scanner over the text driven by regular expressions (no XML library, nothing evaluated, no
+recursion), bounded in depth and in the number of elements; anything it cannot read is a
+DecodeError with the offset. No XML library fits: expat (the one in the standard library)
+folds line ends and blanks in values (``a\r\nb`` comes back ``a\nb``) and refuses
+control characters that property values may hold.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from ferrymq.errors import DecodeError
@@ -30,8 +34,25 @@ MAX_ELEMENTS = 10_000
 
 _INT_RANGE = {"i1": 8, "i2": 16, "i4": 32, "i8": 64, "int": 64}
 _ESCAPES = {"lt": "<", "gt": ">", "amp": "&", "apos": "'", "quot": '"'}
-_NAME_START = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_CHARS = _NAME_START | set("0123456789-.:")
+# Names as XML reads them (any letter, "_" first; letters, digits, "_-.:" after), with "$",
+# which Java identifiers (and so IBM's property names) may hold. Possessive: a name is
+# never cut short to let what follows it match.
+_NAME = r"(?:[^\W\d]|\$)[\w\-.:$]*+"
+ELEMENT_NAME = re.compile(r"(?:[^\W\d]|\$)[\w\-:$]*")
+"""One part of a property name: a folder, group or element name without a dot."""
+_BLANKS = "[ \t\r\n]*"
+_OPEN = re.compile("<(" + _NAME + ")")
+_ATTR = re.compile(_BLANKS + "(" + _NAME + ")" + _BLANKS + "=" + _BLANKS + "(?:'([^']*)'|\"([^\"]*)\")")
+_ATTRS = "(?:" + _BLANKS + _NAME + _BLANKS + "=" + _BLANKS + "(?:'[^']*'|\"[^\"]*\"))*+"
+# An element holding text, whole, its first attribute apart: most of a folder, read in one
+# match.
+_LEAF = re.compile("<(" + _NAME + ")(?:" + _BLANKS + "(" + _NAME + ")" + _BLANKS + "=" + _BLANKS
+                   + "(?:'([^']*)'|\"([^\"]*)\"))?(" + _ATTRS + ")" + _BLANKS + ">([^<]*)</(" + _NAME + ")"
+                   + _BLANKS + ">")
+_TAG_END = re.compile(_BLANKS + "(/?>)")
+_CLOSE = re.compile("</(" + _NAME + ")" + _BLANKS + ">")
+_SKIP = re.compile(_BLANKS)
+_TEXT_BLANKS = re.compile("[ \t\r\n]*\\Z")
 
 
 @dataclass(slots=True)
@@ -44,91 +65,109 @@ class Element:
     children: list[Element] = field(default_factory=list)
 
 
-class _Scanner:
-    __slots__ = ("count", "pos", "text")
+class TooManyElements(DecodeError):
+    """A folder (or the folders of one message) holds more elements than the bound."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-        self.count = 0
+    def __init__(self, offset: int, limit: int) -> None:
+        super().__init__("RFH2 folder", offset, f"more than {limit} elements")
+        self.limit = limit
 
-    def fail(self, message: str) -> DecodeError:
-        return DecodeError("RFH2 folder", self.pos, message)
 
-    def skip_blanks(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
-            self.pos += 1
+def _fail(pos: int, message: str) -> DecodeError:
+    return DecodeError("RFH2 folder", pos, message)
 
-    def expect(self, s: str) -> None:
-        if not self.text.startswith(s, self.pos):
-            raise self.fail(f"expected {s!r}")
-        self.pos += len(s)
 
-    def name(self) -> str:
-        start = self.pos
-        if self.pos >= len(self.text) or self.text[self.pos] not in _NAME_START:
-            raise self.fail("expected a name")
-        while self.pos < len(self.text) and self.text[self.pos] in _NAME_CHARS:
-            self.pos += 1
-        return self.text[start : self.pos]
+def _leaf(m: re.Match[str]) -> Element | None:
+    """The element ``_LEAF`` matched; None when its end tag names another element."""
+    name, first, single, double, _rest, text, closing = m.groups()
+    if closing != name:
+        return None
+    el = Element(name, text=unescape(text, m.start(6)) if "&" in text else text)
+    if first is not None:
+        value = single if single is not None else double
+        el.attrs[first] = unescape(value, m.start(3)) if "&" in value else value
+        pos = m.start(5)
+        while (a := _ATTR.match(m.string, pos, m.end(5))) is not None:
+            quoted = 2 if a.group(2) is not None else 3
+            el.attrs[a.group(1)] = unescape(a.group(quoted), a.start(quoted))
+            pos = a.end()
+    return el
 
-    def until(self, stop: str) -> str:
-        end = self.text.find(stop, self.pos)
-        if end < 0:
-            raise self.fail(f"no closing {stop!r}")
-        raw, self.pos = self.text[self.pos : end], end
-        return unescape(raw, self.pos - len(raw))
 
-    def element(self, depth: int) -> Element:
-        if depth > MAX_DEPTH:
-            raise self.fail(f"groups nested deeper than {MAX_DEPTH}")
-        self.count += 1
-        if self.count > MAX_ELEMENTS:
-            raise self.fail(f"more than {MAX_ELEMENTS} elements")
-        self.expect("<")
-        el = Element(self.name())
-        while True:
-            self.skip_blanks()
-            if self.text.startswith("/>", self.pos):
-                self.pos += 2
-                return el  # <e/> is <e></e>: empty (null only with xsi:nil='true')
-            if self.text.startswith(">", self.pos):
-                self.pos += 1
-                break
-            attr = self.name()
-            self.skip_blanks()
-            self.expect("=")
-            self.skip_blanks()
-            quote = self.text[self.pos : self.pos + 1]
-            if quote not in ("'", '"'):
-                raise self.fail("attribute value must be quoted")
-            self.pos += 1
-            el.attrs[attr] = self.until(quote)
-            self.pos += 1
-        # Content: text, or child elements (a group), then the closing tag.
-        start = self.pos
-        lt = self.text.find("<", self.pos)
-        if lt < 0:
-            raise self.fail(f"no closing tag for <{el.name}>")
-        if self.text.startswith("</", lt):
-            el.text = unescape(self.text[start:lt], start)
-            self.pos = lt
+def _start_tag(text: str, pos: int, depth: int) -> tuple[Element, int, bool]:
+    """The start tag at ``pos``: the element, where its content starts and whether it was
+    ``<e/>`` (no content)."""
+    if depth > MAX_DEPTH:
+        raise _fail(pos, f"groups nested deeper than {MAX_DEPTH}")
+    m = _OPEN.match(text, pos)
+    if m is None:
+        raise _fail(pos, "expected '<' and an element name")
+    el = Element(m.group(1))
+    pos = m.end()
+    while True:
+        end = _TAG_END.match(text, pos)
+        if end is not None:
+            return el, end.end(), end.group(1) == "/>"
+        a = _ATTR.match(text, pos)
+        if a is None:
+            raise _fail(pos, f"expected an attribute, '>' or '/>' in <{el.name}>")
+        quoted = 2 if a.group(2) is not None else 3
+        el.attrs[a.group(1)] = unescape(a.group(quoted), a.start(quoted))
+        pos = a.end()
+
+
+def _end_tag(text: str, pos: int, el: Element) -> int:
+    m = _CLOSE.match(text, pos)
+    if m is None:
+        raise _fail(pos, f"expected </{el.name}>")
+    if m.group(1) != el.name:
+        raise _fail(pos, f"<{el.name}> closed by </{m.group(1)}>")
+    return m.end()
+
+
+def _parse(text: str, max_elements: int) -> tuple[Element, int, int]:
+    """The root element at the start of ``text`` (after blanks), where it ends and how many
+    elements it holds (itself included). The scanner: regular expressions find each tag (the per-character work is done in C)
+    and open groups are kept on a list, so nothing recurses however the text nests."""
+    pos = _SKIP.match(text).end()  # type: ignore[union-attr]
+    count = 0
+    open_groups: list[Element] = []
+    root: Element | None = None
+    while True:
+        count += 1
+        if count > max_elements:
+            raise TooManyElements(pos, max_elements)
+        m = _LEAF.match(text, pos) if len(open_groups) <= MAX_DEPTH else None
+        leaf = None if m is None else _leaf(m)
+        if leaf is not None:
+            el, pos, empty = leaf, m.end(), True  # type: ignore[union-attr]
         else:
-            if self.text[start:lt].strip():
-                raise self.fail(f"text mixed with elements in <{el.name}>")
-            self.pos = lt
-            while True:
-                self.skip_blanks()
-                if self.text.startswith("</", self.pos):
-                    break
-                el.children.append(self.element(depth + 1))
-        self.expect("</")
-        closing = self.name()
-        if closing != el.name:
-            raise self.fail(f"<{el.name}> closed by </{closing}>")
-        self.skip_blanks()
-        self.expect(">")
-        return el
+            el, pos, empty = _start_tag(text, pos, len(open_groups))
+        if open_groups:
+            open_groups[-1].children.append(el)
+        else:
+            root = el
+        if not empty:
+            lt = text.find("<", pos)
+            if lt < 0:
+                raise _fail(pos, f"no closing tag for <{el.name}>")
+            if not text.startswith("</", lt):  # a group: its first child is next
+                if _TEXT_BLANKS.match(text, pos, lt) is None:
+                    raise _fail(pos, f"text mixed with elements in <{el.name}>")
+                open_groups.append(el)
+                pos = lt
+                continue
+            el.text = unescape(text[pos:lt], pos)
+            pos = _end_tag(text, lt, el)
+        # An element ended: close the groups that end here, then the next sibling.
+        while open_groups:
+            pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
+            if not text.startswith("</", pos):
+                break
+            pos = _end_tag(text, pos, open_groups.pop())
+        if not open_groups:
+            assert root is not None
+            return root, pos, count
 
 
 def unescape(raw: str, offset: int = 0) -> str:
@@ -172,15 +211,28 @@ def parse_folder(text: str) -> Element:
     """The folder element of one NameValueData (trailing blanks and NULs allowed).
 
     Raises:
-        DecodeError: the text is not one well-formed folder.
+        DecodeError: the text is not one well-formed folder (TooManyElements: more than
+            MAX_ELEMENTS elements).
     """
-    s = _Scanner(text.rstrip(" \0"))
-    s.skip_blanks()
-    el = s.element(0)
-    s.skip_blanks()
-    if s.pos != len(s.text):
-        raise s.fail("text after the folder's closing tag")
-    return el
+    return read_folder(text, MAX_ELEMENTS)[0]
+
+
+def read_folder(text: str, max_elements: int) -> tuple[Element, int]:
+    """``parse_folder`` with a bound of its own: the folder element and how many elements
+    it holds (itself included). Text with more ``<`` than twice the bound is refused before
+    anything is read (every element has one or two).
+
+    Raises:
+        DecodeError: the text is not one well-formed folder (TooManyElements: more than
+            ``max_elements`` elements).
+    """
+    text = text.rstrip(" \0")
+    if text.count("<") > 2 * max_elements:
+        raise TooManyElements(0, max_elements)
+    root, end, count = _parse(text, max_elements)
+    if _SKIP.match(text, end).end() != len(text):  # type: ignore[union-attr]
+        raise _fail(end, "text after the folder's closing tag")
+    return root, count
 
 
 def typed_value(el: Element) -> Value:
@@ -274,7 +326,7 @@ def build_folder(name: str, props: dict[str, Value], attrs: str = "") -> str:
         node[parts[-1]] = value
 
     def render(tag: str, node: object) -> str:
-        if not tag or tag[0] not in _NAME_START or any(c not in _NAME_CHARS or c == "." for c in tag):
+        if not ELEMENT_NAME.fullmatch(tag):
             raise ValueError(f"{tag!r} is not a folder, group or element name")
         if isinstance(node, dict):
             return f"<{tag}>" + "".join(render(k, v) for k, v in node.items()) + f"</{tag}>"
@@ -282,6 +334,6 @@ def build_folder(name: str, props: dict[str, Value], attrs: str = "") -> str:
         return f"<{tag}{dt}>{text}</{tag}>"
 
     body = "".join(render(k, v) for k, v in tree.items())
-    if not name or name[0] not in _NAME_START:
+    if not ELEMENT_NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a folder name")
     return f"<{name}{attrs}>{body}</{name}>"
