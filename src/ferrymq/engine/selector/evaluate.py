@@ -12,7 +12,20 @@ import re
 from collections.abc import Callable
 
 from ferrymq.engine.selector.errors import SelectorError
-from ferrymq.engine.selector.parser import Between, Binary, Ident, In, IsNull, Like, Lit, Node, Unary, Value, parse
+from ferrymq.engine.selector.parser import (
+    Between,
+    Binary,
+    Ident,
+    In,
+    IsNull,
+    Like,
+    Lit,
+    Node,
+    Unary,
+    Value,
+    children,
+    parse,
+)
 from ferrymq.mq import constants as C
 
 Lookup = Callable[[str], Value]
@@ -59,18 +72,91 @@ def _truth(v: Value) -> bool | None:
 
 
 def like_regex(pattern: str, escape: str | None) -> re.Pattern[str]:
-    out, i = [], 0
+    """The LIKE pattern as one regular expression (for reading; matching uses
+    ``like_matcher``, which cannot backtrack)."""
+    out = []
+    for segment in _segments(pattern, escape):
+        out.append("".join("." if ch is None else re.escape(ch) for ch in segment))
+    return re.compile(".*".join(out), re.DOTALL)
+
+
+def _segments(pattern: str, escape: str | None) -> list[list[str | None]]:
+    """The pattern cut at each ``%``: each part's characters, None for ``_``.
+
+    Raises:
+        SelectorError: the pattern ends with its escape character.
+    """
+    segments: list[list[str | None]] = [[]]
+    i = 0
     while i < len(pattern):
         ch = pattern[i]
         if escape is not None and ch == escape:
             if i + 1 >= len(pattern):
                 raise SelectorError("LIKE pattern ends with its escape character", 0)
-            out.append(re.escape(pattern[i + 1]))
+            segments[-1].append(pattern[i + 1])
             i += 2
             continue
-        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        if ch == "%":
+            segments.append([])
+        else:
+            segments[-1].append(None if ch == "_" else ch)
         i += 1
-    return re.compile("".join(out), re.DOTALL)
+    return segments
+
+
+class _Part:
+    """One part of a LIKE pattern between ``%``s: fixed length, found with ``str.find`` or,
+    when it holds ``_``, a regular expression without repetition (nothing to backtrack)."""
+
+    __slots__ = ("length", "literal", "rx")
+
+    def __init__(self, chars: list[str | None]) -> None:
+        self.length = len(chars)
+        self.literal: str | None = None if None in chars else "".join(c for c in chars if c is not None)
+        self.rx = None if self.literal is not None else re.compile(
+            "".join("." if c is None else re.escape(c) for c in chars), re.DOTALL)
+
+    def at(self, s: str, pos: int) -> bool:
+        if self.literal is not None:
+            return s.startswith(self.literal, pos)
+        assert self.rx is not None
+        return self.rx.match(s, pos) is not None
+
+    def find(self, s: str, pos: int, end: int) -> int:
+        if self.literal is not None:
+            return s.find(self.literal, pos, end)
+        assert self.rx is not None
+        m = self.rx.search(s, pos, end)
+        return -1 if m is None else m.start()
+
+
+def like_matcher(pattern: str, escape: str | None) -> Callable[[str], bool]:
+    """A test of whole strings against a LIKE pattern. The parts between ``%``s are found
+    leftmost first, one after the other (for ``%`` that choice never loses a match), so a
+    test costs about one pass over the string, whatever the pattern: a regular expression
+    with thousands of ``.*`` backtracks without end on a long value.
+
+    Raises:
+        SelectorError: the pattern ends with its escape character.
+    """
+    parts = [_Part(seg) for seg in _segments(pattern, escape)]
+    first, last, middle = parts[0], parts[-1], parts[1:-1]
+    if len(parts) == 1:
+        return lambda s: len(s) == first.length and first.at(s, 0)
+    fixed = first.length + last.length
+
+    def test(s: str) -> bool:
+        end = len(s) - last.length
+        if end < first.length or not first.at(s, 0) or not last.at(s, end):
+            return False
+        pos = first.length
+        for part in middle:
+            found = part.find(s, pos, end)
+            if found < 0:
+                return False
+            pos = found + part.length
+        return len(s) >= fixed
+    return test
 
 
 _NUMBERS = (int, float)  # exact types: a bool is no number
@@ -136,23 +222,9 @@ def _compile(node: Node) -> Fn:
         op = node.op
         if op in _ORDER or op in _EQ:
             return _comparison(op, node.left, node.right)
+        if op in ("AND", "OR"):
+            return _logic(op, _chain(node, op))
         left, right = _compile(node.left), _compile(node.right)
-        if op == "AND":
-            def and_(get: Lookup) -> Value:
-                a = _truth(left(get))
-                if a is False:
-                    return False
-                b = _truth(right(get))
-                return False if b is False else (None if a is None or b is None else True)
-            return and_
-        if op == "OR":
-            def or_(get: Lookup) -> Value:
-                a = _truth(left(get))
-                if a is True:
-                    return True
-                b = _truth(right(get))
-                return True if b is True else (None if a is None or b is None else False)
-            return or_
         return lambda get: arith(op, left(get), right(get))
     if isinstance(node, Between):
         x, lo, hi, neg = _compile(node.operand), _compile(node.low), _compile(node.high), node.negated
@@ -164,11 +236,11 @@ def _compile(node: Node) -> Fn:
             return None if r is None else (r != neg)
         return between
     if isinstance(node, Like):
-        rx, name, neg = like_regex(node.pattern, node.escape), node.operand.name, node.negated
+        matches, name, neg = like_matcher(node.pattern, node.escape), node.operand.name, node.negated
 
         def like(get: Lookup) -> Value:
             v = get(name)
-            return (rx.fullmatch(v) is not None) != neg if isinstance(v, str) else None
+            return matches(v) != neg if isinstance(v, str) else None
         return like
     if isinstance(node, In):
         values, name, neg = frozenset(node.values), node.operand.name, node.negated
@@ -182,28 +254,60 @@ def _compile(node: Node) -> Fn:
     return lambda get: (get(name) is None) != neg
 
 
+def _chain(node: Binary, op: str) -> list[Node]:
+    """The operands of a chain of one logical operator (``a AND b AND (c OR d)``: a, b and
+    the OR), left to right, gathered without recursion."""
+    out: list[Node] = []
+    todo: list[Node] = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Binary) and n.op == op:
+            todo += (n.right, n.left)
+        else:
+            out.append(n)
+    return out
+
+
+def _logic(op: str, operands: list[Node]) -> Fn:
+    """AND or OR over a chain as one loop (SQL's three values: a FALSE operand makes AND
+    FALSE and a TRUE one OR TRUE, whatever else is unknown), so a long chain is one call
+    deep when a message is tested."""
+    fns = [_compile(n) for n in operands]
+    decisive = op == "OR"  # the value that decides the chain at once
+
+    def chain(get: Lookup) -> Value:
+        unknown = False
+        for fn in fns:
+            v = _truth(fn(get))
+            if v is None:
+                unknown = True
+            elif v is decisive:
+                return decisive
+        return None if unknown else not decisive
+    return chain
+
+
 def _names(node: Node) -> set[str]:
-    if isinstance(node, Ident):
-        return {node.name}
-    if isinstance(node, Lit):
-        return set()
     out: set[str] = set()
-    for child in (getattr(node, a, None) for a in ("operand", "left", "right", "low", "high")):
-        if child is not None:
-            out |= _names(child)
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Ident):
+            out.add(n.name)
+        todo.extend(children(n))
     return out
 
 
 def _equalities(node: Node) -> dict[str, Value]:
     """Name = literal facts every match must satisfy (top-level AND chain): index hints."""
-    if isinstance(node, Binary) and node.op == "AND":
-        return _equalities(node.left) | _equalities(node.right)
-    if isinstance(node, Binary) and node.op == "=":
-        if isinstance(node.left, Ident) and isinstance(node.right, Lit):
-            return {node.left.name: node.right.value}
-        if isinstance(node.right, Ident) and isinstance(node.left, Lit):
-            return {node.right.name: node.left.value}
-    return {}
+    out: dict[str, Value] = {}
+    for n in _chain(node, "AND") if isinstance(node, Binary) else [node]:
+        if isinstance(n, Binary) and n.op == "=":
+            if isinstance(n.left, Ident) and isinstance(n.right, Lit):
+                out[n.left.name] = n.right.value
+            elif isinstance(n.right, Ident) and isinstance(n.left, Lit):
+                out[n.right.name] = n.left.value
+    return out
 
 
 class Selector:
@@ -234,11 +338,7 @@ def compile_selector(text: str, max_length: int = C.MQ_SELECTOR_LENGTH) -> Selec
     if len(text) > max_length:
         raise SelectorError(f"selection string is {len(text)} characters, MQ_SELECTOR_LENGTH is {max_length}",
                             max_length, C.MQRC_SELECTION_STRING_ERROR)
-    try:
-        tree = parse(text)
-    except RecursionError:
-        raise SelectorError("selection string nests too deeply", 0) from None
-    sel = Selector(text, tree)
+    sel = Selector(text, parse(text))
     # IBM: a string that is FALSE before any property is looked at is refused on the call.
     if not sel.names and not sel.matches(_no_props):
             raise SelectorError("selection string is never true", 0, C.MQRC_SELECTOR_ALWAYS_FALSE)

@@ -3,6 +3,13 @@
 Precedence, lowest first (JMS 1.1 §3.8.1.1): OR, AND, NOT, comparison / LIKE / IN / BETWEEN /
 IS NULL, additive, multiplicative, unary sign. ``unparse`` writes a tree back as text that
 parses to the same tree (tested as a round trip).
+
+Bounds, each refused with MQRC_SELECTOR_SYNTAX_ERROR as IBM refuses a selector of a
+thousand ANDs: parentheses, NOT and signs nest at most MAX_NESTING deep (the parser
+recurses only there, a few frames a level), and the tree is at most MAX_DEPTH deep (a
+chain of n ANDs, ORs or arithmetic operators is n deep: chains are loops here, so this is
+what bounds the compiled selector's own recursion). Nothing here depends on how deep the
+caller's stack already is.
 """
 
 from __future__ import annotations
@@ -71,12 +78,21 @@ class IsNull:
 Node = Lit | Ident | Unary | Binary | Between | Like | In | IsNull
 
 COMPARISONS = ("=", "<>", "<", ">", "<=", ">=")
+MAX_NESTING = 32
+MAX_DEPTH = 256
 
 
 class _Parser:
     def __init__(self, text: str) -> None:
         self.toks = tokenize(text)
         self.i = 0
+        self.nesting = 0
+
+    def enter(self) -> None:
+        """One more level of parentheses, NOT or sign."""
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise SelectorError(f"parentheses, NOT and signs nest at most {MAX_NESTING} deep", self.tok.pos)
 
     @property
     def tok(self) -> Token:
@@ -126,7 +142,10 @@ class _Parser:
     def not_expr(self) -> Node:
         if self.at("KW", "NOT"):
             self.take()
-            return Unary("NOT", self.not_expr())
+            self.enter()
+            node = Unary("NOT", self.not_expr())
+            self.nesting -= 1
+            return node
         return self.predicate()
 
     def predicate(self) -> Node:
@@ -187,15 +206,20 @@ class _Parser:
     def unary(self) -> Node:
         if self.tok.kind == "OP" and self.tok.value in ("+", "-"):
             op = str(self.take().value)
-            return Unary(op, self.unary())
+            self.enter()
+            node = Unary(op, self.unary())
+            self.nesting -= 1
+            return node
         return self.primary()
 
     def primary(self) -> Node:
         t = self.tok
         if t.kind == "OP" and t.value == "(":
             self.take()
+            self.enter()
             node = self.or_expr()
             self.expect("OP", ")", ")")
+            self.nesting -= 1
             return node
         if t.kind in ("STR", "INT", "FLOAT", "BYTES"):
             self.take()
@@ -210,8 +234,36 @@ class _Parser:
 
 
 def parse(text: str) -> Node:
-    """Parse a selection string; raises only ``SelectorError``."""
-    return _Parser(text).parse()
+    """Parse a selection string; raises only ``SelectorError`` (see the bounds above)."""
+    tree = _Parser(text).parse()
+    deepest = depth(tree)
+    if deepest > MAX_DEPTH:
+        raise SelectorError(f"the selection string's conditions and operators are {deepest} deep, at most "
+                            f"{MAX_DEPTH} (a chain of n ANDs is n deep)", 0)
+    return tree
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return node.left, node.right
+    if isinstance(node, Between):
+        return node.operand, node.low, node.high
+    if isinstance(node, (Like, In, IsNull)):
+        return (node.operand,)
+    return ()
+
+
+def depth(node: Node) -> int:
+    """The number of nodes on the tree's longest path (a literal alone is 1), found without
+    recursion."""
+    deepest, todo = 0, [(node, 1)]
+    while todo:
+        n, d = todo.pop()
+        deepest = max(deepest, d)
+        todo.extend((c, d + 1) for c in children(n))
+    return deepest
 
 
 def _quote(s: str) -> str:
