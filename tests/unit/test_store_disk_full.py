@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from ferrymq.cli.home import DEFAULT_DISK_RESERVE
 from ferrymq.errors import JournalFull, StoreError
 from ferrymq.store import space
-from ferrymq.store.file import FileJournal
+from ferrymq.store.file import DEFAULT_RESERVE, FileJournal
 
 KiB = 1024
 
@@ -182,3 +183,7 @@ def test_a_failed_fsync_is_final_even_with_enospc(tmp_path: Path, monkeypatch: p
     with pytest.raises(StoreError, match="earlier journal write failed"):
         j.write_pending(pending)
     j.close()
+
+
+def test_the_command_lines_default_reserve_is_the_journals() -> None:
+    assert DEFAULT_DISK_RESERVE == DEFAULT_RESERVE

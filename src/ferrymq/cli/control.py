@@ -10,6 +10,7 @@ or for the pipe to close because the process died.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import select
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import Config, QmgrDir, list_names, now_iso
@@ -130,9 +131,12 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     cmd = [sys.executable, "-m", "ferrymq.cli", "start", name, "--foreground", "--notify-fd", str(w),
            "--quiesce-timeout", str(quiesce_timeout), "--event-loop", event_loop]
     try:
-        with open(qdir.log_file, "ab") as logf:
-            logf.write(f"--- {now_iso()} ferrymq start {name}\n".encode())
-            logf.flush()
+        try:
+            logf = _open_log(qdir)
+        except CliError:
+            os.close(r)
+            raise
+        with logf:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, cwd=qdir.path,
                                     env=env, pass_fds=(w,), start_new_session=True, close_fds=True)
     finally:
@@ -162,6 +166,26 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     proc.returncode = 0  # detached on purpose: keeps Popen from warning that it still runs
     return {"name": name, "status": RUNNING, "pid": reply["pid"], "host": config.host, "port": port,
             "event_loop": reply.get("event_loop"), "data_dir": str(qdir.path), "log": str(qdir.log_file)}
+
+
+def _open_log(qdir: QmgrDir) -> BinaryIO:
+    """The server's log, opened for appending with this start's header line written.
+
+    Raises:
+        CliError(START_FAILED, disk_full): no space for even that line.
+    """
+    logf = open(qdir.log_file, "ab")  # noqa: SIM115 - the caller closes it once the server has it
+    try:
+        logf.write(f"--- {now_iso()} ferrymq start {qdir.name}\n".encode())
+        logf.flush()
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            logf.close()
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise CliError(Exit.START_FAILED, "disk_full", f"queue manager {qdir.name}: no space left on the disk "
+                           f"of {qdir.path} ({exc}); free some space and start it again", qmgr=qdir.name) from None
+        raise
+    return logf
 
 
 def _read_line(fd: int, timeout: float) -> dict[str, Any] | None:

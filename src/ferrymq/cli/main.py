@@ -192,9 +192,8 @@ def _journal_cell(health: dict[str, Any] | None) -> str:
     word = _JOURNAL_WORDS.get(state, state)
     if state == "healthy":
         return word
-    free = health.get("free_bytes")
-    room = f", {free} bytes free" if isinstance(free, int) and free >= 0 else ""
-    return f"[red]{word} since {health.get('since', '?')}{room}[/]"
+    since = str(health.get("since", "?"))  # ISO 8601 in UTC: the time of day is enough here
+    return f"[red]{word} since {since[11:19] + ' UTC' if len(since) >= 19 else since}[/]"
 
 
 @cli.command()

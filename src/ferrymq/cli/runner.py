@@ -28,12 +28,13 @@ from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.errors import StoreError
+from ferrymq.errors import JournalFull, StoreError
 from ferrymq.mq import constants as C
 from ferrymq.server import QueueManagerServer, eventloop
 from ferrymq.server.gc_policy import FreezeSurvivors
 from ferrymq.store.file import DEFAULT_RESERVE, FileJournal
 from ferrymq.store.journal import Journal
+from ferrymq.store.space import RECOVERABLE_ERRNOS
 
 log = logging.getLogger("ferrymq.cli")
 
@@ -47,6 +48,7 @@ def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) 
 
     Raises:
         CliError(DAMAGED): the journal cannot be opened or replayed; the StoreError is shown.
+        CliError(START_FAILED, disk_full): the journal's disk has no space for it to start.
     """
     limits = memory_limits(os.environ)
     try:
@@ -90,6 +92,12 @@ def memory_limits(env: Mapping[str, str]) -> MemoryLimits:
 
 def _damaged(qdir: QmgrDir, exc: BaseException) -> CliError:
     kind = type(exc).__name__
+    cause = exc.__cause__ if isinstance(exc, StoreError) else exc
+    if isinstance(exc, JournalFull) or (isinstance(cause, OSError) and cause.errno in RECOVERABLE_ERRNOS):
+        # Not damage: nothing on disk is wrong, there is only no room to start.
+        return CliError(Exit.START_FAILED, "disk_full", f"queue manager {qdir.name}: the journal's disk "
+                        f"({qdir.journal_dir}) has no space left: {exc}; free some space and start it again",
+                        qmgr=qdir.name, error_type=kind, error=str(exc))
     return CliError(Exit.DAMAGED, "journal_damaged", f"queue manager {qdir.name}: the journal in "
                     f"{qdir.journal_dir} cannot be opened (damaged data directory): {kind}: {exc}",
                     qmgr=qdir.name, error_type=kind, error=str(exc))
