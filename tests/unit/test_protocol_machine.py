@@ -219,3 +219,23 @@ def test_server_heartbeat_probe_is_answered_and_buffered_counts_a_partial_frame(
     assert s.next_event() is NEED_DATA and s.buffered == 10  # a frame begun
     s.receive_data(answer[10:])
     assert isinstance(s.next_event(), E.HeartbeatReply) and s.buffered == 0
+
+
+@pytest.mark.parametrize("section", [{}, {"k": 1}, {"JMSType": "x", "n": 2.5}])
+def test_a_frame_with_a_gpacket_properties_section_is_a_protocol_error(section: dict[str, object]) -> None:
+    """Frames carry no GPacket properties section (message properties travel in the
+    payload): one that has one is refused, both ways, not read as if it had none."""
+    from ferrymq.wire import gpacket
+
+    c, s = pair()
+    props = gpacket.encode_properties(section)  # type: ignore[arg-type]
+    c2, s2 = pair()
+    s2.receive_data(c2.send(E.Commit(2)))
+    s2.next_event()
+    for machine, frame in ((s, c.send(E.Commit(2))), (c2, s2.send(E.Reply(2)))):
+        with_props = bytearray(frame[:36] + props + frame[36:])
+        struct.pack_into(">ii", with_props, 4, len(with_props), gpacket.MAGIC)
+        struct.pack_into(">i", with_props, 12, len(props))
+        machine.receive_data(bytes(with_props))
+        with pytest.raises(RemoteProtocolError, match="properties"):
+            machine.next_event()

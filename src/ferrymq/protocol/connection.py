@@ -6,6 +6,7 @@ events with ``next_event()`` until it returns ``NEED_DATA``, turn events into by
 I/O, timers and heartbeats.
 
 Invariants the machines enforce, so that drivers never see a frame out of place:
+- a frame carries no GPacket properties section (propsByteSize 0);
 - the packet length is checked against the limit as soon as the 36-byte header is in,
   before any of the body is buffered (the limit is small until CONNECT has negotiated
   the maximum message length);
@@ -96,7 +97,7 @@ class _Machine:
         self.max_packet = HANDSHAKE_LIMIT
         self.max_msg_length = 0
         self.version = 0  # the protocol version agreed at Connect
-        self._reader = GPacketReader(max_size=HANDSHAKE_LIMIT)
+        self._reader = GPacketReader(max_size=HANDSHAKE_LIMIT, max_properties=0)  # frames carry none: see _read_frame
         self._fed = 0  # bytes received, for stream offsets in error messages
         self._eof = False
         self._error: RemoteProtocolError | None = None
@@ -184,9 +185,12 @@ class _Machine:
         if frame is None:
             return None
         header, raw_props, payload = frame
-        props = None if raw_props is None else {k: p.value for k, p in raw_props}
+        if raw_props is not None:  # message properties travel in the payload (docs/protocol.md)
+            where = self._fed - reader.buffered - header.size
+            raise RemoteProtocolError(f"{codec.NAMES.get(header.type, header.type)} frame has a GPacket properties "
+                                      f"section of {header.props_size} bytes; this protocol's frames have none", where)
         try:
-            return codec.decode(self._frames, header.type, header.flags, header.sequence, payload, props)
+            return codec.decode(self._frames, header.type, header.flags, header.sequence, payload, None)
         except DecodeError as exc:
             where = self._fed - reader.buffered - header.size  # where the frame began in the stream
             raise RemoteProtocolError(f"malformed {codec.NAMES.get(header.type, header.type)} frame: {exc}", where) from None

@@ -232,7 +232,7 @@ class ClientHandler(asyncio.Protocol):
                 self.counters.requests += 1
                 try:
                     ops.handle(self, ev)  # type: ignore[arg-type]
-                except LocalProtocolError as exc:  # our bug: do not let it kill the server
+                except Exception as exc:  # our bug: tell the client why (2195) rather than drop it unsaid
                     log.exception("event=internal_error peer=%s error=%s", self.peer, exc)
                     self.end(C.MQRC_UNEXPECTED_ERROR, f"internal error: {exc}")
                     break
