@@ -198,3 +198,16 @@ def test_a_paged_message_that_cannot_be_read_back_fails_the_get_with_2101_and_st
         assert "cannot be read back" in str(exc.value)
     finally:
         r.journal.close()
+
+
+def test_the_pager_is_behind_while_too_much_waits_for_the_disk(tmp_path: Path) -> None:
+    r = Rig("memory", tmp_path, MemoryLimits(persistent_bytes=2 * BODY, unsynced_bytes=5 * BODY))
+    for i in range(7):
+        r.put(body(i))
+    r.qm.pager.settle()
+    assert not r.qm.pager.behind  # five over the budget wait: at the limit, not above it
+    r.put(body(7))
+    r.qm.pager.settle()
+    assert r.qm.pager.behind and r.qm.pager.waiting_bytes == 6 * BODY
+    r.settle()
+    assert not r.qm.pager.behind and r.qm.pager.waiting_bytes == 0 and r.paged() == 6

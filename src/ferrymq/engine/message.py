@@ -37,7 +37,16 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.gpacket import decode_properties
-from ferrymq.wire.mqmd import CORREL_ID_END, MQMD, MSG_ID_AT, PUT_DATE_AT, PUT_TIME_END, V2_LE_HEAD, with_ids
+from ferrymq.wire.mqmd import (
+    CORREL_ID_END,
+    MQMD,
+    MSG_ID_AT,
+    NONE_ID,
+    PUT_DATE_AT,
+    PUT_TIME_END,
+    V2_LE_HEAD,
+    with_ids,
+)
 
 Properties = PropertySet
 FLAG_TYPED_PROPERTIES = 1
@@ -299,11 +308,25 @@ def packed_like(md: MQMD, last: PackedMD | None) -> tuple[bytes, PackedMD]:
     raw = md.pack(version=C.MQMD_VERSION_2)
     return raw, (steady, raw)
 _FIELDS = struct.Struct("<i20xii24s24s")
+_FIELDS_END = 16 + _FIELDS.size  # from the MQMD's start
 _names: dict[bytes, str] = {}  # queue names repeat across a million records
 
 
-def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
-    """Rebuild a Message from its record.
+def head_length(payload: bytes | memoryview) -> int:
+    """How much of a message record ``decode_message`` needs when the rest is read later
+    (the message paged out): up to the fields it keeps of the MQMD, or through the
+    properties when there are some. The whole length when the record is too short to say."""
+    if len(payload) < _HEAD.size:
+        return len(payload)
+    name_len = int.from_bytes(payload[2:4], "little")
+    prop_len = int.from_bytes(payload[20:24], "little")
+    md_off = _HEAD.size + name_len
+    return min(len(payload), md_off + (C.MQMD_LENGTH_2 + prop_len if prop_len else _FIELDS_END))
+
+
+def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -> Message:
+    """Rebuild a Message from its record; ``length``: the whole record's, when ``payload``
+    is only its head (``head_length``): the message is then made paged out by the caller.
 
     Raises:
         DecodeError: the record is not a message record this version can read.
@@ -314,7 +337,9 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
     if version != _RECORD_VERSION:
         raise DecodeError("message record", 0, f"record version {version} is not {_RECORD_VERSION}")
     off = _HEAD.size
-    if name_len > C.MQ_Q_NAME_LENGTH or off + name_len + C.MQMD_LENGTH_2 + prop_len > len(payload):
+    whole = len(payload) if length < 0 else length
+    if (name_len > C.MQ_Q_NAME_LENGTH or off + name_len + C.MQMD_LENGTH_2 + prop_len > whole
+            or len(payload) < min(whole, off + name_len + (C.MQMD_LENGTH_2 + prop_len if prop_len else _FIELDS_END))):
         raise DecodeError("message record", 2, "lengths exceed the record")
     raw_name = payload[off : off + name_len]
     queue = _names.get(raw_name)
@@ -324,6 +349,8 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool]) -> Message:
     if not payload.startswith(V2_LE_HEAD, md_off):
         raise DecodeError("message record", md_off, "the stored descriptor is not a little-endian MQMD v2")
     fields = _FIELDS.unpack_from(payload, md_off + 16)
+    if fields[4] == NONE_ID:  # most messages have none: one shared object, not a copy each
+        fields = (*fields[:4], NONE_ID)
     data_off = md_off + C.MQMD_LENGTH_2 + prop_len
     msg = Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)
     if prop_len:

@@ -15,6 +15,10 @@ The policy (``MemoryLimits``):
   there was room, stays in memory for fast gets, and what a filling queue receives beyond the
   budget goes to disk. A paged-out message stays paged out until it leaves its queue (a get
   reads it back once); messages in units of work stay in memory.
+- ``unsynced_bytes``: the data of persistent messages over the budget that wait for their
+  records to be durable before they can be paged out. Above it the pager is ``behind``:
+  the driver stops reading requests until the disk catches up (an asynchronous putter sends
+  faster than fdatasync can follow, and would otherwise fill memory with what waits).
 - Reads go through a small cache (``read_cache_bytes``) so that one get or browse reading
   the descriptor and then the data reads the record once, without a browse of a deep queue
   filling memory.
@@ -37,16 +41,15 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Final
 
-from ferrymq.engine.message import HEAD_SIZE, KIND_MESSAGE, Message
+from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message, head_length
 from ferrymq.engine.msgqueue import MessageQueue, Meter
 from ferrymq.errors import StoreError, failed
 from ferrymq.mq import constants as C
-from ferrymq.store.journal import Journal
+from ferrymq.store.journal import Journal, Record
 
 log = logging.getLogger("ferrymq.engine")
 
 MiB: Final = 1024 * 1024
-_HEAD_FIELDS: Final = (2, 20)  # offsets of the queue-name length (2 bytes) and properties length (4 bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +58,11 @@ class MemoryLimits:
 
     persistent_bytes: int = 256 * MiB
     non_persistent_bytes: int = 1024 * MiB
+    unsynced_bytes: int = 64 * MiB
     read_cache_bytes: int = 4 * MiB
 
     def __post_init__(self) -> None:
-        for name in ("persistent_bytes", "non_persistent_bytes", "read_cache_bytes"):
+        for name in ("persistent_bytes", "non_persistent_bytes", "unsynced_bytes", "read_cache_bytes"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be at least 0")
 
@@ -70,10 +74,13 @@ class Pager:
         self.journal = journal
         self.limits = limits
         self.meter = Meter(limits.persistent_bytes)
-        self._waiting: deque[tuple[int, MessageQueue, Message]] = deque()  # (LSN to be durable, queue, message)
+        # (LSN to be durable, queue, message, its bytes held)
+        self._waiting: deque[tuple[int, MessageQueue, Message, int]] = deque()
         self._cache: OrderedDict[int, bytes] = OrderedDict()  # record_id -> payload
         self._cache_bytes = 0
         self._kept_at_load = 0
+        self.waiting_bytes = 0
+        self.behind = False  # waiting_bytes above limits.unsynced_bytes: read no more requests
         self.reads = 0
         self.paged = 0
 
@@ -86,19 +93,23 @@ class Pager:
         if meter.due:
             lsn = self.journal.appended_lsn  # at or after each due message's record
             for mq, msg in meter.due:
-                waiting.append((lsn, mq, msg))
+                size = msg.held_bytes()
+                waiting.append((lsn, mq, msg, size))
+                self.waiting_bytes += size
             meter.due.clear()
         if not waiting:
             return
         durable = self.journal.durable_lsn
         while waiting and waiting[0][0] <= durable:
-            _lsn, mq, msg = waiting.popleft()
+            _lsn, mq, msg, size = waiting.popleft()
+            self.waiting_bytes -= size
             # Only a message still on that queue with its record: one got or moved meanwhile
             # is no longer counted there, and its record may be gone.
             if msg.record_id and not msg.paged_out and mq.by_seq.get(msg.seq) is msg:
                 meter.persistent -= msg.held_bytes()
                 msg.page_out(self)
                 self.paged += 1
+        self.behind = self.waiting_bytes > self.limits.unsynced_bytes
 
     # -- reading back (message.Source) -----------------------------------------------------
     def payload(self, msg: Message) -> bytes:
@@ -154,19 +165,22 @@ class Pager:
             if kind == KIND_MESSAGE:
                 self._kept_at_load += size
             return size
-        if size < HEAD_SIZE:
-            return size  # not a message record this version reads: decode says so
-        name_len = int.from_bytes(payload[_HEAD_FIELDS[0]:_HEAD_FIELDS[0] + 2], "little")
-        props = int.from_bytes(payload[_HEAD_FIELDS[1]:_HEAD_FIELDS[1] + 4], "little")
-        return min(size, HEAD_SIZE + name_len + C.MQMD_LENGTH_2 + props)
+        return head_length(payload)
 
-    def recovered(self, msg: Message, kept: int) -> None:
-        """A message decoded from a record ``load`` cut to ``kept`` bytes: paged out."""
-        length = self.journal.size(msg.record_id)
-        if length != kept:
+    def recover(self, record: Record, fifo_of: dict[str, bool]) -> Message:
+        """The message of a record ``load`` returned, paged out when ``trim`` cut it.
+
+        Raises:
+            DecodeError: not a message record this version reads.
+        """
+        length = self.journal.size(record.record_id)
+        msg = decode_message(record.payload, fifo_of, length)
+        msg.record_id = record.record_id
+        if length != len(record.payload):
             msg.page_out_recovered(self, length)
+        return msg
 
     def stats(self) -> dict[str, int]:
         m = self.meter
         return {"persistent_bytes": m.persistent, "non_persistent_bytes": m.transient, "paged_out": self.paged,
-                "reads": self.reads, "cache_bytes": self._cache_bytes}
+                "reads": self.reads, "cache_bytes": self._cache_bytes, "waiting_bytes": self.waiting_bytes}

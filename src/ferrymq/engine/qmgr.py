@@ -16,7 +16,7 @@ from ferrymq.engine import attrs as A
 from ferrymq.engine import propctl, sequence_access, validate, xa
 from ferrymq.engine.api import Clock, Delivery, InquireResult, ObjectDescriptor, OpenResult, PutOptions, PutResult
 from ferrymq.engine.deadletter import dead_letter
-from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
+from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.messaging import Messaging
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
 from ferrymq.engine.paging import MemoryLimits
@@ -87,14 +87,12 @@ class QueueManager(Messaging):
                 sequence_access.load_reader(self, rec)
             elif rec.kind == KIND_MESSAGE:
                 try:
-                    msg = decode_message(rec.payload, fifo_of)
+                    msg = self.pager.recover(rec, fifo_of)
                 except DecodeError as exc:
                     # Passed its checksum yet unreadable: never delivered, left in the journal
                     # for an operator, and the rest of the queue manager still starts.
                     log.error("event=unreadable_message record_id=%d error=%s", rec.record_id, exc)
                     continue
-                msg.record_id = rec.record_id
-                self.pager.recovered(msg, len(rec.payload))
                 messages.append(msg)
         by_queue: dict[str, list[Message]] = {}
         last_id = self._last_id

@@ -105,6 +105,7 @@ class ClientHandler(asyncio.Protocol):
     def __init__(self, server: QueueManagerServer) -> None:
         self.server = server
         self.qmgr = server.qmgr
+        self.pager = server.qmgr.pager
         self.conn = ServerConnection(max_msg_length=server.max_msg_length, raw_put_md=True)  # see ops._put
         self.transport: asyncio.Transport | None = None
         self.peer = "?"
@@ -193,6 +194,10 @@ class ClientHandler(asyncio.Protocol):
         """No room for more replies: the peer is not reading fast enough, or the disk is behind."""
         if self.paused_writing or self.parked >= MAX_PARKED_PER_CONNECTION:
             return True
+        if self.pager.behind:  # persistent messages wait for the disk before leaving memory
+            self.pager.settle()
+            if self.pager.behind:
+                return True
         if self.out_bytes >= self.server.write_buffer_high:
             return True
         # Counting the transport's buffer too keeps the total at high-water + one message.
@@ -211,7 +216,7 @@ class ClientHandler(asyncio.Protocol):
                 # at most the high-water mark): room for one more reply without asking the
                 # transport. After that reply the full test runs, keeping the bound at
                 # high-water plus one message.
-                if (self.out_bytes or self.parked or self.paused_writing) and self.blocked():
+                if (self.out_bytes or self.parked or self.paused_writing or self.pager.behind) and self.blocked():
                     if not self.reading_paused and self.transport is not None:
                         self.reading_paused = True
                         self.transport.pause_reading()

@@ -41,6 +41,7 @@ from ferrymq.errors import StoreError
 from ferrymq.store import records as rec
 from ferrymq.store import segments as seg
 from ferrymq.store.records import ADD, BAD, BATCH, COMMIT, DELETE, FLAG_PLACEHOLDER, PREPARE, ROLLBACK, UPDATE
+from ferrymq.store.replay import release_pages
 
 _FLUSH_BYTES = 1 << 20
 
@@ -86,6 +87,7 @@ class Compaction:
         self._mm: mmap.mmap | None = None
         self._mv: memoryview | None = None
         self._pos = 0
+        self._released = 0
         self._size = 0
         self._src_salt = 0
         self._emitted: set[int] = set()
@@ -130,6 +132,7 @@ class Compaction:
                 self._walk(entry)
                 if len(self._out) >= _FLUSH_BYTES:
                     self._flush()
+            self._released = release_pages(self._mm, self._released, pos)
             if pos >= self._size:
                 self._close_source()
                 self._src += 1
@@ -156,7 +159,7 @@ class Compaction:
             raise
         mm.madvise(mmap.MADV_SEQUENTIAL)
         self._mm, self._mv, self._size, self._src_salt = mm, mv, size, salt
-        self._pos = rec.SEGMENT_RECORD_SIZE
+        self._pos = self._released = rec.SEGMENT_RECORD_SIZE
 
     def _close_source(self) -> None:
         if self._mv is not None:

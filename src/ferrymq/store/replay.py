@@ -68,6 +68,7 @@ from ferrymq.store.records import (
     scan,
 )
 
+WINDOW: Final = 16 * 1024 * 1024  # replayed between two releases of the pages read
 SIZE_MASK: Final = 0xFFFFFFFF  # index values pack (lsn << 32) | record size on disk
 OFFSET_SHIFT: Final = 32  # a transaction's op values pack (offset << 32) | size
 _PLACEHOLDER: Final = Record(0, 0, b"")
@@ -118,8 +119,9 @@ class _Replay:
         self.max_lsn = 0
         self.bad = 0
 
-    def feed(self, raw: Findable, buf: memoryview, pos: int, end: int, salt: int) -> None:
-        """Replay the records in ``buf[pos:end]`` (the hot loop of every restart)."""
+    def feed(self, raw: Findable, buf: memoryview, pos: int, end: int, salt: int, stop: int) -> int:
+        """Replay the records in ``buf[pos:end]`` that start before ``stop`` (the hot loop of
+        every restart); returns where it stopped."""
         unpack = HEADER.unpack_from
         live = self.live
         index = self.index
@@ -129,7 +131,8 @@ class _Replay:
         known = KNOWN_TYPES
         max_lsn = self.max_lsn
         hs = HEADER_SIZE
-        while pos < end:
+        limit = min(end, stop)
+        while pos < limit:
             if pos + hs <= end:
                 crc, magic, rtype, flags, length, kind, lsn, rid, txid = unpack(buf, pos)
                 nxt = pos + hs + length
@@ -155,6 +158,7 @@ class _Replay:
             pos = resync(raw, buf, pos, end, salt)
             self.bad += 1
         self.max_lsn = max_lsn
+        return pos
 
     def _other(self, rtype: int, flags: int, kind: int, lsn: int, rid: int, txid: int, buf: memoryview,
                pos: int, nxt: int) -> None:
@@ -211,6 +215,19 @@ class _Replay:
         self.index.pop(rid, None)
         self.where.pop(rid, None)
         self.placeholders.discard(rid)
+
+
+def release_pages(mm: mmap.mmap, released: int, upto: int) -> int:
+    """Drop the mapping's pages in ``[released, upto)`` (whole pages) from this process:
+    a file read through a mapping would otherwise count in its resident memory until the
+    mapping closes, all of a compacted file of many gigabytes. They stay in the page cache.
+    Returns the new start of what is still mapped in."""
+    end = upto - upto % mmap.PAGESIZE
+    if end > released:
+        start = released - released % mmap.PAGESIZE
+        mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+        return end
+    return released
 
 
 def tail_cut(raw: Findable, buf: memoryview, size: int, salt: int) -> int:
@@ -298,7 +315,10 @@ def _replay_file(replay: _Replay, path: Path, sfile: seg.SegmentFile, newest: bo
                 raise StoreError(f"{path}: header says segments {lo}-{hi}")
             # Compacted files (end_lsn set) were renamed into place complete: no torn tail.
             cut = tail_cut(mm, buf, size, salt) if newest and not end_lsn else size
-            replay.feed(mm, buf, SEGMENT_RECORD_SIZE, cut, salt)
+            pos = released = SEGMENT_RECORD_SIZE
+            while pos < cut:
+                pos = replay.feed(mm, buf, pos, cut, salt, pos + WINDOW)
+                released = release_pages(mm, released, pos)
         finally:
             buf.release()
     finally:
