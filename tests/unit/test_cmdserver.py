@@ -36,7 +36,6 @@ class Admin:
         self.env.define("REPLY")
         self.cs = CommandServer(self.env.qm, now)
         self.cs.pump()
-        self.reply = self.env.open("REPLY", C.MQOO_INPUT_SHARED)
 
     def deliver(self) -> None:
         for d in self.env.qm.take_deliveries():
@@ -57,9 +56,11 @@ class Admin:
 
     def replies(self, msg_id: bytes) -> list[P.PCFMessage]:
         out = []
+        reply = self.env.open("REPLY", C.MQOO_INPUT_SHARED)  # held only meanwhile: see the MAXHANDS test
         while self.env.depth("REPLY"):
-            got = self.env.get(self.reply, correl_id=msg_id, match=C.MQMO_MATCH_CORREL_ID)
+            got = self.env.get(reply, correl_id=msg_id, match=C.MQMO_MATCH_CORREL_ID)
             out.append(P.PCFMessage.unpack(got.data, got.md.encoding))
+        self.env.qm.close(self.env.hconn, reply)
         return out
 
     def dead_letters(self) -> list[tuple[MQDLH, MQMD, bytes]]:
@@ -69,6 +70,7 @@ class Admin:
             got = self.env.get(hobj)
             dlh = MQDLH.unpack_from(got.data)
             out.append((dlh, got.md, got.data[C.MQDLH_LENGTH_1:]))
+        self.env.qm.close(self.env.hconn, hobj)
         return out
 
     def pings(self) -> bool:
@@ -197,3 +199,14 @@ def test_a_get_failing_without_an_mq_reason_idles_it_until_the_next_tick(monkeyp
     set_get(a.env, C.MQQA_GET_ALLOWED)
     a.cs.pump()
     assert len(a.replies(queued)) == 1 and a.pings()
+
+
+def test_replies_need_no_handle_so_maxhands_cannot_silence_the_command_server() -> None:
+    a = Admin()
+    # The command server holds one handle (its queue); a requester holding none can still
+    # put1 a request and then open its reply queue.
+    low = Command(F.MQCMD_CHANGE_Q_MGR, {C.MQIA_MAX_HANDLES: 1})
+    assert [m.header.reason for m in a.run(low)] == [0]
+    assert a.pings() and a.dead_letters() == []
+    back = Command(F.MQCMD_CHANGE_Q_MGR, {C.MQIA_MAX_HANDLES: 256})
+    assert [m.header.reason for m in a.run(back)] == [0]

@@ -14,9 +14,10 @@ The command server never dies of a queue attribute or of a message (docs/admin.m
   not ended: the driver calls ``pump()`` again on every housekeeping tick while ``idle``,
   so it resumes by itself once gets are allowed again, after a restart too. Its handle
   stays open meanwhile, so the queue still cannot be deleted (MQRCCF_OBJECT_OPEN).
-- A request it cannot serve gets a PCF error reply where it names a ReplyToQ; a reply
-  that cannot be put to its ReplyToQ goes to the dead-letter queue behind an MQDLH whose
-  Reason is the put's; a request whose serving failed unexpectedly (a defect) is answered
+- A request it cannot serve gets a PCF error reply where it names a ReplyToQ. Replies
+  are the queue manager's own messages, placed as reports are (no handle, so no MAXHANDS
+  limit applies); one its ReplyToQ cannot take goes to the dead-letter queue behind an
+  MQDLH whose Reason says why; a request whose serving failed unexpectedly (a defect) is answered
   with MQRCCF_COMMAND_FAILED and kept on the dead-letter queue (MQDLH Reason
   MQRC_UNEXPECTED_ERROR). Then it goes on with the next message. ``_contained`` is the
   one boundary where any exception stops.
@@ -27,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from ferrymq.engine.api import Delivery, GetOptions, GetResult, ObjectDescriptor, PutOptions
+from ferrymq.engine.api import Delivery, GetOptions, GetResult, ObjectDescriptor
 from ferrymq.engine.commands.pcfmap import answer
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.qmgr import QueueManager
@@ -40,6 +41,7 @@ from ferrymq.wire.mqmd import MQMD
 log = logging.getLogger("ferrymq.cmdserver")
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+USER = "ferrymq"
 Outbox = list[tuple[MQMD, str, str, bytes]]
 
 # Properties mean nothing to a PCF command, and asking for none keeps the get from
@@ -56,7 +58,7 @@ class CommandServer:
     def __init__(self, qmgr: QueueManager, send_when_durable: Callable[[int, Callable[[], None]], None]) -> None:
         self.qm = qmgr
         self.send_when_durable = send_when_durable
-        self.hconn = qmgr.connect(appl_name="ferrymq command server", user="ferrymq", appl_type=C.MQAT_QMGR)
+        self.hconn = qmgr.connect(appl_name="ferrymq command server", user=USER, appl_type=C.MQAT_QMGR)
         self.hobj = 0
         self.waiter_id = 0
         self.served = 0
@@ -180,13 +182,18 @@ class CommandServer:
         self.send_when_durable(self.qm.take_sync_lsn(), send)
 
     def _send(self, outbox: Outbox) -> None:
+        """Replies are the queue manager's own messages (as reports are): placed without a
+        handle, so no connection limit (MAXHANDS) can silence the command server, and one
+        its ReplyToQ cannot take goes to the dead-letter queue behind an MQDLH with the
+        reason (engine.reports.deliver_generated)."""
         for rmd, queue, qmgr, data in outbox:
-            try:
-                self.qm.put1(self.hconn, ObjectDescriptor(object_name=queue, object_q_mgr_name=qmgr), rmd,
-                             PutOptions(C.MQPMO_NO_SYNCPOINT), data)
-            except MQError as exc:
-                log.warning("event=command_reply_failed queue=%s reason=%d detail=%s", queue, exc.reason, exc.detail)
-                self._to_dead_letter_queue(rmd, data, exc.reason, queue)
+            self.qm.deliver_generated(self._stamped(rmd), data, queue, qmgr, None)
+
+    def _stamped(self, md: MQMD) -> MQMD:
+        date, tod = self.qm.stamp_put(self.qm.clock.now())
+        return md.replace(msg_id=self.qm.new_id() if md.msg_id == C.MQMI_NONE else md.msg_id,
+                          put_appl_type=C.MQAT_QMGR, put_appl_name=self.qm.name[:28], put_date=date, put_time=tod,
+                          user_identifier=USER, reply_to_q_mgr=self.qm.name)
 
     def _to_dead_letter_queue(self, md: MQMD, data: bytes, reason: int, dest_q: str) -> None:
         """As IBM's queue manager does with a message it cannot deliver: onto the DLQ behind
@@ -197,9 +204,6 @@ class CommandServer:
             log.warning("event=command_dead_letter_failed reason=%d dest=%s why=no dead-letter queue", reason, dest_q)
             return
         date, tod = self.qm.stamp_put(self.qm.clock.now())
-        if md.msg_id == C.MQMI_NONE:  # a reply never put: the queue manager's own message
-            md = md.replace(msg_id=self.qm.new_id(), put_appl_type=C.MQAT_QMGR, put_appl_name=self.qm.name[:28],
-                            put_date=date, put_time=tod)
         dmd, body = dead_letter(self.qm.name, self.qm.qmgr_attr("CCSID"), md, data, reason, dest_q, date, tod)
         self.qm.deliver_generated(dmd, body, dlq.name, "", None)
 
