@@ -4,16 +4,27 @@ read-ahead, and the deadlines and caps that keep one client from holding the ser
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import os
+import resource
 import socket
+import subprocess
+import sys
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import ferrymq.client as fc
+from ferrymq.engine.api import SystemClock
+from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
-from ferrymq.protocol.connection import NEED_DATA, ClientConnection
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.server import QueueManagerServer
+from ferrymq.server.conn_limits import ConnectionLimits, Limits
 from ferrymq.store.file import FileJournal
+from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire.mqmd import MQMD
 
 MIB = 1024 * 1024
@@ -66,7 +77,7 @@ class Raw:
         return reply
 
     async def open_queue(self, name: str) -> int:
-        reply = await self.call(E.Open(self.next_corr(), name, C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
+        reply = await self.call(E.Open(self.next_corr(), name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE))
         assert isinstance(reply, E.OpenReply), reply
         return reply.hobj
 
@@ -192,3 +203,224 @@ async def test_consumer_that_never_reads_leaves_the_messages_queued(server: Queu
     assert got == n
     assert await _depth(server.port, "Q2") == 0
     raw.close()
+
+
+# -- connections: deadlines, cap, frame budget ----------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def limited(**knobs: Any) -> AsyncIterator[QueueManagerServer]:
+    """A server with the given knobs, a fast tick and heartbeats it does not impose."""
+    qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
+    for name in ("Q1", "Q2"):
+        qm.objects.define("QLOCAL", name)
+    srv = QueueManagerServer(qm, "127.0.0.1", 0, tick_interval=0.1, **knobs)
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.stop(quiesce=False)
+
+
+async def _ending(raw: Raw, timeout: float = 5.0) -> E.Ending:
+    """The Ending the server sends before it closes the connection."""
+    while True:
+        ev = await raw.next(timeout)
+        if isinstance(ev, E.Ending):
+            return ev
+        assert isinstance(ev, E.Heartbeat), ev  # a probe the raw client does not answer
+
+
+async def test_handshake_deadline_ends_a_silent_connection() -> None:
+    async with limited(handshake_timeout=0.5) as server:
+        raw = await Raw.open(server.port)
+        ending = await _ending(raw)
+        assert ending.reason == C.MQRC_CONNECTION_BROKEN and "handshake_timeout(0.5)" in ending.detail
+        assert await raw.next() is CLOSED
+        raw.close()
+        assert not server.handlers
+
+
+async def test_idle_deadline_ends_a_client_that_does_not_answer_heartbeats() -> None:
+    # A library client answers the server's heartbeats while idle and stays connected.
+    async with limited(heartbeat=0.2, idle_timeout=1.0) as server, \
+            await fc.connect_async("QM1", addr(server.port), heartbeat=0.2) as client:
+        raw = await Raw.open(server.port)
+        await raw.connect(heartbeat_ms=200)
+        t0 = time.monotonic()
+        ending = await _ending(raw)
+        assert time.monotonic() - t0 < 4
+        assert ending.reason == C.MQRC_CONNECTION_BROKEN and "idle_timeout(1)" in ending.detail
+        raw.close()
+        await asyncio.sleep(1.0)  # idle past the limit
+        q = await client.open("Q1")
+        await q.put(b"still here")
+        assert (await q.get()).data == b"still here"
+
+
+def test_idle_limit_defaults_to_twice_the_heartbeat_and_five_seconds() -> None:
+    class H:
+        heartbeat_ms = 30_000
+
+    limits = ConnectionLimits(Limits())
+    assert limits.idle_limit(H()) == 65  # type: ignore[arg-type]
+    H.heartbeat_ms = 0  # no heartbeats agreed: no idle deadline (IBM's HBINT(0))
+    assert limits.idle_limit(H()) == 0  # type: ignore[arg-type]
+    assert ConnectionLimits(Limits(idle_timeout=0)).idle_limit(H()) == 0  # type: ignore[arg-type]
+
+
+async def test_partial_frame_deadline_ends_a_stalled_frame() -> None:
+    async with limited(frame_timeout=0.5) as server:
+        raw = await Raw.open(server.port)
+        await raw.connect()
+        hobj = await raw.open_queue("Q1")
+        frame = raw.conn.send(E.Put(raw.next_corr(), hobj, MQMD(version=2), b"d" * 300_000, C.MQPMO_NO_SYNCPOINT))
+        await asyncio.get_running_loop().sock_sendall(raw.sock, frame[:100_000])  # and then nothing
+        ending = await _ending(raw)
+        assert ending.reason == C.MQRC_CONNECTION_BROKEN and "frame_timeout(0.5)" in ending.detail
+        raw.close()
+        assert server.limits.held == 0  # what it held is free again
+
+
+async def test_connection_cap_refuses_clearly_and_admits_again() -> None:
+    async with limited(max_connections=3) as server:
+        held = [await Raw.open(server.port) for _ in range(3)]
+        for raw in held:
+            await raw.connect()
+        extra = await Raw.open(server.port)
+        ending = await _ending(extra)
+        assert ending.reason == C.MQRC_CHANNEL_NOT_AVAILABLE and "max_connections(3)" in ending.detail
+        extra.close()
+        try:
+            await fc.connect_async("QM1", addr(server.port))
+            raise AssertionError("a fourth connection was admitted")
+        except fc.MQError as exc:
+            assert exc.reason == C.MQRC_CHANNEL_NOT_AVAILABLE
+        assert len(server.handlers) == 3 and server.limits.refused_total == 2
+        held.pop().close()
+        await asyncio.sleep(0.1)
+        async with await fc.connect_async("QM1", addr(server.port)) as c:
+            await (await c.open("Q1")).put(b"admitted")
+        for raw in held:
+            raw.close()
+
+
+async def test_frames_being_received_stay_within_the_budget() -> None:
+    """Ten clients each send a 1 MB Put at once with a 2 MiB budget for frames being
+    received: the server holds about the budget at a time (plus the frame it lets finish
+    when every holder is paused, and a read per connection), and every put completes."""
+    budget, n, size = 2 * MIB, 10, 1000 * 1000
+    async with limited(frame_budget=budget) as server:
+        loop = asyncio.get_running_loop()
+        raws = [await Raw.open(server.port) for _ in range(n)]
+        frames = []
+        for raw in raws:
+            await raw.connect()
+            hobj = await raw.open_queue("Q1")
+            frames.append(raw.conn.send(E.Put(raw.next_corr(), hobj, MQMD(version=2), b"p" * size,
+                                              C.MQPMO_NO_SYNCPOINT)))
+        peak = 0
+        done = False
+
+        async def sample() -> None:
+            nonlocal peak
+            while not done:
+                peak = max(peak, sum(h.conn.buffered for h in server.handlers))
+                await asyncio.sleep(0)
+
+        sampler = loop.create_task(sample())
+        sends = [loop.create_task(loop.sock_sendall(raw.sock, f)) for raw, f in zip(raws, frames, strict=True)]
+        for raw in raws:
+            assert isinstance(await raw.next(10), E.PutReply)
+            raw.close()
+        done = True
+        await asyncio.gather(sampler, *sends)
+        assert budget / 2 < peak <= budget + size + n * 256 * 1024, peak
+        assert await _depth(server.port, "Q1") == n
+
+
+def test_near_the_descriptor_limit_new_clients_are_refused_clearly(tmp_path: Any) -> None:
+    """A real server process with RLIMIT_NOFILE lowered: a flood of connections never makes
+    the listener fail on EMFILE; the ones over what the descriptors allow are told why
+    (2537, naming RLIMIT_NOFILE), connected clients keep working, and once the flood ends
+    new clients are admitted again."""
+    env = dict(os.environ, FERRYMQ_HOME=str(tmp_path))
+
+    def cli(*args: str, **kw: Any) -> str:
+        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
+                           timeout=60, **kw)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    def low_nofile() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    cli("create", "QM1", "--port", "0")
+    port = int(json.loads(cli("start", "QM1", "--output", "json", preexec_fn=low_nofile))["port"])
+    flood: list[socket.socket] = []
+    try:
+        with fc.connect("QM1", addr(port)) as early:
+            q = early.open("SYSTEM.DEFAULT.LOCAL.QUEUE")
+            for _ in range(150):
+                s = socket.create_connection(("127.0.0.1", port))
+                flood.append(s)
+            time.sleep(1.0)
+            refused, silent = [], 0
+            for s in flood:
+                s.setblocking(False)
+                try:
+                    data = s.recv(65536)
+                except BlockingIOError:
+                    silent += 1  # admitted: the server waits for its Connect
+                    continue
+                conn = ClientConnection()
+                conn.receive_data(data)
+                refused.append(conn.next_event())
+            assert 0 < silent < 128 - 64
+            assert len(refused) == 150 - silent
+            for ev in refused:
+                assert isinstance(ev, E.Ending) and ev.reason == C.MQRC_CHANNEL_NOT_AVAILABLE, ev
+                assert "RLIMIT_NOFILE(128)" in ev.detail
+            try:
+                fc.connect("QM1", addr(port)).close()
+                raise AssertionError("a connection over the limit was admitted")
+            except fc.MQError as exc:
+                assert exc.reason == C.MQRC_CHANNEL_NOT_AVAILABLE
+            q.put(b"still serving")
+            assert q.get().data == b"still serving"
+            for s in flood:
+                s.close()
+            flood.clear()
+            time.sleep(0.5)
+            with fc.connect("QM1", addr(port)) as late:
+                late.open("SYSTEM.DEFAULT.LOCAL.QUEUE").put(b"admitted again")
+    finally:
+        for s in flood:
+            s.close()
+        cli("stop", "QM1", "--immediate")
+
+
+def test_cli_keeps_server_knobs_and_start_overrides_them(tmp_path: Any) -> None:
+    env = dict(os.environ, FERRYMQ_HOME=str(tmp_path))
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
+                              timeout=60)
+
+    bad = cli("create", "QM1", "--port", "0", "--max-connections", "-1")
+    assert bad.returncode != 0 and "max_connections must be at least 0" in bad.stdout + bad.stderr
+    assert cli("create", "QM1", "--port", "0", "--max-connections", "5", "--idle-timeout", "30").returncode == 0
+    config = json.loads((tmp_path / "qmgrs" / "QM1" / "config.json").read_text())
+    assert config["server"] == {"max_connections": 5, "idle_timeout": 30.0}
+    started = cli("start", "QM1", "--output", "json", "--max-connections", "1")
+    assert started.returncode == 0, started.stderr
+    port = int(json.loads(started.stdout)["port"])
+    try:
+        with fc.connect("QM1", addr(port)):
+            try:
+                fc.connect("QM1", addr(port)).close()
+                raise AssertionError("a second connection was admitted")
+            except fc.MQError as exc:
+                assert exc.reason == C.MQRC_CHANNEL_NOT_AVAILABLE and "max_connections(1)" in str(exc)
+    finally:
+        cli("stop", "QM1", "--immediate")

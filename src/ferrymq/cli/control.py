@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import Config, QmgrDir, list_names, now_iso
 
@@ -38,8 +39,9 @@ DAMAGED = "Damaged"
 _ACTIVE = {RUNNING, STARTING, QUIESCING, ENDING}
 
 
-def create(home: Path, name: str, host: str, port: int) -> dict[str, Any]:
-    """crtmqm: a data directory with its config and an initialized journal.
+def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] | None = None) -> dict[str, Any]:
+    """crtmqm: a data directory with its config and an initialized journal. ``server``:
+    knobs of the server kept in its config (``cli.server_options``).
 
     Raises:
         CliError: EXISTS, NAME_ERROR, or DAMAGED if the new journal cannot be initialized.
@@ -59,7 +61,7 @@ def create(home: Path, name: str, host: str, port: int) -> dict[str, Any]:
         lock = qdir.acquire_lock(patience=0)
         assert lock is not None  # the directory is ours: nobody else can hold it yet
         with lock:
-            config = Config(name, host, port)
+            config = Config(name, host, port, server=dict(server or {}))
             qdir.save_config(config)
             qdir.journal_dir.mkdir()
             _qm, journal = open_engine(qdir, name)
@@ -67,7 +69,8 @@ def create(home: Path, name: str, host: str, port: int) -> dict[str, Any]:
     except BaseException:
         shutil.rmtree(qdir.path, ignore_errors=True)
         raise
-    return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso()}
+    return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso(),
+            "server": dict(server or {})}
 
 
 def describe(qdir: QmgrDir) -> dict[str, Any]:
@@ -113,8 +116,10 @@ def list_all(home: Path, names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     return [describe(QmgrDir(home, n)) for n in list_names(home)]
 
 
-def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_loop: str = "auto") -> dict[str, Any]:
-    """strmqm: launch the server detached; return once it accepts connections.
+def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_loop: str = "auto",
+          server: dict[str, Any] | None = None) -> dict[str, Any]:
+    """strmqm: launch the server detached; return once it accepts connections. ``server``:
+    knobs of the server for this run, over those in its config.
 
     Raises:
         CliError: UNKNOWN_QMGR, RUNNING, DAMAGED, PORT_IN_USE, START_FAILED.
@@ -129,7 +134,7 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     r, w = os.pipe()
     env = dict(os.environ, FERRYMQ_HOME=str(home))
     cmd = [sys.executable, "-m", "ferrymq.cli", "start", name, "--foreground", "--notify-fd", str(w),
-           "--quiesce-timeout", str(quiesce_timeout), "--event-loop", event_loop]
+           "--quiesce-timeout", str(quiesce_timeout), "--event-loop", event_loop, *server_options.as_args(server or {})]
     try:
         try:
             logf = _open_log(qdir)

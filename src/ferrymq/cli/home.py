@@ -24,11 +24,12 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
 
 DEFAULT_PORT = 1414
@@ -76,10 +77,11 @@ class Config:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     disk_reserve_bytes: int = DEFAULT_DISK_RESERVE
+    server: dict[str, Any] = field(default_factory=dict)  # QueueManagerServer knobs given at create
 
     def as_dict(self) -> dict[str, Any]:
         return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port,
-                "disk_reserve_bytes": self.disk_reserve_bytes}
+                "disk_reserve_bytes": self.disk_reserve_bytes, "server": self.server}
 
 
 class QmgrDir:
@@ -143,13 +145,17 @@ class QmgrDir:
             reserve = raw.get("disk_reserve_bytes", DEFAULT_DISK_RESERVE)  # absent before it existed
             if not isinstance(reserve, int) or not 0 <= reserve <= MAX_DISK_RESERVE:
                 raise ValueError(f"disk_reserve_bytes {reserve!r} is not an integer from 0 to {MAX_DISK_RESERVE}")
+            server = raw.get("server", {})  # absent before it existed
+            if not isinstance(server, dict):
+                raise TypeError(f"server must be an object, not {server!r}")
+            server = server_options.check(server)
         except FileNotFoundError:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} is "
                            "missing (damaged data directory)", qmgr=self.name) from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} "
                            f"is damaged: {exc}", qmgr=self.name) from None
-        return Config(name, host, port, reserve)
+        return Config(name, host, port, reserve, server)
 
     def save_config(self, config: Config) -> None:
         write_json(self.config_file, config.as_dict())

@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ferrymq import __version__
-from ferrymq.cli import control
+from ferrymq.cli import control, server_options
 from ferrymq.cli.bench import register as register_bench
-from ferrymq.cli.errors import CliError
+from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir, home_dir
 from ferrymq.cli.mqsc import register as register_mqsc
 
@@ -104,10 +104,12 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
               help="TCP port to listen on; 0 picks a free one at each start.")
 @click.option("--host", default=DEFAULT_HOST, show_default=True,
               help="Address to listen on (0.0.0.0 to accept connections from other machines).")
+@server_options.click_options
 @command
-def create(home: Path, out: Out, name: str, port: int, host: str) -> None:
-    """Create queue manager NAME (like crtmqm): its data directory, config and journal."""
-    info = control.create(home, name, host, port)
+def create(home: Path, out: Out, name: str, port: int, host: str, **knobs: Any) -> None:
+    """Create queue manager NAME (like crtmqm): its data directory, config and journal.
+    The server's limits given here are kept in its config (docs/limits.md)."""
+    info = control.create(home, name, host, port, _knobs(knobs))
     port_text = "any free port" if port == 0 else f"port {port}"
     out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"
                      f"Start it with: ferrymq start {name}")
@@ -123,27 +125,37 @@ def create(home: Path, out: Out, name: str, port: int, host: str) -> None:
 @click.option("--event-loop", type=click.Choice(["auto", "uvloop", "asyncio"]), default="auto", show_default=True,
               help="The server's asyncio event loop: auto is uvloop when installed, else the standard loop.")
 @click.option("--notify-fd", type=int, default=None, hidden=True)
+@server_options.click_options
 @command
 def start(home: Path, out: Out, name: str, foreground: bool, timeout: float, quiesce_timeout: float,
-          event_loop: str, notify_fd: int | None) -> None:
-    """Start queue manager NAME (like strmqm); returns once it accepts connections."""
+          event_loop: str, notify_fd: int | None, **knobs: Any) -> None:
+    """Start queue manager NAME (like strmqm); returns once it accepts connections.
+    The server's limits given here apply to this run, over those of its config."""
+    server = _knobs(knobs)
     if foreground:
-        _run_foreground(home, out, name, notify_fd, quiesce_timeout, event_loop)
+        _run_foreground(home, out, name, notify_fd, quiesce_timeout, event_loop, server)
         return
-    info = control.start(home, name, timeout, quiesce_timeout, event_loop)
+    info = control.start(home, name, timeout, quiesce_timeout, event_loop, server)
     out.result(info, f"Queue manager {name} started: listening on {info['host']}({info['port']}), "
                      f"pid {info['pid']}, event loop {info['event_loop']}.\nLog: {info['log']}")
 
 
+def _knobs(values: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return server_options.given(values)
+    except ValueError as exc:
+        raise CliError(Exit.USAGE, "option_invalid", str(exc)) from None
+
+
 def _run_foreground(home: Path, out: Out, name: str, notify_fd: int | None, quiesce_timeout: float,
-                    event_loop: str) -> None:
+                    event_loop: str, server: dict[str, Any]) -> None:
     from ferrymq.cli import runner  # the server stack is only needed here
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     echo: Callable[[str], None] = (lambda _s: None) if out.json else (lambda s: click.echo(s))
     ended = runner.run(QmgrDir(home, name), notify_fd=notify_fd, quiesce_timeout=quiesce_timeout, echo=echo,
-                       event_loop=event_loop)
+                       event_loop=event_loop, server=server)
     out.result(ended, None)
 
 

@@ -144,8 +144,10 @@ class Stopper:
 
 
 def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float = 30.0,
-        echo: Callable[[str], None] = print, event_loop: str = "auto") -> dict[str, Any]:
-    """Serve the queue manager until stopped; returns the final status.
+        echo: Callable[[str], None] = print, event_loop: str = "auto",
+        server: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Serve the queue manager until stopped; returns the final status. ``server``: the
+    server's knobs for this run, over those of the config (``cli.server_options``).
 
     Raises:
         CliError: it runs already (RUNNING), the port is taken (PORT_IN_USE), the journal is
@@ -171,7 +173,7 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
     try:
         qdir.pid_file.write_text(f"{os.getpid()}\n")
         with asyncio.Runner(loop_factory=make_loop) as runner:
-            return runner.run(_serve(qdir, config, notifier, quiesce_timeout, echo))
+            return runner.run(_serve(qdir, config, notifier, quiesce_timeout, echo, server or {}))
     except CliError as exc:
         notifier.send({"ok": False, "error": exc.as_dict()})
         raise
@@ -185,14 +187,14 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
 
 
 async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_timeout: float,
-                 echo: Callable[[str], None]) -> dict[str, Any]:
+                 echo: Callable[[str], None], knobs: dict[str, Any]) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     stopper = Stopper(echo)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
         loop.add_signal_handler(sig, stopper.on_signal, sig)
     qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes)
     FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
-    server = QueueManagerServer(qm, config.host, config.port)
+    server = QueueManagerServer(qm, config.host, config.port, **{**config.server, **knobs})
     try:
         await server.start()
     except OSError as exc:

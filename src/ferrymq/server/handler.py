@@ -119,7 +119,16 @@ class ClientHandler(asyncio.Protocol):
         self.pumps_stalled = False  # a read-ahead pump stopped for want of room (see ops.pump)
         self._drain_poll = False  # a _maybe_resume is scheduled
         self.closed = False
-        self.last_write = time.monotonic()
+        self.refused = False  # over the connection limit: told why and closed at once
+        now = time.monotonic()
+        self.last_write = now
+        # The server's deadlines (conn_limits): read by its tick, never on the request path.
+        self.unconnected_since = now  # accepted, or disconnected: a Connect is due
+        self.rx_seen, self.rx_at, self.probed_at = 0, now, now  # bytes_in as last seen, and when
+        self.frame_since: float | None = None  # when the frame being received was first seen
+        self.frame_mark = 0  # counters.requests then: a frame completed since if it moved
+        self.held = 0  # bytes the machine holds, as counted in the server's frame budget
+        self.budget_paused = False
         self.stats = AsyncPutStats()
         self.consumers: dict[int, Consumer] = {}
         self.counters = Counters()
@@ -133,6 +142,13 @@ class ClientHandler(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local"
         self.transport.set_write_buffer_limits(high=self.server.write_buffer_high)
+        why = self.server.limits.refusal(len(self.server.handlers))
+        if why is not None:
+            self.refused = self.closed = True
+            with contextlib.suppress(LocalProtocolError):
+                self.transport.write(self.conn.send(E.Ending(C.MQRC_CHANNEL_NOT_AVAILABLE, why)))
+            self.transport.close()
+            return
         self.server.handlers.add(self)
         log.info("event=accept peer=%s connections=%d", self.peer, len(self.server.handlers))
 
@@ -153,7 +169,8 @@ class ClientHandler(asyncio.Protocol):
         self.paused_writing = False
         if self.reading_paused and self.transport is not None and not self.closed:
             self.reading_paused = False
-            self.transport.resume_reading()
+            if not self.budget_paused:
+                self.transport.resume_reading()
         if self.pumps_stalled and not self.closed and not self.blocked():
             self.pumps_stalled = False
             ops.resume_pumps(self)
@@ -182,6 +199,8 @@ class ClientHandler(asyncio.Protocol):
             self._poll_drain()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.refused:
+            return
         self.closed = True
         self.server.handlers.discard(self)
         self._end_session()
@@ -248,6 +267,20 @@ class ClientHandler(asyncio.Protocol):
             self._in_loop = False
         self.flush()
         self.server.flush_dirty()  # replies this read produced for other connections' waits
+        held = self.conn.buffered
+        if held != self.held:  # a frame begun, or one left: the server's frame budget counts it
+            self.server.limits.hold(self, held)
+
+    def pause_for_budget(self) -> None:
+        """Frames being received across connections hold the server's budget: read no more."""
+        self.budget_paused = True
+        if self.transport is not None and not self.reading_paused:
+            self.transport.pause_reading()
+
+    def resume_for_budget(self) -> None:
+        self.budget_paused = False
+        if self.transport is not None and not self.reading_paused and not self.closed:
+            self.transport.resume_reading()
 
     def emit(self, ev: E.ServerEvent) -> None:
         """Queue a frame for the next write."""
@@ -344,6 +377,7 @@ class ClientHandler(asyncio.Protocol):
 
     def _end_session(self) -> None:
         self.closed = True
+        self.server.limits.forget(self)
         for c in list(self.consumers.values()):
             ops.stop_consumer(self, c, reply=False)
         self.server.drop_waiters(self)
@@ -356,11 +390,22 @@ class ClientHandler(asyncio.Protocol):
             self.server.after_engine_call(self)
 
     def heartbeat(self, now: float) -> None:
+        """After a heartbeat interval without writing, or without hearing from the client,
+        send a heartbeat; it asks for an answer, which keeps a quiet client within the idle
+        limit (conn_limits)."""
         if self.closed or not self.heartbeat_ms:
             return
-        if (now - self.last_write) * 1000 >= self.heartbeat_ms:
-            self.emit(E.Heartbeat())
+        interval = self.heartbeat_ms / 1000
+        if now - self.last_write >= interval or (now - self.rx_at >= interval and now - self.probed_at >= interval):
+            self.probed_at = now
+            self.emit(E.Heartbeat(0, reply=True))
             self.flush()
+
+    def end_by_limit(self, rule: str, limit: float, reason: int, detail: str) -> None:
+        """End the conversation for passing one of the server's limits, saying which."""
+        log.warning("event=connection_ended rule=%s limit=%g peer=%s hconn=%d detail=%r", rule, limit, self.peer,
+                    self.hconn, detail)
+        self.end(reason, detail)
 
     def describe(self) -> dict[str, Any]:
         return {"peer": self.peer, "hconn": self.hconn, "requests": self.counters.requests}

@@ -10,6 +10,7 @@ with no-syncpoint gets and pushes them while the client's credit lasts.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +82,7 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
 
 def _disconnect(h: ClientHandler, ev: E.Disconnect) -> None:
     hconn, h.hconn = h.hconn, 0
+    h.unconnected_since = time.monotonic()  # the handshake deadline again: a Connect or the end
     for c in list(h.consumers.values()):
         stop_consumer(h, c)
     h.server.drop_waiters(h)

@@ -1,8 +1,8 @@
 """QueueManagerServer: a queue manager served over TCP and over in-process sockets.
 
 Owns the listening socket, the set of client handlers, the get-wait table and timers,
-the group committer, the housekeeping tick (expiry, heartbeats) and the lifecycle
-(quiesce and immediate stop). All engine calls happen on the event loop's thread.
+the group committer, the housekeeping tick (expiry, heartbeats, the connections'
+deadlines of ``conn_limits``) and the lifecycle (quiesce and immediate stop). All engine calls happen on the event loop's thread.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ferrymq.protocol import events as E
 from ferrymq.server import ops
 from ferrymq.server.cmdserver import CommandServer
 from ferrymq.server.commit import GroupCommitter
+from ferrymq.server.conn_limits import DEFAULT_LIMITS, ConnectionLimits, Limits
 from ferrymq.server.deadlines import Deadlines
 from ferrymq.server.handler import ClientHandler, Waiter
 
@@ -51,7 +52,21 @@ class QueueManagerServer:
         write_buffer_high: int = 1024 * 1024,
         tick_interval: float = 1.0,
         backlog: int = 1024,
+        max_connections: int = DEFAULT_LIMITS.max_connections,
+        fd_reserve: int = DEFAULT_LIMITS.fd_reserve,
+        handshake_timeout: float = DEFAULT_LIMITS.handshake_timeout,
+        idle_timeout: float | None = DEFAULT_LIMITS.idle_timeout,
+        frame_timeout: float = DEFAULT_LIMITS.frame_timeout,
+        frame_budget: int = DEFAULT_LIMITS.frame_budget,
     ) -> None:
+        """The connection knobs (``max_connections`` ... ``frame_budget``) are described in
+        ``server.conn_limits`` and docs/limits.md.
+
+        Raises:
+            ValueError: a knob out of its range.
+        """
+        self.limits = ConnectionLimits(Limits(max_connections, fd_reserve, handshake_timeout, idle_timeout,
+                                              frame_timeout, frame_budget))
         self.qmgr = qmgr
         self.host = host
         self.port = port
@@ -80,6 +95,7 @@ class QueueManagerServer:
         """Start the committer and tick; listen on ``host:port`` unless ``listen=False``
         (in-process use only). ``port`` then holds the bound port (useful with port 0)."""
         loop = asyncio.get_running_loop()
+        self.limits.start()
         self.committer.start()
         self._tick_task = loop.create_task(self._tick(), name="ferrymq-tick")
         self.command_server = CommandServer(self.qmgr, self._when_durable)
@@ -299,14 +315,12 @@ class QueueManagerServer:
                 if self.qmgr.take_sync_lsn():
                     self.committer.kick()
                 self.dispatch_deliveries()
-                now = time.monotonic()
-                for h in list(self.handlers):
-                    if h.hconn:
-                        h.heartbeat(now)
+                self.limits.tick(self.handlers, time.monotonic())  # deadlines and heartbeats
                 self.flush_dirty()
             except Exception:  # housekeeping must not die with one bad message
                 log.exception("event=tick_failed")
 
     def stats(self) -> dict[str, Any]:
         return {"connections": len(self.handlers), "waiters": len(self.waiters), "syncs": self.committer.syncs,
-                "parked": self.committer.parked, "journal": self.committer.health()}
+                "parked": self.committer.parked, "journal": self.committer.health(),
+                "refused": self.limits.refused_total, "frame_bytes_held": self.limits.held}

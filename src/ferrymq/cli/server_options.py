@@ -1,0 +1,93 @@
+"""The server's knobs on the command line: ``ferrymq create`` keeps them in config.json
+(``"server": {...}``), ``ferrymq start`` overrides them for one run.
+
+Each knob is a ``QueueManagerServer`` keyword (docs/limits.md); only the ones given are
+kept, so a queue manager follows the server's defaults for the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    name: str  # the QueueManagerServer keyword
+    kind: type[int] | type[float]
+    low: float  # the smallest value allowed
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+KNOBS = (
+    Knob("max_msg_length", int, 32_768, "Largest message a connection carries, bytes (server default 4 MiB)."),
+    Knob("heartbeat", float, 0, "Heartbeat interval, seconds; 0: none (server default 30)."),
+    Knob("max_connections", int, 0, "Most client connections at once; more are refused with 2537 (default 1000)."),
+    Knob("fd_reserve", int, 0, "File descriptors kept for the queue manager itself when the connection "
+                                "capacity is worked out from RLIMIT_NOFILE (default 64)."),
+    Knob("handshake_timeout", float, 0, "Seconds a new connection has to send its Connect (default 10)."),
+    Knob("idle_timeout", float, 0, "Seconds of silence after which a connected client is ended; 0: never; "
+                                   "default: twice the heartbeat interval and 5 s."),
+    Knob("frame_timeout", float, 0, "Seconds a frame, once begun, has to arrive whole (default 60)."),
+    Knob("frame_budget", int, 0, "Bytes that frames being received may hold across all connections; a "
+                                 "connection growing past it is read no more until it falls (default 256 MiB)."),
+)
+_BY_NAME = {k.name: k for k in KNOBS}
+
+
+def click_options(fn: F) -> F:
+    """Add one ``--knob`` option per knob (default None: not given)."""
+    for knob in reversed(KNOBS):
+        fn = click.option(knob.flag, knob.name, type=knob.kind, default=None, help=knob.help)(fn)
+    return fn
+
+
+def given(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The knobs among ``values`` (click's keyword arguments) that were given, checked.
+
+    Raises:
+        ValueError: a value out of its range.
+    """
+    out = {k: values[k] for k in _BY_NAME if values.get(k) is not None}
+    return check(out)
+
+
+def check(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` (from config.json or the command line) as server keywords.
+
+    Raises:
+        ValueError: an unknown knob, a value of the wrong type or out of its range.
+    """
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        knob = _BY_NAME.get(name)
+        if knob is None:
+            raise ValueError(f"unknown server option {name!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (knob.kind is int
+                                                                            and not isinstance(value, int)):
+            raise ValueError(f"{name} must be {'an integer' if knob.kind is int else 'a number'}, not {value!r}")
+        if value < knob.low:
+            raise ValueError(f"{name} must be at least {knob.low:g}, not {value!r}")
+        out[name] = knob.kind(value)
+    if out:
+        from ferrymq.server.conn_limits import Limits  # only when needed: it loads the server package
+
+        Limits(**{k: v for k, v in out.items() if k in Limits.__dataclass_fields__})  # the server's own rules
+    return out
+
+
+def as_args(options: Mapping[str, Any]) -> list[str]:
+    """``options`` as command-line arguments (for the detached server process)."""
+    args: list[str] = []
+    for name, value in options.items():
+        args += [_BY_NAME[name].flag, str(value)]
+    return args
