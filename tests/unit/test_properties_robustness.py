@@ -244,3 +244,13 @@ def test_the_command_queue_starts_with_such_a_message_on_it(env: Env) -> None:
     got = env.get(env.open(name))
     assert got.reason == C.MQRC_PROP_VALUE_NOT_CONVERTED
     assert env.depth(name) == 0
+
+
+def test_a_value_where_another_property_needs_a_group_is_carried_in_a_second_folder(env: Env) -> None:
+    # Found by tests/property/test_rfh2_fuzz.py: the MQRFH2 written for a getter left one out.
+    env.define("ALL", PROPCTL=C.MQPROP_ALL)
+    props = {"app.x": 1, "app.x.y": 2, "app.x.y.z": 3, "x": "usr", "x.y": "x folder"}
+    _put(env, props, queue="ALL")
+    got = env.get(env.open("ALL"))
+    assert (got.comp, got.reason) == (C.MQCC_OK, C.MQRC_NONE)
+    assert _rfh2_props(got.data, got.md.format, got.md.encoding) == props

@@ -127,17 +127,21 @@ def _pd_attrs(pd: Descriptor) -> str:
 
 def build_folders(props: PropertySet) -> list[str]:
     """The MQRFH2 folders that carry ``props`` (mcd, jms, usr first; then others in the
-    order their first property was set; groups for dotted names)."""
-    folders: dict[str, dict[str, object]] = {}
+    order their first property was set; groups for dotted names). A property whose name
+    needs a group where another property has its value (``a.b`` and ``a.b.c``) goes in a
+    second folder of the same name: every property is carried."""
+    folders: dict[str, list[dict[str, object]]] = {}
     for name, prop in props.typed_items():
         folder = folder_of(name)
         path = [name] if folder == "usr" and "." not in name else name.split(".")[1:]
-        node = folders.setdefault(folder, {})
+        trees = folders.setdefault(folder, [])
+        tree = next((t for t in trees if _free(t, path)), None)
+        if tree is None:
+            tree = {}
+            trees.append(tree)
+        node = tree
         for part in path[:-1]:
-            sub = node.setdefault(part, {})
-            if not isinstance(sub, dict):
-                sub = node[part] = {}
-            node = sub
+            node = node.setdefault(part, {})  # type: ignore[assignment]
         node[path[-1]] = prop
 
     def render(tag: str, node: object) -> str:
@@ -150,9 +154,24 @@ def build_folders(props: PropertySet) -> list[str]:
     out = []
     for folder in sorted(folders, key=lambda f: _FOLDER_ORDER.get(f, 3)):
         attrs = "" if folder in PROPERTY_FOLDERS else " content='properties'"
-        body = "".join(render(k, v) for k, v in folders[folder].items())
-        out.append(f"<{folder}{attrs}>{body}</{folder}>")
+        for tree in folders[folder]:
+            body = "".join(render(k, v) for k, v in tree.items())
+            out.append(f"<{folder}{attrs}>{body}</{folder}>")
     return out
+
+
+def _free(tree: dict[str, object], path: list[str]) -> bool:
+    """Can ``tree`` take a value at ``path``: groups (or nothing) along it, nothing at its end?"""
+    node: object = tree
+    for part in path[:-1]:
+        assert isinstance(node, dict)
+        node = node.get(part)
+        if node is None:
+            return True
+        if not isinstance(node, dict):
+            return False
+    assert isinstance(node, dict)
+    return path[-1] not in node
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
