@@ -7,7 +7,8 @@ allowed: replies, an ENDING frame with a reason, or a closed connection. Every f
 server sends must be a well-formed server frame; an ENDING comes last, with a reason that
 is not MQRC_UNEXPECTED_ERROR (2195, our own bug) and a detail; the server closes within a
 few seconds; nothing is logged at ERROR (an exception in a handler, a failed callback,
-``event=internal_error``). After the campaign no connection or handle is left behind, a
+``event=internal_error``). A client connected through the whole campaign keeps its
+connection and its message; after the campaign no connection or handle is left behind, a
 fresh client puts and gets, and the process's resident memory grew by a bounded amount.
 
 A CI run sends ``FERRYMQ_FUZZ_FRAMES`` frames (default 20000, some seconds); the
@@ -21,6 +22,7 @@ number and the mutations that made it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -41,6 +43,8 @@ from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import codec
 from ferrymq.protocol import events as E
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire import gpacket
 
@@ -194,7 +198,8 @@ def rss() -> int:
 
 def clear_queues(qm: EmbeddedQueueManager) -> None:
     """Empty what the campaign put (its messages are not a leak; the check is for the rest)."""
-    full = qm.run(lambda: [q.name for q in qm.qmgr.objects.queues.values() if q.is_local and q.messages.depth])
+    full = qm.run(lambda: [q.name for q in qm.qmgr.objects.queues.values()
+                           if q.is_local and q.messages.depth and q.name != "FUZZ.BYSTANDER"])
     if full:
         qm.mqsc(*(f"CLEAR QLOCAL('{name}')" for name in full))  # a queue in use stays as it is
 
@@ -205,6 +210,12 @@ def test_mutated_conversations_end_in_replies_an_ending_or_a_close(qm: EmbeddedQ
     pool = [f for c in conversations for f in c.sent]
     errors = ErrorLog()
     logging.getLogger().addHandler(errors)
+    # A well-behaved application connected through the whole campaign: others' broken
+    # conversations must not end or disturb its own.
+    bystander = fc.connect("QM1", f"127.0.0.1({qm.port})", appl_name="fuzz-bystander")
+    qm.run(lambda: qm.qmgr.objects.define("QLOCAL", "FUZZ.BYSTANDER"))
+    mine = bystander.open("FUZZ.BYSTANDER")
+    mine.put(b"before the campaign", persistent=True)
     baseline = server_state(qm)
     sent = n = ended = 0
     rss_from = 0
@@ -250,9 +261,61 @@ def test_mutated_conversations_end_in_replies_an_ending_or_a_close(qm: EmbeddedQ
     gc.collect()
     if rss_from:
         assert rss() - rss_from < RSS_GROWTH_LIMIT, f"resident memory grew by {(rss() - rss_from) >> 20} MiB"
-    # The server serves a normal conversation afterwards.
+    assert mine.get().data == b"before the campaign"  # the bystander's connection is intact
+    mine.put(b"after the campaign")
+    assert mine.get().data == b"after the campaign"
+    bystander.disconnect()
+    # The server serves a new conversation afterwards.
     qm.run(lambda: qm.qmgr.objects.define("QLOCAL", "FUZZ.AFTER"))
     with fc.connect("QM1", f"127.0.0.1({qm.port})") as c:
         q = c.open("FUZZ.AFTER")
         q.put(b"after the campaign", persistent=True)
         assert q.get().data == b"after the campaign"
+
+
+def primed_client(conv: Conversation) -> tuple[ClientConnection, list[bytes]] | None:
+    """A client machine that has sent ``conv``'s requests (after its ConnectReply), and the
+    server frames that answer them; None when the conversation has no ConnectReply."""
+    c = ClientConnection()
+    requests = [codec.decode(codec.CLIENT_FRAMES, struct.unpack_from(">h", f, 2)[0],
+                             struct.unpack_from(">I", f, 32)[0], struct.unpack_from(">q", f, 24)[0], f[HEADER:], None)
+                for f in conv.sent]
+    if not conv.received or not isinstance(requests[0], E.Connect):
+        return None
+    c.send(requests[0])  # type: ignore[arg-type]
+    c.receive_data(conv.received[0])
+    if not isinstance(c.next_event(), E.ConnectReply):
+        return None
+    for ev in requests[1:]:
+        with contextlib.suppress(LocalProtocolError):  # a correlation id in use again: the reply came between
+            c.send(ev)  # type: ignore[arg-type]
+    return c, conv.received[1:]
+
+
+def test_a_client_machine_fed_mutated_server_frames_raises_only_remote_protocol_errors(
+        conversations: list[Conversation]) -> None:
+    """The server's captured frames (replies, GetReplies, batches, pushed read-ahead, column
+    pages), mutated, fed to a client machine that sent the requests they answer, through
+    the request/reply loop's way in (``receive_get_reply``) and the general one: only
+    events or RemoteProtocolError, whatever the damage."""
+    rng = random.Random(SEED)
+    pool = [f for c in conversations for f in c.received]
+    cases = max(200, FRAMES // 20)
+    for n in range(cases):
+        primed = primed_client(rng.choice(conversations))
+        assert primed is not None
+        c, frames = primed
+        damaged, done = mutate(frames, rng, pool) if frames else ([], [])
+        try:
+            for f in damaged:
+                if f and c.receive_get_reply(f) is None:  # (b"" would say the server closed)
+                    c.receive_data(f)
+                    while c.next_event() not in (NEED_DATA, CLOSED):
+                        pass
+            c.receive_data(b"")
+            while c.next_event() not in (NEED_DATA, CLOSED):
+                pass
+        except RemoteProtocolError:
+            continue
+        except Exception as exc:
+            raise AssertionError(f"seed {SEED}, case {n} ({'; '.join(done)}): {exc!r}") from exc
