@@ -132,7 +132,7 @@ class CommandServer:
         if exc.reason in (C.MQRC_HOBJ_ERROR, C.MQRC_Q_DELETED, C.MQRC_UNKNOWN_OBJECT_NAME):
             self.hobj = 0  # opened again on the next pump
         if exc.reason != self.why_idle:
-            # Idle, not ended (IBM's command server keeps trying too): it resumes by itself.
+            # Idle, not ended: every tick tries again (docs/admin.md), so it resumes by itself.
             log.warning("event=command_server_idle reason=%d detail=%s; retried every tick", exc.reason, exc.detail)
             self.why_idle = exc.reason
 
