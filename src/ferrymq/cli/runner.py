@@ -66,7 +66,8 @@ def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) 
         raise
 
 
-MEMORY_KNOBS = {"FERRYMQ_PERSISTENT_MEMORY": "persistent_bytes", "FERRYMQ_NON_PERSISTENT_MEMORY": "non_persistent_bytes"}
+MEMORY_KNOBS = {"FERRYMQ_PERSISTENT_MEMORY": "persistent_bytes", "FERRYMQ_NON_PERSISTENT_MEMORY": "non_persistent_bytes",
+                "FERRYMQ_UNSYNCED_MEMORY": "unsynced_bytes"}
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
