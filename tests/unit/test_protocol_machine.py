@@ -16,6 +16,7 @@ from ferrymq.protocol.connection import (
     State,
 )
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
+from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.wire.mqmd import MQMD
 
 MD = MQMD(version=2)
@@ -239,3 +240,24 @@ def test_a_frame_with_a_gpacket_properties_section_is_a_protocol_error(section: 
         machine.receive_data(bytes(with_props))
         with pytest.raises(RemoteProtocolError, match="properties"):
             machine.next_event()
+
+
+def test_a_put_that_comes_in_several_reads_is_decoded_in_place() -> None:
+    # A large Put rarely comes in one read. Asked for between the reads, the machine keeps
+    # the incomplete packet's header; the packet must still be decoded where it lies (its
+    # MQMD left in bytes, its body copied once), not copied out and decoded the slow way.
+    c = ClientConnection()
+    s = ServerConnection(max_msg_length=1 << 20, raw_put_md=True)
+    s.receive_data(c.send(E.Connect(1, max_msg_length=1 << 20)))
+    s.next_event()
+    c.receive_data(s.send(E.ConnectReply(1, max_msg_length=1 << 20)))
+    c.next_event()
+    body = bytes(range(256)) * 256
+    frame = c.send(E.Put(0, 1, pack_md(MD), body, reply=False))
+    for cut in (10, 40, 5000, len(frame) - 1):
+        s.receive_data(frame[:cut])
+        assert s.next_event() is NEED_DATA
+        s.receive_data(frame[cut:])
+        ev = s.next_event()
+        assert isinstance(ev, E.Put) and ev.data == body
+        assert isinstance(ev.md, bytes) and MQMD.unpack_from(ev.md) == MD

@@ -596,7 +596,9 @@ def _dec_put(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
 
 
 _MD_V2_LENGTH = C.MQMD_LENGTH_2
-_COPY_BY_SLICE = 64 * 1024  # bodies up to this are copied by slicing (twice, but cheaper to set up)
+# Bodies up to this are copied by slicing: out of a bytearray that is two copies, cheaper to
+# set up than a view for a small body; a large one (a 64 KiB body included) is copied once.
+_COPY_BY_SLICE = 4096
 
 
 def _body(buf: bytes | bytearray, start: int, end: int) -> bytes:

@@ -35,8 +35,6 @@ log = logging.getLogger("ferrymq.server")
 
 MAX_PARKED_PER_CONNECTION = 4096
 """Replies waiting for an fsync before the handler stops taking requests."""
-VECTORED_FROM = 256 * 1024
-"""A write this large goes out in its pieces (writelines) rather than joined first."""
 
 
 @dataclass(slots=True)
@@ -345,7 +343,7 @@ class ClientHandler(asyncio.Protocol):
         self.last_write = time.monotonic()
         if self.closed:
             return
-        if size >= VECTORED_FROM and len(out) > 1:
+        if size >= ops.VECTORED_FROM and len(out) > 1:
             self.transport.writelines(out)  # no copy with uvloop (writev); asyncio joins, as below
         else:
             self.transport.write(out[0] if len(out) == 1 else b"".join(out))

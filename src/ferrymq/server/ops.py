@@ -32,6 +32,8 @@ log = logging.getLogger("ferrymq.server")
 _ASYNC_PMO = C.MQPMO_ASYNC_RESPONSE | C.MQPMO_SYNC_RESPONSE
 _READ_AHEAD_MD = MQMD(version=C.MQMD_VERSION_2)
 _UNLIMITED = -1
+VECTORED_FROM = 256 * 1024
+"""A write this large goes out in its pieces (writelines) rather than joined first."""
 
 
 def handle(h: ClientHandler, ev: E.ClientEvent) -> None:
@@ -51,9 +53,9 @@ def handle(h: ClientHandler, ev: E.ClientEvent) -> None:
                 h.server.committer.kick()
 
 
-def _reply(h: ClientHandler, ev: E.ServerEvent) -> None:
+def _reply(h: ClientHandler, ev: E.ServerEvent, *, vectored: bool = False) -> None:
     lsn = h.qmgr.take_sync_lsn()
-    h.emit_after(lsn, ev)
+    h.emit_after(lsn, ev, vectored=vectored)
 
 
 def _connect(h: ClientHandler, ev: E.Connect) -> None:
@@ -211,7 +213,9 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
             return
     if results:
         items = [(r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties) for r in results]
-        _reply(h, E.GetBatchReply(ev.corr, items))
+        # A reply of large messages goes out in its pieces: joined, every body would be copied
+        # into a frame of megabytes first.
+        _reply(h, E.GetBatchReply(ev.corr, items), vectored=sum(len(i[1]) for i in items) >= VECTORED_FROM)
     elif isinstance(stop, Waiting):
         h.qmgr.take_sync_lsn()
         h.server.add_waiter(stop.waiter_id, h, ev.corr, ev.hobj, None if ev.wait_interval < 0 else ev.wait_interval / 1000)

@@ -459,7 +459,8 @@ class GPacketReader:
         elif not buf:
             self._buf = data if type(data) is bytes else bytearray(data)
         else:
-            grown = bytearray(buf[self._pos :] if self._pos else buf)
+            with memoryview(buf) as view:  # the rest copied once, not sliced and then copied
+                grown = bytearray(view[self._pos :])
             grown += data
             self._buf, self._pos = grown, 0
 
@@ -517,9 +518,11 @@ class GPacketReader:
         consumed. None, having taken nothing, for anything else: incomplete, properties, a
         malformed header, no decoder for its type, or the decoder gave None; ``next_frame``
         then reads or refuses it as usual. This is the way in for the frames of the client
-        protocol, which carry no properties: decoded in place, not copied out first."""
+        protocol, which carry no properties: decoded in place, not copied out first. A header
+        ``next_frame`` kept while the packet was incomplete is that of these same bytes: a
+        packet that came in several reads (any large one) is decoded in place too."""
         buf, pos = self._buf, self._pos
-        if len(buf) - pos < HEADER_SIZE or self._header is not None or self._error is not None:
+        if len(buf) - pos < HEADER_SIZE or self._error is not None:
             return None
         version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(buf, pos)
         if (magic != MAGIC or version != VERSION or props_size or not HEADER_SIZE <= size <= self.max_size
@@ -531,6 +534,7 @@ class GPacketReader:
         end = pos + size
         got = decode(buf, pos + HEADER_SIZE, end, sequence, flags)
         if got is not None:
+            self._header = None
             self.consume(end)
         return got
 
@@ -539,15 +543,14 @@ class GPacketReader:
         self._pos = end
         buf = self._buf
         # Compact lazily: deleting the consumed prefix after every packet would make a large
-        # feed of small packets quadratic.
+        # feed of small packets quadratic. A read kept as bytes is never compacted: slicing
+        # off its rest would copy it once per packet taken (a read of four 64 KiB packets,
+        # 384 KiB), and it is dropped whole once taken or when the next read comes.
         if end == len(buf):
             self._buf = b""
             self._pos = 0
-        elif end >= 1 << 16:
-            if isinstance(buf, bytearray):
-                del buf[:end]
-            else:
-                self._buf = buf[end:]
+        elif end >= 1 << 16 and type(buf) is bytearray:
+            del buf[:end]
             self._pos = 0
 
     def __iter__(self) -> Iterator[GPacket]:
