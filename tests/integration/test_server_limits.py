@@ -22,7 +22,6 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.server import QueueManagerServer
-from ferrymq.server.conn_limits import ConnectionLimits, Limits
 from ferrymq.store.file import FileJournal
 from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire.mqmd import MQMD
@@ -258,15 +257,24 @@ async def test_idle_deadline_ends_a_client_that_does_not_answer_heartbeats() -> 
         assert (await q.get()).data == b"still here"
 
 
-def test_idle_limit_defaults_to_twice_the_heartbeat_and_five_seconds() -> None:
-    class H:
-        heartbeat_ms = 30_000
-
-    limits = ConnectionLimits(Limits())
-    assert limits.idle_limit(H()) == 65  # type: ignore[arg-type]
-    H.heartbeat_ms = 0  # no heartbeats agreed: no idle deadline (IBM's HBINT(0))
-    assert limits.idle_limit(H()) == 0  # type: ignore[arg-type]
-    assert ConnectionLimits(Limits(idle_timeout=0)).idle_limit(H()) == 0  # type: ignore[arg-type]
+async def test_a_client_that_misses_heartbeats_is_cut_by_the_kernel() -> None:
+    """Without idle_timeout, a live idle client stays (a synchronous one reads only inside its
+    calls); one whose host stops acknowledging the server's heartbeats is cut: the socket's
+    TCP_USER_TIMEOUT is twice the agreed heartbeat interval and 5 s."""
+    async with limited(heartbeat=2.0) as server:
+        raw = await Raw.open(server.port)
+        await raw.connect(heartbeat_ms=3000)  # the larger of the two is agreed
+        (h,) = server.handlers
+        sock = h.transport.get_extra_info("socket") if h.transport is not None else None
+        assert sock is not None
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 11_000
+        raw.close()
+        no_hb = await Raw.open(server.port)
+        await no_hb.connect(heartbeat_ms=0)  # no heartbeats agreed (IBM's HBINT(0)): no limit
+        h = max(server.handlers, key=lambda x: x.hconn)  # the first may not be gone yet
+        assert h.transport is not None
+        assert h.transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 0
+        no_hb.close()
 
 
 async def test_partial_frame_deadline_ends_a_stalled_frame() -> None:

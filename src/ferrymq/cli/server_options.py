@@ -35,8 +35,9 @@ KNOBS = (
     Knob("fd_reserve", int, 0, "File descriptors kept for the queue manager itself when the connection "
                                 "capacity is worked out from RLIMIT_NOFILE (default 64)."),
     Knob("handshake_timeout", float, 0, "Seconds a new connection has to send its Connect (default 10)."),
-    Knob("idle_timeout", float, 0, "Seconds of silence after which a connected client is ended; 0: never; "
-                                   "default: twice the heartbeat interval and 5 s."),
+    Knob("idle_timeout", float, 0, "Seconds of silence (heartbeat answers included) after which a connected "
+                                   "client is ended, like DISCINT; 0: never (default). A client that misses "
+                                   "heartbeats is cut in any case."),
     Knob("frame_timeout", float, 0, "Seconds a frame, once begun, has to arrive whole (default 60)."),
     Knob("frame_budget", int, 0, "Bytes that frames being received may hold across all connections; a "
                                  "connection growing past it is read no more until it falls (default 256 MiB)."),

@@ -7,10 +7,13 @@
   client and tell it why it is refused (MQRC_CHANNEL_NOT_AVAILABLE, 2537, as IBM MQ answers
   when a server-connection channel reaches MAXINST) instead of failing on EMFILE;
 - deadlines: a Connect within ``handshake_timeout`` of the accept (or of a Disconnect); a
-  connected client heard from within its idle limit (by default twice the negotiated
-  heartbeat interval and 5 s, the client's own rule for the server; the server probes a
-  quiet client with a heartbeat that asks for an answer); a frame, once begun, complete
-  within ``frame_timeout``;
+  frame, once begun, complete within ``frame_timeout``; a client that misses heartbeats is
+  cut: the server sends one after each heartbeat interval without writing, and the socket's
+  TCP_USER_TIMEOUT (twice the interval and 5 s, the client's own rule for the server) ends
+  the connection when the peer does not acknowledge it. That does not end a live client
+  that merely sits idle (a synchronous client reads only inside its calls, as an IBM MQ
+  client without shared conversations does); ``idle_timeout`` (as DISCINT) ends one that
+  sends nothing for that long, answering the server's heartbeats included;
 - the budget of bytes that frames being received hold across all connections: a connection
   whose frame grows the total past ``frame_budget`` stops being read until the total falls
   back (a stalled sender still meets its frame deadline).
@@ -21,9 +24,11 @@ not by a timer per connection: a deadline is met to within one tick.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import resource
+import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,7 +51,7 @@ class Limits:
     max_connections: int = 1000
     fd_reserve: int = 64  # descriptors kept for the queue manager itself (journal, listener, logs)
     handshake_timeout: float = 10.0
-    idle_timeout: float | None = None  # None: heartbeat-based; 0: never; else seconds
+    idle_timeout: float = 0.0  # seconds a connected client may send nothing; 0: no limit
     frame_timeout: float = 60.0
     frame_budget: int = 256 * MIB
 
@@ -57,7 +62,7 @@ class Limits:
         for name in ("handshake_timeout", "frame_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
-        if self.idle_timeout is not None and self.idle_timeout < 0:
+        if self.idle_timeout < 0:
             raise ValueError(f"idle_timeout must not be negative, not {self.idle_timeout}")
 
 
@@ -157,12 +162,20 @@ class ConnectionLimits:
 
     # -- deadlines -----------------------------------------------------------------------
 
-    def idle_limit(self, h: ClientHandler) -> float:
-        """Seconds of silence after which ``h`` is ended (0: never)."""
-        t = self.limits.idle_timeout
-        if t is not None:
-            return t
+    @staticmethod
+    def dead_peer_limit(h: ClientHandler) -> float:
+        """Seconds a heartbeat may stay unacknowledged before ``h``'s peer is taken for gone
+        (0: no heartbeats agreed, IBM's HBINT(0): none)."""
         return h.heartbeat_ms / 1000 * 2 + 5 if h.heartbeat_ms else 0.0
+
+    def connected(self, h: ClientHandler, sock: socket.socket | None) -> None:
+        """``h`` agreed its heartbeat: the kernel ends the connection when what the server
+        sends (a heartbeat at least once an interval) stays unacknowledged for the limit."""
+        limit = self.dead_peer_limit(h)
+        if not limit or sock is None or not hasattr(socket, "TCP_USER_TIMEOUT"):
+            return
+        with contextlib.suppress(OSError):  # not TCP (a socket pair in bindings mode)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(limit * 1000))
 
     def tick(self, handlers: Iterable[ClientHandler], now: float) -> None:
         """End the connections past a deadline; probe quiet ones; log refusals."""
@@ -179,12 +192,10 @@ class ConnectionLimits:
                                    f"({lim.handshake_timeout:g})")
                     continue
             else:
-                idle = self.idle_limit(h)
+                idle = lim.idle_timeout
                 if idle and now - h.rx_at > idle:
                     h.end_by_limit("idle_timeout", idle, C.MQRC_CONNECTION_BROKEN,
-                                   f"nothing received for {now - h.rx_at:.0f} s, over the idle limit of {idle:g} s "
-                                   + ("(twice the heartbeat interval and 5 s)" if lim.idle_timeout is None
-                                      else f"idle_timeout({idle:g})"))
+                                   f"nothing received for {now - h.rx_at:.0f} s: idle_timeout({idle:g})")
                     continue
                 h.heartbeat(now)
             if h.held and not h.reading_paused:

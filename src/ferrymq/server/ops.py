@@ -76,6 +76,7 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     h.qmgr.connections[h.hconn].conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
     h.qmgr.take_sync_lsn()
     h.heartbeat_ms = max(ev.heartbeat_ms, server.heartbeat_ms) if ev.heartbeat_ms and server.heartbeat_ms else 0
+    server.limits.connected(h, h.transport.get_extra_info("socket") if h.transport is not None else None)
     max_len = min(ev.max_msg_length, server.max_msg_length)
     log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, ev.user, version)
     h.emit(E.ConnectReply(ev.corr, version=version, max_msg_length=max_len, heartbeat_ms=h.heartbeat_ms,

@@ -55,7 +55,7 @@ class QueueManagerServer:
         max_connections: int = DEFAULT_LIMITS.max_connections,
         fd_reserve: int = DEFAULT_LIMITS.fd_reserve,
         handshake_timeout: float = DEFAULT_LIMITS.handshake_timeout,
-        idle_timeout: float | None = DEFAULT_LIMITS.idle_timeout,
+        idle_timeout: float = DEFAULT_LIMITS.idle_timeout,
         frame_timeout: float = DEFAULT_LIMITS.frame_timeout,
         frame_budget: int = DEFAULT_LIMITS.frame_budget,
     ) -> None:
