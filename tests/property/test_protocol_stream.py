@@ -5,9 +5,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, ServerConnection
 from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.wire.mqmd import MQMD
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
@@ -202,3 +204,78 @@ def test_a_get_reply_packed_whole_is_the_frame_the_encoder_gives(
         return out, dict(s._outstanding)
 
     assert attempt(True) == attempt(False)
+
+
+@st.composite
+def batch_replies(draw: st.DrawFn) -> tuple[int, bytes]:
+    """How many GetBatch requests a client sent (correlation ids 2, 3, ...), and the server's
+    frames answering them: GetBatchReplies of any items (bodies up to a few KiB, a descriptor
+    of either version, properties or none), Replies, GetReplies."""
+    n = draw(st.integers(1, 5))
+    c, s = ClientConnection(), ServerConnection(max_msg_length=1 << 20)
+    s.receive_data(c.send(E.Connect(1, max_msg_length=1 << 20)))
+    s.next_event()
+    c.receive_data(s.send(E.ConnectReply(1, max_msg_length=1 << 20)))
+    c.next_event()
+    for corr in range(2, n + 2):
+        s.receive_data(c.send(E.GetBatch(corr, 1)))
+        s.next_event()
+    item_props = props.map(lambda d: PropertySet(d) if d else None)
+    items = st.lists(st.tuples(mds.map(pack_md), st.binary(max_size=300) | st.binary(min_size=3000, max_size=5000),
+                               st.integers(0, 2**31 - 1), st.binary(min_size=16, max_size=16), item_props),
+                     min_size=1, max_size=4)
+    frames = []
+    for corr in draw(st.permutations(range(2, n + 2))):
+        kind = draw(st.sampled_from(["batch", "batch", "reply", "get"]))
+        if kind == "batch":
+            frames.append(s.send(E.GetBatchReply(corr, draw(items))))
+        elif kind == "reply":
+            frames.append(s.send(E.Reply(corr, 2, 2033, "")))
+        else:
+            frames.append(s.send(E.GetReply(corr, pack_md(MQMD()), b"x", 1, bytes(16), "Q")))
+    return n, b"".join(frames)
+
+
+def client_outcome(fast: bool, requests: int, stream: bytes, cuts: list[int]) -> tuple[list[object], str]:
+    c, s = ClientConnection(), ServerConnection(max_msg_length=1 << 20)
+    if not fast:
+        c._fast = {}
+    s.receive_data(c.send(E.Connect(1, max_msg_length=1 << 20)))
+    s.next_event()
+    c.receive_data(s.send(E.ConnectReply(1, max_msg_length=1 << 20)))
+    c.next_event()
+    for corr in range(2, requests + 2):
+        c.send(E.GetBatch(corr, 1))
+    got: list[object] = []
+    prev = 0
+    try:
+        for cut in [*sorted(cuts), len(stream), -1]:
+            if cut < 0:
+                c.receive_data(b"")
+            elif cut > prev:
+                c.receive_data(stream[prev:cut])
+                prev = cut
+            while (ev := c.next_event()) not in (NEED_DATA, CLOSED):
+                got.append(ev)
+    except RemoteProtocolError as exc:
+        return got, str(exc)
+    return got, ""
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(batch_replies(), st.data())
+def test_batch_replies_decoded_in_place_are_the_frames_the_decoders_give(replies: tuple[int, bytes],
+                                                                         data: st.DataObject) -> None:
+    """A client decodes a GetBatchReply where it lies in its receive buffer; on any stream of
+    replies, in any pieces, intact or damaged, the events (every body as bytes) and the error
+    that ends it are those of the ordinary decoder."""
+    requests, stream = replies
+    damaged_stream = bytearray(stream)
+    for _ in range(data.draw(st.integers(0, 3))):
+        damaged_stream[data.draw(st.integers(0, len(stream) - 1))] = data.draw(st.integers(0, 255))
+    cuts = data.draw(st.lists(st.integers(0, len(stream)), max_size=6))
+    got = client_outcome(True, requests, bytes(damaged_stream), cuts)
+    assert got == client_outcome(False, requests, bytes(damaged_stream), cuts)
+    for ev in got[0]:
+        if isinstance(ev, E.GetBatchReply):
+            assert all(type(md) is bytes and type(body) is bytes for md, body, *_ in ev.items)

@@ -225,7 +225,7 @@ class Reader:
         raw = self.buf[self.pos : self.pos + n]
         self.pos += n
         try:
-            return raw.decode("utf-8")
+            return str(raw, "utf-8")  # raw may be a view (a frame decoded in place)
         except UnicodeDecodeError:
             raise self.fail("string is not UTF-8") from None
 
@@ -240,7 +240,7 @@ class Reader:
     def md_bytes(self) -> bytes:
         start = self.pos
         self.pos = md_end(self.buf, start)  # the bytes stay packed: the client decodes lazily
-        return self.buf[start : self.pos]
+        return bytes(self.buf[start : self.pos])  # the slice itself out of bytes; a copy out of a view
 
     def md(self) -> Any:
         md, self.pos = unpack_md(self.buf, self.pos)
@@ -776,7 +776,7 @@ def _dec_get_batch_reply(r: Reader, corr: int, flags: int, props: Any) -> E.Even
         item_props = r.props()
         if len(r.buf) - r.pos < length:
             raise r.fail(f"item {len(items)}: data of {length} bytes, {len(r.buf) - r.pos} present")
-        items.append((md, r.buf[r.pos : r.pos + length], data_length, token, item_props))
+        items.append((md, bytes(r.buf[r.pos : r.pos + length]), data_length, token, item_props))
         r.pos += length
     return E.GetBatchReply(corr, items)
 
@@ -844,6 +844,29 @@ NAMES.update(columnframes.NAMES)
 FAST_CLIENT_FRAMES: dict[int, FastDecoder] = {T_PUT: _fast_put, T_GET: _fast_get}
 FAST_CLIENT_FRAMES_RAW_MD: dict[int, FastDecoder] = {T_PUT: _fast_put_raw, T_GET: _fast_get}
 """FAST_CLIENT_FRAMES, but a Put's ``md`` left as its bytes (ServerConnection(raw_put_md=True))."""
+
+
+def _in_place(ptype: int) -> FastDecoder:
+    """The ordinary decoder of ``ptype`` run over a view of the frame where it lies in the
+    receive buffer: what it keeps it copies once (a batch of large bodies is not copied out
+    whole first). None on a DecodeError: the ordinary path then reads the frame and says
+    what is wrong with it."""
+    decode = SERVER_FRAMES[ptype]
+
+    def run(buf: bytes | bytearray, start: int, end: int, corr: int, flags: int) -> E.Event | None:
+        # Every slice the decoder takes of the view is gone by the time it returns (it keeps
+        # bytes only), so the views are released before the reader compacts its buffer.
+        with memoryview(buf) as whole, whole[start:end] as view:
+            try:
+                return decode(Reader(view, ptype), corr, flags, None)  # type: ignore[arg-type]
+            except DecodeError:
+                return None
+
+    return run
+
+
+FAST_SERVER_FRAMES: dict[int, FastDecoder] = {T_GET_BATCH_REPLY: _in_place(T_GET_BATCH_REPLY)}
+"""Server frames a client decodes in place: a persistent consumer's batches, megabytes each."""
 
 
 def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload: bytes, props: Any) -> E.Event:

@@ -272,6 +272,7 @@ class ClientConnection(_Machine):
     """The client's end: sends requests, receives replies and pushed messages."""
 
     _frames = codec.SERVER_FRAMES
+    _fast = codec.FAST_SERVER_FRAMES
 
     def __init__(self) -> None:
         super().__init__()
