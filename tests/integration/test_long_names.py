@@ -117,3 +117,21 @@ def test_clients_refuse_a_long_name_with_the_queue_managers_reason(embedded: Emb
             assert exc.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
     finally:
         qm.disconnect()
+
+
+@pytest.mark.parametrize("name", ["Q" * 49, "Q" * 70000])
+async def test_clients_refuse_a_longer_queue_manager_name_with_2058(server: QueueManagerServer, name: str) -> None:
+    """MQCONN's QMgrName is 48 characters: a longer one is no queue manager's (2058, as the
+    server answers), not a 2009 from a frame that cannot carry it."""
+    addr = f"127.0.0.1({server.port})"
+    with pytest.raises(MQError) as exc:
+        await fc.connect_async(name, addr)
+    assert exc.value.reason == C.MQRC_Q_MGR_NAME_ERROR
+    with pytest.raises(MQError) as exc:
+        await asyncio.to_thread(fc.connect, name, addr)
+    assert exc.value.reason == C.MQRC_Q_MGR_NAME_ERROR
+    with pytest.raises(MQError) as exc:
+        await asyncio.to_thread(pymqi.connect, name, "DEV.APP.SVRCONN", addr)
+    assert exc.value.reason == C.MQRC_Q_MGR_NAME_ERROR
+    async with await fc.connect_async("QM1" + " " * 60, addr) as c:  # trailing blanks pad the field
+        assert c.qmgr_name == "QM1"

@@ -603,6 +603,7 @@ async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, a
     Raises:
         QueueManagerUnavailable: nothing answered; MQError: the queue manager refused.
     """
+    S.check_qmgr_name(qmgr)
     addresses = parse_conn_name(conn_name)
 
     async def dial() -> socket.socket:

@@ -586,6 +586,18 @@ def dynamic_q_name(pattern: str) -> None:
         raise error_for(exc.comp, exc.reason, exc.detail) from None
 
 
+def check_qmgr_name(name: str) -> None:
+    """MQCONN's QMgrName against IBM's field (MQCHAR48): a longer name is no queue
+    manager's, refused before dialing with the queue manager's reason.
+
+    Raises:
+        MQError: MQRC_Q_MGR_NAME_ERROR (2058) over MQ_Q_MGR_NAME_LENGTH characters.
+    """
+    if len(name) > C.MQ_Q_MGR_NAME_LENGTH and len(name.rstrip()) > C.MQ_Q_MGR_NAME_LENGTH:
+        raise error_for(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"QMgrName is {len(name.rstrip())} characters; "
+                        f"MQ_Q_MGR_NAME_LENGTH is {C.MQ_Q_MGR_NAME_LENGTH}")
+
+
 def check_length(session: Session, length: int) -> None:
     """Raises ``too_long``'s MQError when ``length`` is over the connection's maximum."""
     if length > session.max_msg_length > 0:

@@ -664,6 +664,7 @@ def connect(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: st
         QueueManagerUnavailable: nothing answered (MQRC_HOST_NOT_AVAILABLE 2538).
         MQError: the queue manager refused (e.g. MQRC_Q_MGR_NAME_ERROR 2058).
     """
+    S.check_qmgr_name(qmgr)
     addresses = parse_conn_name(conn_name)
 
     def dial() -> socket.socket:
