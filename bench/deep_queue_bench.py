@@ -7,7 +7,8 @@ puts), then one client browses them all, the queue manager is stopped and starte
 one client drains the queue under syncpoint in batches, checking that every message comes
 back intact and in order (each body carries its number and a checksum). A thread samples the
 server's /proc/<pid>/status (VmRSS, RssAnon, RssFile) every ``--sample`` seconds; the report
-gives each phase's time, rate and peak memory.
+gives each phase's time, rate and peak memory (VmHWM: the process's own high-water mark,
+which also covers a restart's recovery, before the server answers).
 
     python bench/deep_queue_bench.py --total 20G --home /work/deepq-bench    # the full run
     python bench/deep_queue_bench.py --total 1G --budget 64M                  # a quick one
@@ -69,7 +70,7 @@ class Sampler(threading.Thread):
     def set(self, pid: int, phase: str) -> None:
         with self.lock:
             self.pid, self.phase = pid, phase
-            self.peaks.setdefault(phase, {"VmRSS": 0, "RssAnon": 0, "RssFile": 0})
+            self.peaks.setdefault(phase, {"VmRSS": 0, "VmHWM": 0, "RssAnon": 0, "RssFile": 0})
         self.sample()
 
     def sample(self) -> None:
@@ -82,9 +83,9 @@ class Sampler(threading.Thread):
                 lines = f.read().splitlines()
         except OSError:
             return
-        values = {k: int(v.split()[0]) * 1024 for k, v in (ln.split(":", 1) for ln in lines) if k in ("VmRSS", "RssAnon", "RssFile")}
+        values = {k: int(v.split()[0]) * 1024 for k, v in (ln.split(":", 1) for ln in lines) if k in ("VmRSS", "VmHWM", "RssAnon", "RssFile")}
         with self.lock:
-            peak = self.peaks.setdefault(phase, {"VmRSS": 0, "RssAnon": 0, "RssFile": 0})
+            peak = self.peaks.setdefault(phase, {"VmRSS": 0, "VmHWM": 0, "RssAnon": 0, "RssFile": 0})
             for k, v in values.items():
                 peak[k] = max(peak[k], v)
 
@@ -192,7 +193,7 @@ def main() -> None:
         print(f"  {phase:8s} {secs:8.1f} s {rate}")
     for phase, peak in sampler.peaks.items():
         print(f"  peak {phase:10s} VmRSS {peak['VmRSS'] / mb:8.1f} MiB  RssAnon {peak['RssAnon'] / mb:8.1f} MiB"
-              f"  RssFile {peak['RssFile'] / mb:8.1f} MiB")
+              f"  RssFile {peak['RssFile'] / mb:8.1f} MiB  VmHWM {peak['VmHWM'] / mb:8.1f} MiB")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
