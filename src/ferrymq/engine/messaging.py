@@ -57,6 +57,9 @@ def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
                 or (mo & C.MQMO_MATCH_MSG_TOKEN and gmo.msg_token != bytes(16)))
 
 
+_UNBOUNDED = 1 << 62  # get_many without a frame bound
+
+
 def _cost(data: int, properties: PropertySet | None, framing: int) -> int:
     """What a message adds to a reply frame (``get_many``'s hard bound)."""
     return data + framing + (len(props_model.pack(properties)) if properties else 0)
@@ -490,54 +493,28 @@ class Messaging(Waits):
         out = [first]
         conn = self.conn(hconn)
         h = self.handle(conn, hobj)
-        if frame_bytes:
-            return self._take_fitting(conn, h, md, gmo, buffer_length, limit, max_bytes, frame_bytes, framing, out)
         size = first.data_length
         head = h.selection is None and _selects_everything(md, gmo)
-        return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head)
-
-    def _take_fitting(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int,
-                      limit: int, max_bytes: int, frame_bytes: int, framing: int,
-                      out: list[GetResult]) -> tuple[list[GetResult], MQError | None]:
-        """get_many's loop under a hard byte bound: the next message is looked at before it
-        is taken (a message taken outside syncpoint cannot be put back if it does not fit)."""
-        q = h.queue
-        assert q is not None
-        data = out[0].data_length
-        size = _cost(len(out[0].data), out[0].properties, framing)
-        under_cursor = gmo.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-        while len(out) < limit and data < max_bytes:
-            nxt = h.under_cursor if under_cursor else self.search(q, h, md, gmo, None, self.clock.now())
-            if nxt is None:
-                break
-            cost = _cost(min(nxt.data_length, buffer_length), nxt.properties, framing)
-            if size + cost > frame_bytes:
-                break
-            try:
-                r = self.attempt(conn, h, md, gmo, buffer_length)
-            except MQError as exc:
-                return out, exc
-            if r is None:
-                break
-            out.append(r)
-            if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
-                break
-            data += r.data_length
-            size += _cost(len(r.data), r.properties, framing)
-        return out, None
+        room = frame_bytes - _cost(len(first.data), first.properties, framing) if frame_bytes else _UNBOUNDED
+        return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head, room, framing)
 
     def _take_run(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
-                  max_bytes: int, out: list[GetResult], size: int, head: bool) -> tuple[list[GetResult], MQError | None]:
+                  max_bytes: int, out: list[GetResult], size: int, head: bool, room: int,
+                  framing: int) -> tuple[list[GetResult], MQError | None]:
         """get_many's loop. With ``head`` (the get selects every message) the search is the
         queue's first key; a message that needs one of MQGET's decisions (a browse lock, an
         expiry, properties or an MQRFH2 to re-form, a buffer too short) goes through
-        ``attempt``, as every message does without ``head``."""
+        ``attempt``, as every message does without ``head``. ``room``: what is left of the
+        frame bound; the next message is looked at before it is taken (one taken outside
+        syncpoint cannot be put back if it does not fit)."""
         q = h.queue
         assert q is not None
         messages = q.messages
         order, by_seq = messages.order, messages.by_seq
         opts, qname, now = gmo.options, q.name, self.clock.now()
         skip_persistent = gmo.non_persistent_only
+        bounded = room != _UNBOUNDED
+        under_cursor = opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
         taken = False
         while len(out) < limit and size < max_bytes:
             if head:
@@ -548,6 +525,10 @@ class Messaging(Waits):
                         or m.data_length > buffer_length):
                     if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
                         return out, PersistentNext(qname)
+                    if bounded:
+                        room -= m.data_length + framing
+                        if room < 0:
+                            break
                     self.take(conn, h, q, m, opts, first=True)
                     taken = True
                     # No properties: a handle would be empty (None here, as on the wire).
@@ -555,6 +536,10 @@ class Messaging(Waits):
                                          C.MQRC_NONE, m.seq, m.queue, None, m.md_bytes()))
                     size += m.data_length
                     continue
+            if bounded:
+                nxt = h.under_cursor if under_cursor else self.search(q, h, md, gmo, None, self.clock.now())
+                if nxt is None or _cost(min(nxt.data_length, buffer_length), nxt.properties, framing) > room:
+                    break
             try:
                 r = self.attempt(conn, h, md, gmo, buffer_length)
             except MQError as exc:
@@ -565,6 +550,8 @@ class Messaging(Waits):
             if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
                 break
             size += r.data_length
+            if bounded:
+                room -= _cost(len(r.data), r.properties, framing)
         if taken:
             q.last_get = now
         return out, None
