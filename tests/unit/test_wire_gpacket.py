@@ -371,3 +371,24 @@ def test_reader_compacts_its_buffer() -> None:
 
 def test_header_size_constant() -> None:
     assert HEADER_SIZE == 36 and MAGIC == 0x7FFFE3C2
+
+
+def test_a_packet_that_spans_reads_is_handed_over_in_bytes() -> None:
+    # A packet that came in several reads, of any kind, is made contiguous once it is all
+    # here: a decoder in place sees bytes (what it slices off is bytes), never a buffer
+    # that grew read by read.
+    big = GPacket(4, None, bytes(range(256)) * 300)
+    raw = big.pack() + V03
+    seen: list[type] = []
+
+    def decoder(buf: bytes | bytearray, start: int, end: int, sequence: int, flags: int) -> bytes:
+        seen.append(type(buf))
+        return bytes(buf[start:end])
+
+    reader = GPacketReader()
+    for i, piece in enumerate([raw[:30], raw[30:5000], raw[5000:70_000], raw[70_000:]]):
+        reader.feed(piece if i % 2 else bytearray(piece))
+        got = reader.take_plain({4: decoder})
+        assert (got is None) == (i < 3)
+    assert got == big.payload and seen == [bytes]
+    assert reader.next_packet() == GPacket.unpack_from(V03) and reader.buffered == 0

@@ -429,12 +429,16 @@ class GPacketReader:
     """
 
     def __init__(self, *, max_size: int = DEFAULT_MAX_SIZE, max_properties: int = DEFAULT_MAX_PROPERTIES) -> None:
-        # What was fed and not yet returned starts at _pos. A feed into an empty buffer is
-        # kept as it came when it is bytes (immutable; a read is usually whole packets), so
-        # that its packets are sliced from it without a copy into the buffer first; a feed
-        # that adds to bytes left over makes them a bytearray, which the next ones extend.
-        self._buf: bytes | bytearray = b""
+        # What was fed and not yet returned starts at _pos in _buf and goes on in _more. A
+        # read is kept as it came when it is bytes (immutable; a read is usually whole
+        # packets), so its packets are sliced from it without a copy into a buffer first.
+        # A packet that spans reads is made contiguous once it is all here, by one join of
+        # what is buffered (growing a buffer read by read would copy its bytes again at
+        # every reallocation, and a large packet spans several reads).
+        self._buf = b""
         self._pos = 0
+        self._more: list[bytes] = []
+        self._more_len = 0
         self._header: GPacketHeader | None = None
         self._error: DecodeError | None = None
         self.max_size = max_size
@@ -443,26 +447,60 @@ class GPacketReader:
     @property
     def buffered(self) -> int:
         """Bytes received and not yet returned as packets."""
-        return len(self._buf) - self._pos
+        return len(self._buf) - self._pos + self._more_len
 
     def feed(self, data: bytes | bytearray | memoryview) -> None:
-        """Add received bytes.
+        """Add received bytes (bytes are kept as they are; anything else is copied, so the
+        caller may reuse it).
 
         Raises:
             DecodeError: an earlier packet was malformed.
         """
         if self._error is not None:
             raise self._error
-        buf = self._buf
-        if isinstance(buf, bytearray) and buf:
-            buf += data
-        elif not buf:
-            self._buf = data if type(data) is bytes else bytearray(data)
-        else:
-            with memoryview(buf) as view:  # the rest copied once, not sliced and then copied
-                grown = bytearray(view[self._pos :])
-            grown += data
-            self._buf, self._pos = grown, 0
+        if type(data) is not bytes:
+            data = bytes(data)
+        if self._pos == len(self._buf) and not self._more:
+            self._buf, self._pos = data, 0
+        elif data:
+            self._more.append(data)
+            self._more_len += len(data)
+
+    def _gather(self, n: int) -> bool:
+        """Whether ``n`` bytes are buffered; they are then contiguous in ``_buf`` from ``_pos``
+        (joined with as few of the later reads as it takes)."""
+        have = len(self._buf) - self._pos
+        if have >= n:
+            return True
+        if have + self._more_len < n:
+            return False
+        more = self._more
+        k = 0
+        while have < n:
+            have += len(more[k])
+            k += 1
+        moved = sum(map(len, more[:k]))
+        with memoryview(self._buf) as view, view[self._pos :] as rest:
+            self._buf = b"".join([rest, *more[:k]])
+        self._more_len -= moved
+        del more[:k]
+        self._pos = 0
+        return True
+
+    def _head(self) -> tuple[bytes, int] | None:
+        """The buffer and offset where the next HEADER_SIZE bytes can be read, or None while
+        fewer are here. A header that spans reads is copied alone, not with its packet."""
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos >= HEADER_SIZE:
+            return buf, pos
+        if len(buf) - pos + self._more_len < HEADER_SIZE:
+            return None
+        head = buf[pos:]
+        for part in self._more:
+            head += part[: HEADER_SIZE - len(head)]
+            if len(head) == HEADER_SIZE:
+                break
+        return head, 0
 
     def next_packet(self) -> GPacket | None:
         """The next complete packet, or None until more bytes arrive.
@@ -486,20 +524,19 @@ class GPacketReader:
         """
         if self._error is not None:
             raise self._error
-        buf, pos = self._buf, self._pos
         try:
             header = self._header
             if header is None:
-                if len(buf) - pos < HEADER_SIZE:
+                at = self._head()
+                if at is None:
                     return None
-                header = self._header = unpack_header(buf, pos, max_size=self.max_size)
+                header = self._header = unpack_header(*at, max_size=self.max_size)
             size = header.size
-            if len(buf) - pos < size:
+            if not self._gather(size):
                 return None
+            buf, pos = self._buf, self._pos
             start = pos + HEADER_SIZE + header.props_size
-            # A view, so that the payload is copied once; it is released before the buffer
-            # is resized below.
-            with memoryview(buf) as view:
+            with memoryview(buf) as view:  # the payload copied once
                 props = (None if header.props_size == 0
                          else unpack_properties(view, pos + HEADER_SIZE, start, max_properties=self.max_properties))
                 payload = bytes(view[start : pos + size])
@@ -521,16 +558,17 @@ class GPacketReader:
         protocol, which carry no properties: decoded in place, not copied out first. A header
         ``next_frame`` kept while the packet was incomplete is that of these same bytes: a
         packet that came in several reads (any large one) is decoded in place too."""
-        buf, pos = self._buf, self._pos
-        if len(buf) - pos < HEADER_SIZE or self._error is not None:
+        at = self._head() if self._error is None else None
+        if at is None:
             return None
-        version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(buf, pos)
+        version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(*at)
         if (magic != MAGIC or version != VERSION or props_size or not HEADER_SIZE <= size <= self.max_size
-                or len(buf) - pos < size):
+                or not self._gather(size)):
             return None
         decode = decoders.get(ptype)
         if decode is None:
             return None
+        buf, pos = self._buf, self._pos
         end = pos + size
         got = decode(buf, pos + HEADER_SIZE, end, sequence, flags)
         if got is not None:
@@ -540,18 +578,17 @@ class GPacketReader:
 
     def consume(self, end: int) -> None:
         """Drop the buffered bytes before ``end`` (the end of a packet just taken)."""
-        self._pos = end
-        buf = self._buf
-        # Compact lazily: deleting the consumed prefix after every packet would make a large
-        # feed of small packets quadratic. A read kept as bytes is never compacted: slicing
-        # off its rest would copy it once per packet taken (a read of four 64 KiB packets,
-        # 384 KiB), and it is dropped whole once taken or when the next read comes.
-        if end == len(buf):
-            self._buf = b""
+        # A read is never compacted: slicing off its rest would copy it once per packet taken;
+        # it is dropped whole once taken.
+        if end == len(self._buf):
+            if self._more:
+                self._buf = self._more.pop(0)
+                self._more_len -= len(self._buf)
+            else:
+                self._buf = b""
             self._pos = 0
-        elif end >= 1 << 16 and type(buf) is bytearray:
-            del buf[:end]
-            self._pos = 0
+        else:
+            self._pos = end
 
     def __iter__(self) -> Iterator[GPacket]:
         while (packet := self.next_packet()) is not None:
