@@ -7,8 +7,9 @@ is fastest for each scenario:
   put under syncpoint and commit every ``uow`` messages;
 - non-persistent consumers read ahead (the server pushes messages before they are asked
   for); persistent consumers and consumers in units of work take up to 200 (or ``uow``)
-  messages per round trip with ``Queue.get_batch`` under syncpoint and commit each batch
-  (one fsync per batch), because persistent messages are never sent ahead;
+  messages per round trip with ``Queue.get_batch`` under syncpoint (room for all of them,
+  up to the negotiated frame size) and commit each batch (one fsync per batch), because
+  persistent messages are never sent ahead;
 - request/reply: asynchronous put of the request, then a get waiting on its CorrelId; the
   responder answers with an asynchronous put.
 """
@@ -165,8 +166,11 @@ class Ferrymq(Contender):
             clock = Clock()
             if batched:
                 size = flow.uow or BATCH
+                # Room for the whole batch (get_batch's default is 1 MiB: 15 messages of 64 KiB);
+                # the client holds it to the negotiated frame size.
+                room = max(1024 * 1024, size * (flow.size + 512))
                 while True:
-                    got = q.get_batch(size, wait=POLL, syncpoint=True)
+                    got = q.get_batch(size, wait=POLL, syncpoint=True, max_bytes=room)
                     if got:
                         qm.commit()
                         if tally.add(len(got)):
