@@ -80,6 +80,10 @@ async def test_open_and_put1_with_names_longer_than_the_mqod_holds(server: Queue
                 C.MQRC_NOT_AUTHORIZED, "MQ_USER_ID_LENGTH is 12")
         refused(await raw.ask(E.Put1(raw.next(), LONGEST, MQMD(), b"m", C.MQPMO_NO_SYNCPOINT)),
                 C.MQRC_UNKNOWN_OBJECT_NAME, "MQ_Q_NAME_LENGTH is 48")
+        refused(await raw.ask(E.Put1(raw.next(), "Q1", MQMD(), b"m",
+                                     C.MQPMO_NO_SYNCPOINT | C.MQPMO_ALTERNATE_USER_AUTHORITY,
+                                     alternate_user_id="U" * 13)),
+                C.MQRC_NOT_AUTHORIZED, "MQ_USER_ID_LENGTH is 12")
         # Trailing blanks pad IBM's fields: they do not count.
         opened = await raw.ask(E.Open(raw.next(), "Q1" + " " * 100, out, object_q_mgr_name=" " * 100))
         assert isinstance(opened, E.OpenReply) and opened.comp == C.MQCC_OK

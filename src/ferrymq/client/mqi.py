@@ -76,7 +76,8 @@ def mqput1(client: Client, name: str, md: bytes, data: bytes, options: int, *, o
         MQError: the open or the put failed; 2010 as ``mqput``.
     """
     S.check_length(client._s, len(data))
-    S.od_names(name, object_q_mgr_name, alternate_user_id, 0)  # as the queue manager's MQPUT1 checks them
+    alternate = options & C.MQPMO_ALTERNATE_USER_AUTHORITY and C.MQOO_ALTERNATE_USER_AUTHORITY
+    S.od_names(name, object_q_mgr_name, alternate_user_id, alternate)  # as the queue manager's MQPUT1 checks them
     ev = E.Put1(client._s.next_corr(), name, md, data, options, object_type, object_q_mgr_name, alternate_user_id,
                 properties=properties or None)
     reply: E.PutReply = S.check(client._call(ev))

@@ -320,7 +320,9 @@ class QueueManager(Messaging):
                               C.MQPMO_SET_ALL_CONTEXT: C.MQOO_SET_ALL_CONTEXT}.get(ctx, 0)
         validate.put_options(pmo.options)
         validate.descriptor_for_put(md)
-        opened = self.open(hconn, od, oo | (pmo.options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING))
+        oo |= pmo.options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING
+        oo |= pmo.options & C.MQPMO_ALTERNATE_USER_AUTHORITY and C.MQOO_ALTERNATE_USER_AUTHORITY
+        opened = self.open(hconn, od, oo)
         try:  # MQPUT's path without its plan, which this handle would not live to use
             conn, h, warning = self._check_put(hconn, opened.hobj, md, pmo)
             return self.place(conn, h, md, pmo, data, warning, properties)
