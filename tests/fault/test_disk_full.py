@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -43,16 +42,8 @@ QUEUE = "DISK.Q"
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root (CI runs the suite as root)")
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)], check=True)
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
+def small_disk(small_tmpfs: Callable[[str], Path]) -> Path:
+    return small_tmpfs("4m")
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,17 +25,9 @@ KiB = 1024
 
 
 @pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Path]:
+def disk(small_tmpfs: Callable[[str], Path]) -> Path:
     """A 1 MiB tmpfs, unmounted afterwards."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root (CI runs the suite as root)")
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], check=True)
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
+    return small_tmpfs("1m")
 
 
 def fill(path: Path) -> None:
