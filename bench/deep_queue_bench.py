@@ -104,7 +104,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--total", type=size_arg, default=size_arg("1G"), help="bytes of message data to queue")
     ap.add_argument("--size", type=size_arg, default=65536, help="bytes per message")
-    ap.add_argument("--budget", default="", help="FERRYMQ_PERSISTENT_MEMORY for the server (default: its own)")
+    ap.add_argument("--budget", type=size_arg, default=0,
+                    help="the server's --persistent-memory, bytes or with K, M, G (default: its own)")
     ap.add_argument("--home", default="", help="scratch FERRYMQ_HOME (default: a temporary directory); removed after")
     ap.add_argument("--batch", type=int, default=64, help="messages per drain unit of work")
     ap.add_argument("--sample", type=float, default=0.2, help="seconds between memory samples")
@@ -115,15 +116,14 @@ def main() -> None:
     count = args.total // args.size
     home = args.home or tempfile.mkdtemp(prefix="deepq-")
     os.makedirs(home, exist_ok=True)
-    if args.budget:
-        os.environ["FERRYMQ_PERSISTENT_MEMORY"] = args.budget
     sampler = Sampler(args.sample)
     sampler.start()
     results: dict[str, Any] = {"messages": count, "size": args.size, "total_bytes": count * args.size,
                                "budget": args.budget or "default", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     phases: dict[str, float] = {}
     try:
-        conn, pid = start_qmgr(home, [(QUEUE, 999_999_999)], QMGR)
+        budget = ("--persistent-memory", str(args.budget)) if args.budget else ()
+        conn, pid = start_qmgr(home, [(QUEUE, 999_999_999)], QMGR, budget)
         sampler.set(pid, "idle")
         max_len = max(4 * 1024 * 1024, args.size + 65536)
         # Fill: asynchronous persistent puts, one client.

@@ -12,13 +12,15 @@ import sys
 from collections.abc import Iterable
 
 
-def start_qmgr(home: str, queues: Iterable[tuple[str, int]], name: str = "QMB") -> tuple[str, int]:
-    """Create and start queue manager ``name`` under ``home`` with ``queues`` (name,
-    MAXDEPTH) defined; returns its connection name and pid. MAXUMSGS is lifted so that one
-    unit of work can hold a whole benchmark's messages (a Spark partition, a staged run)."""
+def start_qmgr(home: str, queues: Iterable[tuple[str, int]], name: str = "QMB",
+               create_args: Iterable[str] = ()) -> tuple[str, int]:
+    """Create (with ``create_args`` added to ``ferrymq create``) and start queue manager
+    ``name`` under ``home`` with ``queues`` (name, MAXDEPTH) defined; returns its connection
+    name and pid. MAXUMSGS is lifted so that one unit of work can hold a whole benchmark's
+    messages (a Spark partition, a staged run)."""
     env = dict(os.environ, FERRYMQ_HOME=home)
     cli = [sys.executable, "-m", "ferrymq.cli"]
-    subprocess.run([*cli, "create", name, "--port", "0"], env=env, check=True, capture_output=True)
+    subprocess.run([*cli, "create", name, "--port", "0", *create_args], env=env, check=True, capture_output=True)
     doc = json.loads(subprocess.run([*cli, "start", name, "--output", "json"], env=env, check=True,
                                     capture_output=True, text=True).stdout)
     script = "ALTER QMGR MAXUMSGS(10000000)\n" + "".join(f"DEFINE QLOCAL({q}) MAXDEPTH({depth})\n"

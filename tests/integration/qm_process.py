@@ -15,12 +15,12 @@ from pathlib import Path
 
 
 class QueueManagerProcess:
-    def __init__(self, home: Path, name: str = "QM1") -> None:
+    def __init__(self, home: Path, name: str = "QM1", create_args: tuple[str, ...] = ()) -> None:
         self.home = home
         self.name = name
         self.pid = 0
         self.port = 0
-        self._cli("create", name, "--port", "0")
+        self._cli("create", name, "--port", "0", *create_args)
 
     def _cli(self, *args: str, stdin: str | None = None) -> str:
         env = dict(os.environ, FERRYMQ_HOME=str(self.home))

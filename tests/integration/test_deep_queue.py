@@ -50,10 +50,9 @@ class PeakRss(threading.Thread):
 
 
 @pytest.fixture
-def qmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[QueueManagerProcess]:
-    monkeypatch.setenv("FERRYMQ_PERSISTENT_MEMORY", "16M")
-    monkeypatch.setenv("FERRYMQ_UNSYNCED_MEMORY", "8M")
-    p = QueueManagerProcess(tmp_path / "home").start()
+def qmp(tmp_path: Path) -> Iterator[QueueManagerProcess]:
+    p = QueueManagerProcess(tmp_path / "home", create_args=("--persistent-memory", str(16 * MiB),
+                                                            "--unsynced-memory", str(8 * MiB))).start()
     p.mqsc("DEFINE QLOCAL(DEEP.Q) MAXDEPTH(100000)\n")
     yield p
     p.stop()

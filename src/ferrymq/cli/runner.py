@@ -20,9 +20,10 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
+from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso
 from ferrymq.engine.api import SystemClock
@@ -42,21 +43,22 @@ QUIESCE = "quiesce"
 IMMEDIATE = "immediate"
 
 
-def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) -> tuple[QueueManager, Journal]:
+def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE,
+                limits: MemoryLimits | None = None) -> tuple[QueueManager, Journal]:
     """Open the journal and replay it into an engine (a new journal gets the system objects).
-    ``reserve_bytes``: the free disk space below which persistent messages are refused.
+    ``reserve_bytes``: the free disk space below which persistent messages are refused;
+    ``limits``: the engine's memory budgets (default: MemoryLimits()).
 
     Raises:
         CliError(DAMAGED): the journal cannot be opened or replayed; the StoreError is shown.
         CliError(START_FAILED, disk_full): the journal's disk has no space for it to start.
     """
-    limits = memory_limits(os.environ)
     try:
         journal = FileJournal(qdir.journal_dir, reserve_bytes=reserve_bytes)
     except (StoreError, OSError) as exc:
         raise _damaged(qdir, exc) from exc
     try:
-        return QueueManager.start(name, journal, SystemClock(), limits), journal
+        return QueueManager.start(name, journal, SystemClock(), limits or MemoryLimits()), journal
     except BaseException as exc:
         with contextlib.suppress(Exception):
             journal.close()
@@ -64,31 +66,6 @@ def open_engine(qdir: QmgrDir, name: str, reserve_bytes: int = DEFAULT_RESERVE) 
             log.exception("event=recovery_failed qmgr=%s", name)
             raise _damaged(qdir, exc) from exc
         raise
-
-
-MEMORY_KNOBS = {"FERRYMQ_PERSISTENT_MEMORY": "persistent_bytes", "FERRYMQ_NON_PERSISTENT_MEMORY": "non_persistent_bytes",
-                "FERRYMQ_UNSYNCED_MEMORY": "unsynced_bytes"}
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-
-
-def memory_limits(env: Mapping[str, str]) -> MemoryLimits:
-    """The engine's memory limits (docs/limits.md), from the environment: bytes, or a
-    number with K, M or G (binary multiples).
-
-    Raises:
-        CliError(USAGE): a value is not a size.
-    """
-    values: dict[str, int] = {}
-    for var, field in MEMORY_KNOBS.items():
-        raw = env.get(var, "").strip().upper().removesuffix("B").removesuffix("I")
-        if not raw:
-            continue
-        unit = raw[-1] if raw[-1] in _UNITS else ""
-        number = raw[: len(raw) - len(unit)]
-        if not number.isdigit():
-            raise CliError(Exit.USAGE, "bad_memory_limit", f"{var}={env[var]!r} is not a size (bytes, or K, M, G)")
-        values[field] = int(number) * _UNITS[unit]
-    return MemoryLimits(**values)
 
 
 def _damaged(qdir: QmgrDir, exc: BaseException) -> CliError:
@@ -193,9 +170,10 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     stopper = Stopper(echo)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
         loop.add_signal_handler(sig, stopper.on_signal, sig)
-    qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes)
+    options = {**config.server, **knobs}
+    qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes, server_options.memory_limits(options))
     FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
-    server = QueueManagerServer(qm, config.host, config.port, **{**config.server, **knobs})
+    server = QueueManagerServer(qm, config.host, config.port, **server_options.server_keywords(options))
     try:
         await server.start()
     except OSError as exc:

@@ -1,17 +1,21 @@
-"""The server's knobs on the command line: ``ferrymq create`` keeps them in config.json
-(``"server": {...}``), ``ferrymq start`` overrides them for one run.
+"""The queue manager process's knobs on the command line: ``ferrymq create`` keeps them
+in config.json (``"server": {...}``), ``ferrymq start`` overrides them for one run.
 
-Each knob is a ``QueueManagerServer`` keyword (docs/limits.md); only the ones given are
-kept, so a queue manager follows the server's defaults for the rest.
+Each knob is a ``QueueManagerServer`` keyword or, where it has an ``engine_field``, a
+field of the engine's ``MemoryLimits`` (docs/limits.md); only the ones given are kept, so
+a queue manager follows the defaults for the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from ferrymq.engine.paging import MemoryLimits
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -22,6 +26,7 @@ class Knob:
     kind: type[int] | type[float]
     low: float  # the smallest value allowed
     help: str
+    engine_field: str = ""  # a MemoryLimits field rather than a server keyword
 
     @property
     def flag(self) -> str:
@@ -41,6 +46,13 @@ KNOBS = (
     Knob("frame_timeout", float, 0, "Seconds a frame, once begun, has to arrive whole (default 60)."),
     Knob("frame_budget", int, 0, "Bytes that frames being received may hold across all connections; a "
                                  "connection growing past it is read no more until it falls (default 256 MiB)."),
+    Knob("persistent_memory", int, 0, "Bytes of persistent message data kept in memory; beyond it messages are "
+                                      "read back from the journal when needed (default 256 MiB).",
+         "persistent_bytes"),
+    Knob("unsynced_memory", int, 0, "Bytes of paged-out persistent data that may wait for the disk before "
+                                    "requests are read no more (default 64 MiB).", "unsynced_bytes"),
+    Knob("non_persistent_memory", int, 0, "Bytes of non-persistent message data on all queues; more is "
+                                          "refused with 2056 (default 1 GiB).", "non_persistent_bytes"),
 )
 _BY_NAME = {k.name: k for k in KNOBS}
 
@@ -83,7 +95,24 @@ def check(options: Mapping[str, Any]) -> dict[str, Any]:
         from ferrymq.server.conn_limits import Limits  # only when needed: it loads the server package
 
         Limits(**{k: v for k, v in out.items() if k in Limits.__dataclass_fields__})  # the server's own rules
+        memory_limits(out)
     return out
+
+
+def server_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The knobs among checked ``options`` that are ``QueueManagerServer`` keywords."""
+    return {k: v for k, v in options.items() if not _BY_NAME[k].engine_field}
+
+
+def memory_limits(options: Mapping[str, Any]) -> MemoryLimits:
+    """The engine's memory limits: the defaults, with the knobs among ``options`` that set them.
+
+    Raises:
+        ValueError: a limit the engine refuses.
+    """
+    from ferrymq.engine.paging import MemoryLimits  # the engine is loaded only by commands that need it
+
+    return MemoryLimits(**{_BY_NAME[k].engine_field: v for k, v in options.items() if _BY_NAME[k].engine_field})
 
 
 def as_args(options: Mapping[str, Any]) -> list[str]:
