@@ -20,6 +20,7 @@ from ferrymq.cli.home import DEFAULT_DISK_RESERVE
 from ferrymq.errors import JournalFull, StoreError
 from ferrymq.store import space
 from ferrymq.store.file import DEFAULT_RESERVE, FileJournal
+from ferrymq.store.journal import Pending
 
 KiB = 1024
 
@@ -48,6 +49,17 @@ def fill(path: Path) -> None:
 
 def segment_sizes(d: Path) -> dict[str, int]:
     return {p.name: p.stat().st_size for p in sorted(d.glob("*.seg"))}
+
+
+def refused_batch(j: FileJournal, disk: Path, record_id: int, payload: bytes) -> Pending:
+    """Fill the disk, stage ``payload`` as a record and see its batch's write refused."""
+    fill(disk / "ballast")
+    j.add(record_id, 1, payload)
+    pending = j.take_pending()
+    assert pending is not None
+    with pytest.raises(JournalFull):
+        j.write_pending(pending)
+    return pending
 
 
 def test_below_the_reserve_persistent_work_is_refused_before_a_write_fails(disk: Path) -> None:
@@ -83,12 +95,7 @@ def test_enospc_cuts_the_segment_back_and_the_same_batch_is_written_once_space_i
         j.add(rid, 1, b"d" * 10 * KiB)
         j.sync()
     durable = segment_sizes(disk / "j")
-    fill(disk / "ballast")
-    j.add(4, 1, b"x" * 100 * KiB)
-    pending = j.take_pending()
-    assert pending is not None
-    with pytest.raises(JournalFull):
-        j.write_pending(pending)
+    pending = refused_batch(j, disk, 4, b"x" * 100 * KiB)
     assert segment_sizes(disk / "j") == durable  # no half batch left behind
     j.refresh()
     assert j.stats().state == space.DISK_FULL and "No space" in j.refusal
@@ -118,12 +125,7 @@ def test_a_new_segment_that_finds_no_space_is_created_again(disk: Path) -> None:
     j.load()
     j.add(1, 1, b"a" * 20 * KiB)
     j.sync()  # segment 1 is now past its size: the next batch starts segment 2
-    fill(disk / "ballast")
-    j.add(2, 1, b"b" * 20 * KiB)
-    pending = j.take_pending()
-    assert pending is not None
-    with pytest.raises(JournalFull):
-        j.write_pending(pending)
+    pending = refused_batch(j, disk, 2, b"b" * 20 * KiB)
     assert sorted(segment_sizes(disk / "j").values())[0] == 0  # created, cut back to nothing
     (disk / "ballast").unlink()
     j.write_pending(pending)
@@ -139,12 +141,7 @@ def test_closing_while_a_batch_did_not_fit_keeps_what_was_durable(disk: Path) ->
     j.load()
     j.add(1, 1, b"kept")
     j.sync()
-    fill(disk / "ballast")
-    j.add(2, 1, b"z" * 50 * KiB)
-    pending = j.take_pending()
-    assert pending is not None
-    with pytest.raises(JournalFull):
-        j.write_pending(pending)
+    refused_batch(j, disk, 2, b"z" * 50 * KiB)
     with pytest.raises(StoreError, match="never acknowledged"):
         j.close()
     (disk / "ballast").unlink()
