@@ -6,8 +6,12 @@ Property folders (their elements are properties): ``jms``, ``mcd``, ``mq_usr``, 
 ``mq_svc``, ``mqtt``, and any folder with ``content='properties'``. Every other folder
 (``psc``, a vendor's) is not properties: it stays in an MQRFH2 in the message data.
 
-Names: a property in ``usr`` is named by its element alone (``<usr><color>`` is
-``color``; MQSETMP of ``usr.color`` means the same); any other is ``folder.group….element``.
+Names follow IBM's mapping (property name ↔ folder, group, element): a property in ``usr``
+outside any group is named by its element alone (``<usr><color>`` is ``color``; MQSETMP of
+``usr.color`` means the same); any other is ``folder.group….element``. That includes a group
+in ``usr`` (``<usr><grp><x>`` is ``usr.grp.x``): JMS allows no groups there, but IBM's
+mapping keeps the folder in the name, so such a property stays in ``usr`` both ways (and
+counts for PROPCTL(COMPAT) as one in ``usr.``).
 Types follow the dt attribute (``i1``→INT8 … ``r8``→FLOAT64, ``bin.hex``→BYTE_STRING,
 ``boolean``, none→STRING, ``int``→INT64, ``xsi:nil='true'``→NULL); an unknown dt is kept as
 a string. ``context='user'`` and ``copy='…'`` carry the property descriptor.
@@ -83,7 +87,9 @@ def _folder(text: str, max_elements: int) -> tuple[PropertySet | None, int]:
                 continue  # IBM: such an element is invisible to the property API
             name = f"{prefix}.{child.name}" if prefix else child.name
             if child.children:
-                walk(child, name)
+                # A group directly in usr keeps its folder: <usr><grp><x> is usr.grp.x, not grp.x
+                # (which would name folder grp).
+                walk(child, name if prefix else f"usr.{name}")
                 continue
             value = F.typed_value(child)
             dt = child.attrs.get("dt", "string")
