@@ -12,10 +12,10 @@ from ferrymq.admin.pcfclient import CommandClient
 from ferrymq.api import EmbeddedQueueManager
 from ferrymq.client import Client
 from ferrymq.client.sync import connect
-from ferrymq.engine.commands.model import Command
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.model import Command
 from ferrymq.wire import pcf as P
 from ferrymq.wire.mqmd import MQMD
 

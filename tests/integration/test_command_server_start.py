@@ -12,12 +12,12 @@ from qm_process import QueueManagerProcess
 
 from ferrymq.client.sync import connect
 from ferrymq.engine.api import ObjectDescriptor, PutOptions, SystemClock
-from ferrymq.engine.commands.model import Command
-from ferrymq.engine.commands.pcfmap import from_command
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command
+from ferrymq.pcf.model import Command
 from ferrymq.store.file import FileJournal
 from ferrymq.wire import pcf as P
 from ferrymq.wire.mqmd import MQMD

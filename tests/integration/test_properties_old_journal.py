@@ -13,12 +13,12 @@ from qm_process import QueueManagerProcess
 
 from ferrymq.client.sync import connect
 from ferrymq.engine.api import SystemClock
-from ferrymq.engine.commands.model import Command
-from ferrymq.engine.commands.pcfmap import from_command
 from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command
+from ferrymq.pcf.model import Command
 from ferrymq.properties.model import PropertySet
 from ferrymq.properties.rfh2map import folder_properties
 from ferrymq.store.file import FileJournal

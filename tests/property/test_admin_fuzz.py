@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from ferrymq.admin.mqsc import MqscSyntaxError, commands, parse, to_command
 from ferrymq.engine.api import FakeClock, GetOptions, GetResult, ObjectDescriptor, PutOptions
-from ferrymq.engine.commands.model import Command, Filter
-from ferrymq.engine.commands.pcfmap import from_command
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command
+from ferrymq.pcf.model import Command, Filter
 from ferrymq.server.cmdserver import COMMAND_QUEUE, CommandServer
 from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire import pcf as P

@@ -11,10 +11,11 @@ import struct
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.commands.model import Command, Filter
-from ferrymq.engine.commands.pcfmap import answer, from_command
+from ferrymq.engine.commands.pcfmap import answer
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command
+from ferrymq.pcf.model import Command, Filter
 from ferrymq.wire import pcf as P
 
 

@@ -12,11 +12,12 @@ import pytest
 from engine_helpers import Env
 
 from ferrymq.engine.api import ObjectDescriptor, PutOptions
-from ferrymq.engine.commands.model import Command
-from ferrymq.engine.commands.pcfmap import answer, from_command
+from ferrymq.engine.commands.pcfmap import answer
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command
+from ferrymq.pcf.model import Command
 from ferrymq.server import cmdserver
 from ferrymq.server.cmdserver import COMMAND_QUEUE, CommandServer
 from ferrymq.wire import pcf as P

@@ -12,6 +12,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "wire": 0,
     "properties": 0,
+    "pcf": 0,
     "protocol": 1,
     "store": 1,
     "engine": 2,
@@ -41,6 +42,9 @@ ALLOWED_SIDEWAYS: set[tuple[str, str]] = {
     ("properties", "mq"),  # message properties: typed values, IBM's name rules, MQRFH2 folders
     ("properties", "errors"),
     ("properties", "wire"),
+    ("pcf", "mq"),  # the PCF command model: selectors, commands, MQRCCF_ reasons
+    ("pcf", "errors"),
+    ("pcf", "wire"),  # its messages are wire/pcf.py structures
     ("store", "errors"),
     ("store", "wire"),  # record framing helpers
     ("protocol", "store"),
@@ -113,3 +117,14 @@ def test_the_client_runs_without_pyspark() -> None:
     code = "import sys, ferrymq.client, ferrymq.api, ferrymq.cli.main; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_pymqi_loads_no_engine_module() -> None:
+    """A pymqi program is a client: the PCF command model it builds lives in L0 (ferrymq.pcf)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ferrymq.pymqi; "
+            "print(sorted(m for m in sys.modules if m.startswith(('ferrymq.engine', 'ferrymq.server', 'ferrymq.store'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"

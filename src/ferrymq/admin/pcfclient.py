@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 
 from ferrymq.client import Client
-from ferrymq.engine.commands.model import Command, Response
-from ferrymq.engine.commands.pcfmap import from_command, responses_of
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command, responses_of
+from ferrymq.pcf.model import Command, Response
 from ferrymq.wire import pcf as P
 from ferrymq.wire.mqmd import MQMD
 

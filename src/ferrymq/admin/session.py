@@ -15,9 +15,9 @@ from typing import Any
 
 from ferrymq.admin.mqsc import MqscSyntaxError, Parsed, commands, parse, to_command
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands.model import Command, Response, Value
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.model import Command, Response, Value
 
 Runner = Callable[[Command], list[Response]]
 

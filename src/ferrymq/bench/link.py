@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,19 +96,6 @@ class Tally:
 
     def report(self, cpu: float) -> dict[str, Any]:
         return {"role": "consumer", "count": self.count, "first": self.first, "last": self.last, "cpu": cpu}
-
-
-def run_child(contender: str, role: str, link: Link, *args: Any) -> None:
-    """Entry point of every child process: look the driver up and run one role; a failure
-    is reported with its traceback instead of hanging the run."""
-    from ferrymq.bench.registry import CONTENDERS
-
-    try:
-        getattr(CONTENDERS[contender], role)(link, *args)
-    except BaseException as exc:
-        link.reports.put({"role": role, "error": f"{type(exc).__name__}: {exc}",
-                          "trace": traceback.format_exc(limit=6)})
-        raise SystemExit(1) from None
 
 
 class Clock:

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ferrymq.bench.contender import PERSISTENT, REQUEST_REPLY, TRANSIENT, Contender
-from ferrymq.bench.link import Link, run_child
+from ferrymq.bench.link import Link
 from ferrymq.bench.model import Flow, RoundTrips, StoreRuns
+from ferrymq.bench.registry import run_child
 
 START_TIMEOUT = 60.0  # seconds for every process of a run to connect and say it is ready
 GRACE = 15.0  # seconds past a run's time limit before its processes are killed

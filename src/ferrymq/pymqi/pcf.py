@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ferrymq.admin.pcfclient import CommandClient
-from ferrymq.engine.commands.model import Command, Value
-from ferrymq.engine.commands.model import Filter as ModelFilter
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.model import Command, Value
+from ferrymq.pcf.model import Filter as ModelFilter
 from ferrymq.pymqi.core import QueueManager
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.structs import text as _name

@@ -1,2 +1,3 @@
-"""Administration commands: one model (model.py), one executor (executor.py, status.py),
-and the PCF mapping the command server uses (pcfmap.py)."""
+"""Administration commands run against a queue manager: one executor (executor.py,
+status.py) and the command server's answer to a PCF request (pcfmap.py). The command
+model and its PCF messages are L0, in ferrymq.pcf."""

@@ -1,4 +1,4 @@
-"""PCF messages <-> the command model, and how the command server answers a request.
+"""How the command server answers a PCF request (the message mapping is ferrymq.pcf.messages).
 
 ``answer(qm, request_bytes, encoding)`` decodes an MQCFH command, executes it and returns
 the response messages as IBM lays them out: one per object, MsgSeqNumber counting from 1,
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands.executor import execute
-from ferrymq.engine.commands.model import Command, Filter, ParameterError, Response, Value
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import to_command, to_param
+from ferrymq.pcf.model import Command, ParameterError, Response, Value
 from ferrymq.wire import pcf as P
 
 PCF_REASON = {
@@ -44,69 +45,6 @@ def padded(selector: int, value: Value) -> Value:
     if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
         return tuple(str(v).ljust(width) for v in value)
     return value
-
-
-def to_command(msg: P.PCFMessage) -> Command:
-    """The Command a PCF request carries.
-
-    Raises:
-        MQError: MQRCCF_CFH_TYPE_ERROR (not a command), MQRCCF_CFIN/CFST_DUPLICATE_PARM.
-    """
-    if msg.header.type not in (F.MQCFT_COMMAND, F.MQCFT_COMMAND_XR):
-        raise MQError(C.MQCC_FAILED, F.MQRCCF_CFH_TYPE_ERROR, f"MQCFH Type {msg.header.type} is not MQCFT_COMMAND")
-    cmd = Command(msg.header.command)
-    for p in msg.params:
-        if isinstance(p, (P.CFIF, P.CFSF)):
-            cmd.filters.append(Filter(p.parameter, p.operator, p.value))
-            continue
-        if isinstance(p, P.CFGR):
-            raise MQError(C.MQCC_FAILED, F.MQRCCF_CFGR_PARM_ID_ERROR, f"group parameter {p.parameter} is not used by command {msg.header.command}")
-        if p.parameter in cmd.params:
-            dup = F.MQRCCF_CFIN_DUPLICATE_PARM if isinstance(p, P.CFIN) else F.MQRCCF_CFST_DUPLICATE_PARM
-            raise MQError(C.MQCC_FAILED, dup, f"parameter {p.parameter} appears twice")
-        cmd.params[p.parameter] = _value(p)
-    if len(cmd.filters) > 1:
-        raise MQError(C.MQCC_FAILED, F.MQRCCF_TOO_MANY_FILTERS, "one filter (WHERE) per command")
-    return cmd
-
-
-def _value(p: P.Param) -> Value:
-    if isinstance(p, (P.CFIN, P.CFIN64)):
-        return p.value
-    if isinstance(p, P.CFST):
-        return p.value
-    if isinstance(p, (P.CFIL, P.CFSL)):
-        return p.values
-    assert isinstance(p, P.CFBS)
-    return p.value
-
-
-def to_param(selector: int, value: Value) -> P.Param:
-    if isinstance(value, int):
-        return P.CFIN(selector, int(value))
-    if isinstance(value, str):
-        return P.CFST(selector, value)
-    if isinstance(value, bytes):
-        return P.CFBS(selector, value)
-    if all(isinstance(v, int) for v in value):
-        return P.CFIL(selector, tuple(int(v) for v in value))
-    return P.CFSL(selector, tuple(str(v) for v in value))
-
-
-def from_command(cmd: Command) -> P.PCFMessage:
-    """The PCF request for a Command (what PCFExecute and runmqsc -c send)."""
-    params: list[P.Param] = [to_param(s, v) for s, v in cmd.params.items()]
-    for f in cmd.filters:
-        params.append(P.CFIF(f.parameter, f.operator, f.value) if isinstance(f.value, int)
-                      else P.CFSF(f.parameter, f.operator, f.value))
-    return P.PCFMessage(P.CFH(F.MQCFT_COMMAND, cmd.command, parameter_count=len(params), version=F.MQCFH_VERSION_3),
-                        tuple(params))
-
-
-def responses_of(messages: list[P.PCFMessage]) -> list[Response]:
-    """Responses decoded by a client back into the model."""
-    return [Response({p.parameter: _value(p) for p in m.params if not isinstance(p, (P.CFGR, P.CFIF, P.CFSF))},
-                     m.header.comp_code, m.header.reason) for m in messages]
 
 
 def run(qm: QueueManager, cmd: Command) -> list[Response]:

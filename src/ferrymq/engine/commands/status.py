@@ -6,13 +6,13 @@ from __future__ import annotations
 import fnmatch
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands.model import Command, Filter, Response, Value
 from ferrymq.engine.objects import QueueObject, stamp
 from ferrymq.engine.session import Connection, Handle
 from ferrymq.engine.state import EngineState
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.model import Command, Filter, Response, Value
 
 
 def connection_id(qmgr_name: str, hconn: int) -> bytes:

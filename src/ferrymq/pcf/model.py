@@ -1,7 +1,7 @@
 """The command model every administration route shares: a PCF command code with its
 parameters in, a list of responses out.
 
-MQSC is translated to this form by ferrymq.admin, PCF messages by ferrymq.engine.commands.pcfmap,
+MQSC is translated to this form by ferrymq.admin, PCF messages by ferrymq.pcf.messages,
 and Python callers build it directly; ferrymq.engine.commands.executor runs it. A request's
 parameters are keyed by their MQIA_/MQCA_/MQIACF_/MQCACF_/MQBACF_ selector; filters
 (WHERE) are kept apart because a selector may be both filtered and asked for.
