@@ -113,6 +113,20 @@ def test_unreachable_queue_manager_is_exit_20(home: Home) -> None:
     assert "AMQ8146E" in p.stderr
 
 
+def test_unknown_queue_manager_and_malformed_conn_name_are_exit_20_without_traceback(tmp_path: Path) -> None:
+    h = Home(tmp_path / "empty")
+    p = h.run("mqsc", "NOPE", stdin="DIS QMGR\n", code=20)
+    assert "Traceback" not in p.stderr
+    assert p.stderr.startswith("ferrymq: error[qmgr_unknown]: AMQ8118E: queue manager NOPE does not exist")
+    doc = json.loads(h.run("mqsc", "NOPE", "-o", "json", stdin="DIS QMGR\n", code=20).stdout)
+    assert doc["error"]["rule"] == "qmgr_unknown" and doc["error"]["exit_code"] == 20
+    p = h.run("mqsc", "QM1", "--conn", "localhost(notaport)", stdin="DIS QMGR\n", code=20)
+    assert "Traceback" not in p.stderr
+    assert p.stderr.startswith("ferrymq: error[conn_name_malformed]: connection name 'localhost(notaport)' is "
+                               "malformed")
+    assert "host(port)" in p.stderr and "MQRC_CD_ERROR (2277)" in p.stderr
+
+
 def read_until(fd: int, marker: bytes, seen: bytearray) -> bytes:
     deadline = time.monotonic() + 30
     while marker not in seen:

@@ -24,7 +24,9 @@ from ferrymq.admin.mqsc import OPERATORS, TYPES, VERBS
 from ferrymq.admin.pcfclient import CommandClient
 from ferrymq.admin.session import EXIT_NO_QMGR, Result, Session
 from ferrymq.cli import control
+from ferrymq.cli.errors import CliError
 from ferrymq.cli.home import QmgrDir
+from ferrymq.client.connname import MalformedConnName
 from ferrymq.client.sync import connect
 from ferrymq.engine import attrs as A
 from ferrymq.errors import MQError
@@ -84,13 +86,21 @@ def _print(result: Result, echo_command: bool) -> None:
 
 
 def run(home: Path, name: str, source: IO[str] | None, explicit_conn: str | None, as_json: bool,
-        fail: Callable[[int, str], None]) -> int:
+        fail: Callable[[int, str, str], None]) -> int:
     """Run a session; returns the exit code."""
     try:
         client = connect(name, conn_name(home, name, explicit_conn), appl_name="ferrymq mqsc")
-    except (click.ClickException, MQError) as exc:
-        fail(EXIT_NO_QMGR, exc.message if isinstance(exc, click.ClickException) else
-             f"AMQ8146E: queue manager {name} is not available: {exc}")
+    except click.ClickException as exc:
+        fail(EXIT_NO_QMGR, "qmgr_not_available", exc.message)
+        return EXIT_NO_QMGR
+    except CliError as exc:  # no such queue manager, or not a valid name: runmqsc says 20 too
+        fail(EXIT_NO_QMGR, exc.rule, f"AMQ8118E: {exc.message}")
+        return EXIT_NO_QMGR
+    except MalformedConnName as exc:
+        fail(EXIT_NO_QMGR, "conn_name_malformed", f"{exc.detail}; {exc.reason_name} ({exc.reason})")
+        return EXIT_NO_QMGR
+    except MQError as exc:
+        fail(EXIT_NO_QMGR, "qmgr_not_available", f"AMQ8146E: queue manager {name} is not available: {exc}")
         return EXIT_NO_QMGR
     try:
         admin = CommandClient(client)
@@ -141,12 +151,12 @@ def register(group: click.Group, home_of: Callable[[click.Context], Path]) -> No
         """
         as_json = (output or ctx.obj.get("output")) == "json"
 
-        def fail(code: int, message: str) -> None:
+        def fail(code: int, rule: str, message: str) -> None:
             if as_json:
-                click.echo(json.dumps({"ok": False, "error": {"rule": "qmgr_not_available", "exit_code": code,
+                click.echo(json.dumps({"ok": False, "error": {"rule": rule, "exit_code": code,
                                                               "message": message}}, indent=2))
             else:
-                click.echo(f"ferrymq: error[qmgr_not_available]: {message}", err=True)
+                click.echo(f"ferrymq: error[{rule}]: {message}", err=True)
 
         code = run(home_of(ctx), name, file, conn, as_json, fail)
         ctx.exit(code)

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ferrymq.client import mqi
-from ferrymq.client.connname import parse_conn_name
+from ferrymq.client.connname import MalformedConnName, parse_conn_name
 from ferrymq.client.sync import Client
 from ferrymq.client.sync import connect as client_connect
 from ferrymq.errors import MQError
@@ -185,7 +185,8 @@ class QueueManager:
         """MQCONNX: over TCP when ``cd.ConnectionName`` is set, else in bindings mode.
 
         Raises:
-            MQMIError: 2002 if already connected; 2058/2059/2538 if the queue manager is not there.
+            MQMIError: 2002 if already connected; 2058/2059/2538 if the queue manager is not there;
+                2277 (MQRC_CD_ERROR) for a malformed connection name.
         """
         for arg in args:  # pymqi also takes cd / sco positionally
             if isinstance(arg, CD):
@@ -221,8 +222,8 @@ class QueueManager:
     def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False) -> Client:
         try:
             parse_conn_name(conn)
-        except ValueError as exc:
-            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, detail=str(exc)) from None
+        except MalformedConnName as exc:  # MQRC_CD_ERROR: the name is malformed, not unanswered
+            raise MQMIError(exc.comp, exc.reason, detail=exc.detail) from None
         heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
         return client_connect(qmgr, conn, user=user, heartbeat=heartbeat, max_msg_length=int(cd.MaxMsgLength),
                               appl_name="pymqi", reconnect=reconnect)
