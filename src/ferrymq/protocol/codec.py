@@ -55,11 +55,11 @@ from typing import Any
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.properties import model as props_model
-from ferrymq.protocol import columnframes, seqframes
+from ferrymq.protocol import body, columnframes, seqframes
 from ferrymq.protocol import events as E
+from ferrymq.protocol.body import Reader
 from ferrymq.protocol.mdcodec import PLAIN_MD_LENGTHS as _PLAIN_MD_LENGTHS
-from ferrymq.protocol.mdcodec import md_end, pack_md, plain_md_length, unpack_md
+from ferrymq.protocol.mdcodec import plain_md_length
 from ferrymq.wire import gpacket
 from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
 
@@ -97,9 +97,9 @@ T_REPLY = 1199
 FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
 FLAG_MSG_HANDLE = 0x2  # GET: the getter has a message handle
 
-MAX_LIST = 256  # selectors per INQUIRE/SET (MQ's own limits are far lower)
+MAX_LIST = body.MAX_LIST
 C_OK = 0  # MQCC_OK
-MAX_BATCH = 4096  # items per PUT_BATCH / PUSHED_BATCH (the frame size bounds the bytes)
+MAX_BATCH = body.MAX_BATCH
 
 _I = struct.Struct(">i")
 _U32 = struct.Struct(">I")
@@ -125,155 +125,16 @@ _PUSHED_ITEM = struct.Struct(">I16sI")
 _GET_BATCH = struct.Struct(">IiiIII")
 
 
-def _s(value: str) -> bytes:
-    raw = value.encode("utf-8")
-    if len(raw) > 0xFFFF:
-        raise ValueError(f"a string field is {len(raw)} bytes; the limit is 65535")
-    return _U16.pack(len(raw)) + raw
-
-
-# Object names repeat in every reply (a GetReply carries its queue's name): encoded once.
-# Names are at most 48 characters; the table is bounded and starts again when full.
-_NAMES_LIMIT = 1024
-_names: dict[str, bytes] = {}
-
-
-def _name(value: str) -> bytes:
-    raw = _names.get(value)
-    if raw is None:
-        raw = _s(value)
-        if len(value) <= 48:
-            if len(_names) >= _NAMES_LIMIT:
-                _names.clear()
-            _names[value] = raw
-    return raw
-
-
-def _md(md: Any) -> bytes:
-    if isinstance(md, bytes):
-        if len(md) == C.MQMD_LENGTH_2 and md[:8] == V2_LE_HEAD:  # complete, as md_end would find
-            return md
-        try:
-            if md_end(md) != len(md):
-                raise ValueError("packed MQMD has trailing bytes")
-        except DecodeError as exc:
-            raise ValueError(str(exc)) from None
-        return md
-    return pack_md(md)
-
-
-def _props(props: Any) -> bytes:
-    if not props:
-        return b"\0\0\0\0"
-    raw = props_model.pack(props)
-    return _U32.pack(len(raw)) + raw
-
-
-_OK = _STATUS.pack(0, 0) + b"\0\0"  # MQCC_OK, MQRC_NONE, no detail: most replies
-_NO_PROPS = b"\0\0\0\0"  # a properties section of length 0: most messages
-OK_STATUS = _OK
-"""The status of most replies (MQCC_OK, MQRC_NONE, no detail) as its 10 bytes."""
-
-
-DETAIL_LIMIT = 4096
-"""Bytes of a status's detail that travel; the rest is cut. A detail is informational and
-may quote what a request carried (a name of 65535 bytes, say): however long, it must not
-stop the reply with the reason from being sent."""
-
-
-def _status(comp: int, reason: int, detail: str) -> bytes:
-    if not (comp or reason or detail):
-        return _OK
-    return _STATUS.pack(comp, reason) + _s(short_detail(detail))
-
-
-def short_detail(detail: str, limit: int = DETAIL_LIMIT) -> str:
-    """``detail`` cut to at most ``limit`` bytes of UTF-8 (on a character boundary, marked)."""
-    if len(detail) * 4 <= limit:  # UTF-8 takes at most 4 bytes a character
-        return detail
-    raw = detail.encode("utf-8")
-    if len(raw) <= limit:
-        return detail
-    return raw[: limit - 16].decode("utf-8", "ignore") + f" ... ({len(raw)} B)"
-
-
-class Reader:
-    """Bounds-checked reads from one payload; every failure is a DecodeError."""
-
-    __slots__ = ("buf", "frame", "pos")
-
-    def __init__(self, buf: bytes, frame: str | int) -> None:
-        self.buf = buf
-        self.pos = 0
-        self.frame = frame  # the frame's name, or its packet type (named only on failure)
-
-    def fail(self, message: str) -> DecodeError:
-        frame = self.frame
-        return DecodeError(frame if isinstance(frame, str) else NAMES.get(frame, str(frame)), self.pos, message)
-
-    def unpack(self, st: struct.Struct) -> tuple[Any, ...]:
-        if len(self.buf) - self.pos < st.size:
-            raise self.fail(f"needs {st.size} bytes, {len(self.buf) - self.pos} present")
-        out = st.unpack_from(self.buf, self.pos)
-        self.pos += st.size
-        return out
-
-    def string(self) -> str:
-        (n,) = self.unpack(_U16)
-        if len(self.buf) - self.pos < n:
-            raise self.fail(f"string of {n} bytes, {len(self.buf) - self.pos} present")
-        raw = self.buf[self.pos : self.pos + n]
-        self.pos += n
-        try:
-            return str(raw, "utf-8")  # raw may be a view (a frame decoded in place)
-        except UnicodeDecodeError:
-            raise self.fail("string is not UTF-8") from None
-
-    def status(self) -> tuple[int, int, str]:
-        pos = self.pos
-        if self.buf[pos : pos + 10] == _OK:
-            self.pos = pos + 10
-            return 0, 0, ""
-        comp, reason = self.unpack(_STATUS)
-        return comp, reason, self.string()
-
-    def md_bytes(self) -> bytes:
-        start = self.pos
-        self.pos = md_end(self.buf, start)  # the bytes stay packed: the client decodes lazily
-        return bytes(self.buf[start : self.pos])  # the slice itself out of bytes; a copy out of a view
-
-    def md(self) -> Any:
-        md, self.pos = unpack_md(self.buf, self.pos)
-        return md
-
-    def props(self) -> props_model.PropertySet | None:
-        (n,) = self.unpack(_U32)
-        if not n:
-            return None
-        if len(self.buf) - self.pos < n:
-            raise self.fail(f"properties of {n} bytes, {len(self.buf) - self.pos} present")
-        start, self.pos = self.pos, self.pos + n
-        return props_model.unpack(self.buf, start, self.pos)
-
-    def rest(self) -> bytes:
-        out = self.buf[self.pos :]
-        self.pos = len(self.buf)
-        return out
-
-    def batch_count(self, n: int) -> int:
-        if not 0 < n <= MAX_BATCH:
-            raise self.fail(f"batch of {n} items; 1..{MAX_BATCH} allowed")
-        return n
-
-    def count(self) -> int:
-        (n,) = self.unpack(_U16)
-        if n > MAX_LIST:
-            raise self.fail(f"list of {n} entries; the limit is {MAX_LIST}")
-        return int(n)
-
-    def end(self) -> None:
-        if self.pos != len(self.buf):
-            raise self.fail(f"{len(self.buf) - self.pos} bytes after the end of the body")
+_s = body.string
+_name = body.name
+_md = body.md
+_props = body.props
+_status = body.status
+short_detail = body.short_detail
+DETAIL_LIMIT = body.DETAIL_LIMIT
+OK_STATUS = body.OK_STATUS
+_OK = body.OK_STATUS
+_NO_PROPS = body.NO_PROPS
 
 
 # --- encoders: event -> (type, flags, payload parts) ------------------------------------
@@ -735,7 +596,7 @@ def _dec_put_batch(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
         if end - pos < length:
             r.pos = pos
             raise r.fail(f"item {len(items)}: data of {length} bytes, {end - pos} present")
-        items.append((msg_id, buf[pos : pos + length]))
+        items.append((msg_id, bytes(buf[pos : pos + length])))
         pos += length
     r.pos = pos
     return E.PutBatch(hobj, md, items, options, context)
@@ -752,7 +613,7 @@ def _dec_pushed_batch(r: Reader, corr: int, flags: int, props: Any) -> E.Event:
         md = r.md_bytes()
         if len(r.buf) - r.pos < length:
             raise r.fail(f"item {len(items)}: data of {length} bytes, {len(r.buf) - r.pos} present")
-        items.append((md, r.buf[r.pos : r.pos + length], data_length, token))
+        items.append((md, bytes(r.buf[r.pos : r.pos + length]), data_length, token))
         r.pos += length
     return E.PushedBatch(hobj, items)
 
@@ -837,7 +698,7 @@ CLIENT_FRAMES.update(seqframes.CLIENT_FRAMES)
 SERVER_FRAMES.update(seqframes.SERVER_FRAMES)
 NAMES.update(seqframes.NAMES)
 # The columnar put (1180) too.
-_ENCODERS.update(columnframes.encoders(_md))
+_ENCODERS.update(columnframes.ENCODERS)
 CLIENT_FRAMES.update(columnframes.CLIENT_FRAMES)
 NAMES.update(columnframes.NAMES)
 # The two requests of every request/reply hop, decoded where they lie in the receive buffer.
@@ -858,7 +719,7 @@ def _in_place(ptype: int) -> FastDecoder:
         # bytes only), so the views are released before the reader compacts its buffer.
         with memoryview(buf) as whole, whole[start:end] as view:
             try:
-                return decode(Reader(view, ptype), corr, flags, None)  # type: ignore[arg-type]
+                return decode(Reader(view, NAMES.get(ptype, str(ptype))), corr, flags, None)
             except DecodeError:
                 return None
 
@@ -878,8 +739,8 @@ def decode(table: dict[int, Decoder], ptype: int, flags: int, corr: int, payload
     fn = table.get(ptype)
     if fn is None:
         raise DecodeError("frame", 0, f"packet type {ptype} is not valid in this direction")
-    r = Reader(payload, ptype)
+    r = Reader(payload, NAMES.get(ptype, str(ptype)))
     ev = fn(r, corr, flags, props)
     if r.pos != len(payload):
-        r.end()
+        r.done()
     return ev

@@ -29,13 +29,12 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ferrymq.mq import constants as C
+from ferrymq.protocol import body
+from ferrymq.protocol.body import Reader
 from ferrymq.wire.mqmd import MQMD
-
-if TYPE_CHECKING:
-    from ferrymq.protocol.codec import Reader
 
 T_PUT_COLUMNS = 1180
 
@@ -145,8 +144,8 @@ def _decode(r: Reader, corr: int, flags: int, props: Any) -> PutColumns:
     offsets = _take(r, 4 * (n + 1), "offsets")
     msg_ids = _take(r, n * ID_LENGTH, "MsgIds") if columns & HAS_MSG_IDS else None
     correl_ids = _take(r, n * ID_LENGTH, "CorrelIds") if columns & HAS_CORREL_IDS else None
-    size = len(r.buf) - r.pos
-    ev = PutColumns(hobj, md, offsets, memoryview(r.buf)[r.pos :], msg_ids, correl_ids, options, context)
+    size = r.left
+    ev = PutColumns(hobj, md, offsets, memoryview(r.buf)[r.pos : r.end], msg_ids, correl_ids, options, context)
     try:  # the data is the rest of the body: the payloads are copied out once, by message (payloads())
         _check_bounds(ev.bounds(), size)
     except ValueError as exc:
@@ -156,19 +155,13 @@ def _decode(r: Reader, corr: int, flags: int, props: Any) -> PutColumns:
 
 
 def _take(r: Reader, n: int, what: str) -> bytes:
-    if len(r.buf) - r.pos < n:
-        raise r.fail(f"{what}: needs {n} bytes, {len(r.buf) - r.pos} present")
-    out = r.buf[r.pos : r.pos + n]
-    r.pos += n
-    return bytes(out)
+    return r.take(n, what)
 
 
-Decoder = Callable[["Reader", int, int, Any], Any]
+Decoder = Callable[[Reader, int, int, Any], Any]
 
 CLIENT_FRAMES: dict[int, Decoder] = {T_PUT_COLUMNS: _decode}
 NAMES = {T_PUT_COLUMNS: "PUT_COLUMNS"}
 
 
-def encoders(md: Callable[[Any], bytes]) -> dict[type, Callable[[Any], tuple[int, int, int, list[bytes]]]]:
-    """The encoder table, given codec's MQMD packer (codec imports this module)."""
-    return {PutColumns: lambda e: _encode(e, md)}
+ENCODERS: dict[type, Callable[[Any], tuple[int, int, int, list[bytes]]]] = {PutColumns: lambda e: _encode(e, body.md)}

@@ -44,14 +44,12 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
+from ferrymq.protocol.body import Reader
 from ferrymq.wire.mqmd import V2_LE_HEAD
-
-if TYPE_CHECKING:
-    from ferrymq.protocol.codec import Reader
 
 T_SEQ_RANGE = 1150
 T_SEQ_RANGE_REPLY = 1151
@@ -344,11 +342,7 @@ def _r_xid(r: Reader) -> bytes:
 
 
 def _take(r: Reader, n: int) -> bytes:
-    if len(r.buf) - r.pos < n:
-        raise r.fail(f"needs {n} bytes, {len(r.buf) - r.pos} present")
-    out = bytes(r.buf[r.pos : r.pos + n])
-    r.pos += n
-    return out
+    return r.take(n)
 
 
 def _r_count(r: Reader, st: struct.Struct, limit: int, what: str) -> int:
@@ -373,11 +367,7 @@ def _dec_browse_reply(r: Reader, corr: int) -> BrowseRangeReply:
 
 def _view(r: Reader, n: int) -> memoryview:
     """The next ``n`` bytes as a view of the frame (pages are megabytes: not copied)."""
-    if len(r.buf) - r.pos < n:
-        raise r.fail(f"needs {n} bytes, {len(r.buf) - r.pos} present")
-    out = memoryview(r.buf)[r.pos : r.pos + n]
-    r.pos += n
-    return out
+    return r.view(n)
 
 
 def _r_offsets(r: Reader, n: int, what: str) -> tuple[memoryview, array[int]]:
@@ -385,8 +375,8 @@ def _r_offsets(r: Reader, n: int, what: str) -> tuple[memoryview, array[int]]:
     raw = _view(r, 4 * (n + 1))
     offs = _le_array("I", raw)
     last = offs[-1]
-    if offs[0] != 0 or last > min(MAX_BLOB, len(r.buf) - r.pos):
-        raise r.fail(f"{what} offsets run from {offs[0]} to {last}; {len(r.buf) - r.pos} bytes follow")
+    if offs[0] != 0 or last > min(MAX_BLOB, r.left):
+        raise r.fail(f"{what} offsets run from {offs[0]} to {last}; {r.left} bytes follow")
     if sorted(offs) != offs.tolist():
         raise r.fail(f"{what} offsets decrease")
     return raw, offs
@@ -394,7 +384,7 @@ def _r_offsets(r: Reader, n: int, what: str) -> tuple[memoryview, array[int]]:
 
 def _dec_columns_reply(r: Reader, corr: int) -> BrowseColumnsReply:
     # Everything a count sizes is checked against what is left of the frame before it is read.
-    n = _r_count(r, _U32, min(MAX_BROWSE, (len(r.buf) - r.pos) // (16 + MD_SIZE + 8)), "messages")
+    n = _r_count(r, _U32, min(MAX_BROWSE, (r.left) // (16 + MD_SIZE + 8)), "messages")
     seqs, put_ats, mds = _view(r, 8 * n), _view(r, 8 * n), _view(r, MD_SIZE * n)
     for i, b in enumerate(MD_HEAD):  # every MQMD's head at once: one strided comparison per byte
         if mds[i::MD_SIZE] != bytes((b,)) * n:
@@ -408,8 +398,8 @@ def _dec_columns_reply(r: Reader, corr: int) -> BrowseColumnsReply:
             if a != b:
                 props[i] = props_model.unpack(blob, a, b)
     raw, doffs = _r_offsets(r, n, "data")
-    if doffs[-1] != len(r.buf) - r.pos:
-        raise r.fail(f"data offsets end at {doffs[-1]}; {len(r.buf) - r.pos} bytes of data follow")
+    if doffs[-1] != r.left:
+        raise r.fail(f"data offsets end at {doffs[-1]}; {r.left} bytes of data follow")
     return BrowseColumnsReply(corr, n, seqs, put_ats, mds, props, raw, _view(r, doffs[-1]))
 
 
@@ -453,7 +443,7 @@ def _dec_resolve(r: Reader, c: int) -> Resolve:
     return Resolve(c, _r_xid(r), bool(commit))
 
 
-Decoder = Callable[["Reader", int, int, Any], Any]
+Decoder = Callable[[Reader, int, int, Any], Any]
 
 CLIENT_FRAMES: dict[int, Decoder] = {
     T_SEQ_RANGE: lambda r, c, f, p: SeqRange(c, r.string()),
