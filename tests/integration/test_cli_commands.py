@@ -264,3 +264,50 @@ def test_help_everywhere(cli: Cli) -> None:
         p = cli.run(*cmd, "--help")
         assert "Usage:" in p.stdout and "--output" in p.stdout
     assert "--notify-fd" not in cli.run("start", "--help").stdout
+
+
+# -- ports: one owner per port in a home, and a way to change one ------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_create_refuses_a_port_another_queue_manager_owns_and_alter_moves_one(cli: Cli) -> None:
+    port = free_port()
+    cli.run("create", "QM1", "--port", str(port))
+    refused = cli.run("create", "QM2", "--port", str(port), code=10)
+    assert refused.stderr.startswith(f"ferrymq: error[port_in_use]: port {port} on 127.0.0.1 belongs to queue "
+                                     "manager QM1")
+    assert not (cli.home / "qmgrs" / "QM2").exists()
+    assert cli.json("create", "QM2", "--port", str(port), code=10)["error"]["holder"] == "QM1"
+    cli.run("create", "QM2", "--port", "0")
+    assert cli.json("alter", "QM2", "--port", str(port), code=10)["error"]["holder"] == "QM1"
+    other = free_port()
+    altered = cli.json("alter", "QM2", "--port", str(other), "--host", "localhost")
+    assert (altered["host"], altered["port"], altered["previous"]["port"]) == ("localhost", other, 0)
+    row = cli.status("QM2")
+    assert (row["host"], row["configured_port"]) == ("localhost", other)
+    assert cli.run("alter", "QM2", code=2).stderr.startswith("ferrymq: error[option_missing]")
+    assert cli.run("alter", "NOPE", "--port", "0", code=16)
+
+
+def test_start_on_a_taken_port_advises_a_command_that_works(cli: Cli) -> None:
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        cli.run("create", "QM1", "--port", str(port))
+        failed = cli.run("start", "QM1", code=10)
+        assert "is in use by another process" in failed.stderr
+        assert "'ferrymq alter QM1 --port N'" in failed.stderr
+        cli.run("alter", "QM1", "--port", "0")  # the advice, followed
+        started = cli.json("start", "QM1")
+        assert started["port"] not in (0, port)
+        refused = cli.run("alter", "QM1", "--port", "0", code=5)
+        assert "stop it first" in refused.stderr
+        # while it runs, the port it listens on is owned too
+        assert cli.json("create", "QM2", "--port", str(started["port"]), code=10)["error"]["holder"] == "QM1"
+        cli.run("stop", "QM1", "--immediate")

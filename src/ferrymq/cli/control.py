@@ -10,6 +10,7 @@ or for the pipe to close because the process died.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
 import os
@@ -25,7 +26,7 @@ from typing import Any, BinaryIO
 
 from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, QmgrDir, list_names, now_iso
+from ferrymq.cli.home import Config, QmgrDir, list_names, now_iso, port_owner
 
 RUNNING = "Running"
 STARTING = "Starting"
@@ -44,11 +45,11 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
     knobs of the server kept in its config (``cli.server_options``).
 
     Raises:
-        CliError: EXISTS, NAME_ERROR, or DAMAGED if the new journal cannot be initialized.
+        CliError: EXISTS, NAME_ERROR, USAGE (port out of range), PORT_IN_USE (another queue
+            manager of this home owns the port), or DAMAGED if the new journal cannot be initialized.
     """
     qdir = QmgrDir(home, name)
-    if not 0 <= port < 65536:
-        raise CliError(Exit.USAGE, "port_invalid", f"port {port} is out of range (0 to 65535; 0 = any free port)")
+    _check_port(home, name, host, port)
     qdir.path.parent.mkdir(parents=True, exist_ok=True)
     try:
         qdir.path.mkdir()
@@ -71,6 +72,39 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         raise
     return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso(),
             "server": dict(server or {})}
+
+
+def _check_port(home: Path, name: str, host: str, port: int) -> None:
+    """Refuse a port out of range, or one another queue manager of ``home`` owns (naming it)."""
+    if not 0 <= port < 65536:
+        raise CliError(Exit.USAGE, "port_invalid", f"port {port} is out of range (0 to 65535; 0 = any free port)")
+    holder = port_owner(home, host, port, other_than=name)
+    if holder is not None:
+        raise CliError(Exit.PORT_IN_USE, "port_in_use", f"port {port} on {host} belongs to queue manager {holder} "
+                       f"of {home}; choose another port (or --port 0 for any free one at each start)",
+                       qmgr=name, holder=holder, host=host, port=port)
+
+
+def alter(home: Path, name: str, host: str | None, port: int | None) -> dict[str, Any]:
+    """Change a stopped queue manager's address (host, port) in its config.
+
+    Raises:
+        CliError: UNKNOWN_QMGR, RUNNING, USAGE, PORT_IN_USE, DAMAGED.
+    """
+    qdir = QmgrDir(home, name).require()
+    lock = qdir.acquire_lock(patience=0.5)
+    if lock is None:
+        pid = qdir.read_pid()
+        raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {name} is running (pid {pid}); stop it "
+                       f"first (ferrymq stop {name}), then alter it", qmgr=name, pid=pid)
+    with lock:  # held while the config changes, so that no start reads half of it
+        config = qdir.load_config()
+        new_host = config.host if host is None else host
+        new_port = config.port if port is None else port
+        _check_port(home, name, new_host, new_port)
+        qdir.save_config(dataclasses.replace(config, host=new_host, port=new_port))
+    return {"name": name, "host": new_host, "port": new_port, "previous": {"host": config.host, "port": config.port},
+            "data_dir": str(qdir.path)}
 
 
 def describe(qdir: QmgrDir) -> dict[str, Any]:

@@ -265,6 +265,39 @@ class HealthFile:
             self.path.unlink()
 
 
+_ANY_HOST = ("0.0.0.0", "::", "")
+
+
+def _same_address(a: str, b: str) -> bool:
+    """Would listeners on hosts ``a`` and ``b`` (same port) collide?"""
+    loopback = {"localhost": "127.0.0.1"}
+    return a in _ANY_HOST or b in _ANY_HOST or loopback.get(a, a) == loopback.get(b, b)
+
+
+def port_owner(home: Path, host: str, port: int, other_than: str) -> str | None:
+    """The queue manager of ``home`` (not ``other_than``) that owns ``host``(``port``): by
+    its config, or, while it runs, by the port it listens on. None for port 0 (any free
+    port, chosen at each start) or when nobody does."""
+    if port == 0:
+        return None
+    for name in list_names(home):
+        if name == other_than:
+            continue
+        qdir = QmgrDir(home, name)
+        try:
+            config = qdir.load_config()
+        except CliError:
+            continue  # a damaged one owns nothing we can read
+        ports = {config.port}
+        status = qdir.read_status()
+        bound = status.get("port")
+        if status.get("state") in ("running", "quiescing", "ending") and isinstance(bound, int) and qdir.is_locked():
+            ports.add(bound)
+        if port in ports and _same_address(host, config.host):
+            return name
+    return None
+
+
 def list_names(home: Path) -> list[str]:
     """Names of the queue managers under ``home``, sorted."""
     root = home / "qmgrs"

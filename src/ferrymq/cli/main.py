@@ -90,6 +90,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq list                    # status, pid and port of each
       ferrymq mqsc QM1 < setup.mqsc   # MQSC commands (like runmqsc)
       ferrymq stop QM1                # quiesce and end
+      ferrymq alter QM1 --port 1415   # a stopped one's port or --host
       ferrymq bench                   # beside RabbitMQ, NATS, Mosquitto
       ferrymq delete QM1
     """
@@ -113,6 +114,21 @@ def create(home: Path, out: Out, name: str, port: int, host: str, **knobs: Any) 
     port_text = "any free port" if port == 0 else f"port {port}"
     out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"
                      f"Start it with: ferrymq start {name}")
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--port", "-p", type=int, default=None, help="New TCP port; 0 picks a free one at each start.")
+@click.option("--host", default=None, help="New address to listen on (0.0.0.0 to accept other machines).")
+@command
+def alter(home: Path, out: Out, name: str, port: int | None, host: str | None) -> None:
+    """Change stopped queue manager NAME's port or address (its listener, as ALTER LISTENER
+    does in IBM MQ). Refused while it runs, or for a port another queue manager owns."""
+    if port is None and host is None:
+        raise CliError(Exit.USAGE, "option_missing", "give --port, --host or both")
+    info = control.alter(home, name, host, port)
+    port_text = "any free port" if info["port"] == 0 else f"port {info['port']}"
+    out.result(info, f"Queue manager {name} will listen on {info['host']}, {port_text}, from its next start.")
 
 
 @cli.command()

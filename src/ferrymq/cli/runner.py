@@ -25,7 +25,7 @@ from typing import Any
 
 from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso
+from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso, port_owner
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
@@ -180,10 +180,13 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         await server.stop(quiesce=False)
         journal.close()
         if exc.errno == errno.EADDRINUSE:
+            home = qdir.path.parent.parent
+            holder = port_owner(home, config.host, config.port, other_than=qdir.name)
+            who = f"queue manager {holder}" if holder else "another process"
             raise CliError(Exit.PORT_IN_USE, "port_in_use", f"queue manager {qdir.name}: port {config.port} on "
-                           f"{config.host} is in use by another process; choose another with "
-                           f"'ferrymq create --port' or free it", qmgr=qdir.name, host=config.host,
-                           port=config.port) from None
+                           f"{config.host} is in use by {who}; choose another with 'ferrymq alter {qdir.name} "
+                           f"--port N' (0: any free port at each start), or free it", qmgr=qdir.name,
+                           host=config.host, port=config.port, holder=holder) from None
         raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot listen on "
                        f"{config.host}({config.port}): {exc}", qmgr=qdir.name, host=config.host,
                        port=config.port) from None
