@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_helpers import entries_of
 
 from ferrymq.errors import StoreError
 from ferrymq.store import records as rec
@@ -19,14 +20,6 @@ from ferrymq.store.journal import Pending, Record
 
 def segment_files(d: Path) -> list[Path]:
     return sorted(d.glob("*.seg"))
-
-
-def entries_of(path: Path) -> list[rec.Entry]:
-    data = path.read_bytes()
-    view = memoryview(data)
-    salt = rec.decode_segment_header(view, str(path))[0]
-    entries, _ = rec.scan(data, view, rec.SEGMENT_RECORD_SIZE, len(data), salt)
-    return entries
 
 
 def write_synced(d: Path, n: int, payload: int = 20, **kw: int) -> list[Record]:
@@ -54,15 +47,21 @@ def flip(path: Path, offset: int) -> None:
     path.write_bytes(bytes(data))
 
 
+def offsets_in(start: int, end: int) -> list[int]:
+    """Every offset in the records' first bytes, then a sample through the PAD's zeros."""
+    dense = start + 3 * rec.HEADER_SIZE + 64
+    return [*range(start, min(dense, end)), *range(dense, end, 61), end - 1]
+
+
 def test_torn_tail_at_every_byte_offset_is_discarded_and_counted(tmp_path: Path) -> None:
     src = tmp_path / "src"
     expected = write_synced(src, 4)
     (seg_path,) = segment_files(src)
     entries = entries_of(seg_path)
-    batch_start = entries[-3][1]  # end of the previous BATCH record: the last batch is [ADD, BATCH]
+    batch_start = entries[-4][1]  # end of the previous batch's PAD: the last batch is [ADD, BATCH, PAD]
     size = seg_path.stat().st_size
-    assert entries[-1][2] == rec.BATCH and entries[-2][2] == rec.ADD and entries[-1][1] == size
-    for cut in range(batch_start + 1, size):
+    assert [e[2] for e in entries[-3:]] == [rec.ADD, rec.BATCH, rec.PAD] and entries[-1][1] == size
+    for cut in offsets_in(batch_start + 1, size):
         d = tmp_path / f"cut{cut}"
         shutil.copytree(src, d)
         os.truncate(d / seg_path.name, cut)
@@ -80,12 +79,13 @@ def test_torn_tail_at_every_byte_offset_is_discarded_and_counted(tmp_path: Path)
 def test_damage_anywhere_in_the_last_batch_discards_that_batch(tmp_path: Path) -> None:
     # A crash can persist a batch's pages out of order: the file may end with an intact
     # BATCH record while a record before it is garbage. That batch was never acknowledged.
+    # A padded batch whose PAD is damaged is such a batch too.
     src = tmp_path / "src"
     expected = write_synced(src, 3)
     (seg_path,) = segment_files(src)
     entries = entries_of(seg_path)
-    batch_start, size = entries[-3][1], seg_path.stat().st_size
-    for offset in range(batch_start, size):
+    batch_start, size = entries[-4][1], seg_path.stat().st_size
+    for offset in offsets_in(batch_start, size):
         d = tmp_path / f"flip{offset}"
         shutil.copytree(src, d)
         flip(d / seg_path.name, offset)
@@ -149,22 +149,22 @@ def test_forged_record_inside_a_payload_is_not_resynchronised_onto(tmp_path: Pat
 
 def test_segment_rollover_and_files(tmp_path: Path) -> None:
     d = tmp_path / "j"
-    j = FileJournal(d, segment_size=1024)
+    j = FileJournal(d, segment_size=3 * rec.BLOCK, compact_min_bytes=1 << 30)
     j.load()
     for i in range(1, 101):
         j.add(i, 0, b"p" * 50)
         if i % 4 == 0:
-            j.sync()
+            j.sync()  # a batch of one block (padded)
     j.sync()
     files = segment_files(d)
     assert len(files) >= 8
     assert [f.name for f in files] == [f"{n:010d}-{n:010d}.seg" for n in range(1, len(files) + 1)]
     # Soft limit: a segment ends with the batch that crossed segment_size.
-    assert all(f.stat().st_size < 1024 + 4 * 100 for f in files)
+    assert all(f.stat().st_size <= 4 * rec.BLOCK for f in files)
     assert j.stats().segments == len(files)
     assert j.stats().disk_bytes == sum(f.stat().st_size for f in files)
     j.close()
-    j, records, _, _ = reload(d, segment_size=1024)
+    j, records, _, _ = reload(d, segment_size=3 * rec.BLOCK, compact_min_bytes=1 << 30)
     assert [r.record_id for r in records] == list(range(1, 101))
     j.add(101, 0, b"x")
     j.close()

@@ -8,6 +8,7 @@ import pytest
 
 from ferrymq.errors import StoreError
 from ferrymq.store import reader
+from ferrymq.store import records as rec
 from ferrymq.store.file import FileJournal
 
 
@@ -65,7 +66,7 @@ def test_read_while_a_compaction_has_deleted_the_old_files(tmp_path: Path) -> No
 
 def test_descriptors_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "MAX_OPEN", 3)
-    j = FileJournal(tmp_path, segment_size=256)
+    j = FileJournal(tmp_path, segment_size=256, compact_min_bytes=1 << 30)
     j.load()
     for i in range(1, 40):
         j.add(i, 0, bytes(200))
@@ -80,7 +81,7 @@ def test_descriptors_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_replay_in_windows_releases_pages_and_loads_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ferrymq.store import replay
 
-    j = FileJournal(tmp_path, segment_size=1 << 20)
+    j = FileJournal(tmp_path, segment_size=4 << 20)  # 299 padded batches in one file
     j.load()
     model = {i: bytes([i % 251]) * (500 + i) for i in range(1, 300)}
     for i, payload in model.items():
@@ -92,7 +93,7 @@ def test_replay_in_windows_releases_pages_and_loads_everything(tmp_path: Path, m
     at = data.find(bytes([150]) * 600)  # damage record 150, in the middle of a window
     data[at] ^= 1
     path.write_bytes(bytes(data))
-    monkeypatch.setattr(replay, "WINDOW", 5000)
+    monkeypatch.setattr(replay, "WINDOW", 5 * rec.BLOCK)
     released: list[int] = []
     real = replay.release_pages
     monkeypatch.setattr(replay, "release_pages", lambda mm, start, upto: released.append(upto) or real(mm, start, upto))

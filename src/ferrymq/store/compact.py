@@ -40,7 +40,18 @@ from pathlib import Path
 from ferrymq.errors import StoreError
 from ferrymq.store import records as rec
 from ferrymq.store import segments as seg
-from ferrymq.store.records import ADD, BAD, BATCH, COMMIT, DELETE, FLAG_PLACEHOLDER, PREPARE, ROLLBACK, UPDATE
+from ferrymq.store.records import (
+    ADD,
+    BAD,
+    BATCH,
+    COMMIT,
+    DELETE,
+    FLAG_PLACEHOLDER,
+    PAD,
+    PREPARE,
+    ROLLBACK,
+    UPDATE,
+)
 from ferrymq.store.replay import release_pages
 
 _FLUSH_BYTES = 1 << 20
@@ -173,7 +184,7 @@ class Compaction:
         if rtype == BAD:
             self.bad_records += 1
             return
-        if rtype == BATCH:
+        if rtype in (BATCH, PAD):
             return
         assert self._mv is not None
         if rtype in (ADD, UPDATE, DELETE):

@@ -7,6 +7,8 @@ start a new segment or a compaction. ``take_pending`` closes the batch with a BA
 and hands it over. Writer thread (``write_pending``, one at a time, pendings in the order
 taken): writes the batch to its segment file and fdatasyncs it (creating a segment file
 also fsyncs the directory), then runs one slice of a running compaction (store/compact.py).
+The batch is written past the page cache where the filesystem allows (store/direct.py),
+which is why ``take_pending`` pads every batch to a block boundary with a PAD record.
 The two sides share no mutable state except through Pending and the compaction object,
 whose results the owner reads in ``mark_durable`` — after the driver has seen
 ``write_pending`` return, which orders the two threads.
@@ -49,6 +51,7 @@ from ferrymq.store import segments as seg
 from ferrymq.store import space
 from ferrymq.store.compact import Compaction, new_salt
 from ferrymq.store.core import CLOSED, NEW, READY, JournalCore
+from ferrymq.store.direct import BlockWriter
 from ferrymq.store.journal import JournalStats, LoadResult, Pending, Trim
 from ferrymq.store.reader import SegmentReaders
 from ferrymq.store.replay import OFFSET_SHIFT, SIZE_MASK, SegmentInfo, load_directory
@@ -61,7 +64,9 @@ may be accepted as the limit is crossed; ``reserve_bytes`` changes it."""
 
 
 class FileJournal(JournalCore[int, int]):
-    """A durable journal in ``directory``; see the module docstring.
+    """A durable journal in ``directory``; see the module docstring. ``direct=False``
+    writes through the page cache (store/direct.py falls back to it by itself where the
+    filesystem refuses direct writes).
 
     Raises (constructor):
         StoreError: another journal holds the directory, or it cannot be created.
@@ -70,7 +75,8 @@ class FileJournal(JournalCore[int, int]):
 
     def __init__(self, directory: str | os.PathLike[str], segment_size: int = 64 * MiB, *,
                  compact_ratio: float = 0.5, compact_min_bytes: int | None = None,
-                 compact_step_bytes: int = 4 * MiB, reserve_bytes: int = DEFAULT_RESERVE) -> None:
+                 compact_step_bytes: int = 4 * MiB, reserve_bytes: int = DEFAULT_RESERVE,
+                 direct: bool = True) -> None:
         if segment_size < MIN_SEGMENT_SIZE:
             raise ValueError(f"segment_size must be at least {MIN_SEGMENT_SIZE} bytes")
         if not 0 < compact_ratio < 1:
@@ -117,6 +123,7 @@ class FileJournal(JournalCore[int, int]):
         self._health = space.HEALTHY
         self._free = -1
         # Writer side.
+        self._w_out = BlockWriter(direct=direct)
         self._w_fd = -1
         self._w_seg = 0
         self._w_off = 0  # the segment's durable length: where the next batch goes
@@ -220,8 +227,9 @@ class FileJournal(JournalCore[int, int]):
         if self._state != READY:
             return None
         if self._batch:
-            size = self._batch.add(self._salt, rec.BATCH, 0, 0, self._lsn, 0, 0)
             info = self._segs[-1]
+            size = self._batch.add(self._salt, rec.BATCH, rec.FLAG_PADDED, 0, self._lsn, 0, 0)
+            size += self._batch.add_pad(self._salt, self._lsn, info.size + size)
             info.size += size
             info.dead += size
             self._active_size += size
@@ -257,10 +265,10 @@ class FileJournal(JournalCore[int, int]):
                 if pending.segment != self._w_seg:
                     self._w_close()
                     path = self._dir / seg.segment_name(pending.segment, pending.segment)
-                    self._w_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+                    self._w_fd = self._w_out.create(path)
                     self._w_seg, self._w_off, self._w_new = pending.segment, 0, True
                 fd = self._w_fd
-                written = seg.write_all(fd, data, self._w_off)
+                written = self._w_out.write(fd, data, self._w_off)
                 stage = "sync"
                 os.fdatasync(fd)
                 if self._w_new:
@@ -516,5 +524,6 @@ class FileJournal(JournalCore[int, int]):
         self._abort_job(crash=crash)
         self._readers.close()
         self._w_close()
+        self._w_out.close()
         self._lock.release()
         self._state = CLOSED

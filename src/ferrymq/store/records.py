@@ -6,15 +6,18 @@ Every record is a 40-byte header followed by its payload; integers are little-en
 |----:|----:|------------|-------------------------------------------------------------------|
 |   0 |   4 | crc        | CRC32C of bytes 4 .. end of payload, seeded with the file's salt  |
 |   4 |   2 | magic      | 0x4D46 (b"FM")                                                    |
-|   6 |   1 | type       | SEGMENT, ADD, UPDATE, DELETE, PREPARE, COMMIT, ROLLBACK, BATCH    |
-|   7 |   1 | flags      | FLAG_PLACEHOLDER: an ADD whose content comes in a later record    |
+|   6 |   1 | type       | SEGMENT, ADD, UPDATE, DELETE, PREPARE, COMMIT, ROLLBACK, BATCH,   |
+|     |     |            | PAD                                                               |
+|   7 |   1 | flags      | FLAG_PLACEHOLDER: an ADD whose content comes in a later record;   |
+|     |     |            | FLAG_PADDED: a BATCH followed by its batch's PAD                  |
 |   8 |   4 | length     | payload length, at most MAX_PAYLOAD                               |
 |  12 |   1 | kind       | the caller's record kind (0..255)                                 |
 |  13 |   3 | reserved   | zero                                                              |
 |  16 |   8 | lsn        | the operation's log sequence number                               |
 |  24 |   8 | record_id  | ADD / UPDATE / DELETE; else 0                                     |
 |  32 |   8 | txid       | the transaction, 0 for an immediate operation                     |
-|  40 |   n | payload    | record content (ADD/UPDATE), the XA xid (PREPARE), file header    |
+|  40 |   n | payload    | record content (ADD/UPDATE), the XA xid (PREPARE), file header,   |
+|     |     |            | zeros (PAD)                                                       |
 
 A file starts with a SEGMENT record (crc seeded with 0) whose 48-byte payload is:
 
@@ -30,7 +33,12 @@ A file starts with a SEGMENT record (crc seeded with 0) whose 48-byte payload is
 |  40 |   8 | end_lsn  | compacted files: the highest LSN the merged files covered; else 0    |
 
 Each batch the writer syncs ends with a BATCH record (lsn = the batch's last operation),
-which is how recovery tells an acknowledged batch from a torn one.
+which is how recovery tells an acknowledged batch from a torn one. The file journal writes
+each batch without the page cache (store/direct.py), so a batch must end on a BLOCK boundary
+of its file: its BATCH record carries FLAG_PADDED and is followed by a PAD record (lsn = the
+BATCH's, payload zeros) that fills the batch up to the boundary (``pad_size``). Such a
+batch is complete only with its PAD intact (store/replay.py). Files written before PAD
+existed have unpadded batches (BATCH without the flag), and read the same.
 
 Why a salted checksum: when a record in the middle is damaged, the scanner looks for the
 next magic number to resynchronise. A payload could contain bytes that look like a record
@@ -54,11 +62,17 @@ PREPARE: Final = 5
 COMMIT: Final = 6
 ROLLBACK: Final = 7
 BATCH: Final = 8
+PAD: Final = 9
 BAD: Final = 0  # scanner only: a damaged region, never written
 TYPE_NAMES: Final = {SEGMENT: "SEGMENT", ADD: "ADD", UPDATE: "UPDATE", DELETE: "DELETE", PREPARE: "PREPARE",
-                     COMMIT: "COMMIT", ROLLBACK: "ROLLBACK", BATCH: "BATCH", BAD: "BAD"}
+                     COMMIT: "COMMIT", ROLLBACK: "ROLLBACK", BATCH: "BATCH", PAD: "PAD", BAD: "BAD"}
 
 FLAG_PLACEHOLDER: Final = 0x01
+FLAG_PADDED: Final = 0x02
+
+BLOCK: Final = 4096
+"""Batches end on multiples of this in their file: the largest logical block size of the
+devices a direct write must be aligned to (512 or 4096 bytes), and the page size."""
 
 MAGIC: Final = 0x4D46
 MAGIC_BYTES: Final = MAGIC.to_bytes(2, "little")
@@ -75,7 +89,7 @@ FILE_HEADER: Final = struct.Struct("<8sHHIQQQQ")
 HEADER_SIZE: Final = HEADER.size  # 40
 SEGMENT_RECORD_SIZE: Final = HEADER_SIZE + FILE_HEADER.size  # 88
 
-KNOWN_TYPES: Final = frozenset({ADD, UPDATE, DELETE, PREPARE, COMMIT, ROLLBACK, BATCH})
+KNOWN_TYPES: Final = frozenset({ADD, UPDATE, DELETE, PREPARE, COMMIT, ROLLBACK, BATCH, PAD})
 
 Payload = bytes | bytearray | memoryview
 
@@ -146,6 +160,12 @@ class Gather:
         self.size += n
         return n
 
+    def add_pad(self, salt: int, lsn: int, end: int) -> int:
+        """The PAD record that takes a batch ending at file offset ``end`` to the next BLOCK
+        boundary; returns its size."""
+        size = pad_size(end)
+        return self.add(salt, PAD, 0, 0, lsn, 0, 0, _ZEROS[: size - HEADER_SIZE])
+
     def add_encoded(self, data: bytes) -> None:
         """Bytes already framed (a file's SEGMENT record)."""
         self._buf += data
@@ -158,6 +178,16 @@ class Gather:
             parts.append(self._buf)
         self._buf, self._parts, self.size = bytearray(), [], 0
         return parts
+
+
+def pad_size(end: int) -> int:
+    """The size of the PAD record that takes a batch ending at ``end`` to a BLOCK boundary
+    (from HEADER_SIZE to BLOCK + HEADER_SIZE - 1 bytes: a PAD holds at least its header)."""
+    gap = -end % BLOCK
+    return gap if gap >= HEADER_SIZE else gap + BLOCK
+
+
+_ZEROS: Final = memoryview(bytes(BLOCK + HEADER_SIZE))
 
 
 def encode_segment_header(salt: int, lo: int, hi: int, base_lsn: int, end_lsn: int = 0) -> bytes:

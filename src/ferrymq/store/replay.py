@@ -12,12 +12,14 @@ Replay rules (the memory journal folds its durable operations by the same ones):
 
 The torn-tail rule, for the newest segment only (the only file a crash can leave half
 written; older ones were complete and synced before it was created): every batch ends with
-a BATCH record and the writer starts a batch only after the previous one's fdatasync
-returned. So bytes after the last BATCH record belong to a batch that was never
-acknowledged; and if the file ends exactly at a BATCH record but that batch contains a
-damaged record, that batch was the one being written (a crash can persist its pages out of
-order) and it goes too. The discarded bytes are truncated away and counted in
-``torn_bytes``. Damage anywhere else is a bad record: skipped, counted, never delivered.
+a BATCH record, followed by its PAD when the BATCH says FLAG_PADDED (records.py), and the
+writer starts a batch only after the previous one's fdatasync returned. So bytes after the
+last batch's end (its PAD, or its BATCH if unpadded) belong to a batch that was never
+acknowledged; and if the file ends exactly there but that batch contains a damaged record,
+or its BATCH says padded but no intact PAD follows, that batch was the one being written (a
+crash can persist its blocks out of order) and it goes too. The discarded bytes are
+truncated away and counted in ``torn_bytes``. Damage anywhere else is a bad record:
+skipped, counted, never delivered. PAD records carry nothing and are skipped.
 
 Where each live record's content sits is kept too (``Loaded.where``: its offset in its
 file), so the journal can read it back; a ``trim`` function (journal.py) makes the records
@@ -52,16 +54,19 @@ from ferrymq.store.records import (
     BATCH,
     COMMIT,
     DELETE,
+    FLAG_PADDED,
     FLAG_PLACEHOLDER,
     HEADER,
     HEADER_SIZE,
     KNOWN_TYPES,
     MAGIC,
     MAX_PAYLOAD,
+    PAD,
     PREPARE,
     ROLLBACK,
     SEGMENT_RECORD_SIZE,
     UPDATE,
+    Entry,
     Findable,
     decode_segment_header,
     resync,
@@ -163,7 +168,7 @@ class _Replay:
     def _other(self, rtype: int, flags: int, kind: int, lsn: int, rid: int, txid: int, buf: memoryview,
                pos: int, nxt: int) -> None:
         size = nxt - pos
-        if rtype == BATCH:
+        if rtype in (BATCH, PAD):
             return
         if rtype in (ADD, UPDATE, DELETE):
             if txid:
@@ -237,13 +242,25 @@ def tail_cut(raw: Findable, buf: memoryview, size: int, salt: int) -> int:
     if not batch_ends:
         return SEGMENT_RECORD_SIZE
     last = batch_ends[-1]
-    end = entries[last][1]
+    # The batch before the last one ends at its BATCH or at the PAD after it: the last starts there.
+    first = _after_batch(entries, batch_ends[-2]) if len(batch_ends) > 1 else 0
+    before = entries[first - 1][1] if first else SEGMENT_RECORD_SIZE
+    end_at = _after_batch(entries, last)
+    if entries[last][3] & FLAG_PADDED and end_at == last + 1:
+        return before  # padded, but its PAD did not reach the disk: it was being written
+    end = entries[end_at - 1][1]
     if end < size:
         return end
-    first = batch_ends[-2] + 1 if len(batch_ends) > 1 else 0
     if any(entries[i][2] == BAD for i in range(first, last)):
-        return entries[first - 1][1] if first else SEGMENT_RECORD_SIZE
+        return before
     return size
+
+
+def _after_batch(entries: list[Entry], i: int) -> int:
+    """The index of the first entry after the batch whose BATCH record is ``entries[i]``."""
+    if entries[i][3] & FLAG_PADDED and i + 1 < len(entries) and entries[i + 1][2] == PAD:
+        return i + 2
+    return i + 1
 
 
 def load_directory(directory: Path, trim: Trim | None = None) -> Loaded:
