@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     number = 0
     status = 0
     while True:
-        md = pymqi.MD()
+        md = pymqi.MD(Version=CMQC.MQMD_VERSION_2)  # as IBM's amqsbcg: the whole version 2 descriptor
         try:
             data = queue.get(args.max_length, md, gmo)
             comp, reason, length = CMQC.MQCC_OK, CMQC.MQRC_NONE, len(data)

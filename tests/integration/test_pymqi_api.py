@@ -66,6 +66,41 @@ def test_str_message_and_queue_opened_on_first_use(qmgr: pymqi.QueueManager) -> 
     assert pymqi.Queue(qmgr, "Q2").get() == b"text is encoded as UTF-8"
 
 
+def test_str_message_is_described_as_text(qmgr: pymqi.QueueManager) -> None:
+    md = pymqi.MD()
+    pymqi.Queue(qmgr, "Q2").put("тест", md)  # as pymqi: Format MQSTR, CCSID default_ccsid, encoded with bytes_encoding
+    assert (md.Format, md.CodedCharSetId) == (CMQC.MQFMT_STRING, 1208)
+    got = pymqi.MD()
+    assert pymqi.Queue(qmgr, "Q2").get(None, got) == "тест".encode()
+    assert (got.Format, got.CodedCharSetId) == (CMQC.MQFMT_STRING, 1208)
+
+
+def test_a_put_that_warns_raises_as_pymqi(qmgr: pymqi.QueueManager) -> None:
+    queue = pymqi.Queue(qmgr, "Q2")
+    md = pymqi.MD(Priority=42)
+    with pytest.raises(pymqi.MQMIError) as ei:  # pymqi raises for any completion code but MQCC_OK
+        queue.put(b"too high", md)
+    assert (ei.value.comp, ei.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
+    assert ei.value.errorAsString() == "WARNING: MQRC_PRIORITY_EXCEEDS_MAXIMUM"
+    with pytest.raises(pymqi.MQMIError):
+        qmgr.put1("Q2", b"too high as well", pymqi.MD(Priority=42))
+    got = pymqi.MD()
+    assert queue.get(None, got) == b"too high"  # the message was put all the same
+
+
+def test_pymqi_names_handles_and_errors(qmgr: pymqi.QueueManager) -> None:
+    assert (pymqi.md, pymqi.gmo, pymqi.pmo, pymqi.od, pymqi.cd, pymqi.sco) == (
+        pymqi.MD, pymqi.GMO, pymqi.PMO, pymqi.OD, pymqi.CD, pymqi.SCO)
+    assert pymqi.__mqbuild__ == "client" and pymqi.QueueManager.getHandle is pymqi.QueueManager.get_handle
+    assert isinstance(qmgr.get_handle(), int) and qmgr.get_handle() > 0
+    with pytest.raises(pymqi.PYIFError) as ei:
+        pymqi.QueueManager(None).get_handle()
+    assert ei.value.message == "not connected" and str(ei.value) == "PYMQI Error: not connected"
+    assert str(pymqi.MQMIError(2, 4004)) == "MQI Error. Comp: 2, Reason 4004: FAILED: MQRCCF_OBJECT_OPEN"
+    assert pymqi.MQMIError(2, 1).errorAsString() == "FAILED: Error code 1 not defined"
+    assert pymqi.CMQZC.MQZAO_CONNECT == 1 and pymqi.CMQCFC.MQCACH_DESC == 3502
+
+
 def test_get_with_wait(qmgr: pymqi.QueueManager, conn_info: str) -> None:
     queue = pymqi.Queue(qmgr, "Q1", CMQC.MQOO_INPUT_AS_Q_DEF)
 
@@ -275,7 +310,7 @@ def test_bindings_mode(embedded: EmbeddedQueueManager) -> None:
 
 
 def test_md_pack_unpack_round_trip() -> None:
-    md = pymqi.MD(Report=CMQC.MQRO_COA, MsgType=CMQC.MQMT_REQUEST, Expiry=600, Format=CMQC.MQFMT_STRING,
+    md = pymqi.MD(Version=CMQC.MQMD_VERSION_2, Report=CMQC.MQRO_COA, MsgType=CMQC.MQMT_REQUEST, Expiry=600, Format=CMQC.MQFMT_STRING,
                   Priority=7, Persistence=CMQC.MQPER_PERSISTENT, MsgId=b"m" * 24, CorrelId=b"c" * 24,
                   ReplyToQ=b"REPLY", ReplyToQMgr=b"QM1", PutApplName=b"app", GroupId=b"g" * 24, MsgSeqNumber=3,
                   OriginalLength=99)
@@ -287,9 +322,14 @@ def test_md_pack_unpack_round_trip() -> None:
     assert back.MsgId == b"m" * 24 and back.Priority == 7 and back.ReplyToQ.rstrip(b"\0") == b"REPLY"
     wire = MQMD.unpack_from(raw)  # the reference codec reads the same bytes
     assert (wire.reply_to_q, wire.format, wire.msg_seq_number) == ("REPLY", "MQSTR", 3)
-    assert pymqi.MD().pack() == MQMD(version=2).pack(version=2)
-    v1 = pymqi.MD(Version=1)
-    assert len(v1.pack()) == CMQC.MQMD_LENGTH_1
+    # As pymqi: MD() is version 1 yet packs all 364 bytes; a frame carries the version's own length.
+    assert pymqi.MD().Version == CMQC.MQMD_VERSION_1
+    full = pymqi.MD().pack()
+    assert full[:8] == b"MD  \x01\x00\x00\x00" and full[8:] == MQMD(version=2).pack()[8:]
+    assert pymqi.MD().wire() == MQMD(version=1).pack() and len(pymqi.MD().wire()) == CMQC.MQMD_LENGTH_1
+    v1 = pymqi.MD(GroupId=b"g" * 24)
+    v1.unpack(MQMD(version=1, priority=3).pack())  # 324 bytes leave the version 2 fields as they were
+    assert (v1.Priority, v1.GroupId) == (3, b"g" * 24)
     assert md["Priority"] == 7 and md.get()["Expiry"] == 600
     md.set(Priority=2)
     md["Expiry"] = 1

@@ -117,3 +117,48 @@ def test_alias_and_model_queues_through_pcfexecute(qmgr: pymqi.QueueManager) -> 
     for name in (b"ALIAS.Q", b"MODEL.Q", b"REAL.Q"):
         pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: name})
     pcf.disconnect()
+
+
+def test_pcf_structures_and_padded_values(qmgr: pymqi.QueueManager) -> None:
+    pcf = pymqi.PCFExecute(qmgr)
+    assert pcf.reply_queue_name and pcf.is_connected
+    created = pcf.MQCMD_CREATE_Q([pymqi.CFST(Parameter=CMQC.MQCA_Q_NAME, String=b"PYMQI.LIST"),
+                                  pymqi.CFIN(Parameter=CMQC.MQIA_Q_TYPE, Value=CMQC.MQQT_LOCAL),
+                                  pymqi.CFIN(Parameter=CMQCFC.MQIACF_REPLACE, Value=CMQCFC.MQRP_YES)])
+    assert created == [{}]  # as pymqi: one response, no parameters
+    pymqi.Queue(qmgr, "PYMQI.LIST").put(b"one")
+    found = pcf.MQCMD_INQUIRE_Q([pymqi.CFST(Parameter=CMQC.MQCA_Q_NAME, String=b"PYMQI.*"),
+                                 pymqi.CFIL(Parameter=CMQCFC.MQIACF_Q_ATTRS,
+                                            Values=[CMQC.MQIA_CURRENT_Q_DEPTH, CMQC.MQCA_Q_DESC])],
+                                [pymqi.CFIF(Parameter=CMQC.MQIA_CURRENT_Q_DEPTH, Operator=CMQCFC.MQCFOP_GREATER,
+                                            FilterValue=0)])
+    # Character values come back as the queue manager sent them: blank-padded to their length.
+    assert [(q[CMQC.MQCA_Q_NAME], q[CMQC.MQCA_Q_DESC]) for q in found] == [(b"PYMQI.LIST".ljust(48), b" " * 64)]
+    conns = pcf.MQCMD_INQUIRE_CONNECTION([pymqi.CFBS(Parameter=CMQCFC.MQBACF_GENERIC_CONNECTION_ID, String=b""),
+                                          pymqi.CFIL(Parameter=CMQCFC.MQIACF_CONNECTION_ATTRS,
+                                                     Values=[CMQCFC.MQCACH_CONNECTION_NAME])],
+                                         [pymqi.Filter(CMQC.MQIA_APPL_TYPE).equal(CMQC.MQAT_USER)])
+    # The filter tests an attribute that was not asked for; user programs are MQAT_USER.
+    assert conns and all(CMQCFC.MQCACH_CONNECTION_NAME in c for c in conns)
+    pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.LIST", CMQCFC.MQIACF_PURGE: CMQCFC.MQPO_YES})
+    pcf.disconnect()
+    assert not pcf.reply_queue and not pcf.is_connected and qmgr.is_connected
+
+
+def test_pcf_unpack_groups_and_filters() -> None:
+    message = pymqi.CFH(Type=CMQCFC.MQCFT_STATISTICS, Command=CMQCFC.MQCMD_STATISTICS_Q, ParameterCount=3).pack()
+    message += pymqi.CFST(Parameter=CMQC.MQCA_Q_MGR_NAME, String=b"QM1").pack()
+    message += pymqi.CFGR(Parameter=CMQCFC.MQGACF_Q_STATISTICS_DATA, ParameterCount=2).pack()
+    message += pymqi.CFIN64(Parameter=CMQCFC.MQIAMO_Q_MIN_DEPTH, Value=1 << 40).pack()
+    message += pymqi.CFSF(Parameter=CMQC.MQCA_Q_DESC, Operator=CMQCFC.MQCFOP_LIKE, FilterValue=b"x*").pack()
+    message += pymqi.CFSL(Parameter=CMQC.MQCA_NAMES, Strings=[b"A", b"BCDEF"]).pack()
+    values, header = pymqi.PCFExecute.unpack(message)
+    assert (header.Type, header.Command) == (CMQCFC.MQCFT_STATISTICS, CMQCFC.MQCMD_STATISTICS_Q)
+    assert values == {CMQC.MQCA_Q_MGR_NAME: b"QM1\0",
+                      CMQCFC.MQGACF_Q_STATISTICS_DATA: [{CMQCFC.MQIAMO_Q_MIN_DEPTH: 1 << 40,
+                                                        CMQC.MQCA_Q_DESC: (CMQCFC.MQCFOP_LIKE, b"x*\0\0")}],
+                      CMQC.MQCA_NAMES: [b"A".ljust(8, b"\0"), b"BCDEF".ljust(8, b"\0")]}
+    failed = pymqi.CFH(Type=CMQCFC.MQCFT_RESPONSE, CompCode=2, Reason=CMQCFC.MQRCCF_OBJECT_OPEN).pack()
+    with pytest.raises(pymqi.MQMIError) as ei:
+        pymqi.PCFExecute.unpack(failed)
+    assert ei.value.reason == CMQCFC.MQRCCF_OBJECT_OPEN

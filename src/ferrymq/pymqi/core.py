@@ -13,6 +13,7 @@ packed as they are; those structures are updated in place from the reply, as pym
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _BINDINGS: dict[str, EmbeddedQueueManager] = {}
+_HCONNS = itertools.count(1)  # the numbers get_handle() gives out, one per connection
 
 # MQCHARn lengths of the character attributes programs inquire most (pymqi returns the
 # attribute blank-padded to its length, as MQINQ fills it).
@@ -114,6 +116,13 @@ def _selection_string(od: OD) -> str:
         raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR) from None
 
 
+def raise_warning(reply: Any) -> None:
+    """pymqi raises MQMIError for any completion code but MQCC_OK: a call that completed
+    with a warning (e.g. 2049 MQRC_PRIORITY_EXCEEDS_MAXIMUM on a put) raises too."""
+    if reply.comp != C.MQCC_OK:
+        raise MQMIError(reply.comp, reply.reason, detail=reply.detail)
+
+
 def _open(client: Client, od: OD, options: int) -> int:
     """MQOPEN from an OD, which is updated with the names resolved."""
     selection = _selection_string(od)
@@ -124,22 +133,22 @@ def _open(client: Client, od: OD, options: int) -> int:
     od.ObjectName = as_bytes(reply.object_name).ljust(48)
     od.ResolvedQName = as_bytes(reply.resolved_q_name or reply.object_name).ljust(48)
     od.ResolvedQMgrName = as_bytes(reply.resolved_q_mgr_name).ljust(48)
+    raise_warning(reply)
     return reply.hobj
 
 
 def _inquire(client: Client, hobj: int, attribute: int) -> int | bytes:
     if attribute >= C.MQCA_FIRST:
         reply = _call(lambda: mqi.mqinq(client, hobj, (), (attribute,)))
+        raise_warning(reply)
         return as_bytes(reply.chars[0]).ljust(_CHAR_ATTR_LENGTH.get(attribute, 0))
-    return _call(lambda: mqi.mqinq(client, hobj, (attribute,), ())).ints[0]
-
-
-def _md_bytes(md: MD | None) -> tuple[MD, bytes]:
-    md = MD() if md is None else md
-    return md, md.pack()
+    got = _call(lambda: mqi.mqinq(client, hobj, (attribute,), ()))
+    raise_warning(got)
+    return got.ints[0]
 
 
 def _after_put(reply: Any, md: MD, pmo: PMO | None) -> None:
+    raise_warning(reply)  # as pymqi: the MD and PMO are left as they were
     if isinstance(reply.md, bytes) and reply.md:
         md.unpack(reply.md)
     if pmo is not None:
@@ -147,12 +156,16 @@ def _after_put(reply: Any, md: MD, pmo: PMO | None) -> None:
         pmo.ResolvedQMgrName = as_bytes(reply.resolved_q_mgr_name).ljust(48)
 
 
-def _data(msg: bytes | bytearray | str) -> bytes:
+def _data(msg: bytes | bytearray | str, md: MD, qmgr: QueueManager) -> bytes:
+    """The message's bytes. A ``str`` is encoded with the connection's ``bytes_encoding``
+    and the MD says so (Format MQSTR, CodedCharSetId ``default_ccsid``), as pymqi does."""
     if isinstance(msg, str):
-        return msg.encode("utf-8")
+        md.Format = as_bytes(C.MQFMT_STRING)
+        md.CodedCharSetId = qmgr.default_ccsid
+        return msg.encode(qmgr.bytes_encoding)
     if isinstance(msg, (bytes, bytearray, memoryview)):
         return bytes(msg)
-    raise TypeError(f"a message must be bytes, not {type(msg).__name__}")
+    raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
 
 
 class QueueManager:
@@ -165,6 +178,7 @@ class QueueManager:
     def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
                  bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
         self._client: Client | None = None
+        self._hconn = 0
         self._qmgr_hobj = 0
         self._name = ""
         self.disconnect_on_exit = disconnect_on_exit
@@ -217,6 +231,7 @@ class QueueManager:
             else:
                 self._client = self._bindings(qmgr, user_text)
         self._name = self._client.qmgr_name
+        self._hconn = next(_HCONNS)
 
     @staticmethod
     def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False) -> Client:
@@ -265,15 +280,31 @@ class QueueManager:
         """
         client = self._require()
         self._client = None
-        self._qmgr_hobj = 0
+        self._hconn = self._qmgr_hobj = 0
         _call(client.disconnect)
 
     @property
     def is_connected(self) -> bool:
         return self._client is not None and not self._client.closed
 
-    def get_handle(self) -> Client:
-        """The underlying ferrymq ``Client`` (pymqi returns the hconn)."""
+    def get_handle(self) -> int:
+        """The connection handle: a number for this connection, as pymqi's hconn.
+
+        Raises:
+            PYIFError: not connected.
+        """
+        self._require()
+        return self._hconn
+
+    getHandle = get_handle
+
+    @property
+    def client(self) -> Client:
+        """The underlying ferrymq ``Client`` (a ferrymq extra).
+
+        Raises:
+            PYIFError: not connected.
+        """
         return self._require()
 
     def _require(self) -> Client:
@@ -316,8 +347,8 @@ class QueueManager:
         if _selection_string(od):  # MQPUT1 opens for output, where selection has no meaning
             raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE)
         props = handles.outgoing(pmo)
-        data = _data(msg)
-        packed = md.pack()
+        data = _data(msg, md, self)
+        packed = md.wire()
         reply = _call(lambda: mqi.mqput1(client, text(od.ObjectName), packed, data, pmo.Options,
                                          object_q_mgr_name=text(od.ObjectQMgrName), object_type=od.ObjectType,
                                          alternate_user_id=text(od.AlternateUserId), properties=props))

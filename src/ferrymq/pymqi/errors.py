@@ -10,7 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from ferrymq.errors import MQError, reason_name
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+
+# The PCF reasons (MQRCCF_*) by value, for reasons that are not MQRC_ ones.
+_PCF_REASONS = {v: k for k, v in reversed(vars(F).items()) if k.startswith("MQRCCF_") and isinstance(v, int)}
 
 
 class Error(Exception):
@@ -27,11 +31,15 @@ class MQMIError(Error, MQError):
             setattr(self, name, value)
 
     def errorAsString(self) -> str:  # pymqi's name
-        """``OK``, or ``WARNING: MQRC_...`` / ``FAILED: MQRC_...``."""
+        """``OK``, or ``WARNING: MQRC_...`` / ``FAILED: MQRCCF_...``, or, for a reason with
+        no name, ``FAILED: Error code N not defined``, as pymqi words it."""
         if self.comp == C.MQCC_OK:
             return "OK"
         prefix = "WARNING" if self.comp == C.MQCC_WARNING else "FAILED"
-        return f"{prefix}: {reason_name(self.reason)}"
+        name = reason_name(self.reason)
+        if name.isdigit():
+            name = _PCF_REASONS.get(self.reason, f"Error code {self.reason} not defined")
+        return f"{prefix}: {name}"
 
     def __str__(self) -> str:
         return f"MQI Error. Comp: {self.comp}, Reason {self.reason}: {self.errorAsString()}"
@@ -52,6 +60,11 @@ class PYIFError(Error):
     def __init__(self, e: object) -> None:
         super().__init__(e)
         self.error = e
+
+    @property
+    def message(self) -> str:
+        """The error's text without the "PYMQI Error: " prefix."""
+        return str(self.error)
 
     def __str__(self) -> str:
         return f"PYMQI Error: {self.error}"

@@ -8,6 +8,7 @@ at once. MD, GMO, PMO and OD passed in are updated in place from the reply.
 
 from __future__ import annotations
 
+import contextlib
 from types import TracebackType
 from typing import Any
 
@@ -94,6 +95,13 @@ class Queue:
         """The queue's name (the generated one for a model queue once open)."""
         return "" if self._od is None else text(self._od.ObjectName)
 
+    def __del__(self) -> None:
+        # pymqi closes a queue its program dropped (a handle left open would keep the queue
+        # in use: DELETE QLOCAL then fails with MQRCCF_OBJECT_OPEN).
+        if getattr(self, "_hobj", 0) and self._qmgr.is_connected:
+            with contextlib.suppress(Exception):
+                self.close()
+
     def __enter__(self) -> Queue:
         return self
 
@@ -112,8 +120,8 @@ class Queue:
         props = handles.outgoing(pmo)
         hobj = self._ensure_open(C.MQOO_OUTPUT)
         client = self._client()
-        data = _data(msg)
-        packed = md.pack()
+        data = _data(msg, md, self._qmgr)
+        packed = md.wire()
         reply = _call(lambda: mqi.mqput(client, hobj, packed, data, pmo.Options, props))
         _after_put(reply, md, pmo)
 
@@ -134,7 +142,9 @@ class Queue:
                 if header is not None:
                     head += header.pack(encoding)
                     encoding = header["Encoding"]
-            self.put(head + _data(msg), *opts[0:2])
+            if isinstance(msg, str):
+                raise TypeError(f"Python 3 style string (unicode) found but not allowed here: `{msg}`. Convert to bytes.")
+            self.put(head + bytes(msg), *opts[0:2])
         else:
             self.put(msg, *opts)
 
@@ -159,7 +169,7 @@ class Queue:
         match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
-        packed = md.pack()
+        packed = md.wire()
         reply = _call(lambda: mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
                                         handle is not None))
         version = md.Version

@@ -183,10 +183,13 @@ class MQOpts:
         Raises:
             PYIFError: no binary form, an unknown Version, or a value that does not fit.
         """
+        return self._pack_layout(getattr(self, "Version", 1))
+
+    def _pack_layout(self, version: int) -> bytes:
+        """The fields of ``version``'s layout (the Version field keeps its own value)."""
         lay = self._layouts
         if lay is None:
             raise PYIFError(f"{type(self).__name__} has no binary form in ferrymq")
-        version = getattr(self, "Version", 1)
         fields = lay.versions.get(version)
         if fields is None:
             raise PYIFError(f"{lay.name} Version must be one of {sorted(lay.versions)}, not {version}")
@@ -208,6 +211,10 @@ class MQOpts:
         except struct.error as exc:
             raise PYIFError(f"{lay.name}: {exc}") from None
 
+    def _layout_for(self, version: int, length: int) -> int:
+        """The layout to read ``length`` bytes that declare ``version`` with."""
+        return version
+
     def unpack(self, buf: bytes | bytearray | memoryview) -> None:
         """Fill the fields from bytes (little-endian) of the version they declare.
 
@@ -220,7 +227,7 @@ class MQOpts:
         raw = bytes(buf)
         if len(raw) < 8:
             raise PYIFError(f"{lay.name}: {len(raw)} bytes is too short")
-        version = int.from_bytes(raw[4:8], "little", signed=True)
+        version = self._layout_for(int.from_bytes(raw[4:8], "little", signed=True), len(raw))
         fields = lay.versions.get(version)
         if fields is None:
             raise PYIFError(f"{lay.name}: Version {version} is not one of {sorted(lay.versions)}")
@@ -242,7 +249,22 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
 
 
 class MD(MQOpts):
-    """The message descriptor (MQMD version 2 by default, as in pymqi)."""
+    """The message descriptor. As in pymqi, Version defaults to MQMD_VERSION_1 and ``pack()``
+    gives all 364 bytes (every field of version 2) whatever Version says; the queue manager
+    reads the fields of the Version declared. ``wire()`` is the version's own length, as a
+    frame carries it."""
+
+    def pack(self) -> bytes:
+        return self._pack_layout(C.MQMD_VERSION_2)
+
+    def wire(self) -> bytes:
+        """The MQMD in its own version's length (324 bytes for version 1, 364 for version 2)."""
+        return self._pack_layout(self.Version) if self.Version == C.MQMD_VERSION_1 else self.pack()
+
+    def _layout_for(self, version: int, length: int) -> int:
+        # A full-length buffer is read whole, as pymqi unpacks all 364 bytes; a version 1
+        # descriptor of 324 leaves the version 2 fields as they were.
+        return C.MQMD_VERSION_2 if version in (1, 2) and length >= C.MQMD_LENGTH_2 else version
 
 
 class GMO(MQOpts):
@@ -261,7 +283,7 @@ class CNO(MQOpts):
     """Connect options (version 1: Options only)."""
 
 
-_setup(MD, _from_md(), MQMD(), StrucId=as_bytes(C.MQMD_STRUC_ID), Version=C.MQMD_VERSION_2,
+_setup(MD, _from_md(), MQMD(), StrucId=as_bytes(C.MQMD_STRUC_ID), Version=C.MQMD_VERSION_1,
        Format=as_bytes(C.MQFMT_NONE))
 _setup(GMO, _from_api(A.MQGMO), A.MQGMO(), StrucId=as_bytes(C.MQGMO_STRUC_ID), Version=C.MQGMO_VERSION_4)
 _setup(PMO, _from_api(A.MQPMO), A.MQPMO(), StrucId=as_bytes(C.MQPMO_STRUC_ID), Version=C.MQPMO_VERSION_3)

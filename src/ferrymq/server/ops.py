@@ -130,7 +130,7 @@ def _put1(h: ClientHandler, ev: E.Put1) -> None:
 
 def _after_put(h: ClientHandler, corr: int, reply: bool, r: Any) -> None:
     if reply:
-        _reply(h, E.PutReply(corr, r.md, r.resolved_q_name, r.resolved_q_mgr_name))
+        _reply(h, E.PutReply(corr, r.md, r.resolved_q_name, r.resolved_q_mgr_name, r.comp, r.reason))  # a warning too
     else:
         if r.reason:
             h.stats.count(MQError(r.comp, r.reason, "the put succeeded with a warning"))

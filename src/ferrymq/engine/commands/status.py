@@ -44,7 +44,9 @@ def queue_status(qm: EngineState, q: QueueObject) -> dict[str, Value]:
 
 
 def _conn_values(qm: EngineState, conn: Connection) -> dict[str, Value]:
-    return {"APPLTAG": conn.appl_name, "APPLTYPE": conn.appl_type, "USERID": conn.user, "CHANNEL": "",
+    # As IBM reports a connection's type: the queue manager's own, or a user application.
+    appl_type = C.MQAT_QMGR if conn.appl_type == C.MQAT_QMGR else C.MQAT_USER
+    return {"APPLTAG": conn.appl_name, "APPLTYPE": appl_type, "USERID": conn.user, "CHANNEL": "",
             "CONNAME": conn.conn_name, "CONN": connection_id(qm.name, conn.hconn),
             "UOWSTATE": F.MQUOWST_ACTIVE if conn.uow is not None and len(conn.uow) else F.MQUOWST_NONE,
             "HANDLES": len(conn.handles)}
@@ -108,8 +110,11 @@ def inquire_connection(qm: EngineState, cmd: Command) -> list[Response]:
         if generic.strip(b"\0") and not fnmatch.fnmatchcase(cid.hex().upper(), generic.hex().upper() + "*"):
             continue
         params: dict[int, Value] = {F.MQBACF_CONNECTION_ID: cid, F.MQIACF_CONN_INFO_TYPE: F.MQIACF_CONN_INFO_CONN}
-        params |= _pick(A.CONN, wanted, _conn_values(qm, conn))
-        if _passes(cmd.filters, params) and kind in (F.MQIACF_CONN_INFO_CONN, F.MQIACF_CONN_INFO_ALL):
+        values = _conn_values(qm, conn)
+        params |= _pick(A.CONN, wanted, values)
+        # A filter tests the connection's attributes, whether or not they were asked for.
+        every = params | _pick(A.CONN, (F.MQIACF_ALL,), values)
+        if _passes(cmd.filters, every) and kind in (F.MQIACF_CONN_INFO_CONN, F.MQIACF_CONN_INFO_ALL):
             out.append(Response(params))
         if kind in (F.MQIACF_CONN_INFO_HANDLE, F.MQIACF_CONN_INFO_ALL):
             for h in conn.handles.values():
