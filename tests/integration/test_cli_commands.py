@@ -311,3 +311,15 @@ def test_start_on_a_taken_port_advises_a_command_that_works(cli: Cli) -> None:
         # while it runs, the port it listens on is owned too
         assert cli.json("create", "QM2", "--port", str(started["port"]), code=10)["error"]["holder"] == "QM1"
         cli.run("stop", "QM1", "--immediate")
+
+
+def test_home_is_taken_before_or_after_the_command(cli: Cli, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    cli.run("create", "QM9", "--port", "0", "--home", str(other))
+    assert (other / "qmgrs" / "QM9" / "config.json").is_file() and not (cli.home / "qmgrs" / "QM9").exists()
+    assert [r["name"] for r in cli.json("list", "--home", str(other))["queue_managers"]] == ["QM9"]
+    assert [r["name"] for r in cli.json("--home", str(other), "list")["queue_managers"]] == ["QM9"]
+    assert cli.json("--home", str(cli.home), "list", "--home", str(other))["queue_managers"][0]["name"] == "QM9"
+    p = cli.run("mqsc", "QM9", "--home", str(cli.home), code=20)
+    assert f"no {cli.home / 'qmgrs' / 'QM9'}" in p.stderr
+    cli.run("delete", "QM9", "--home", str(other))

@@ -87,6 +87,19 @@ def test_errors_give_exit_code_10_and_json_names_them(home: Home, tmp_path: Path
     assert doc["commands"][2]["ok"] is True
 
 
+def test_a_missing_parenthesis_is_a_syntax_error_the_summary_counts(home: Home) -> None:
+    p = home.run("mqsc", "QM1", stdin="DEFINE QLOCAL(APP.Q2 MAXDEPTH(5)\n", code=10)
+    assert "AMQ8405E" in p.stdout
+    assert "(unbalanced parentheses: the '(' at position 14 is not closed before the '(' at position 30)" in p.stdout
+    assert "AMQ8226E" not in p.stdout  # not an invalid name
+    assert p.stdout.rstrip().endswith("One MQSC command read.\nOne command has a syntax error.\n"
+                                      "All valid MQSC commands were processed.")
+    doc = json.loads(home.run("mqsc", "QM1", "-o", "json", stdin="DEFINE QLOCAL(APP.Q2 MAXDEPTH(5)\n"
+                              "DEFINE QLOCAL(APP.Q3\nDISPLAY QLOCAL(APP.Q2)\n", code=10).stdout)
+    assert (doc["syntax_errors"], doc["failed"]) == (2, 1)
+    assert "is not closed" in doc["commands"][1]["messages"][2]
+
+
 def test_status_display_sees_an_application(home: Home) -> None:
     from ferrymq.client import connect
 
@@ -99,7 +112,7 @@ def test_status_display_sees_an_application(home: Home) -> None:
         doc = json.loads(home.run("mqsc", "QM1", "-o", "json", stdin="DISPLAY QSTATUS(WORK) TYPE(QUEUE)\n"
                                   "DISPLAY QSTATUS(WORK) TYPE(HANDLE) ALL\n").stdout)
         queue = doc["commands"][0]["objects"][0]
-        assert queue["CURDEPTH"] == "1" and queue["IPPROCS"] == "1" and queue["OPPROCS"] == "1"
+        assert queue["CURDEPTH"] == 1 and queue["IPPROCS"] == 1 and queue["OPPROCS"] == 1  # JSON numbers
         assert queue["LPUTDATE"] != ""
         handles = doc["commands"][1]["objects"]
         assert [h["APPLTAG"] for h in handles] == ["worker-7"]

@@ -113,7 +113,7 @@ def test_where_filters_and_status_displays() -> None:
     env.put(hobj, b"x")
     env.clock.advance(5)
     status = s.execute("DISPLAY QSTATUS(A1) TYPE(QUEUE)").objects[0]
-    assert status["CURDEPTH"] == "1" and status["IPPROCS"] == "1" and status["MSGAGE"] == "5"
+    assert status["CURDEPTH"] == 1 and status["IPPROCS"] == 1 and status["MSGAGE"] == 5
     handle = s.execute("DISPLAY QSTATUS(A1) TYPE(HANDLE) ALL").objects[0]
     assert handle["APPLTAG"] == "tests" and handle["INPUT"] == "EXCL" and handle["OUTPUT"] == "YES"
     conn = s.execute("DISPLAY CONN(*) ALL").objects

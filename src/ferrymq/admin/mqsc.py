@@ -82,13 +82,18 @@ def _value(text: str, pos: int) -> tuple[str, int]:
             i += 1
     else:
         # Unquoted text is upper-cased; quoted parts inside it (WHERE values) keep their case.
+        # No value holds an unquoted '(': meeting one means the '(' before it was never closed
+        # (DEFINE QLOCAL(APP.Q MAXDEPTH(5)), which must not pass for a strange name.
         quoted = False
         while i < len(text) and (quoted or text[i] != ")"):
+            if not quoted and text[i] == "(":
+                raise MqscSyntaxError(f"unbalanced parentheses: the '(' at position {pos} is not closed "
+                                      f"before the '(' at position {i + 1}")
             quoted ^= text[i] == "'"
             out.append(text[i] if quoted or text[i] == "'" else text[i].upper())
             i += 1
         if i >= len(text):
-            raise MqscSyntaxError("a '(' is not closed")
+            raise MqscSyntaxError(f"unbalanced parentheses: the '(' at position {pos} is not closed")
         value = "".join(out).strip()
     if i >= len(text) or text[i] != ")":
         raise MqscSyntaxError(f"expected ')' at position {i + 1}")

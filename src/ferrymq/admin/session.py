@@ -71,31 +71,37 @@ _TYPE_WORD = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QM
 _STATUS_KIND = {F.MQIACF_Q_STATUS: "QUEUE", F.MQIACF_Q_HANDLE: "HANDLE"}
 
 
-def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, str]]:
-    """A response's parameters as MQSC keyword/value pairs (value words from the catalog)."""
-    out: list[tuple[str, str]] = []
+def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, str, str | int]]:
+    """A response's parameters as MQSC keyword/value pairs (value words from the catalog),
+    each with its value for JSON: the number itself where the text is a number."""
+    out: list[tuple[str, str, str | int]] = []
+
+    def add(name: str, shown: str, raw: Value | None = None) -> None:
+        number = isinstance(raw, int) and not isinstance(raw, bool) and shown == str(raw)
+        out.append((name, shown, raw if number else shown))  # type: ignore[arg-type]
+
     table = A.QMGR_BY_SELECTOR if objtype == A.QMGR else A.QUEUE_BY_SELECTOR
     qtype = _TYPE_WORD.get(int(params.get(C.MQIA_Q_TYPE, 0) or 0), "")  # type: ignore[arg-type]
     for sel, value in params.items():
         if sel == C.MQCA_Q_NAME:
-            out.append(("QUEUE", str(value).strip()))
+            add("QUEUE", str(value).strip())
         elif sel == C.MQIA_Q_TYPE:
-            out.append(("TYPE", qtype))
+            add("TYPE", qtype)
         elif sel == F.MQIACF_Q_STATUS_TYPE:
-            out.append(("TYPE", _STATUS_KIND.get(int(value), str(value))))  # type: ignore[arg-type]
+            add("TYPE", _STATUS_KIND.get(int(value), str(value)))  # type: ignore[arg-type]
         elif sel == F.MQIACF_CONN_INFO_TYPE:
-            out.append(("TYPE", {F.MQIACF_CONN_INFO_CONN: "CONN", F.MQIACF_CONN_INFO_HANDLE: "HANDLE"}.get(int(value), "")))  # type: ignore[arg-type]
+            add("TYPE", {F.MQIACF_CONN_INFO_CONN: "CONN", F.MQIACF_CONN_INFO_HANDLE: "HANDLE"}.get(int(value), ""))  # type: ignore[arg-type]
         elif sel == F.MQCACF_OBJECT_NAME:
-            out.append(("OBJNAME", str(value).strip()))
+            add("OBJNAME", str(value).strip())
         elif sel == F.MQIACF_OBJECT_TYPE:
-            out.append(("OBJTYPE", "QUEUE" if value == C.MQOT_Q else "QMGR"))
+            add("OBJTYPE", "QUEUE" if value == C.MQOT_Q else "QMGR")
         elif sel == C.MQIA_DEFINITION_TYPE and qtype == A.QMODEL:
             attr = A.QUEUE_BY_NAME["DEFTYPE"]
-            out.append((attr.name, attr.word(int(value))))  # type: ignore[arg-type]
+            add(attr.name, attr.word(int(value)))  # type: ignore[arg-type]
         else:
             found = (A.STATUS_BY_SELECTOR.get(sel) if objtype in (A.QSTATUS, A.CONN) else None) or table.get(sel)
             if found is not None:
-                out.append((found.name, _show(found, value)))
+                add(found.name, _show(found, value), value)
     return out
 
 
@@ -143,7 +149,7 @@ class Result:
     ok: bool
     syntax_error: bool = False
     messages: list[str] = field(default_factory=list)
-    objects: list[dict[str, str]] = field(default_factory=list)
+    objects: list[dict[str, str | int]] = field(default_factory=list)  # numbers as numbers, for JSON
     reason: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -201,8 +207,9 @@ class Session:
         for r in responses:
             if not r.params:
                 continue
-            pairs = keyword_values(p.objtype, r.params)
-            res.objects.append(dict(pairs))
+            fields = keyword_values(p.objtype, r.params)
+            pairs = [(k, shown) for k, shown, _ in fields]
+            res.objects.append({k: typed for k, _, typed in fields})
             res.messages.append(_TITLE[group])
             res.messages.extend(columns(pairs))
         return res

@@ -60,19 +60,29 @@ def output_option(fn: F) -> F:
                         help="text (default) or json, for scripts.")(fn)
 
 
-def command(fn: F) -> F:
-    """Give a command ``--output`` and turn CliError into its message and exit code."""
+def home_option(fn: F) -> F:
+    """``--home`` after the command too (``ferrymq list --home DIR``), over the one before it."""
+    return click.option("--home", "home_here", type=click.Path(file_okay=False), default=None,
+                        help="Where queue managers live (as --home before the command).")(fn)
 
-    def wrapper(ctx: click.Context, /, *args: Any, output: str | None, **kwargs: Any) -> None:
+
+def home_of(ctx: click.Context, given: str | None) -> Path:
+    return home_dir(given) if given else ctx.obj["home"]
+
+
+def command(fn: F) -> F:
+    """Give a command ``--output`` and ``--home`` and turn CliError into its message and exit code."""
+
+    def wrapper(ctx: click.Context, /, *args: Any, output: str | None, home_here: str | None, **kwargs: Any) -> None:
         out = Out(output or ctx.obj.get("output") or "text")
         try:
-            fn(ctx.obj["home"], out, *args, **kwargs)
+            fn(home_of(ctx, home_here), out, *args, **kwargs)
         except CliError as exc:
             out.error(exc)
             ctx.exit(int(exc.code))
 
     functools.update_wrapper(wrapper, fn)  # click takes the command's name and help from fn
-    return output_option(click.pass_context(wrapper))  # type: ignore[return-value]
+    return home_option(output_option(click.pass_context(wrapper)))  # type: ignore[return-value]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -233,7 +243,7 @@ def delete(home: Path, out: Out, name: str) -> None:
     out.result(info, f"Queue manager {name} deleted ({info['data_dir']}).")
 
 
-register_mqsc(cli, lambda ctx: ctx.obj["home"])
+register_mqsc(cli, home_of, home_option)
 register_bench(cli)
 
 

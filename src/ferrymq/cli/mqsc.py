@@ -129,10 +129,13 @@ def run(home: Path, name: str, source: IO[str] | None, explicit_conn: str | None
         client.disconnect()
 
 
-def register(group: click.Group, home_of: Callable[[click.Context], Path]) -> None:
-    """Add ``mqsc`` to the ``ferrymq`` command group."""
+def register(group: click.Group, home_of: Callable[[click.Context, str | None], Path],
+             home_option: Callable[[Any], Any]) -> None:
+    """Add ``mqsc`` to the ``ferrymq`` command group (``home_of(ctx, --home after the
+    command)``: where queue managers live)."""
 
     @group.command(name="mqsc")
+    @home_option
     @click.argument("name")
     @click.option("--file", "-f", "file", type=click.File("r"), default=None,
                   help="Read commands from this file instead of standard input.")
@@ -141,7 +144,8 @@ def register(group: click.Group, home_of: Callable[[click.Context], Path]) -> No
     @click.option("--output", "-o", "output", type=click.Choice(["text", "json"]), default=None,
                   help="text (runmqsc style, default) or json, for scripts.")
     @click.pass_context
-    def mqsc(ctx: click.Context, name: str, file: IO[str] | None, conn: str | None, output: str | None) -> None:
+    def mqsc(ctx: click.Context, name: str, file: IO[str] | None, conn: str | None, output: str | None,
+             home_here: str | None) -> None:
         """Run MQSC commands against queue manager NAME (like runmqsc).
 
         \b
@@ -158,5 +162,5 @@ def register(group: click.Group, home_of: Callable[[click.Context], Path]) -> No
             else:
                 click.echo(f"ferrymq: error[{rule}]: {message}", err=True)
 
-        code = run(home_of(ctx), name, file, conn, as_json, fail)
+        code = run(home_of(ctx, home_here), name, file, conn, as_json, fail)
         ctx.exit(code)
