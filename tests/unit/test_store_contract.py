@@ -89,6 +89,25 @@ def test_payload_edge_cases(h: Harness) -> None:
                                   Record((1 << 64) - 1, 9, b"from a bytearray")]
 
 
+def test_a_payload_given_in_parts_is_their_concatenation(h: Harness) -> None:
+    # Small parts and large ones (a large part is written from where it lies), in and out of
+    # a transaction, by add and update; read back and replayed as one payload.
+    body = bytes(range(256)) * 300
+    h.journal.add(1, 1, (b"head", b"", b"descriptor" * 40, body))
+    h.journal.add(2, 2, (body, b"tail"), txid=5)
+    h.journal.add(3, 3, (b"only",))
+    h.journal.add(4, 4, ())
+    h.journal.commit(5)
+    h.journal.update(3, 7, (b"new head", body[:5000], bytearray(b"from a bytearray")))  # type: ignore[arg-type]
+    h.journal.sync()
+    want = {1: (1, b"head" + b"descriptor" * 40 + body), 2: (2, body + b"tail"),
+            3: (7, b"new head" + body[:5000] + b"from a bytearray"), 4: (4, b"")}
+    assert {rid: h.journal.read(rid) for rid in want} == {rid: payload for rid, (_kind, payload) in want.items()}
+    assert [h.journal.size(rid) for rid in want] == [len(payload) for _kind, payload in want.values()]
+    h.reopen()
+    assert h.live() == want
+
+
 def test_each_operation_takes_the_next_lsn(h: Harness) -> None:
     j = h.journal
     assert [j.add(1, 0, b"a"), j.add(2, 0, b"b", txid=4), j.update(1, 0, b"c"), j.delete(2, txid=4),
@@ -174,6 +193,9 @@ def test_validation(h: Harness) -> None:
         lambda: j.add(5, 256, b"kind"),
         lambda: j.add(5, -1, b"kind"),
         lambda: j.add(5, 0, "text"),  # type: ignore[arg-type]
+        lambda: j.add(5, 0, (b"a", "text")),  # type: ignore[arg-type]
+        lambda: j.add(5, 0, [b"a list"]),  # type: ignore[arg-type]
+        lambda: j.add(5, 0, (bytes(1 << 20),) * 257),
         lambda: j.add(5, 0, b"", txid=-3),
         lambda: j.add(5, 0, b"", txid=1 << 64),
         lambda: j.commit(0),

@@ -263,14 +263,20 @@ class Message:
         return max(1, int((self.expires_at - now) * 10 + 0.999))
 
     def encode(self) -> bytes:
+        """The message's journal record (see the module docstring)."""
+        return b"".join(self.record_parts())
+
+    def record_parts(self) -> tuple[bytes, ...]:
+        """``encode()``'s bytes in parts, the data as it is held: what the journal is given,
+        so that a large body is not copied into a joined record first."""
         if self._buf is None and self._md is None:  # paged out and unchanged: the record as it is
-            return self._record()
+            return (self._record(),)
         name = self.queue.encode("ascii")
         raw = self.md_bytes()
         props = props_model.pack(self.properties) if self.properties else b""
         flags = FLAG_TYPED_PROPERTIES | (FLAG_V6_BODY if self.v6 else 0)
-        return b"".join((_HEAD.pack(_RECORD_VERSION, flags, len(name), self.seq, self.put_at, len(props)), name, raw,
-                         props, self.data))
+        return (_HEAD.pack(_RECORD_VERSION, flags, len(name), self.seq, self.put_at, len(props)), name, raw, props,
+                self.data)
 
     def reposition(self, fifo: bool) -> None:
         self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)

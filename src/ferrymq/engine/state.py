@@ -181,7 +181,7 @@ class EngineState:
 
     def journal_message(self, msg: Message, txid: int = 0) -> None:
         msg.record_id = self.new_record_id()
-        self.journal.add(msg.record_id, KIND_MESSAGE, msg.encode(), txid)
+        self.journal.add(msg.record_id, KIND_MESSAGE, msg.record_parts(), txid)
 
     # -- lookups ---------------------------------------------------------------------------
     def conn(self, hconn: int) -> Connection:

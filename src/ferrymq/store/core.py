@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final, Generic, TypeVar
 
 from ferrymq.errors import StoreError
-from ferrymq.store.journal import PreparedTx, Record
+from ferrymq.store.journal import Content, PreparedTx, Record
 from ferrymq.store.records import ADD, COMMIT, DELETE, MAX_ID, MAX_PAYLOAD, MAX_XID, PREPARE, ROLLBACK, UPDATE
 
 L = TypeVar("L")
@@ -69,7 +69,7 @@ class JournalCore(Generic[L, V]):
         self.refusal = ""
 
     # -- what a subclass provides ------------------------------------------------------------
-    def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> V:
+    def _log(self, rtype: int, record_id: int, kind: int, payload: Content, txid: int, lsn: int) -> V:
         raise NotImplementedError
 
     def _set_live(self, record_id: int, op: int, value: V, lsn: int) -> None:
@@ -93,7 +93,7 @@ class JournalCore(Generic[L, V]):
     def durable_lsn(self) -> int:
         return self._durable
 
-    def add(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:
+    def add(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Append an add record; returns its LSN.
 
         Raises:
@@ -102,7 +102,7 @@ class JournalCore(Generic[L, V]):
         """
         return self._op(ADD, record_id, kind, payload, txid)
 
-    def update(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:
+    def update(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Replace a live record's kind and payload; returns the LSN.
 
         Raises:
@@ -201,7 +201,7 @@ class JournalCore(Generic[L, V]):
         self._lsn += 1
         return self._lsn
 
-    def _op(self, op: int, record_id: int, kind: int, payload: bytes, txid: int) -> int:
+    def _op(self, op: int, record_id: int, kind: int, payload: Content, txid: int) -> int:
         if self._state != READY:
             self._ready()
         if type(record_id) is not int or not 0 < record_id <= MAX_ID:
@@ -209,12 +209,14 @@ class JournalCore(Generic[L, V]):
         if op != DELETE:
             if type(kind) is not int or not 0 <= kind <= 255:
                 raise StoreError(f"kind must be an int in 0..255, not {kind!r}")
-            if type(payload) is not bytes:
-                if not isinstance(payload, bytearray | memoryview):
-                    raise StoreError(f"payload must be bytes, not {type(payload).__name__}")
-                payload = bytes(payload)
-            if len(payload) > MAX_PAYLOAD:
-                raise StoreError(f"payload is {len(payload)} bytes; at most {MAX_PAYLOAD}")
+            if type(payload) is tuple:
+                payload = tuple(map(_as_bytes, payload))
+                size = sum(map(len, payload))
+            else:
+                payload = _as_bytes(payload)
+                size = len(payload)
+            if size > MAX_PAYLOAD:
+                raise StoreError(f"payload is {size} bytes; at most {MAX_PAYLOAD}")
         holder = self._locks.get(record_id)
         tx: OpenTx[V] | None = None
         if txid == 0:
@@ -271,6 +273,14 @@ class JournalCore(Generic[L, V]):
     def _counts(self) -> tuple[int, int]:
         prepared = sum(1 for tx in self._txs.values() if tx.prepared)
         return len(self._txs), prepared
+
+
+def _as_bytes(part: object) -> bytes:
+    if type(part) is bytes:
+        return part
+    if not isinstance(part, bytearray | memoryview):
+        raise StoreError(f"payload must be bytes, not {type(part).__name__}")
+    return bytes(part)
 
 
 def _check_txid(txid: int) -> None:

@@ -52,7 +52,7 @@ from ferrymq.store import space
 from ferrymq.store.compact import Compaction, new_salt
 from ferrymq.store.core import CLOSED, NEW, READY, JournalCore
 from ferrymq.store.direct import BlockWriter
-from ferrymq.store.journal import JournalStats, LoadResult, Pending, Trim
+from ferrymq.store.journal import Content, JournalStats, LoadResult, Pending, Trim
 from ferrymq.store.reader import SegmentReaders
 from ferrymq.store.replay import OFFSET_SHIFT, SIZE_MASK, SegmentInfo, load_directory
 
@@ -140,7 +140,7 @@ class FileJournal(JournalCore[int, int]):
         return self._dir
 
     # -- hooks for JournalCore -----------------------------------------------------------------
-    def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> int:
+    def _log(self, rtype: int, record_id: int, kind: int, payload: Content, txid: int, lsn: int) -> int:
         if not self._batch and (self._sealed or self._active_size >= self._segment_size):
             self._roll(lsn - 1)
         info = self._segs[-1]

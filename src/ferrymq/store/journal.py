@@ -2,7 +2,10 @@
 
 A record is ``(record_id, kind, payload)``: ``record_id`` is chosen by the caller and
 unique among live records, ``kind`` is a small caller-defined integer (0..255), and the
-payload is opaque bytes. Operations are either immediate or belong to a transaction
+payload is opaque bytes. ``add`` and ``update`` also take the payload as a tuple of bytes,
+its parts in order (``Content``): the journal frames them as one payload without joining them
+first, so a caller whose payload is a small header and a large body copies nothing. The
+caller does not change the parts it handed over. Operations are either immediate or belong to a transaction
 ``txid`` (a caller-chosen positive integer): transactional operations take effect at
 replay only if the transaction's commit record is durable.
 
@@ -75,6 +78,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 Trim = Callable[[int, memoryview], int]
+Content = bytes | tuple[bytes, ...]
+"""A payload given to ``add``/``update``: bytes, or its parts in order (see above)."""
 """``trim(kind, payload)``: how many leading bytes of a payload ``load`` returns."""
 
 
@@ -182,11 +187,11 @@ class Journal(Protocol):
         """The length of a live record's payload."""
         ...
 
-    def add(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:
+    def add(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Append an add record; returns its LSN (not yet durable)."""
         ...
 
-    def update(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:
+    def update(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Replace a live record's kind and payload; returns its LSN."""
         ...
 

@@ -16,7 +16,7 @@ from typing import Final
 
 from ferrymq.errors import StoreError
 from ferrymq.store.core import CLOSED, NEW, READY, JournalCore, prepared_view
-from ferrymq.store.journal import JournalStats, LoadResult, Pending, PreparedTx, Record, Trim
+from ferrymq.store.journal import Content, JournalStats, LoadResult, Pending, PreparedTx, Record, Trim
 from ferrymq.store.records import ADD, COMMIT, DELETE, PREPARE, ROLLBACK, UPDATE
 
 # One logged operation: (type, lsn, txid, record_id, record for ADD/UPDATE, xid for PREPARE).
@@ -94,7 +94,8 @@ class MemoryJournal(JournalCore[Record, Record | None]):
         return journal
 
     # -- hooks for JournalCore -----------------------------------------------------------------
-    def _log(self, rtype: int, record_id: int, kind: int, payload: bytes, txid: int, lsn: int) -> Record | None:
+    def _log(self, rtype: int, record_id: int, kind: int, content: Content, txid: int, lsn: int) -> Record | None:
+        payload = b"".join(content) if isinstance(content, tuple) else content
         record = Record(record_id, kind, payload) if rtype in (ADD, UPDATE) else None
         self._unsynced.append((rtype, lsn, txid, record_id, record, payload if rtype == PREPARE else _NO_XID))
         return record

@@ -131,7 +131,8 @@ the memory fresh each time)."""
 
 class Gather:
     """The records of one write: headers and small payloads copied into a buffer, large
-    payloads kept as they are (the caller never changes a payload it handed over)."""
+    payloads kept as they are (the caller never changes a payload it handed over). A
+    payload may come as a tuple of parts, each treated so."""
 
     __slots__ = ("_buf", "_parts", "size")
 
@@ -144,18 +145,23 @@ class Gather:
         return self.size > 0
 
     def add(self, salt: int, rtype: int, flags: int, kind: int, lsn: int, record_id: int, txid: int,
-            payload: Payload = b"") -> int:
+            payload: Payload | tuple[bytes, ...] = b"") -> int:
         """One record, as ``append`` frames it; returns its size."""
-        n = len(payload)
+        parts = payload if isinstance(payload, tuple) else (payload,)
+        n = sum(map(len, parts))
         tail = TAIL.pack(MAGIC, rtype, flags, n, kind, lsn, record_id, txid)
+        crc = crc32c(tail, salt)
+        for part in parts:
+            crc = crc32c(part, crc)
         buf = self._buf
-        buf += CRC.pack(crc32c(payload, crc32c(tail, salt)))
+        buf += CRC.pack(crc)
         buf += tail
-        if n < BY_REFERENCE:
-            buf += payload
-        else:
-            self._parts += (buf, payload)
-            self._buf = bytearray()
+        for part in parts:
+            if len(part) < BY_REFERENCE:
+                buf += part
+            else:
+                self._parts += (buf, part)
+                buf = self._buf = bytearray()
         n += HEADER_SIZE
         self.size += n
         return n
