@@ -47,9 +47,9 @@ def image(c: Client, queue: str, made_ids: bool = True) -> list[tuple[Any, ...]]
         got = list(q.browse())
     out = []
     for m in got:
-        md = m.md._replace(put_date="", put_time="") if m.md.put_appl_name != "loader" else m.md
+        md = m.md.replace(put_date="", put_time="") if m.md.put_appl_name != "loader" else m.md
         if made_ids and m.msg_id.startswith(b"AMQ "):
-            md = md._replace(msg_id=b"")
+            md = md.replace(msg_id=bytes(24))
         out.append((md, m.properties, m.data))
     return out
 

@@ -134,7 +134,7 @@ class PlannedVsFresh(RuleBasedStateMachine):
         if self.last is None:
             return
         who, md, pmo = self.last
-        md = md._replace(msg_id=msg_id.ljust(24, b"\0"), correl_id=correl.ljust(24, b"\0"))
+        md = md.replace(msg_id=msg_id.ljust(24, b"\0"), correl_id=correl.ljust(24, b"\0"))
         self._put(who, md, pmo, data)
         if isinstance(change, tuple):
             self.alter(change)

@@ -248,7 +248,7 @@ _PUT_MANY_CASES = {
 
 def _queue_image(env: Env, name: str) -> list[tuple[object, ...]]:
     q = env.qm.objects.require(name)
-    return [(m.md._replace(put_date="", put_time=""), m.data, m.key) for m in (q.messages.get(k) for k in q.messages.order)
+    return [(m.md.replace(put_date="", put_time=""), m.data, m.key) for m in (q.messages.get(k) for k in q.messages.order)
             if m is not None]
 
 
@@ -278,7 +278,7 @@ def test_put_many_equals_one_put_per_item(case: str, form: str) -> None:
         else:
             out = []
             for i, (mid, body) in enumerate(zip(ids, bodies, strict=True)):
-                one = md._replace(msg_id=mid) if correls is None else md._replace(msg_id=mid, correl_id=correls[i])
+                one = md.replace(msg_id=mid) if correls is None else md.replace(msg_id=mid, correl_id=correls[i])
                 try:
                     r = env.qm.put(env.hconn, h, one, PutOptions(pmo), body)
                     out.append(None if not r.reason else MQError(r.comp, r.reason, ""))
@@ -291,7 +291,7 @@ def test_put_many_equals_one_put_per_item(case: str, form: str) -> None:
         # identifiers the queue manager made differ run to run; their uniqueness does not
         assert len({m[0].msg_id for m in image}) == len(image)  # type: ignore[attr-defined]
         kept = set() if pmo & C.MQPMO_NEW_MSG_ID else set(ids)
-        image = [(m[0]._replace(msg_id=m[0].msg_id if m[0].msg_id in kept else b""), *m[1:])  # type: ignore[attr-defined]
+        image = [(m[0].replace(msg_id=m[0].msg_id if m[0].msg_id in kept else bytes(24)), *m[1:])  # type: ignore[attr-defined]
                  for m in image]
         images.append((outcomes, image, env.depth("Q1"), env.journal.appended_lsn))
     assert images[0] == images[1]
@@ -320,7 +320,7 @@ def test_run_messages_share_a_template_and_keep_their_identifiers(env: Env) -> N
     assert [(m.md.msg_id, m.md.correl_id) for m in msgs] == [(b"m" * 24, b"c" * 24), (b"n" * 24, b"d" * 24)]
     assert [m.md_bytes() for m in msgs] == [m.md.pack(version=2) for m in msgs]
     assert all(m.report == C.MQRO_COA for m in msgs)
-    msgs[0].md = msgs[0].md._replace(backout_count=3)  # a descriptor set later is the message's own
+    msgs[0].md = msgs[0].md.replace(backout_count=3)  # a descriptor set later is the message's own
     assert msgs[0].md_bytes() == msgs[0].md.pack(version=2) and msgs[1].md.backout_count == 0
 
 

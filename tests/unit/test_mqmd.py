@@ -6,7 +6,7 @@ import pytest
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.mqmd import LAYOUT_V2, MQMD
+from ferrymq.wire.mqmd import FIELD_NAMES, LAYOUT_V2, MQMD, QUEUE_FIELDS_END, queue_fields
 
 
 def default_image_v2() -> bytes:
@@ -86,3 +86,92 @@ def test_replace_copies_and_rejects_unknown_fields() -> None:
     assert (md.priority, other.priority, other.reply_to_q, other.msg_type) == (3, 4, "R", md.msg_type)
     with pytest.raises(TypeError):
         md.replace(no_such_field=1)
+
+
+# The integer fields' offsets in the spec's table (§1): where a big-endian writer's image differs.
+_LONGS = [4, 8, 12, 16, 20, 24, 28, 40, 44, 96, 272, 348, 352, 356, 360]
+
+
+def big_endian_image(little: bytes) -> bytes:
+    out = bytearray(little)
+    for at in _LONGS:
+        if at < len(out):
+            out[at : at + 4] = little[at : at + 4][::-1]
+    return bytes(out)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_default_images_both_orders(version: int, big_endian: bool) -> None:
+    little = bytearray(default_image_v2()[: MQMD.length(version)])
+    little[4] = version
+    image = big_endian_image(bytes(little)) if big_endian else bytes(little)
+    md = MQMD(version=version)
+    assert md.pack(big_endian=big_endian) == image
+    assert MQMD.decode(image) == md and MQMD.decode(image).pack(big_endian=big_endian) == image
+    assert MQMD(version=3 - version).pack(version=version, big_endian=big_endian) == image
+
+
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_every_field_is_read_where_the_spec_puts_it(big_endian: bool) -> None:
+    """A v2 image with each field set to a distinct value at its spec offset."""
+    values = {name: i + 3 for i, (name, kind, _) in enumerate(LAYOUT_V2.fields) if kind == "l"}
+    values["version"] = 2
+    raw = bytearray(default_image_v2())
+    order = "big" if big_endian else "little"
+    for name, value in values.items():
+        at = LAYOUT_V2.offset_of(name)
+        raw[at : at + 4] = value.to_bytes(4, order, signed=True)
+    raw[48:72], raw[72:96], raw[208:240], raw[324:348] = b"M" * 24, b"C" * 24, b"A" * 32, b"G" * 24
+    raw[32:40], raw[100:148], raw[148:196] = b"MQSTR   ", b"RQ".ljust(48), b"RQM\0junk".ljust(48)
+    raw[196:208], raw[240:272], raw[276:304] = b"bob".ljust(12), b"aid".ljust(32), b"app".ljust(28)
+    raw[304:312], raw[312:320], raw[320:324] = b"20261126", b"12345678", b"od  "
+    md = MQMD.decode(bytes(raw))
+    assert {name: getattr(md, name) for name in values} == values
+    assert (md.msg_id, md.correl_id, md.accounting_token, md.group_id) == (b"M" * 24, b"C" * 24, b"A" * 32, b"G" * 24)
+    assert (md.struc_id, md.format, md.reply_to_q, md.reply_to_q_mgr) == ("MD", "MQSTR", "RQ", "RQM")
+    assert (md.user_identifier, md.appl_identity_data, md.put_appl_name) == ("bob", "aid", "app")
+    assert (md.put_date, md.put_time, md.appl_origin_data) == ("20261126", "12345678", "od")
+    assert md.pack(big_endian=big_endian) == bytes(raw)
+    assert md.pack(big_endian=not big_endian) == big_endian_image(bytes(raw))  # turning the integers round
+
+
+def test_a_descriptor_cannot_be_changed() -> None:
+    md = MQMD(priority=3)
+    with pytest.raises(AttributeError):
+        md.priority = 4  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        md.other = 1  # type: ignore[attr-defined]
+    other = md.replace(priority=4)
+    assert md.priority == 3 and other.priority == 4
+
+
+def test_derived_copies_refuse_what_does_not_fit() -> None:
+    md = MQMD(version=2)
+    with pytest.raises(ValueError, match="24 bytes"):
+        md.with_ids(b"short", bytes(24))
+    with pytest.raises(ValueError, match="put_date"):
+        md.with_put_time("202611260", "00000000")
+    with pytest.raises(ValueError, match="version"):
+        md.replace(version=3)
+    with pytest.raises(ValueError, match="priority"):
+        md.replace(priority=2**31)
+
+
+def test_a_version_1_descriptor_keeps_its_version_2_fields_until_packed() -> None:
+    md = MQMD(group_id=b"G" * 24, msg_flags=C.MQMF_LAST_MSG_IN_GROUP)
+    assert md.version == 1 and md.has_v2_fields and md.group_id == b"G" * 24
+    assert len(md.pack()) == 324 and not MQMD.decode(md.pack()).has_v2_fields
+    assert MQMD.decode(md.pack(version=2)).replace(version=1) == md
+
+
+def test_queue_fields_read_in_place() -> None:
+    md = MQMD(version=2, expiry=50, priority=7, persistence=1, msg_id=b"M" * 24, correl_id=b"C" * 24)
+    raw = b"head" + md.pack()
+    assert queue_fields(raw, 4) == (50, 7, 1, b"M" * 24, b"C" * 24)
+    assert queue_fields(raw[: 4 + QUEUE_FIELDS_END], 4) == queue_fields(raw, 4)
+
+
+def test_repr_names_what_differs_from_the_default() -> None:
+    assert repr(MQMD(priority=4)) == "MQMD(version=1, priority=4)"
+    assert set(MQMD().asdict()) == set(FIELD_NAMES)

@@ -173,8 +173,8 @@ class Session:
             self._encode(batch[0])
             return
         first = batch[0]
-        items = [(p.md[48:72], p.data) for p in batch]  # every md is bytes: see send()
-        self._encode(E.PutBatch(first.hobj, first.md, items, first.options, first.context))  # type: ignore[arg-type]
+        items = [(p.md[48:72], p.data) for p in batch]  # type: ignore[index]  # every md is bytes: see send()
+        self._encode(E.PutBatch(first.hobj, first.md, items, first.options, first.context))
 
     def take_with(self, ev: E.ClientEvent) -> bytes:
         """``send(ev)`` then ``take_out()``: what a request's write carries.

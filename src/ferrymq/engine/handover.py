@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ferrymq.engine.api import Delivery, GetResult
-from ferrymq.engine.message import Message, packed_like, token_of
+from ferrymq.engine.message import Message, token_of
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, Handle
 from ferrymq.mq import constants as C
@@ -63,8 +63,7 @@ def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: flo
     if taken is None:
         return False
     md = msg.md
-    # Its descriptor goes to the getter at once: packed now, from the putter's last one.
-    raw, via.last_put_md = packed_like(md, via.last_put_md)
+    raw = md.pack()
     give(qm, q, taken, md, raw, msg.data, msg.seq, now, msg)
     return True
 
@@ -143,8 +142,6 @@ def give(qm: Messaging, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data
         outer, qm._sync_lsn = qm._sync_lsn, 0
         qm.take(conn, h, q, msg, opts, queued=False)
         lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
-    if msg is not None:
-        msg.set_md_bytes(raw)
     # The driver may answer at once what needs no disk write and comes after no earlier
     # answer (deliveries are answered in order); the answer is the same either way (the
     # properties of a message handed over are none). It is made first: the driver's answer
@@ -162,7 +159,6 @@ def give(qm: Messaging, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data
     if report & _COA:
         if msg is None:
             msg = Message(q.name, seq, md, data, now, fifo)
-            msg.set_md_bytes(raw)
         qm.report_arrival(msg)
 
 

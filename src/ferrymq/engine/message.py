@@ -28,7 +28,6 @@ back for good, which its owner does before the record is changed or deleted.
 
 from __future__ import annotations
 
-import operator
 import struct
 from typing import Protocol
 
@@ -37,16 +36,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.gpacket import decode_properties
-from ferrymq.wire.mqmd import (
-    CORREL_ID_END,
-    MQMD,
-    MSG_ID_AT,
-    NONE_ID,
-    PUT_DATE_AT,
-    PUT_TIME_END,
-    V2_LE_HEAD,
-    with_ids,
-)
+from ferrymq.wire.mqmd import MQMD, NONE_ID, QUEUE_FIELDS_END, V2_LE_HEAD, queue_fields
 
 Properties = PropertySet
 FLAG_TYPED_PROPERTIES = 1
@@ -81,24 +71,27 @@ class Message:
     as attributes here (priority, persistence, identifiers), and the full MQMD costs
     several microseconds to build, which a million-message restart cannot afford.
 
-    Messages of one put run share a ``template`` (the stored MQMD and its packed bytes,
-    with the run's MsgId and CorrelId to be replaced by each message's own): a run makes no
-    descriptor per message, and each one it did make would stay tracked by the cyclic
-    collector for as long as the message waits on its queue.
+    Messages of one put run share a ``template`` (the stored MQMD, with the run's MsgId and
+    CorrelId to be replaced by each message's own): a run makes no descriptor per message,
+    and each one it did make would stay tracked by the cyclic collector for as long as the
+    message waits on its queue.
+
+    The descriptor is an MQMD in every case; where it comes from is one of: its own
+    (``_md``), the run's template and the message's identifiers (``_tpl``), or its record
+    (``_md_off`` into ``_buf``, or into the record read back through ``_source``).
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "_packed", "_rlen", "_source", "_tpl", "correl_id", "expires_at", "key",
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_rlen", "_source", "_tpl", "correl_id", "expires_at", "key",
                  "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id", "seq",
                  "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
-                 data_offset: int = 0, template: tuple[MQMD, bytes] | None = None) -> None:
+                 data_offset: int = 0, template: MQMD | None = None) -> None:
         self.queue = queue
         self.seq = seq
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
-        self._packed: bytes | None = None  # the MQMD's bytes once made (see md_bytes)
         self._tpl = template
         if md is not None:
             expiry, self.priority, self.persistence = md.expiry, md.priority, md.persistence
@@ -123,54 +116,32 @@ class Message:
 
     @property
     def md(self) -> MQMD:
-        if self._md is None:
-            if self._tpl is not None:
-                self._md = with_ids(self._tpl[0], self.msg_id, self.correl_id)
-            elif self._buf is None:  # paged out: decoded when asked, not kept
-                return MQMD.unpack_from(self._record(), self._md_off, big_endian=False)
-            else:
-                self._md = MQMD.unpack_from(self._buf, self._md_off, big_endian=False)
-        return self._md
+        md = self._md
+        if md is None:
+            if self._tpl is not None:  # made when asked, not kept (see the class docstring)
+                return self._tpl.with_ids(self.msg_id, self.correl_id)
+            buf = self._buf if self._buf is not None else self._record()  # paged out: read, not kept
+            md = MQMD.decode(buf[self._md_off : self._md_off + C.MQMD_LENGTH_2], big_endian=False)
+            if self._buf is not None:
+                self._md = md
+        return md
 
     @md.setter
     def md(self, md: MQMD) -> None:
-        self._md, self._md_off, self._packed, self._tpl = md, -1, None, None
+        self._md, self._md_off, self._tpl = md, -1, None
 
     def md_bytes(self) -> bytes:
         """The stored MQMD as a little-endian version 2 structure: what a record holds and
-        what most deliveries send. Made once per message (packing costs microseconds)."""
-        if self._md_off >= 0:
+        what most deliveries send."""
+        if self._md is None and self._md_off >= 0:  # its record's own bytes, without an MQMD made
             buf = self._buf if self._buf is not None else self._record()
             return buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
-        if self._packed is None:
-            if self._tpl is not None:  # spliced each time: kept, it would be 364 bytes more per message
-                return self._spliced(self._tpl[1])
-            self._packed = self.md.pack(version=C.MQMD_VERSION_2)
-        return self._packed
-
-    def known_md_bytes(self) -> bytes | None:
-        """``md_bytes()`` when it costs no packing, else None."""
-        if self._md_off >= 0:
-            buf = self._buf if self._buf is not None else self._record()
-            return buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
-        if self._packed is None and self._tpl is not None:
-            return self._spliced(self._tpl[1])
-        return self._packed
-
-    def _spliced(self, packed: bytes) -> bytes:
-        return b"".join((packed[:MSG_ID_AT], self.msg_id, self.correl_id, packed[CORREL_ID_END:]))
-
-    def set_md_bytes(self, raw: bytes) -> None:
-        """Give the bytes of the descriptor this message was made with (a caller that built
-        them more cheaply than packing, e.g. from a template)."""
-        self._packed = raw
+        return self.md.pack(version=C.MQMD_VERSION_2)
 
     @property
     def report(self) -> int:
         """The descriptor's Report options (read without making a run's descriptor)."""
-        md = self._md
-        if md is None and self._tpl is not None:
-            md = self._tpl[0]
+        md = self._md or self._tpl
         return (md or self.md).report
 
     @property
@@ -217,7 +188,7 @@ class Message:
         if self._buf is None:
             return
         self._md_off, self._off, self._rlen = self.record_layout()
-        self._buf = self._md = self._packed = self._tpl = None
+        self._buf = self._md = self._tpl = None
         self._source = source
 
     def page_out_recovered(self, source: Source, length: int) -> None:
@@ -287,34 +258,6 @@ def token_of(seq: int) -> bytes:
     return seq.to_bytes(8, "big") + _TOKEN_TAIL
 
 
-_ID_LENGTH = 24
-# Every MQMD field but MsgId (11), CorrelId (12), PutDate (21) and PutTime (22).
-assert len(MQMD._fields) == 29 and MQMD._fields[11:13] == ("msg_id", "correl_id")
-assert MQMD._fields[21:23] == ("put_date", "put_time")
-STEADY_FIELDS = operator.itemgetter(*range(11), *range(13, 21), *range(23, 29))
-PackedMD = tuple[tuple[object, ...], bytes]
-"""A descriptor's fields but its identifiers and put time, and its packed bytes (see packed_like)."""
-
-
-def packed_like(md: MQMD, last: PackedMD | None) -> tuple[bytes, PackedMD]:
-    """``md`` as a little-endian MQMD v2, and what to pass as ``last`` next time.
-
-    The descriptors one handle puts differ from one message to the next mostly in MsgId,
-    CorrelId, PutDate and PutTime: when only those differ from ``last``, its bytes are
-    spliced rather than the whole structure packed again (less than half the cost).
-    """
-    steady = STEADY_FIELDS(md)
-    if last is not None and steady == last[0]:
-        msg_id, correl_id, date, tod = md[11], md[12], md[21], md[22]
-        if (len(date) == 8 and len(tod) == 8 and len(msg_id) == _ID_LENGTH and len(correl_id) == _ID_LENGTH
-                and (stamp := date + tod).isascii()):
-            raw = last[1]
-            return b"".join((raw[:MSG_ID_AT], msg_id, correl_id, raw[CORREL_ID_END:PUT_DATE_AT],
-                             stamp.encode("ascii"), raw[PUT_TIME_END:])), last
-    raw = md.pack(version=C.MQMD_VERSION_2)
-    return raw, (steady, raw)
-_FIELDS = struct.Struct("<i20xii24s24s")
-_FIELDS_END = 16 + _FIELDS.size  # from the MQMD's start
 _names: dict[bytes, str] = {}  # queue names repeat across a million records
 
 
@@ -327,7 +270,7 @@ def head_length(payload: bytes | memoryview) -> int:
     name_len = int.from_bytes(payload[2:4], "little")
     prop_len = int.from_bytes(payload[20:24], "little")
     md_off = _HEAD.size + name_len
-    return min(len(payload), md_off + (C.MQMD_LENGTH_2 + prop_len if prop_len else _FIELDS_END))
+    return min(len(payload), md_off + (C.MQMD_LENGTH_2 + prop_len if prop_len else QUEUE_FIELDS_END))
 
 
 def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -> Message:
@@ -345,7 +288,7 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -
     off = _HEAD.size
     whole = len(payload) if length < 0 else length
     if (name_len > C.MQ_Q_NAME_LENGTH or off + name_len + C.MQMD_LENGTH_2 + prop_len > whole
-            or len(payload) < min(whole, off + name_len + (C.MQMD_LENGTH_2 + prop_len if prop_len else _FIELDS_END))):
+            or len(payload) < min(whole, off + name_len + (C.MQMD_LENGTH_2 + prop_len if prop_len else QUEUE_FIELDS_END))):
         raise DecodeError("message record", 2, "lengths exceed the record")
     raw_name = payload[off : off + name_len]
     queue = _names.get(raw_name)
@@ -354,7 +297,7 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -
     md_off = off + name_len
     if not payload.startswith(V2_LE_HEAD, md_off):
         raise DecodeError("message record", md_off, "the stored descriptor is not a little-endian MQMD v2")
-    fields = _FIELDS.unpack_from(payload, md_off + 16)
+    fields = queue_fields(payload, md_off)
     if fields[4] == NONE_ID:  # most messages have none: one shared object, not a copy each
         fields = (*fields[:4], NONE_ID)
     data_off = md_off + C.MQMD_LENGTH_2 + prop_len

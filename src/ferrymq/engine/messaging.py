@@ -13,7 +13,7 @@ from itertools import repeat
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, PutOptions, PutResult, Waiting
 from ferrymq.engine.handover import answer_first, give, hand_over, taker
-from ferrymq.engine.message import STEADY_FIELDS, Message
+from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.putplan import NO_ACCOUNTING, PutLimits, PutPlan, own_context
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
@@ -23,7 +23,7 @@ from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
-from ferrymq.wire.mqmd import CORREL_ID_AT, CORREL_ID_END, MQMD, MSG_ID_AT, NONE_ID, with_ids, with_put_context
+from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -82,7 +82,7 @@ class Messaging(Waits):
         if h is not None:
             plan = h.put_plan
             if (plan is not None and plan.epoch == self.objects.epoch and plan.options == pmo.options
-                    and not properties and plan.steady == STEADY_FIELDS(md) and not h.deleted):
+                    and not properties and plan.steady == md.steady_key() and not h.deleted):
                 assert conn is not None
                 return self._put_planned(conn, h, plan, md.msg_id, md.correl_id, data)
         conn, h, warning = self._check_put(hconn, hobj, md, pmo)
@@ -91,30 +91,14 @@ class Messaging(Waits):
         return result
 
     def put_raw(self, hconn: int, hobj: int, raw: bytes, options: int, context: int, data: bytes) -> PutResult:
-        """``put(hconn, hobj, MQMD.unpack_from(raw), PutOptions(options, context), data)``
-        for a descriptor still in its bytes (a plain one: StrucId and Version checked, all
-        its bytes there). The handle's plan keeps the bytes of a descriptor it covers but
-        the identifiers: when ``raw`` is those bytes again, it is not decoded at all.
+        """``put(hconn, hobj, MQMD.decode(raw), PutOptions(options, context), data)`` for a
+        descriptor still in its bytes (decoding one is taking its bytes: the plan's check is
+        a comparison of them).
 
         Raises:
             MQError: as ``put``.
         """
-        conn = self.connections.get(hconn)
-        h = None if conn is None else conn.handles.get(hobj)
-        if h is not None:
-            plan = h.put_plan
-            if (plan is not None and plan.epoch == self.objects.epoch and plan.options == options
-                    and len(raw) == plan.raw_length and raw.startswith(plan.raw_head)  # see PutPlan.keep_raw
-                    and raw.endswith(plan.raw_tail) and not h.deleted):
-                assert conn is not None
-                return self._put_planned(conn, h, plan, raw[MSG_ID_AT:CORREL_ID_AT], raw[CORREL_ID_AT:CORREL_ID_END],
-                                         data)
-        result = self.put(hconn, hobj, MQMD.unpack_from(raw), PutOptions(options, context), data)
-        # put made or used the handle's plan for this descriptor (or none): it covers these bytes.
-        plan = None if h is None else h.put_plan
-        if plan is not None:
-            plan.keep_raw(raw)
-        return result
+        return self.put(hconn, hobj, MQMD.decode(raw), PutOptions(options, context), data)
 
     def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, msg_id: bytes, correl_id: bytes,
                      data: bytes) -> PutResult:
@@ -138,14 +122,12 @@ class Messaging(Waits):
         seq = self.next_sequence(q)
         data = bytes(data)
         taken = None if in_uow or not plan.handable else taker(self, q, msg_id, correl_id, len(data))
+        stored = plan.stored(msg_id, correl_id, date, tod)
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
-            raw = plan.packed(msg_id, correl_id, date, tod)
-            # The waiting getter's answer first: the stored descriptor is for the putter's result.
+            raw = stored.pack()
             answered = answer_first(self, q, taken, plan.report, raw, data, seq)
-            stored = plan.stored(msg_id, correl_id, date, tod)
             give(self, q, taken, stored, raw, data, seq, now, None, plan.fifo, answered)
         else:
-            stored = plan.stored(msg_id, correl_id, date, tod)
             msg = Message(q.name, seq, stored, data, now, plan.fifo)
             self.place_message(q, msg, self.uow_of(conn) if in_uow else None)
         q.last_put = now
@@ -164,9 +146,9 @@ class Messaging(Waits):
         priority = int(definer.attrs["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
         persistence = (int(definer.attrs["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
                        else md.persistence)
-        base = with_put_context(md, NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr or self.name,
+        base = md.with_put_context(NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr or self.name,
                                 own_context(conn, "", ""))
-        return PutPlan(self.objects.epoch, opts, STEADY_FIELDS(md), warning, self.put_limits(h, persistence),
+        return PutPlan(self.objects.epoch, opts, md.steady_key(), warning, self.put_limits(h, persistence),
                        qa.get("MSGDLVSQ") == C.MQMDS_FIFO, base)
 
     def put_many(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions,
@@ -205,7 +187,7 @@ class Messaging(Waits):
         note = outcomes.append
         for msg_id, correl_id, data in ids:
             try:
-                self.place(conn, h, with_ids(md, msg_id, correl_id), pmo, data, warning)
+                self.place(conn, h, md.with_ids(msg_id, correl_id), pmo, data, warning)
             except MQError as exc:
                 note(exc)
             else:
@@ -233,7 +215,6 @@ class Messaging(Waits):
         persistence = int(definer["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence
         now = self.clock.now()
         stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now, NONE_ID)
-        template = (stored, stored.pack(version=C.MQMD_VERSION_2))
         expiry = stored.expiry
         new_ids = bool(pmo.options & C.MQPMO_NEW_MSG_ID)
         in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
@@ -255,7 +236,7 @@ class Messaging(Waits):
                     msg_id = id_prefix + id_tail.to_bytes(8, "big")
                     id_tail += 1
                 msg = Message(name, self.next_sequence(q), None, bytes(data), now, fifo,
-                              fields=(expiry, priority, persistence, msg_id, correl_id), template=template)
+                              fields=(expiry, priority, persistence, msg_id, correl_id), template=stored)
                 if in_uow:
                     if uow is None:
                         uow = self.uow_of(conn)
@@ -357,40 +338,31 @@ class Messaging(Waits):
         reply_qmgr = md.reply_to_q_mgr or self.name
         if not opts & _CONTEXT_OPTIONS:  # the common case: the queue manager sets all context
             date, tod = self.stamp_put(now)
-            return with_put_context(md, msg_id, correl_id, priority, persistence, reply_qmgr,
+            return md.with_put_context(msg_id, correl_id, priority, persistence, reply_qmgr,
                                     own_context(conn, date, tod))
-        identity: dict[str, object]
-        origin: dict[str, object]
+        identity: tuple[str, bytes, str]
+        origin: tuple[int, str, str, str, str]
         if opts & C.MQPMO_NO_CONTEXT:
-            identity = {"user_identifier": "", "accounting_token": NO_ACCOUNTING, "appl_identity_data": ""}
-            origin = {"put_appl_type": C.MQAT_NO_CONTEXT, "put_appl_name": "", "put_date": "", "put_time": "",
-                      "appl_origin_data": ""}
+            identity = ("", NO_ACCOUNTING, "")
+            origin = (C.MQAT_NO_CONTEXT, "", "", "", "")
         else:
             date, tod = self.stamp_put(now)
-            identity = {"user_identifier": conn.user[:12], "accounting_token": NO_ACCOUNTING, "appl_identity_data": ""}
-            origin = {"put_appl_type": conn.appl_type, "put_appl_name": conn.appl_name[-28:], "put_date": date,
-                      "put_time": tod, "appl_origin_data": ""}
+            identity = (conn.user[:12], NO_ACCOUNTING, "")
+            origin = (conn.appl_type, conn.appl_name[-28:], date, tod, "")
         if opts & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):
-            identity = {"user_identifier": md.user_identifier, "accounting_token": md.accounting_token,
-                        "appl_identity_data": md.appl_identity_data}
+            identity = (md.user_identifier, md.accounting_token, md.appl_identity_data)
             if opts & C.MQPMO_SET_ALL_CONTEXT:
-                origin = {"put_appl_type": md.put_appl_type, "put_appl_name": md.put_appl_name,
-                          "put_date": md.put_date, "put_time": md.put_time, "appl_origin_data": md.appl_origin_data}
+                origin = (md.put_appl_type, md.put_appl_name, md.put_date, md.put_time, md.appl_origin_data)
         elif opts & (C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT):
             source = conn.handles.get(pmo.context)
             if source is None or not source.options & C.MQOO_SAVE_ALL_CONTEXT:
                 raise failed(C.MQRC_CONTEXT_HANDLE_ERROR, f"Context {pmo.context} is not a handle opened with MQOO_SAVE_ALL_CONTEXT")
             ctx = source.saved_context
             if ctx is not None:
-                identity = {"user_identifier": ctx.user_identifier, "accounting_token": ctx.accounting_token,
-                            "appl_identity_data": ctx.appl_identity_data}
+                identity = (ctx.user_identifier, ctx.accounting_token, ctx.appl_identity_data)
                 if opts & C.MQPMO_PASS_ALL_CONTEXT:
-                    origin = {"put_appl_type": ctx.put_appl_type, "put_appl_name": ctx.put_appl_name,
-                              "put_date": ctx.put_date, "put_time": ctx.put_time,
-                              "appl_origin_data": ctx.appl_origin_data}
-        return md.replace(version=C.MQMD_VERSION_2, msg_id=msg_id, correl_id=correl_id, priority=priority,
-                          persistence=persistence, backout_count=0, reply_to_q_mgr=reply_qmgr,
-                          **identity, **origin)
+                    origin = (ctx.put_appl_type, ctx.put_appl_name, ctx.put_date, ctx.put_time, ctx.appl_origin_data)
+        return md.with_put_context(msg_id, correl_id, priority, persistence, reply_qmgr, (*identity, *origin))
 
     def uow_of(self, conn: Connection) -> UnitOfWork:
         if conn.uow is None:
@@ -711,7 +683,7 @@ class Messaging(Waits):
         qname = h.queue.name if h.queue else ""
         if shown is None:
             if msg.expires_at is None:
-                md, raw = msg.md, msg.known_md_bytes()
+                md, raw = msg.md, msg.md_bytes()
             else:
                 md, raw = msg.md.replace(expiry=msg.remaining_expiry(now)), None
             return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,

@@ -24,14 +24,9 @@ from ferrymq.engine.session import Connection
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
-from ferrymq.wire.mqmd import CORREL_ID_END, MQMD, MSG_ID_AT, PUT_DATE_AT, PUT_TIME_END
+from ferrymq.wire.mqmd import MQMD
 
-_tuple_new = tuple.__new__
-_I_MSG_ID, _I_DATE = MQMD._fields.index("msg_id"), MQMD._fields.index("put_date")
-assert MQMD._fields[_I_MSG_ID + 1] == "correl_id" and MQMD._fields[_I_DATE + 1] == "put_time"
 NO_ACCOUNTING = bytes(32)
-_ID_LENGTH = 24
-_STAMP_LENGTH = 16  # PutDate and PutTime, 8 characters each
 
 
 def own_context(conn: Connection, date: str, tod: str) -> tuple[str, bytes, str, int, str, str, str, str]:
@@ -88,43 +83,19 @@ class PutPlan:
     (see the module docstring). ``base`` is the stored descriptor of a put with the plan's
     inputs, whatever its identifiers and put time."""
 
-    __slots__ = ("_head", "_mid", "_packed", "_tail", "comp", "epoch", "fifo", "handable", "in_uow", "limits", "options",
-                 "raw_head", "raw_length", "raw_tail", "report", "steady", "warning")
+    __slots__ = ("base", "comp", "epoch", "fifo", "handable", "in_uow", "limits", "options", "report", "steady",
+                 "warning")
 
-    def __init__(self, epoch: int, options: int, steady: tuple[object, ...], warning: int, limits: PutLimits,
-                 fifo: bool, base: MQMD) -> None:
+    def __init__(self, epoch: int, options: int, steady: bytes, warning: int, limits: PutLimits, fifo: bool,
+                 base: MQMD) -> None:
         self.epoch, self.options, self.steady, self.limits, self.fifo = epoch, options, steady, limits, fifo
         self.warning, self.comp = warning, C.MQCC_WARNING if warning else C.MQCC_OK
         self.in_uow = bool(options & C.MQPMO_SYNCPOINT)
         self.report = base.report
         # What a hand-over to a waiting get asks of the message itself (engine.handover).
         self.handable = base.expiry == C.MQEI_UNLIMITED and base.persistence != C.MQPER_PERSISTENT
-        self._head, self._mid, self._tail = base[:_I_MSG_ID], base[_I_MSG_ID + 2 : _I_DATE], base[_I_DATE + 2 :]
-        self._packed: tuple[bytes, bytes, bytes] | None = None
-        # The bytes of a descriptor the plan covers, as the putter sent them, but its MsgId
-        # and CorrelId (Messaging.put_raw): the same bytes again need no decoding.
-        self.raw_head, self.raw_tail, self.raw_length = b"", b"", -1
-
-    def keep_raw(self, raw: bytes) -> None:
-        """Keep ``raw``, the bytes of a descriptor the plan covers: bytes of the same length
-        that start with ``raw_head`` and end with ``raw_tail`` are the same descriptor but
-        for MsgId and CorrelId (Messaging.put_raw)."""
-        self.raw_head, self.raw_tail, self.raw_length = raw[:MSG_ID_AT], raw[CORREL_ID_END:], len(raw)
+        self.base = base
 
     def stored(self, msg_id: bytes, correl_id: bytes, date: str, tod: str) -> MQMD:
         """The descriptor a put stores: the plan's, with these identifiers and put time."""
-        return _tuple_new(MQMD, (*self._head, msg_id, correl_id, *self._mid, date, tod, *self._tail))
-
-    def packed(self, msg_id: bytes, correl_id: bytes, date: str, tod: str) -> bytes:
-        """``stored(msg_id, correl_id, date, tod).pack(version=2)``: the first one packed,
-        the rest spliced into its bytes (a third of the cost, and no descriptor made)."""
-        parts = self._packed
-        stamp = date + tod
-        # Anything but 24-byte identifiers and 16 ASCII characters of put time: packing says what is wrong.
-        spliceable = len(msg_id) == len(correl_id) == _ID_LENGTH and len(stamp) == _STAMP_LENGTH and stamp.isascii()
-        if parts is None or not spliceable:
-            raw = self.stored(msg_id, correl_id, date, tod).pack(version=C.MQMD_VERSION_2)
-            if spliceable:
-                self._packed = (raw[:MSG_ID_AT], raw[CORREL_ID_END:PUT_DATE_AT], raw[PUT_TIME_END:])
-            return raw
-        return b"".join((parts[0], msg_id, correl_id, parts[1], stamp.encode("ascii"), parts[2]))
+        return self.base.with_ids(msg_id, correl_id, date, tod)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ferrymq.engine.message import Message, PackedMD
+from ferrymq.engine.message import Message
 from ferrymq.engine.msgqueue import Key
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.selection import SelectionView
@@ -49,7 +49,6 @@ class Handle:
     locked: Message | None = None
     saved_context: MQMD | None = None  # the context of the last message got (MQOO_SAVE_ALL_CONTEXT)
     selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
-    last_put_md: PackedMD | None = None  # the last descriptor handed over, packed (message.packed_like)
     put_plan: PutPlan | None = None  # what the last MQPUT worked out, for the next (engine.putplan)
     # (epoch, options, match options, message handle) of the last MQGET whose checks of its
     # options and this handle passed: they pass again for the same ones (messaging.get).

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any
 
 import pyarrow as pa
 
 from ferrymq.client.sequence import SequencedMessage
-from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqmd import FIELD_NAMES, MQMD
 
 # (column, Spark SQL type); the order is the schema's order.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -122,9 +122,8 @@ def _props(m: SequencedMessage) -> list[tuple[str, str | None]]:
     return [(k, property_text(v)) for k, v in m.properties.items()]
 
 
-# Per-message columns; the MQMD columns are read field by field from the unpacked
-# descriptors (a NamedTuple: itemgetter over a list is the cheap path, pages are thousands long).
-_MD_INDEX = {name: MQMD._fields.index(field) for name, field in MD_FIELD.items()}
+# Per-message columns; the MQMD columns are read field by field from the descriptors.
+_MD_INDEX = {name: field for name, field in MD_FIELD.items() if field in FIELD_NAMES}
 _FROM_MESSAGE: dict[str, Callable[[SequencedMessage], Any]] = {
     "queue": lambda m: m.queue,
     "seq": lambda m: m.seq,
@@ -153,7 +152,7 @@ def record_batch(messages: Sequence[SequencedMessage], schema: pa.Schema) -> pa.
     arrays = []
     for f in schema:
         if f.name in _MD_INDEX:
-            values: list[Any] = list(map(itemgetter(_MD_INDEX[f.name]), mds))
+            values: list[Any] = list(map(attrgetter(_MD_INDEX[f.name]), mds))
         elif f.name == "put_timestamp":
             # Put times repeat within a page (hundredths of a second): convert each once.
             seen: dict[tuple[str, str], int | None] = {}

@@ -1,4 +1,4 @@
-"""MQMD, the message descriptor, versions 1 (324 bytes) and 2 (364 bytes).
+"""MQMD, the message descriptor, versions 1 (324 bytes) and 2 (364 bytes), as packed bytes.
 
 | Off | Len | Field            | Off | Len | Field                      |
 |----:|----:|------------------|----:|----:|----------------------------|
@@ -20,13 +20,17 @@
 
 The structure's own integers are in the writer's byte order (little-endian on x86-64);
 the Encoding field describes the data that follows, not the MQMD itself.
+
+``MQMD`` is this structure's one form in ferrymq: it holds the packed bytes (little-endian,
+always the 364 bytes of version 2, whatever its Version says, so that a version-1
+descriptor keeps the version-2 fields a caller gave it, as IBM's C structure does) and reads
+each field where it lies when asked. This module is the only one that knows the offsets.
 """
 
 from __future__ import annotations
 
-import operator
 import struct
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack, overload
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
@@ -70,18 +74,14 @@ LAYOUT_V1 = Layout.of("MQMD", _V1_FIELDS)
 LAYOUT_V2 = Layout.of("MQMD", _V1_FIELDS + _V2_FIELDS)
 assert LAYOUT_V1.size == C.MQMD_LENGTH_1 and LAYOUT_V2.size == C.MQMD_LENGTH_2
 
-_NAMES_V2 = tuple(attr for attr, _, _ in LAYOUT_V2.fields)
-_NAMES_V1 = _NAMES_V2[: len(LAYOUT_V1.fields)]
-_V1_COUNT = len(_NAMES_V1)
-_INDEX = {name: i for i, name in enumerate(_NAMES_V2)}
-# (index, length, "" packs as NULs) of each character field: the only fields that need work
-# beyond struct, so pack/unpack touch just these (every put and get crosses this codec).
-_CHARS_V2 = tuple((i, n, kind == "c") for i, (_, kind, n) in enumerate(LAYOUT_V2.fields) if kind in "cf")
-_CHARS_V1 = tuple(t for t in _CHARS_V2 if t[0] < len(LAYOUT_V1.fields))
-_BYTES_V2 = tuple((i, n) for i, (_, kind, n) in enumerate(LAYOUT_V2.fields) if kind == "b")
-_BYTES_V1 = tuple(t for t in _BYTES_V2 if t[0] < len(LAYOUT_V1.fields))
+FIELD_NAMES: tuple[str, ...] = tuple(attr for attr, _, _ in LAYOUT_V2.fields)
+"""The MQMD's fields in structure order, as ``MQMD``'s attribute names."""
+# name -> (offset, kind, length), from the layout: the one table of where each field lies.
+_SPEC: dict[str, tuple[int, str, int]] = {name: (LAYOUT_V2.offset_of(name), kind, length)
+                                          for name, kind, length in LAYOUT_V2.fields}
+
 # Field values repeat (queue names, formats, user and application names): memoise both
-# directions, bounded so hostile input cannot grow the caches.
+# directions, bounded so hostile input cannot grow the caches. Keys and values are immutable.
 _CACHE_LIMIT = 4096
 _decoded: dict[bytes, str] = {}
 _encoded: dict[tuple[str, int, bool], bytes] = {}
@@ -100,6 +100,8 @@ def _encode_cached(value: str, length: int, nul_if_empty: bool, name: str) -> by
     key = (value, length, nul_if_empty)
     raw = _encoded.get(key)
     if raw is None:
+        if not isinstance(value, str):
+            raise ValueError(f"MQMD {name} must be text, not {type(value).__name__}")
         raw = encode_chars(value, length, nul_if_empty=nul_if_empty, name=name)
         if len(_encoded) < _CACHE_LIMIT:
             _encoded[key] = raw
@@ -109,110 +111,170 @@ def _encode_cached(value: str, length: int, nul_if_empty: bool, name: str) -> by
 V2_LE_HEAD = b"MD  \x02\x00\x00\x00"
 """StrucId and Version of a little-endian MQMD v2: how the stored and the clients' descriptors begin."""
 _LE_HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, V2_LE_HEAD: C.MQMD_VERSION_2}
-_tuple_new = tuple.__new__
+_VERSION_BYTES = {C.MQMD_VERSION_1: b"\x01\x00\x00\x00", C.MQMD_VERSION_2: b"\x02\x00\x00\x00"}
 
 NONE_ID = bytes(24)
 NONE_ACCOUNTING = bytes(32)
 
+_LONG = struct.Struct("<i")
+_unpack_long = _LONG.unpack_from
+_TWO_LONGS = struct.Struct("<ii")
+_V1 = C.MQMD_LENGTH_1
+_V2 = C.MQMD_LENGTH_2
+_AT = {name: at for name, (at, _, _) in _SPEC.items()}
+_MSG_ID, _CORREL_ID, _CORREL_END = _AT["msg_id"], _AT["correl_id"], _AT["correl_id"] + 24
+_PRIORITY, _BACKOUT, _REPLY_Q = _AT["priority"], _AT["backout_count"], _AT["reply_to_q"]
+_REPLY_Q_MGR, _USER, _PUT_DATE, _PUT_TIME = _AT["reply_to_q_mgr"], _AT["user_identifier"], _AT["put_date"], _AT["put_time"]
+_PUT_TIME_END = _PUT_TIME + 8
+_FORMAT = _AT["format"]
+assert _PRIORITY == _FORMAT + 8
+assert _AT["persistence"] == _PRIORITY + 4 and _AT["msg_id"] == _PRIORITY + 8 and _REPLY_Q == _BACKOUT + 4
+assert _USER == _REPLY_Q_MGR + 48 and _PUT_DATE + 8 == _PUT_TIME and _AT["group_id"] == _V1
 
-class MQMD(NamedTuple):
-    """A message descriptor; the defaults are MQMD_DEFAULT (version 1).
 
-    A NamedTuple rather than the frozen dataclass the other codecs use: every put and get
-    builds two or three of these, and a tuple of 29 fields is made in one C call (0.3 µs)
-    where a frozen dataclass sets each field through object.__setattr__ (2.8 µs).
-    Immutable and compared field by field all the same. (In hypothesis tests, build one
-    through a function: st.builds on a NamedTuple also draws its defaulted fields.)
+_T = TypeVar("_T")
+
+
+class _Field(property, Generic[_T]):
+    """One field, read where it lies when asked (a property: its getter is called from C)."""
+
+    if TYPE_CHECKING:
+        @overload
+        def __get__(self, md: None, owner: type[Any] | None = None, /) -> _Field[_T]: ...
+        @overload
+        def __get__(self, md: MQMD, owner: type[Any] | None = None, /) -> _T: ...
+        def __get__(self, md: MQMD | None, owner: type[Any] | None = None, /) -> _T | _Field[_T]: ...
+
+
+def _long(name: str) -> _Field[int]:
+    """An MQLONG field."""
+    at = _AT[name]
+    return _Field(lambda md: _unpack_long(md._raw, at)[0])
+
+
+def _chars(name: str) -> _Field[str]:
+    """An MQCHARn field as text (trailing blanks and everything from a NUL on removed)."""
+    at = _AT[name]
+    end = at + _SPEC[name][2]
+    return _Field(lambda md: _decode_cached(md._raw[at:end]))
+
+
+def _bytes(name: str) -> _Field[bytes]:
+    """An MQBYTEn field, exactly as it lies."""
+    at = _AT[name]
+    end = at + _SPEC[name][2]
+    return _Field(lambda md: md._raw[at:end])
+
+
+_new = object.__new__
+
+
+class Fields(TypedDict, total=False):
+    """MQMD fields by name, for ``MQMD(**fields)`` and ``replace``."""
+
+    struc_id: str
+    version: int
+    report: int
+    msg_type: int
+    expiry: int
+    feedback: int
+    encoding: int
+    coded_char_set_id: int
+    format: str
+    priority: int
+    persistence: int
+    msg_id: bytes
+    correl_id: bytes
+    backout_count: int
+    reply_to_q: str
+    reply_to_q_mgr: str
+    user_identifier: str
+    accounting_token: bytes
+    appl_identity_data: str
+    put_appl_type: int
+    put_appl_name: str
+    put_date: str
+    put_time: str
+    appl_origin_data: str
+    group_id: bytes
+    msg_seq_number: int
+    offset: int
+    msg_flags: int
+    original_length: int
+
+
+assert tuple(Fields.__annotations__) == FIELD_NAMES
+
+
+class MQMD:
+    """A message descriptor: immutable, its packed bytes behind named accessors.
+
+    ``MQMD(**fields)`` builds one from MQMD_DEFAULT (version 1) with the fields given;
+    ``MQMD.decode(buf)`` takes one off the wire in either byte order; ``pack()`` gives its
+    bytes (for a little-endian version-2 descriptor, the very bytes it holds: no packing).
+    Derived copies (``replace``, ``with_ids``, ``with_put_time``, ``with_put_context``) splice
+    bytes. Each field is read from the bytes when asked (a few tenths of a microsecond); a
+    hot loop that reads one field many times keeps it in a local.
     """
 
-    struc_id: str = "MD"
-    version: int = C.MQMD_VERSION_1
-    report: int = C.MQRO_NONE
-    msg_type: int = C.MQMT_DATAGRAM
-    expiry: int = C.MQEI_UNLIMITED
-    feedback: int = C.MQFB_NONE
-    encoding: int = C.MQENC_NATIVE
-    coded_char_set_id: int = C.MQCCSI_Q_MGR
-    format: str = ""
-    priority: int = C.MQPRI_PRIORITY_AS_Q_DEF
-    persistence: int = C.MQPER_PERSISTENCE_AS_Q_DEF
-    msg_id: bytes = NONE_ID
-    correl_id: bytes = NONE_ID
-    backout_count: int = 0
-    reply_to_q: str = ""
-    reply_to_q_mgr: str = ""
-    user_identifier: str = ""
-    accounting_token: bytes = NONE_ACCOUNTING
-    appl_identity_data: str = ""
-    put_appl_type: int = C.MQAT_NO_CONTEXT
-    put_appl_name: str = ""
-    put_date: str = ""
-    put_time: str = ""
-    appl_origin_data: str = ""
-    group_id: bytes = NONE_ID
-    msg_seq_number: int = 1
-    offset: int = 0
-    msg_flags: int = C.MQMF_NONE
-    original_length: int = C.MQOL_UNDEFINED
+    __slots__ = ("_raw",)
+    _raw: bytes
 
-    def replace(self, **changes: Any) -> MQMD:
-        """A copy with some fields changed (the descriptor itself is immutable).
+    struc_id = _chars("struc_id")
+    version = _long("version")
+    report = _long("report")
+    msg_type = _long("msg_type")
+    expiry = _long("expiry")
+    feedback = _long("feedback")
+    encoding = _long("encoding")
+    coded_char_set_id = _long("coded_char_set_id")
+    format = _chars("format")
+    priority = _long("priority")
+    persistence = _long("persistence")
+    msg_id = _bytes("msg_id")
+    correl_id = _bytes("correl_id")
+    backout_count = _long("backout_count")
+    reply_to_q = _chars("reply_to_q")
+    reply_to_q_mgr = _chars("reply_to_q_mgr")
+    user_identifier = _chars("user_identifier")
+    accounting_token = _bytes("accounting_token")
+    appl_identity_data = _chars("appl_identity_data")
+    put_appl_type = _long("put_appl_type")
+    put_appl_name = _chars("put_appl_name")
+    put_date = _chars("put_date")
+    put_time = _chars("put_time")
+    appl_origin_data = _chars("appl_origin_data")
+    group_id = _bytes("group_id")
+    msg_seq_number = _long("msg_seq_number")
+    offset = _long("offset")
+    msg_flags = _long("msg_flags")
+    original_length = _long("original_length")
 
-        The queue manager calls this on every put and get, so it copies the tuple once.
-        """
-        values = list(self)
-        for name, value in changes.items():
-            i = _INDEX.get(name)
-            if i is None:
-                raise TypeError(f"MQMD has no field {name!r}")
-            values[i] = value
-        return _tuple_new(MQMD, values)
-
-    @property
-    def has_v2_fields(self) -> bool:
-        """True when a version-1 reader would need an MQMDE to see the v2 fields."""
-        return (
-            self.group_id != NONE_ID
-            or self.msg_seq_number != 1
-            or self.offset != 0
-            or self.msg_flags != C.MQMF_NONE
-            or self.original_length != C.MQOL_UNDEFINED
-        )
-
-    def pack(self, *, big_endian: bool = False, version: int | None = None) -> bytes:
-        """The structure's bytes, in the version given (default: its own ``version``)."""
-        v = self.version if version is None else version
-        if v == C.MQMD_VERSION_2:
-            names, layout = _NAMES_V2, LAYOUT_V2
-        elif v == C.MQMD_VERSION_1:
-            names, layout = _NAMES_V1, LAYOUT_V1
-        else:
-            raise ValueError(f"MQMD version must be 1 or 2, not {v}")
-        # As in unpack_from: the steady character fields are encoded as one cached group.
-        steady = _STEADY_RAW(self)
-        raw = _encoded_groups.get(steady)
-        if raw is None:
-            raw = tuple(_encode_cached(value, length, nul, name)
-                        for value, (length, nul, name) in zip(steady, _STEADY_SPEC, strict=True))
-            if len(_encoded_groups) < _CACHE_LIMIT:
-                _encoded_groups[steady] = raw
-        sid, fmt, rq, rqm, user, aid, pan, aod = raw
-        if not len(self[11]) == len(self[12]) == 24 or len(self[17]) != 32 or (v == 2 and len(self[24]) != 24):
-            for i, length in _BYTES_V2 if v == C.MQMD_VERSION_2 else _BYTES_V1:
-                field: bytes = self[i]  # type: ignore[assignment]
-                if len(field) != length:
-                    raise ValueError(f"MQMD {names[i]} must be {length} bytes, not {len(field)}")
-        values = (sid, v, *self[2:8], fmt, *self[9:14], rq, rqm, user, self[17], aid, self[19], pan,
-                  _encode_cached(self[21], 8, True, "put_date"), _encode_cached(self[22], 8, True, "put_time"), aod,
-                  *(self[_V1_COUNT:] if v == C.MQMD_VERSION_2 else ()))
-        try:
-            return (layout.big if big_endian else layout.little).pack(*values)
-        except struct.error as exc:
-            raise ValueError(f"MQMD: {exc}") from None
+    def __init__(self, **fields: Unpack[Fields]) -> None:
+        raw = _DEFAULT_RAW
+        if fields:
+            buf = bytearray(raw)
+            for name, value in fields.items():
+                spec = _SPEC.get(name)
+                if spec is None:
+                    raise TypeError(f"MQMD has no field {name!r}")
+                _put(buf, name, spec, value)
+            raw = bytes(buf)
+        self._raw = raw
 
     @classmethod
-    def unpack_from(cls, buf: bytes | bytearray | memoryview, offset: int = 0, *, big_endian: bool | None = None) -> MQMD:
-        """Decode an MQMD at ``offset``; the byte order is detected from Version when not given.
+    def _of(cls, raw: bytes) -> MQMD:
+        """The descriptor whose little-endian v2 image is ``raw`` (trusted: no checks)."""
+        md: MQMD = _new(cls)
+        md._raw = raw
+        return md
+
+    # -- decoding and packing ------------------------------------------------------------
+    @classmethod
+    def decode(cls, buf: bytes | bytearray | memoryview, offset: int = 0, *,
+               big_endian: bool | None = None) -> MQMD:
+        """The MQMD at ``offset``, version 1 or 2; the byte order is detected from Version
+        when not given. A little-endian one is taken as it is (one copy at most).
 
         Raises:
             DecodeError: wrong StrucId, unknown version, or too few bytes.
@@ -220,116 +282,241 @@ class MQMD(NamedTuple):
         head = bytes(buf[offset : offset + 8])
         version = _LE_HEADS.get(head, 0) if not big_endian else 0
         if version:  # the common case, decided in one lookup
-            big_endian = False
-            split = _SPLIT_V2 if version == C.MQMD_VERSION_2 else _SPLIT_V1
-            if len(buf) - offset >= split.size:
-                # One sender's descriptors differ from each other mostly in MsgId and CorrelId:
-                # everything else is looked up whole (decoding is a function of the bytes).
-                before, msg_id, correl_id, after = split.unpack_from(buf, offset)
-                key = before + after
-                seen = _whole.get(key)
-                if seen is not None:
-                    # The entry is the decoded fields as a list: the two identifiers are set in
-                    # place and the whole copied once (no slicing and joining of the rest).
-                    seen[_I_MSG_ID] = msg_id
-                    seen[_I_MSG_ID + 1] = correl_id
-                    return _tuple_new(cls, seen)
-                md = cls._unpack_checked(buf, offset, version, False)
-                if len(_whole) >= _WHOLE_LIMIT:
-                    _whole.clear()  # bounded: a stream of ever-new descriptors only costs the decode
-                _whole[key] = list(md)
-                return md
-        else:
-            LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
-            if big_endian is None:
-                big_endian = detect_big_endian(buf, offset, "MQMD", (1, 2))
-            version = int.from_bytes(head[4:8], "big" if big_endian else "little", signed=True)
-            if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
-                raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
-        return cls._unpack_checked(buf, offset, version, big_endian)
-
-    @classmethod
-    def _unpack_checked(cls, buf: bytes | bytearray | memoryview, offset: int, version: int, big_endian: bool) -> MQMD:
-        """Decode an MQMD whose StrucId, Version and byte order have been checked."""
+            size = _V2 if version == C.MQMD_VERSION_2 else _V1
+            if len(buf) - offset < size:
+                raise DecodeError("MQMD", offset, f"needs {size} bytes, {max(0, len(buf) - offset)} present")
+            if size == _V2:
+                if type(buf) is bytes and offset == 0 and len(buf) == _V2:
+                    return cls._of(buf)
+                return cls._of(bytes(buf[offset : offset + _V2]))
+            return cls._of(bytes(buf[offset : offset + _V1]) + _V2_TAIL)
+        LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
+        if big_endian is None:
+            big_endian = detect_big_endian(buf, offset, "MQMD", (1, 2))
+        raw_version = bytes(buf[offset + 4 : offset + 8])
+        version = int.from_bytes(raw_version, "big" if big_endian else "little", signed=True)
+        if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            raise DecodeError("MQMD", offset + 4, f"Version {version} is not 1 or 2")
         layout = LAYOUT_V2 if version == C.MQMD_VERSION_2 else LAYOUT_V1
         if len(buf) - offset < layout.size:
             raise DecodeError("MQMD", offset, f"needs {layout.size} bytes, {max(0, len(buf) - offset)} present")
-        v = (layout.big if big_endian else layout.little).unpack_from(buf, offset)
-        # The character fields but PutDate/PutTime repeat from message to message (one
-        # producer, one format, one reply queue): decode them as one cached group.
-        raws = _STEADY_RAW(v)
-        steady = _decoded_groups.get(raws)
-        if steady is None:
-            steady = tuple(map(_decode_cached, raws))
-            if len(_decoded_groups) < _CACHE_LIMIT:
-                _decoded_groups[raws] = steady
-        sid, fmt, rq, rqm, user, aid, pan, aod = steady
-        tail = v[_V1_COUNT:] if version == C.MQMD_VERSION_2 else _V2_DEFAULTS
-        return _tuple_new(cls, (sid, *v[1:8], fmt, *v[9:14], rq, rqm, user, v[17], aid, v[19], pan,
-                                _decode_cached(v[21]), _decode_cached(v[22]), aod, *tail))
+        if not big_endian:  # reached only with big_endian=False given and an unusual head
+            raw = bytes(buf[offset : offset + layout.size])
+        else:  # the integers turned round; text and bytes fields are the same in both
+            raw = layout.little.pack(*layout.big.unpack_from(buf, offset))
+        return cls._of(raw if version == C.MQMD_VERSION_2 else raw + _V2_TAIL)
+
+    unpack_from = decode
+
+    def pack(self, *, big_endian: bool = False, version: int | None = None) -> bytes:
+        """The structure's bytes in the version given (default: its own ``version``)."""
+        raw = self._raw
+        v = _unpack_long(raw, 4)[0] if version is None else version
+        if v == C.MQMD_VERSION_2:
+            if raw[4] != 2:
+                raw = raw[:4] + _VERSION_BYTES[v] + raw[8:]
+            return _big_endian(raw, LAYOUT_V2) if big_endian else raw
+        if v == C.MQMD_VERSION_1:
+            raw = raw[:4] + _VERSION_BYTES[v] + raw[8:_V1] if raw[4] != 1 else raw[:_V1]
+            return _big_endian(raw, LAYOUT_V1) if big_endian else raw
+        raise ValueError(f"MQMD version must be 1 or 2, not {v}")
+
+    def __bytes__(self) -> bytes:
+        return self.pack()
 
     @staticmethod
     def length(version: int) -> int:
         return C.MQMD_LENGTH_2 if version == C.MQMD_VERSION_2 else C.MQMD_LENGTH_1
 
+    # -- derived copies --------------------------------------------------------------------
+    def replace(self, **changes: Any) -> MQMD:
+        """A copy with some fields changed (the descriptor itself is immutable).
 
-_V2_DEFAULTS = tuple(MQMD())[_V1_COUNT:]
-# unpack_from assembles the tuple by position: these are the character fields' places.
-_STEADY = ("struc_id", "format", "reply_to_q", "reply_to_q_mgr", "user_identifier", "appl_identity_data",
-           "put_appl_name", "appl_origin_data")
-assert tuple(_INDEX[n] for n in _STEADY) == (0, 8, 14, 15, 16, 18, 20, 23)
-assert (_INDEX["put_date"], _INDEX["put_time"]) == (21, 22) and _V1_COUNT == 24
-assert {i for i, _, _ in _CHARS_V2} == {0, 8, 14, 15, 16, 18, 20, 21, 22, 23}
-_STEADY_RAW = operator.itemgetter(*(_INDEX[n] for n in _STEADY))
-_STEADY_SPEC = tuple((n, nul, _NAMES_V2[i]) for i, n, nul in _CHARS_V2 if _NAMES_V2[i] in _STEADY)
-assert [i for i, _, _ in _CHARS_V2 if _NAMES_V2[i] in _STEADY] == [_INDEX[n] for n in _STEADY]
-assert {i for i, _ in _BYTES_V2} == {11, 12, 17, 24}
-assert [nul for i, _, nul in _CHARS_V2 if i in (21, 22)] == [True, True]
-_encoded_groups: dict[tuple[str, ...], tuple[bytes, ...]] = {}
-_decoded_groups: dict[tuple[bytes, ...], tuple[str, ...]] = {}
-_I_PRIORITY, _I_BACKOUT, _I_REPLY_Q_MGR, _I_USER, _I_GROUP = (
-    _INDEX["priority"], _INDEX["backout_count"], _INDEX["reply_to_q_mgr"], _INDEX["user_identifier"], _INDEX["group_id"])
-assert _I_BACKOUT == _I_PRIORITY + 4 and _I_REPLY_Q_MGR == _I_BACKOUT + 2 and _I_USER == _I_REPLY_Q_MGR + 1
-assert _I_GROUP == _I_USER + 8
-_I_MSG_ID = _INDEX["msg_id"]
-assert _INDEX["correl_id"] == _I_MSG_ID + 1
-# Byte offsets of the fields that change from one message to the next, for splicing packed
-# descriptors and for keying decodes (the table at the top of this module).
-MSG_ID_AT = LAYOUT_V2.offset_of("msg_id")
-CORREL_ID_AT = LAYOUT_V2.offset_of("correl_id")
-CORREL_ID_END = CORREL_ID_AT + 24
-PUT_DATE_AT = LAYOUT_V2.offset_of("put_date")
-PUT_TIME_END = LAYOUT_V2.offset_of("put_time") + 8
-assert (MSG_ID_AT, CORREL_ID_AT, CORREL_ID_END, PUT_DATE_AT, PUT_TIME_END) == (48, 72, 96, 304, 320)
-# Whole descriptors by their bytes but MsgId and CorrelId (see MQMD.unpack_from).
-_WHOLE_LIMIT = 1024
-_whole: dict[bytes, list[Any]] = {}
-# A descriptor in its four parts: the bytes before MsgId, MsgId, CorrelId, the bytes after.
-_SPLIT_V1, _SPLIT_V2 = (struct.Struct(f"{MSG_ID_AT}s24s24s{length - CORREL_ID_END}s")
-                        for length in (C.MQMD_LENGTH_1, C.MQMD_LENGTH_2))
+        Raises:
+            TypeError: no such field.
+            ValueError: a value that does not fit its field.
+        """
+        buf = bytearray(self._raw)
+        for name, value in changes.items():
+            spec = _SPEC.get(name)
+            if spec is None:
+                raise TypeError(f"MQMD has no field {name!r}")
+            _put(buf, name, spec, value)
+        return MQMD._of(bytes(buf))
+
+    def with_ids(self, msg_id: bytes, correl_id: bytes, put_date: str | None = None,
+                 put_time: str | None = None) -> MQMD:
+        """``replace(msg_id=..., correl_id=...)``, spliced; with ``put_date`` and ``put_time``
+        given, those too (one splice for what changes from one put to the next)."""
+        if len(msg_id) != 24 or len(correl_id) != 24:
+            raise ValueError(f"MQMD msg_id and correl_id must be 24 bytes, not {len(msg_id)} and {len(correl_id)}")
+        raw = self._raw
+        if put_date is None or put_time is None:
+            return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:])))
+        return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:_PUT_DATE],
+                                  _encode_cached(put_date, 8, True, "put_date"),
+                                  _encode_cached(put_time, 8, True, "put_time"), raw[_PUT_TIME_END:])))
+
+    def with_msg_id(self, msg_id: bytes) -> MQMD:
+        """``replace(msg_id=...)``, spliced."""
+        return self.with_ids(msg_id, self._raw[_CORREL_ID:_CORREL_END])
+
+    def with_put_time(self, put_date: str, put_time: str) -> MQMD:
+        """``replace(put_date=..., put_time=...)``, spliced."""
+        raw = self._raw
+        return MQMD._of(b"".join((raw[:_PUT_DATE], _encode_cached(put_date, 8, True, "put_date"),
+                                  _encode_cached(put_time, 8, True, "put_time"), raw[_PUT_TIME_END:])))
+
+    def with_put_context(self, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
+                         reply_to_q_mgr: str, context: tuple[str, bytes, str, int, str, str, str, str]) -> MQMD:
+        """The descriptor a put stores: version 2, the given identifiers, priority and
+        persistence, BackoutCount 0, and the eight identity and origin context fields
+        (UserIdentifier to ApplOriginData, in MQMD order). Its text fields are written as a
+        getter receives them (blank-padded, whatever followed a NUL in the putter's)."""
+        user, token, appl_id, appl_type, appl_name, date, tod, origin = context
+        if len(msg_id) != 24 or len(correl_id) != 24:
+            raise ValueError(f"MQMD msg_id and correl_id must be 24 bytes, not {len(msg_id)} and {len(correl_id)}")
+        raw = self._raw
+        key = (user, token, appl_id, appl_type, appl_name, origin)
+        identity = _contexts.get(key)  # one connection's context repeats from put to put
+        if identity is None:
+            identity = _pack_context(key)
+            if len(_contexts) < _CACHE_LIMIT:
+                _contexts[key] = identity
+        try:
+            numbers = _TWO_LONGS.pack(priority, persistence)
+        except struct.error as exc:
+            raise ValueError(f"MQMD: {exc}") from None
+        return MQMD._of(b"".join((
+            raw[:4], _VERSION_BYTES[C.MQMD_VERSION_2], raw[8:_FORMAT], _canonical(raw[_FORMAT:_PRIORITY], False),
+            numbers, msg_id, correl_id, _ZERO_LONG, _canonical(raw[_REPLY_Q:_REPLY_Q_MGR], True),
+            _encode_cached(reply_to_q_mgr, 48, True, "reply_to_q_mgr"), identity[0],
+            _encode_cached(date, 8, True, "put_date"), _encode_cached(tod, 8, True, "put_time"), identity[1],
+            raw[_V1:])))
+
+    # -- questions about the whole ---------------------------------------------------------
+    @property
+    def has_v2_fields(self) -> bool:
+        """True when a version-1 reader would need an MQMDE to see the v2 fields."""
+        return self._raw[_V1:] != _V2_TAIL
+
+    def steady_key(self) -> bytes:
+        """The descriptor's bytes but MsgId, CorrelId, PutDate and PutTime: equal for two
+        descriptors that differ only in those (what one sender changes from put to put)."""
+        raw = self._raw
+        return raw[:_MSG_ID] + raw[_CORREL_END:_PUT_DATE] + raw[_PUT_TIME_END:]
+
+    def fields(self) -> tuple[Any, ...]:
+        """Every field's value, in structure order (``FIELD_NAMES``)."""
+        values = list(LAYOUT_V2.little.unpack(self._raw))
+        for i, (_, kind, _) in enumerate(LAYOUT_V2.fields):
+            if kind in "cf":
+                values[i] = _decode_cached(values[i])
+        return tuple(values)
+
+    def asdict(self) -> dict[str, Any]:
+        return dict(zip(FIELD_NAMES, self.fields(), strict=True))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not MQMD:
+            return NotImplemented
+        return self._raw == other._raw or self.fields() == other.fields()
+
+    def __hash__(self) -> int:
+        return hash(self.fields())
+
+    def __repr__(self) -> str:
+        changed = [f"{n}={v!r}" for n, v, d in zip(FIELD_NAMES, self.fields(), _DEFAULT_FIELDS, strict=True)
+                   if v != d or n == "version"]
+        return f"MQMD({', '.join(changed)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MQMD._of, (self._raw,))
+
+    def __copy__(self) -> MQMD:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> MQMD:
+        return self
 
 
-def with_put_context(md: MQMD, msg_id: bytes, correl_id: bytes, priority: int, persistence: int,
-                     reply_to_q_mgr: str, context: tuple[str, bytes, str, int, str, str, str, str]) -> MQMD:
-    """The descriptor a put stores: version 2, the given identifiers, priority and persistence,
-    BackoutCount 0, and the eight identity and origin context fields (UserIdentifier to
-    ApplOriginData, in MQMD order).
-
-    The same as ``md.replace(...)`` with those fields, built from slices of the tuple
-    because the queue manager does this on every put.
-    """
-    return _tuple_new(MQMD, (*md[:1], C.MQMD_VERSION_2, *md[2:_I_PRIORITY], priority, persistence, msg_id,
-                             correl_id, 0, md[_I_BACKOUT + 1], reply_to_q_mgr, *context, *md[_I_GROUP:]))
+_ZERO_LONG = bytes(4)
+_contexts: dict[tuple[str, bytes, str, int, str, str], tuple[bytes, bytes]] = {}
+_canonicals: dict[tuple[bytes, bool], bytes] = {}
 
 
-def with_msg_id(md: MQMD, msg_id: bytes) -> MQMD:
-    """``md.replace(msg_id=...)`` for the batch put path, without keyword handling."""
-    return _tuple_new(MQMD, (*md[:_I_MSG_ID], msg_id, *md[_I_MSG_ID + 1 :]))
+def _pack_context(context: tuple[str, bytes, str, int, str, str]) -> tuple[bytes, bytes]:
+    """UserIdentifier to PutApplName, and ApplOriginData, packed (PutDate and PutTime lie between)."""
+    user, token, appl_id, appl_type, appl_name, origin = context
+    if not isinstance(token, bytes) or len(token) != 32:
+        raise ValueError("MQMD accounting_token must be 32 bytes")
+    try:
+        appl = _LONG.pack(appl_type)
+    except struct.error as exc:
+        raise ValueError(f"MQMD put_appl_type: {exc}") from None
+    return (b"".join((encode_chars(user, 12, nul_if_empty=True, name="user_identifier"), token,
+                      encode_chars(appl_id, 32, nul_if_empty=True, name="appl_identity_data"), appl,
+                      encode_chars(appl_name, 28, nul_if_empty=True, name="put_appl_name"))),
+            encode_chars(origin, 4, nul_if_empty=True, name="appl_origin_data"))
 
 
-def with_ids(md: MQMD, msg_id: bytes, correl_id: bytes) -> MQMD:
-    """``md.replace(msg_id=..., correl_id=...)``, without keyword handling."""
-    return _tuple_new(MQMD, (*md[:_I_MSG_ID], msg_id, correl_id, *md[_I_MSG_ID + 2 :]))
+def _canonical(raw: bytes, nul_if_empty: bool) -> bytes:
+    """A text field's bytes as a getter receives them: blank-padded, nothing after a NUL."""
+    key = (raw, nul_if_empty)
+    out = _canonicals.get(key)
+    if out is None:
+        out = encode_chars(decode_chars(raw), len(raw), nul_if_empty=nul_if_empty, name="text")
+        if len(_canonicals) < _CACHE_LIMIT:
+            _canonicals[key] = out
+    return out
+
+
+def _big_endian(raw: bytes, layout: Layout) -> bytes:
+    """A little-endian image with its integers turned round (text and bytes stay)."""
+    return layout.big.pack(*layout.little.unpack(raw))
+
+
+def _put(buf: bytearray, name: str, spec: tuple[int, str, int], value: Any) -> None:
+    """Write one field's value into a little-endian image."""
+    at, kind, length = spec
+    if kind == "l":
+        if name == "version" and value not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            raise ValueError(f"MQMD version must be 1 or 2, not {value}")
+        try:
+            _LONG.pack_into(buf, at, value)
+        except struct.error as exc:
+            raise ValueError(f"MQMD {name}: {exc}") from None
+    elif kind == "b":
+        if not isinstance(value, (bytes, bytearray)) or len(value) != length:
+            got = len(value) if isinstance(value, (bytes, bytearray)) else type(value).__name__
+            raise ValueError(f"MQMD {name} must be {length} bytes, not {got}")
+        buf[at : at + length] = value
+    else:
+        buf[at : at + length] = _encode_cached(value, length, kind == "c", name)
+
+
+_DEFAULT_RAW = LAYOUT_V2.little.pack(
+    b"MD  ", C.MQMD_VERSION_1, C.MQRO_NONE, C.MQMT_DATAGRAM, C.MQEI_UNLIMITED, C.MQFB_NONE, C.MQENC_NATIVE,
+    C.MQCCSI_Q_MGR, b" " * 8, C.MQPRI_PRIORITY_AS_Q_DEF, C.MQPER_PERSISTENCE_AS_Q_DEF, NONE_ID, NONE_ID, 0,
+    b"", b"", b"", NONE_ACCOUNTING, b"", C.MQAT_NO_CONTEXT, b"", b"", b"", b"", NONE_ID, 1, 0, C.MQMF_NONE,
+    C.MQOL_UNDEFINED)
+"""MQMD_DEFAULT, with the version-2 fields' defaults after it (character fields NULs, as in C)."""
+_DEFAULT = MQMD()
+_V2_TAIL = _DEFAULT._raw[_V1:]
+_DEFAULT_FIELDS = _DEFAULT.fields()
+
+
+_QUEUE_FIELDS = struct.Struct(f"<{_AT['expiry']}xi{_PRIORITY - _AT['expiry'] - 4}xii24s24s")
+QUEUE_FIELDS_END = _CORREL_END
+"""How many bytes of a descriptor ``queue_fields`` reads."""
+
+
+def queue_fields(buf: bytes | bytearray | memoryview, offset: int = 0) -> tuple[int, int, int, bytes, bytes]:
+    """Expiry, Priority, Persistence, MsgId and CorrelId of the little-endian MQMD at
+    ``offset``, read in place: what a queue orders and finds its messages by, without an
+    MQMD made (a restart reads these for every message it recovers)."""
+    fields: tuple[int, int, int, bytes, bytes] = _QUEUE_FIELDS.unpack_from(buf, offset)
+    return fields
 
 
 def detect_big_endian(buf: bytes | bytearray | memoryview, offset: int, name: str, versions: tuple[int, ...]) -> bool:
