@@ -1,7 +1,8 @@
 """The asyncio client: ``AsyncClient`` and ``AsyncQueue``, the same methods as the sync ones.
 
-The protocol logic is ``session``'s; here an asyncio Protocol feeds it and wakes the
-futures of the requests whose replies arrived. Many tasks may share one AsyncClient:
+The protocol logic is ``session``'s, the MQI verbs ``mqi``'s and the multi-step flows
+``flows``'; here an asyncio Protocol feeds the session and wakes the futures of the
+requests whose replies arrived, and ``AsyncClient.run`` carries out the flows' steps. Many tasks may share one AsyncClient:
 their requests are pipelined on the one connection (correlation ids keep them apart).
 Writes are coalesced: frames queued in one loop iteration leave in one write.
 """
@@ -17,13 +18,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
+from ferrymq.client import flows as F
+from ferrymq.client import mqi
 from ferrymq.client import reconnect as R
-from ferrymq.client import replies
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import AsyncSequenceCalls
+from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -75,14 +78,13 @@ class AsyncClient(AsyncSequenceCalls):
         self._can_write.set()
         self._flush_scheduled = False
         self._last_corr = 0
-        self._in_tx = False
+        self._tx = F.Transaction()
         self._watchdog: asyncio.Task[None] | None = None
         self.closed = False
         self.timeout = 30.0
         self._hello = E.Connect(0)
         self._uow = R.UnitOfWorkGuard()
-        self._open: dict[int, AsyncQueue] = {}  # id(queue) -> queue, re-opened after a reconnect
-        self._remap: dict[int, int] = {}
+        self._handles = R.Handles()  # re-opened after a reconnect
         self._dial: Callable[[], Awaitable[socket.socket]] | None = None
         self._redial: R.Redialer | None = None
         self._reconnecting: asyncio.Task[None] | None = None
@@ -136,8 +138,58 @@ class AsyncClient(AsyncSequenceCalls):
             self._watchdog = loop.create_task(self._watch())
 
     @property
+    def session(self) -> S.Session:
+        """The current conversation's state (a new one after each reconnect)."""
+        return self._s
+
+    @property
+    def handles(self) -> R.Handles:
+        """What is open on the conversation (re-opened after a reconnect)."""
+        return self._handles
+
+    @property
     def reconnects(self) -> int:
+        """How many times this client has reconnected."""
         return 0 if self._redial is None else self._redial.reconnects
+
+    # -- carrying out flows (see ferrymq.client.steps) ----------------------------------------
+
+    async def run(self, flow: Flow[T]) -> T:
+        """Carry out a flow's steps; its result, or its exception."""
+        outcome: Any = None
+        failure: BaseException | None = None
+        while True:
+            try:
+                step = flow.send(outcome) if failure is None else flow.throw(failure)
+            except StopIteration as done:
+                result: T = done.value
+                return result
+            outcome = failure = None
+            try:
+                outcome = await self._step(step)
+            except BaseException as exc:  # thrown into the flow, which decides
+                failure = exc
+
+    async def _step(self, step: Step) -> Any:
+        if isinstance(step, Call):
+            return await self._call(step.ev)
+        if isinstance(step, Exchange):
+            return await self._exchange(step.ev)
+        if isinstance(step, Send):
+            return await self._send(step.ev)
+        if isinstance(step, Reconnect):
+            return await self._reconnect(step.lost.cause, step.lost.generation)
+        if isinstance(step, Pause):
+            return await asyncio.sleep(step.seconds)
+        if isinstance(step, Redial):
+            assert self._dial is not None
+            await self._handshake(await self._dial())
+            return self._s
+        if isinstance(step, Drop):
+            if self._transport is not None:
+                self._transport.abort()
+            return None
+        raise TypeError(step)
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -198,30 +250,38 @@ class AsyncClient(AsyncSequenceCalls):
 
     async def _call(self, ev: Any) -> Any:
         """Send a request and await its reply, reconnecting (when enabled) if the
-        conversation ends on the way; the rules are in ferrymq.client.reconnect.
+        conversation ends on the way (flows.call_again).
 
         Raises:
             BackedOut: the call belongs to a unit of work a reconnect lost.
-            MQError: the call's own failure; MQRC_CALL_INTERRUPTED.
+            MQError: the call's own failure; MQRC_CALL_INTERRUPTED (see reconnect.py).
         """
-        self._uow.before(ev)
+        # A get outside syncpoint is all a request/reply loop calls: the unit-of-work guard
+        # has nothing to do for one (see UnitOfWorkGuard.before/ended), so it is not asked.
+        guard = type(ev) is not E.Get or ev.options & R.GET_SYNCPOINT
+        if guard:
+            self._uow.before(ev)
         started = time.monotonic()
-        while True:
-            generation = self._generation
-            try:
-                if self._redial is not None and (self._s.eof or self._s.ending is not None):
-                    self._s.check_alive()  # died while idle: reconnect before sending
-                reply = await self._exchange(ev)
-            except MQError as exc:
-                sent = generation == self._generation and 0 < ev.corr <= self._flushed_corr
-                if not self._lost_conversation(exc, generation):
-                    raise
-                await self._reconnect(exc, generation)
-                R.after_reconnect(ev, sent)
-                ev = self._renew(ev, time.monotonic() - started)
-                continue
+        try:
+            reply = await self._send(ev)
+        except Lost as lost:
+            reply = await self.run(F.call_again(self, ev, lost, started))
+        if guard:
             self._uow.ended(ev)
-            return reply
+        return reply
+
+    async def _send(self, ev: Any) -> Any:
+        """Send a request and await its reply; an end of the conversation that a
+        reconnect can cure is raised as Lost."""
+        generation = self._generation
+        try:
+            if self._redial is not None and (self._s.eof or self._s.ending is not None):
+                self._s.check_alive()  # died while idle: reconnect before sending
+            return await self._exchange(ev)
+        except MQError as exc:
+            if not self._lost_conversation(exc, generation):
+                raise
+            raise Lost(exc, generation == self._generation and 0 < ev.corr <= self._flushed_corr, generation) from None
 
     def _lost_conversation(self, exc: MQError, generation: int) -> bool:
         if self._redial is None or self.closed or not R.reconnectable(exc):
@@ -229,37 +289,19 @@ class AsyncClient(AsyncSequenceCalls):
         return generation != self._generation or self._s.eof or self._s.ending is not None
 
     async def _reconnect(self, cause: MQError, generation: int) -> None:
-        """Reconnect once for every caller that saw conversation ``generation`` end."""
+        """Re-make the conversation (flows.reconnect) once for every caller that saw
+        conversation ``generation`` end.
+
+        Raises:
+            MQError: MQRC_RECONNECT_FAILED once the reconnect timeout has passed.
+        """
         if generation != self._generation:
             return  # another task already reconnected
         if self._reconnecting is None or self._reconnecting.done():
-            self._reconnecting = asyncio.get_running_loop().create_task(self._redo(cause))
+            assert self._redial is not None
+            self._reconnecting = asyncio.get_running_loop().create_task(
+                self.run(F.reconnect(self, self._redial, self._uow, cause)))
         await asyncio.shield(self._reconnecting)
-
-    async def _redo(self, cause: MQError) -> None:
-        assert self._redial is not None and self._dial is not None
-        if self._transport is not None:
-            self._transport.abort()
-        old = {id(q): q.hobj for q in self._open.values()}
-        for pause in self._redial.attempts(cause):
-            await asyncio.sleep(pause)
-            try:
-                await self._handshake(await self._dial())
-                for q in list(self._open.values()):
-                    await q._reopen()
-            except (OSError, MQError) as exc:
-                if isinstance(exc, MQError) and not R.reconnectable(exc):
-                    raise
-                if self._transport is not None:
-                    self._transport.abort()
-                continue
-            self._remap = {old[k]: q.hobj for k, q in self._open.items() if k in old}
-            self._uow.reconnected()
-            self._redial.succeeded()
-            return
-
-    def _renew(self, ev: Any, elapsed: float) -> Any:
-        return R.renew(ev, self._s.next_corr(), self._remap, elapsed)
 
     async def _watch(self) -> None:
         limit = self._s.idle_limit()
@@ -281,25 +323,16 @@ class AsyncClient(AsyncSequenceCalls):
     async def open(self, name: str, *, options: int | None = None, read_ahead: int = 0, async_put: bool = False,
                    object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*", selector: str = "") -> AsyncQueue:
         """Open a queue (MQOPEN); see ``Client.open``."""
-        opts = S.DEFAULT_OPEN if options is None else options
-        if read_ahead:
-            opts |= C.MQOO_READ_AHEAD
-        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name, selector)
-        try:
-            reply = S.check(await self._call(S.open_event(self._s.next_corr(), record)))
-        except MQError as exc:
-            if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
-                raise
-            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name, selector)
-            reply = S.check(await self._call(S.open_event(self._s.next_corr(), record)))
-        q = AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put)
-        q._record = R.reopen_name(record, reply.object_name)
-        self._open[id(q)] = q
+        reply, record = await self.run(F.open_queue(self, name, options, read_ahead, object_q_mgr_name,
+                                                    dynamic_q_name, selector))
+        q = AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put, record)
+        self._handles.add(q)
         return q
 
     async def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """MQPUT1; same keywords as ``AsyncQueue.put``."""
-        return await AsyncQueue(self, 0, queue, 0, kw.pop("async_put", False)).put(data, **kw, _put1=True)
+        return await AsyncQueue(self, 0, queue, 0, kw.pop("async_put", False), R.OpenRecord(queue, 0, "", "")).put(
+            data, **kw, _put1=True)
 
     async def reply(self, request: Message, data: bytes | str, *, feedback: int = C.MQFB_NONE,
               persistent: bool | None = None, priority: int | None = None,
@@ -310,8 +343,8 @@ class AsyncClient(AsyncSequenceCalls):
         Raises:
             MQError: MQRC_MISSING_REPLY_TO_Q when the request names no ReplyToQ; a put failure.
         """
-        queue, md = replies.plan_reply(request.md, data, feedback, priority, persistent)
-        return await self.put1(queue, data, md=md, syncpoint=syncpoint)
+        sp = self._tx.active if syncpoint is None else syncpoint
+        return await self.run(F.reply(self, request, data, feedback, persistent, priority, sp))
 
     async def send_report(self, original: Message, feedback: int, data: bytes | None = None,
                     syncpoint: bool | None = None) -> PutResult | None:
@@ -322,36 +355,35 @@ class AsyncClient(AsyncSequenceCalls):
         Raises:
             MQError: MQRC_MISSING_REPLY_TO_Q when the original names no ReplyToQ; a put failure.
         """
-        plan = replies.plan_report(original.md, original.data, feedback, data)
-        if plan is None:
-            return None
-        queue, md, body = plan
-        return await self.put1(queue, body, md=md, syncpoint=syncpoint)
+        return await self.run(F.report(self, original, feedback, data,
+                                       self._tx.active if syncpoint is None else syncpoint))
 
     async def commit(self) -> None:
-        S.check(await self._call(E.Commit(self._s.next_corr())))
+        """MQCMIT. Raises BackedOut if the queue manager had to back the unit of work out."""
+        await self.run(mqi.commit(self))
 
     async def backout(self) -> None:
-        S.check(await self._call(E.Backout(self._s.next_corr())))
+        """MQBACK."""
+        await self.run(mqi.backout(self))
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
-        """A unit of work: commits on normal exit, backs out when the block raises."""
-        if self._in_tx:
-            raise RuntimeError("a unit of work is already active on this connection")
-        self._in_tx = True
+        """A unit of work: puts and gets inside default to syncpoint; commits on normal
+        exit, backs out when the block raises."""
+        self._tx.begin()
         try:
             yield
         except BaseException:
-            self._in_tx = False
+            self._tx.end()
             with contextlib.suppress(MQError):
                 await self.backout()
             raise
-        self._in_tx = False
+        self._tx.end()
         await self.commit()
 
     async def stat(self) -> AsyncPutStatus:
-        return S.stat_result(await self._call(E.Stat(self._s.next_corr())))
+        """MQSTAT: outcomes of asynchronous puts since the last call (sends buffered puts first)."""
+        return await self.run(mqi.stat(self))
 
     def column_limit(self) -> int:
         """Data bytes one ``AsyncQueue.put_columns`` call may carry on this connection."""
@@ -382,33 +414,24 @@ class AsyncClient(AsyncSequenceCalls):
         return self
 
     async def __aexit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        if not self.closed and et is not None and self._tx.active:
+            with contextlib.suppress(MQError):
+                await self.backout()
         await self.disconnect()
 
 
 class AsyncQueue:
     """An open queue for asyncio code; methods mirror ``Queue``."""
 
-    def __init__(self, client: AsyncClient, hobj: int, name: str, read_ahead: int, async_put: bool) -> None:
+    def __init__(self, client: AsyncClient, hobj: int, name: str, read_ahead: int, async_put: bool,
+                 record: R.OpenRecord) -> None:
         self.client = client
         self.hobj = hobj
         self.name = name
         self.read_ahead = read_ahead
         self.async_put = async_put
         self.closed = False
-        self._record: R.OpenRecord | None = None
-
-    async def _reopen(self) -> None:
-        """Open this queue again on a new conversation (after a reconnect)."""
-        assert self._record is not None
-        c = self.client
-        try:
-            reply = S.check(await c._exchange(S.open_event(c._s.next_corr(), self._record)))
-        except MQError as exc:
-            R.reopen_failed(exc, self.name)
-            self.hobj = 0
-            c._open.pop(id(self), None)
-            return
-        self.hobj = reply.hobj
+        self.record = record  # what re-opens it after a reconnect
 
     async def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
                   expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
@@ -428,7 +451,7 @@ class AsyncQueue:
         s = c._s
         ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data,
                               (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback),
-                              correl_id, msg_id, properties, c._in_tx if syncpoint is None else syncpoint, asy, md, options)
+                              correl_id, msg_id, properties, c._tx.active if syncpoint is None else syncpoint, asy, md, options)
         if res is not None:
             if ev.options & C.MQPMO_SYNCPOINT:  # UnitOfWorkGuard.before does nothing for other puts
                 c._uow.before(ev)
@@ -449,7 +472,7 @@ class AsyncQueue:
         c = self.client
         s = c._s
         ev = S.send_columns(s, c._uow, self.hobj, offsets, data, md=md, msg_ids=msg_ids, correl_ids=correl_ids,
-                            syncpoint=c._in_tx if syncpoint is None else syncpoint, options=options)
+                            syncpoint=c._tx.active if syncpoint is None else syncpoint, options=options)
         if s.out_bytes >= S.FLUSH_AT:
             c._flush()
             await c._can_write.wait()  # the server is slow: hold the producer
@@ -462,7 +485,7 @@ class AsyncQueue:
                   options: int = 0) -> Message:
         """MQGET; see ``Queue.get``."""
         c = self.client
-        sp = c._in_tx if syncpoint is None else syncpoint
+        sp = c._tx.active if syncpoint is None else syncpoint
         if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
             started = time.monotonic()
             generation = c._generation
@@ -480,27 +503,25 @@ class AsyncQueue:
             # what is left of the wait.
             if wait is not None:
                 wait = max(0.0, wait - (time.monotonic() - started))
-        ev = S.get_event(c._s.next_corr(), self.hobj, wait=wait, msg_id=msg_id, correl_id=correl_id, syncpoint=sp,
-                         max_length=S.buffer_length(c._s, max_length), accept_truncated=accept_truncated,
-                         options=options)
+        s = c._s
+        ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
+                         accept_truncated, 0, options)  # positional: cheaper to bind
         return S.message_from(await c._call(ev))
 
     async def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,
                         max_bytes: int = 1024 * 1024) -> list[Message]:
         """Up to ``max_messages`` messages in one round trip; see ``Queue.get_batch``."""
         c = self.client
-        sp = c._in_tx if syncpoint is None else syncpoint
+        sp = c._tx.active if syncpoint is None else syncpoint
         ev = S.get_batch_event(c._s, self.hobj, max_messages=max_messages, max_bytes=max_bytes, wait=wait,
                                syncpoint=sp, read_ahead=self.read_ahead)
         if ev is not None:
             return S.messages_from(await c._call(ev))
         out: list[Message] = []
-        try:
+        with contextlib.suppress(NoMessageAvailable):
             out.append(await self.get(wait, syncpoint=sp))
             while len(out) < max_messages:
                 out.append(await self.get(0.0, syncpoint=sp))
-        except NoMessageAvailable:
-            pass
         return out
 
     async def _get_ahead(self, wait: float | None) -> Message | None:
@@ -560,30 +581,21 @@ class AsyncQueue:
                 yield msg
 
     async def inquire(self, *selectors: int) -> dict[int, int | str]:
-        ints = tuple(x for x in selectors if x < C.MQCA_FIRST)
-        chars = tuple(x for x in selectors if x >= C.MQCA_FIRST)
-        r = S.check(await self.client._call(E.Inquire(self.client._s.next_corr(), self.hobj, ints, chars)))
-        out: dict[int, int | str] = dict(zip(ints, r.ints, strict=False))
-        out.update(zip(chars, r.chars, strict=False))
-        return out
+        """MQINQ: attribute values by selector (MQIA_* ints, MQCA_* strings)."""
+        return await self.client.run(mqi.attributes(self.client, self.hobj, selectors))
 
     async def depth(self) -> int:
         return int((await self.inquire(C.MQIA_CURRENT_Q_DEPTH))[C.MQIA_CURRENT_Q_DEPTH])
 
     async def set(self, attrs: dict[int, int | str]) -> None:
-        ints = {k: v for k, v in attrs.items() if isinstance(v, int)}
-        chars = {k: v for k, v in attrs.items() if isinstance(v, str)}
-        S.check(await self.client._call(E.Set(self.client._s.next_corr(), self.hobj, ints, chars)))
+        """MQSET: change attributes (e.g. MQIA_INHIBIT_PUT)."""
+        await self.client.run(mqi.set_attributes(self.client, self.hobj, attrs))
 
     async def close(self, options: int = C.MQCO_NONE) -> None:
         if self.closed or self.client.closed:
             return
         self.closed = True
-        try:
-            S.check(await self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
-        finally:
-            self.client._open.pop(id(self), None)
-        self.client._s.consumers.pop(self.hobj, None)
+        await self.client.run(mqi.close(self.client, self, options))
 
     async def __aenter__(self) -> AsyncQueue:
         return self

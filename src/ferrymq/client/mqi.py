@@ -1,90 +1,208 @@
-"""The MQI-shaped call surface of a blocking ``Client``: one function per MQI verb.
+"""The MQI verbs, one flow each, under both clients; and their blocking form for pymqi.
 
-``Client``/``Queue`` build requests from Pythonic arguments; the pymqi-compatible layer
-needs the verbs themselves, with the application's own packed MQMD, option words, wait
-interval, match options and buffer length passed through untouched, and the reply
-(warnings and truncation included) handed back for the caller to map onto its
-structures. These functions send the request frame over the client's conversation and
-return the reply event; failures (MQCC_FAILED) are raised as typed ``MQError`` as
-everywhere else in the client, except for ``mqget``, which returns a failed
-``GetReply`` (MQRC_TRUNCATED_MSG_FAILED carries data and a descriptor) and raises only
-for the plain ``Reply`` failures.
+Each verb is a sans-IO flow (ferrymq.client.steps): it builds the request from MQI-shaped
+arguments, yields it as a ``Call`` and makes the reply its result, raising failures
+(MQCC_FAILED) as typed ``MQError``. ``Client``/``Queue`` and ``AsyncClient``/``AsyncQueue``
+run these flows for their opens, closes, inquiries, sets, commits and backouts; the
+pymqi-compatible layer calls the blocking functions (``mqopen`` ...), which take any
+``BlockingConversation`` (a ``Client``), pass the application's packed MQMD, option
+words, wait interval, match options and buffer length through untouched, and hand the
+reply (warnings and truncation included) back for the caller to map onto its structures.
+``mqget`` returns a failed ``GetReply`` (MQRC_TRUNCATED_MSG_FAILED carries data and a
+descriptor) and raises only for the plain ``Reply`` failures.
+
+Handles opened here (``mqopen``) are numbered: the application keeps the number the open
+gave, and a reconnect maps it onto the handle of the new conversation (reconnect.Handles).
 """
 
 from __future__ import annotations
 
+from typing import Any, Protocol, TypeVar
+
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.errors import error_for
-from ferrymq.client.sync import Client
+from ferrymq.client.message import AsyncPutStatus
+from ferrymq.client.steps import Call, Flow
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 
+T = TypeVar("T")
 
-def max_msg_length(client: Client) -> int:
+
+class Conversation(Protocol):
+    """What a flow reads of a client: the current conversation's Session (it changes at a
+    reconnect: read it afresh for each request) and the handles open on it."""
+
+    @property
+    def session(self) -> S.Session: ...
+
+    @property
+    def handles(self) -> R.Handles: ...
+
+
+class BlockingConversation(Conversation, Protocol):
+    def run(self, flow: Flow[T]) -> T:
+        """Carry a flow's steps out; its result (or its exception)."""
+        ...
+
+
+# -- the verbs as flows ------------------------------------------------------------------------
+
+def open_(conv: Conversation, record: R.OpenRecord, object_type: int = C.MQOT_Q,
+          alternate_user_id: str = "") -> Flow[E.OpenReply]:
+    """MQOPEN. The reply names the object opened (the generated name for a model queue)."""
+    reply: E.OpenReply = S.check((yield Call(S.open_event(conv.session.next_corr(), record, object_type,
+                                                          alternate_user_id))))
+    return reply
+
+
+def close(conv: Conversation, obj: R.Reopenable, options: int = C.MQCO_NONE) -> Flow[None]:
+    """MQCLOSE; the object is no longer re-opened, and read-ahead state kept for it goes."""
+    hobj = obj.hobj
+    try:
+        S.check((yield Call(E.Close(conv.session.next_corr(), hobj, options))))
+    finally:
+        conv.handles.forget(obj)
+    conv.session.consumers.pop(hobj, None)
+
+
+def inquire(conv: Conversation, hobj: int, int_selectors: tuple[int, ...],
+            char_selectors: tuple[int, ...]) -> Flow[E.InquireReply]:
+    """MQINQ: integer and character attribute values, in selector order."""
+    reply: E.InquireReply = S.check((yield Call(E.Inquire(conv.session.next_corr(), hobj, int_selectors,
+                                                          char_selectors))))
+    return reply
+
+
+def attributes(conv: Conversation, hobj: int, selectors: tuple[int, ...]) -> Flow[dict[int, int | str]]:
+    """MQINQ as ``Queue.inquire`` asks it: values by selector (MQIA_* ints, MQCA_* strings)."""
+    ints = tuple(x for x in selectors if x < C.MQCA_FIRST)
+    chars = tuple(x for x in selectors if x >= C.MQCA_FIRST)
+    r = yield from inquire(conv, hobj, ints, chars)
+    out: dict[int, int | str] = dict(zip(ints, r.ints, strict=False))
+    out.update(zip(chars, r.chars, strict=False))
+    return out
+
+
+def set_attributes(conv: Conversation, hobj: int, attrs: dict[int, int | str]) -> Flow[None]:
+    """MQSET as ``Queue.set`` asks it: ints and strings by selector."""
+    ints = {k: v for k, v in attrs.items() if isinstance(v, int)}
+    chars = {k: v for k, v in attrs.items() if isinstance(v, str)}
+    yield from set_(conv, hobj, ints, chars)
+
+
+def set_(conv: Conversation, hobj: int, ints: dict[int, int], chars: dict[int, str]) -> Flow[None]:
+    """MQSET."""
+    S.check((yield Call(E.Set(conv.session.next_corr(), hobj, ints, chars))))
+
+
+def commit(conv: Conversation) -> Flow[None]:
+    """MQCMIT; MQRC_BACKED_OUT (BackedOut) if the unit of work had to be backed out."""
+    S.check((yield Call(E.Commit(conv.session.next_corr()))))
+
+
+def backout(conv: Conversation) -> Flow[None]:
+    """MQBACK."""
+    S.check((yield Call(E.Backout(conv.session.next_corr()))))
+
+
+def stat(conv: Conversation) -> Flow[AsyncPutStatus]:
+    """MQSTAT: outcomes of asynchronous puts since the last call."""
+    return S.stat_result((yield Call(E.Stat(conv.session.next_corr()))))
+
+
+def put(conv: Conversation, hobj: int, md: bytes, data: bytes, options: int,
+        properties: PropertySet | None = None) -> Flow[E.PutReply]:
+    """MQPUT with a packed MQMD; MQRC_DATA_LENGTH_ERROR (2010) for data over the
+    connection's maximum message length, sent nowhere."""
+    s = conv.session
+    S.check_length(s, len(data))
+    reply: E.PutReply = S.check((yield Call(E.Put(s.next_corr(), hobj, md, data, options,
+                                                  properties=properties or None))))
+    return reply
+
+
+def put1(conv: Conversation, name: str, md: bytes, data: bytes, options: int, *, object_q_mgr_name: str = "",
+         object_type: int = C.MQOT_Q, alternate_user_id: str = "",
+         properties: PropertySet | None = None) -> Flow[E.PutReply]:
+    """MQPUT1: open, put and close in one call; 2010 as ``put``."""
+    s = conv.session
+    S.check_length(s, len(data))
+    alternate = options & C.MQPMO_ALTERNATE_USER_AUTHORITY and C.MQOO_ALTERNATE_USER_AUTHORITY
+    S.od_names(name, object_q_mgr_name, alternate_user_id, alternate)  # as the queue manager's MQPUT1 checks them
+    reply: E.PutReply = S.check((yield Call(E.Put1(s.next_corr(), name, md, data, options, object_type,
+                                                   object_q_mgr_name, alternate_user_id,
+                                                   properties=properties or None))))
+    return reply
+
+
+def get(conv: Conversation, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
+        buffer_length: int, msg_token: bytes = C.MQMTOK_NONE, msg_handle: bool = False) -> Flow[E.GetReply]:
+    """MQGET with a packed MQMD; see ``mqget``."""
+    s = conv.session
+    S.check_length(s, buffer_length)
+    wait = wait_interval if options & C.MQGMO_WAIT else 0
+    reply: Any = yield Call(E.Get(s.next_corr(), hobj, md, options, wait, match_options, buffer_length, msg_token,
+                                  msg_handle))
+    if type(reply) is not E.GetReply:
+        raise error_for(reply.comp, reply.reason, reply.detail)
+    if reply.comp == C.MQCC_FAILED and reply.reason != C.MQRC_TRUNCATED_MSG_FAILED:
+        raise error_for(reply.comp, reply.reason, reply.detail)
+    return reply
+
+
+# -- the blocking MQI, with numbered handles (pymqi) --------------------------------------------
+
+def max_msg_length(conv: Conversation) -> int:
     """The largest message the conversation carries (negotiated at connect)."""
-    return client._s.max_msg_length
+    return conv.session.max_msg_length
 
 
-def mqopen(client: Client, name: str, options: int, *, object_type: int = C.MQOT_Q, object_q_mgr_name: str = "",
-           dynamic_q_name: str = "AMQ.*", alternate_user_id: str = "", selection_string: str = "") -> E.OpenReply:
-    """MQOPEN. The reply names the object opened (the generated name for a model queue).
+def mqopen(conv: BlockingConversation, name: str, options: int, *, object_type: int = C.MQOT_Q,
+           object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*", alternate_user_id: str = "",
+           selection_string: str = "") -> E.OpenReply:
+    """MQOPEN; a queue's handle is numbered (re-opened after a reconnect).
 
     Raises:
         MQError: the queue manager refused the open.
     """
     record = R.OpenRecord(name, options, object_q_mgr_name, dynamic_q_name, selection_string)
-    reply: E.OpenReply = S.check(client._call(S.open_event(client._s.next_corr(), record, object_type,
-                                                           alternate_user_id)))
+    reply = conv.run(open_(conv, record, object_type, alternate_user_id))
     if object_type == C.MQOT_Q:
-        client._track(reply.hobj, R.reopen_name(record, reply.object_name))
+        conv.handles.add_numbered(R.reopen_name(record, reply.object_name), reply.hobj)
     return reply
 
 
-def mqclose(client: Client, hobj: int, options: int = C.MQCO_NONE) -> None:
+def mqclose(conv: BlockingConversation, hobj: int, options: int = C.MQCO_NONE) -> None:
     """MQCLOSE (dropping any read-ahead state the client kept for the handle)."""
-    current = client._current(hobj)
-    try:
-        S.check(client._call(E.Close(client._s.next_corr(), current, options)))
-    finally:
-        client._untrack(hobj)
-    client._s.consumers.pop(current, None)
+    conv.run(close(conv, conv.handles.by_number(hobj), options))
 
 
-def mqput(client: Client, hobj: int, md: bytes, data: bytes, options: int,
+def mqput(conv: BlockingConversation, hobj: int, md: bytes, data: bytes, options: int,
           properties: PropertySet | None = None) -> E.PutReply:
-    """MQPUT with a packed MQMD and the message handle's properties; the reply carries the
-    descriptor as the queue manager completed it.
+    """MQPUT; the reply carries the descriptor as the queue manager completed it.
 
     Raises:
-        MQError: the put failed; MQRC_DATA_LENGTH_ERROR (2010) for data over the
-            connection's maximum message length, sent nowhere.
+        MQError: the put failed; 2010 for data over the maximum message length.
     """
-    S.check_length(client._s, len(data))
-    ev = E.Put(client._s.next_corr(), client._current(hobj), md, data, options, properties=properties or None)
-    reply: E.PutReply = S.check(client._call(ev))
-    return reply
+    return conv.run(put(conv, conv.handles.current(hobj), md, data, options, properties))
 
 
-def mqput1(client: Client, name: str, md: bytes, data: bytes, options: int, *, object_q_mgr_name: str = "",
-           object_type: int = C.MQOT_Q, alternate_user_id: str = "",
+def mqput1(conv: BlockingConversation, name: str, md: bytes, data: bytes, options: int, *,
+           object_q_mgr_name: str = "", object_type: int = C.MQOT_Q, alternate_user_id: str = "",
            properties: PropertySet | None = None) -> E.PutReply:
-    """MQPUT1: open, put and close in one call.
+    """MQPUT1.
 
     Raises:
         MQError: the open or the put failed; 2010 as ``mqput``.
     """
-    S.check_length(client._s, len(data))
-    alternate = options & C.MQPMO_ALTERNATE_USER_AUTHORITY and C.MQOO_ALTERNATE_USER_AUTHORITY
-    S.od_names(name, object_q_mgr_name, alternate_user_id, alternate)  # as the queue manager's MQPUT1 checks them
-    ev = E.Put1(client._s.next_corr(), name, md, data, options, object_type, object_q_mgr_name, alternate_user_id,
-                properties=properties or None)
-    reply: E.PutReply = S.check(client._call(ev))
-    return reply
+    return conv.run(put1(conv, name, md, data, options, object_q_mgr_name=object_q_mgr_name,
+                         object_type=object_type, alternate_user_id=alternate_user_id, properties=properties))
 
 
-def mqget(client: Client, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
+def mqget(conv: BlockingConversation, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
           buffer_length: int, msg_token: bytes = C.MQMTOK_NONE, msg_handle: bool = False) -> E.GetReply:
     """MQGET with a packed MQMD (its match fields and the version wanted back).
     ``msg_handle``: the caller has a message handle, so properties may come back in the
@@ -99,44 +217,34 @@ def mqget(client: Client, hobj: int, md: bytes, options: int, wait_interval: int
             MQRC_DATA_LENGTH_ERROR (2010) for a buffer over the connection's maximum
             message length, asked for nowhere.
     """
-    S.check_length(client._s, buffer_length)
-    wait = wait_interval if options & C.MQGMO_WAIT else 0
-    ev = E.Get(client._s.next_corr(), client._current(hobj), md, options, wait, match_options, buffer_length, msg_token,
-               msg_handle)
-    reply = client._call(ev)
-    if type(reply) is not E.GetReply:
-        raise error_for(reply.comp, reply.reason, reply.detail)
-    if reply.comp == C.MQCC_FAILED and reply.reason != C.MQRC_TRUNCATED_MSG_FAILED:
-        raise error_for(reply.comp, reply.reason, reply.detail)
-    return reply
+    return conv.run(get(conv, conv.handles.current(hobj), md, options, wait_interval, match_options, buffer_length,
+                        msg_token, msg_handle))
 
 
-def mqinq(client: Client, hobj: int, int_selectors: tuple[int, ...],
+def mqinq(conv: BlockingConversation, hobj: int, int_selectors: tuple[int, ...],
           char_selectors: tuple[int, ...]) -> E.InquireReply:
     """MQINQ: integer and character attribute values, in selector order.
 
     Raises:
         MQError: an unknown selector, or the object was not opened for inquire.
     """
-    reply: E.InquireReply = S.check(client._call(E.Inquire(client._s.next_corr(), client._current(hobj), int_selectors,
-                                                           char_selectors)))
-    return reply
+    return conv.run(inquire(conv, conv.handles.current(hobj), int_selectors, char_selectors))
 
 
-def mqset(client: Client, hobj: int, ints: dict[int, int], chars: dict[int, str]) -> None:
+def mqset(conv: BlockingConversation, hobj: int, ints: dict[int, int], chars: dict[int, str]) -> None:
     """MQSET.
 
     Raises:
         MQError: the attribute cannot be set, or the object was not opened for set.
     """
-    S.check(client._call(E.Set(client._s.next_corr(), client._current(hobj), ints, chars)))
+    conv.run(set_(conv, conv.handles.current(hobj), ints, chars))
 
 
-def mqcmit(client: Client) -> None:
+def mqcmit(conv: BlockingConversation) -> None:
     """MQCMIT. Raises MQError (MQRC_BACKED_OUT) if the unit of work had to be backed out."""
-    client.commit()
+    conv.run(commit(conv))
 
 
-def mqback(client: Client) -> None:
+def mqback(conv: BlockingConversation) -> None:
     """MQBACK."""
-    client.backout()
+    conv.run(backout(conv))

@@ -32,7 +32,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ferrymq.client.errors import BackedOut, error_for
 from ferrymq.errors import MQError
@@ -78,6 +78,58 @@ class OpenRecord:
     object_q_mgr_name: str
     dynamic_q_name: str
     selection_string: str = ""
+
+
+class Reopenable(Protocol):
+    """An open object a reconnect opens again: a ``Queue`` or an MQI layer's handle."""
+
+    record: OpenRecord
+    hobj: int  # its handle on the current conversation (0: it could not be re-opened)
+
+
+@dataclass(slots=True)
+class NumberedHandle:
+    """A handle opened through the MQI layer (ferrymq.client.mqi): the application keeps
+    the number the first open gave (``number``); ``hobj`` is its handle now."""
+
+    record: OpenRecord
+    hobj: int
+    number: int
+
+
+class Handles:
+    """Everything open on a client's conversation, for the reconnect to open again, and
+    how the handles of the last conversation map onto the current one (``remap``)."""
+
+    __slots__ = ("numbered", "open", "remap")
+
+    def __init__(self) -> None:
+        self.open: dict[int, Reopenable] = {}  # id(object) -> object
+        self.numbered: dict[int, NumberedHandle] = {}  # the application's number -> its handle
+        self.remap: dict[int, int] = {}  # handles before the last reconnect -> after
+
+    def add(self, obj: Reopenable) -> None:
+        self.open[id(obj)] = obj
+
+    def add_numbered(self, record: OpenRecord, hobj: int) -> None:
+        handle = NumberedHandle(record, hobj, hobj)
+        self.numbered[hobj] = handle
+        self.open[id(handle)] = handle
+
+    def forget(self, obj: Reopenable) -> None:
+        self.open.pop(id(obj), None)
+        if isinstance(obj, NumberedHandle):
+            self.numbered.pop(obj.number, None)
+
+    def current(self, number: int) -> int:
+        """The handle an application-held number has on the current conversation."""
+        handle = self.numbered.get(number)
+        return number if handle is None else handle.hobj
+
+    def by_number(self, number: int) -> Reopenable:
+        """The object behind a number (an unknown one stands for itself: the queue manager
+        answers MQRC_HOBJ_ERROR for it)."""
+        return self.numbered.get(number) or NumberedHandle(OpenRecord("", 0, "", ""), number, number)
 
 
 def reopen_name(record: OpenRecord, opened_as: str) -> OpenRecord:

@@ -1,7 +1,10 @@
 """The blocking client: ``Client`` (a connection) and ``Queue`` (an open queue).
 
-All protocol logic is in ``session``; this module only moves bytes over a blocking
-socket. A ``Client`` is for one thread at a time (like an MQ hconn without
+All protocol logic is in ``session``, the MQI verbs in ``mqi`` and the multi-step flows in
+``flows``; this module only moves bytes over a blocking socket and carries out the flows'
+steps (``Client.run``). ``aio`` is the same client for asyncio, and differs from this one
+only in the spelling of ``async``/``await`` but for the I/O itself
+(tests/unit/test_client_twins.py). A ``Client`` is for one thread at a time (like an MQ hconn without
 MQCNO_HANDLE_SHARE_*): use one per thread, or ``AsyncClient`` for concurrency.
 """
 
@@ -15,14 +18,16 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any
 
+from ferrymq.client import flows as F
+from ferrymq.client import mqi
 from ferrymq.client import reconnect as R
-from ferrymq.client import replies
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import SequenceCalls
 from ferrymq.client.sockwait import RecvBound
+from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -54,16 +59,13 @@ class Client(SequenceCalls):
         self._hello = E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length,
                                 heartbeat_ms=int(heartbeat * 1000))
         self._timeout = timeout
-        self._in_tx = False
+        self._tx = F.Transaction()
         self.closed = False
         self._uow = R.UnitOfWorkGuard()
-        self._open: dict[int, Queue] = {}  # id(queue) -> queue, re-opened after a reconnect
-        self._remap: dict[int, int] = {}  # object handles before the last reconnect -> after
-        # Handles opened through ferrymq.client.mqi (pymqi): the number the application
-        # holds -> [how to re-open it, the handle on the current conversation].
-        self._raw: dict[int, tuple[R.OpenRecord, int]] = {}
+        self._handles = R.Handles()  # re-opened after a reconnect
         self._dial = dial
         self._redial = R.Redialer(reconnect, on_reconnect) if reconnect is not None and dial is not None else None
+        self._generation = 0  # conversations so far (the asyncio client's tasks need to know)
         self._handshake(sock)
 
     def _handshake(self, sock: socket.socket) -> None:
@@ -73,34 +75,63 @@ class Client(SequenceCalls):
         sock.setblocking(True)  # and it stays so: receives are bounded by SO_RCVTIMEO (see sockwait)
         self._bound = RecvBound(sock)
         self._s = S.Session()
+        self._generation += 1
         reply = S.check(self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
         self._s.connected(reply)
 
-    def _track(self, hobj: int, record: R.OpenRecord) -> None:
-        self._raw[hobj] = (record, hobj)
+    @property
+    def session(self) -> S.Session:
+        """The current conversation's state (a new one after each reconnect)."""
+        return self._s
 
-    def _untrack(self, hobj: int) -> None:
-        self._raw.pop(hobj, None)
-
-    def _current(self, hobj: int) -> int:
-        """The handle an application-held (mqi) handle has on the current conversation."""
-        entry = self._raw.get(hobj)
-        return hobj if entry is None else entry[1]
-
-    def _reopen_raw(self) -> None:
-        for hobj, (record, _) in list(self._raw.items()):
-            try:
-                reply = S.check(self._exchange(S.open_event(self._s.next_corr(), record)))
-            except MQError as exc:
-                R.reopen_failed(exc, record.name)
-                self._raw[hobj] = (record, 0)  # its calls now fail with 2019
-                continue
-            self._raw[hobj] = (record, reply.hobj)
+    @property
+    def handles(self) -> R.Handles:
+        """What is open on the conversation (re-opened after a reconnect)."""
+        return self._handles
 
     @property
     def reconnects(self) -> int:
         """How many times this client has reconnected."""
         return 0 if self._redial is None else self._redial.reconnects
+
+    # -- carrying out flows (see ferrymq.client.steps) ----------------------------------------
+
+    def run(self, flow: Flow[T]) -> T:
+        """Carry out a flow's steps; its result, or its exception."""
+        outcome: Any = None
+        failure: BaseException | None = None
+        while True:
+            try:
+                step = flow.send(outcome) if failure is None else flow.throw(failure)
+            except StopIteration as done:
+                result: T = done.value
+                return result
+            outcome = failure = None
+            try:
+                outcome = self._step(step)
+            except BaseException as exc:  # thrown into the flow, which decides
+                failure = exc
+
+    def _step(self, step: Step) -> Any:
+        if isinstance(step, Call):
+            return self._call(step.ev)
+        if isinstance(step, Exchange):
+            return self._exchange(step.ev)
+        if isinstance(step, Send):
+            return self._send(step.ev)
+        if isinstance(step, Reconnect):
+            return self._reconnect(step.lost.cause, step.lost.generation)
+        if isinstance(step, Pause):
+            return time.sleep(step.seconds)
+        if isinstance(step, Redial):
+            assert self._dial is not None
+            self._handshake(self._dial())
+            return self._s
+        if isinstance(step, Drop):
+            with contextlib.suppress(OSError):
+                self._sock.close()
+            return None
+        raise TypeError(step)
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -119,11 +150,12 @@ class Client(SequenceCalls):
         try:
             self._flush()
         except MQError as exc:
-            if not self._lost(exc):
+            if not self._lost_conversation(exc, self._generation):
                 raise
-            self._reconnect(exc)
+            self._reconnect(exc, self._generation)
             self._uow.before(ev)
-            self._s.send(dataclasses.replace(ev, hobj=self._remap.get(ev.hobj, ev.hobj)) if isinstance(ev.hobj, int)
+            remap = self._handles.remap
+            self._s.send(dataclasses.replace(ev, hobj=remap.get(ev.hobj, ev.hobj)) if isinstance(ev.hobj, int)
                          else ev)
             self._flush()
 
@@ -191,7 +223,7 @@ class Client(SequenceCalls):
 
     def _call(self, ev: Any) -> Any:
         """Send a request and wait for its reply, reconnecting (when enabled) if the
-        conversation ends on the way.
+        conversation ends on the way (flows.call_again).
 
         Raises:
             BackedOut: the call belongs to a unit of work a reconnect lost.
@@ -203,62 +235,43 @@ class Client(SequenceCalls):
         if guard:
             self._uow.before(ev)
         started = time.monotonic()
-        while True:
-            self._s.sent_request = False
-            try:
-                if self._redial is not None:
-                    self._poll()  # a connection that died while idle is noticed before sending
-                reply = self._exchange(ev)
-            except MQError as exc:
-                sent = self._s.sent_request
-                if not self._lost(exc):
-                    raise
-                self._reconnect(exc)
-                R.after_reconnect(ev, sent)
-                ev = self._renew(ev, time.monotonic() - started)
-                continue
-            if guard:
-                self._uow.ended(ev)
-            return reply
+        try:
+            reply = self._send(ev)
+        except Lost as lost:
+            reply = self.run(F.call_again(self, ev, lost, started))
+        if guard:
+            self._uow.ended(ev)
+        return reply
 
-    def _lost(self, exc: MQError) -> bool:
-        """The conversation is over for a reason a reconnect can cure, and reconnect is on."""
+    def _send(self, ev: Any) -> Any:
+        """Send a request and wait for its reply; an end of the conversation that a
+        reconnect can cure is raised as Lost."""
         s = self._s
-        return (self._redial is not None and not self.closed and R.reconnectable(exc)
-                and (s.eof or s.ending is not None))
+        s.sent_request = False
+        try:
+            if self._redial is not None:
+                self._poll()  # a connection that died while idle is noticed before sending
+            return self._exchange(ev)
+        except MQError as exc:
+            if not self._lost_conversation(exc, self._generation):
+                raise
+            raise Lost(exc, s.sent_request, self._generation) from None
 
-    def _reconnect(self, cause: MQError) -> None:
-        """Dial again until a queue manager answers, then re-open every open queue.
+    def _lost_conversation(self, exc: MQError, generation: int) -> bool:
+        """Conversation ``generation`` is over for a reason a reconnect can cure, and
+        reconnect is on."""
+        if self._redial is None or self.closed or not R.reconnectable(exc):
+            return False
+        return generation != self._generation or self._s.eof or self._s.ending is not None
+
+    def _reconnect(self, cause: MQError, generation: int) -> None:
+        """Re-make the conversation (flows.reconnect) that ended, conversation ``generation``.
 
         Raises:
             MQError: MQRC_RECONNECT_FAILED once the reconnect timeout has passed.
         """
-        assert self._redial is not None and self._dial is not None
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        old = {id(q): q.hobj for q in self._open.values()}
-        old_raw = {k: cur for k, (_, cur) in self._raw.items()}
-        for pause in self._redial.attempts(cause):
-            time.sleep(pause)
-            try:
-                self._handshake(self._dial())
-                for q in list(self._open.values()):
-                    q._reopen()
-                self._reopen_raw()
-            except (OSError, MQError) as exc:
-                if isinstance(exc, MQError) and not R.reconnectable(exc):
-                    raise
-                with contextlib.suppress(OSError):
-                    self._sock.close()
-                continue
-            self._remap = {old[k]: q.hobj for k, q in self._open.items() if k in old}
-            self._remap.update((cur, self._raw[k][1]) for k, cur in old_raw.items() if k in self._raw)
-            self._uow.reconnected()
-            self._redial.succeeded()
-            return
-
-    def _renew(self, ev: Any, elapsed: float) -> Any:
-        return R.renew(ev, self._s.next_corr(), self._remap, elapsed)
+        assert self._redial is not None
+        self.run(F.reconnect(self, self._redial, self._uow, cause))
 
     def _exchange(self, ev: Any) -> Any:
         """Send a request and wait for its reply (other frames are sorted on the way); the
@@ -317,25 +330,16 @@ class Client(SequenceCalls):
         Raises:
             UnknownObjectName: no such queue; MQError for other reasons.
         """
-        opts = S.DEFAULT_OPEN if options is None else options
-        if read_ahead:
-            opts |= C.MQOO_READ_AHEAD
-        record = R.OpenRecord(name, opts, object_q_mgr_name, dynamic_q_name, selector)
-        try:
-            reply = S.check(self._call(S.open_event(self._s.next_corr(), record)))
-        except MQError as exc:
-            if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
-                raise
-            record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name, selector)
-            reply = S.check(self._call(S.open_event(self._s.next_corr(), record)))
-        q = Queue(self, reply.hobj, reply.object_name, read_ahead, async_put)
-        q._record = R.reopen_name(record, reply.object_name)
-        self._open[id(q)] = q
+        reply, record = self.run(F.open_queue(self, name, options, read_ahead, object_q_mgr_name, dynamic_q_name,
+                                              selector))
+        q = Queue(self, reply.hobj, reply.object_name, read_ahead, async_put, record)
+        self._handles.add(q)
         return q
 
     def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """Open, put one message, close (MQPUT1); same keywords as ``Queue.put``."""
-        return Queue(self, 0, queue, 0, kw.pop("async_put", False)).put(data, **kw, _put1=True)
+        return Queue(self, 0, queue, 0, kw.pop("async_put", False), R.OpenRecord(queue, 0, "", "")).put(
+            data, **kw, _put1=True)
 
     def reply(self, request: Message, data: bytes | str, *, feedback: int = C.MQFB_NONE,
               persistent: bool | None = None, priority: int | None = None,
@@ -346,8 +350,8 @@ class Client(SequenceCalls):
         Raises:
             MQError: MQRC_MISSING_REPLY_TO_Q when the request names no ReplyToQ; a put failure.
         """
-        queue, md = replies.plan_reply(request.md, data, feedback, priority, persistent)
-        return self.put1(queue, data, md=md, syncpoint=syncpoint)
+        sp = self._tx.active if syncpoint is None else syncpoint
+        return self.run(F.reply(self, request, data, feedback, persistent, priority, sp))
 
     def send_report(self, original: Message, feedback: int, data: bytes | None = None,
                     syncpoint: bool | None = None) -> PutResult | None:
@@ -358,40 +362,34 @@ class Client(SequenceCalls):
         Raises:
             MQError: MQRC_MISSING_REPLY_TO_Q when the original names no ReplyToQ; a put failure.
         """
-        plan = replies.plan_report(original.md, original.data, feedback, data)
-        if plan is None:
-            return None
-        queue, md, body = plan
-        return self.put1(queue, body, md=md, syncpoint=syncpoint)
+        return self.run(F.report(self, original, feedback, data, self._tx.active if syncpoint is None else syncpoint))
 
     def commit(self) -> None:
         """MQCMIT. Raises BackedOut if the queue manager had to back the unit of work out."""
-        S.check(self._call(E.Commit(self._s.next_corr())))
+        self.run(mqi.commit(self))
 
     def backout(self) -> None:
         """MQBACK."""
-        S.check(self._call(E.Backout(self._s.next_corr())))
+        self.run(mqi.backout(self))
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """A unit of work: puts and gets inside default to syncpoint; commits on normal
         exit, backs out when the block raises."""
-        if self._in_tx:
-            raise RuntimeError("a unit of work is already active on this connection")
-        self._in_tx = True
+        self._tx.begin()
         try:
             yield
         except BaseException:
-            self._in_tx = False
+            self._tx.end()
             with contextlib.suppress(MQError):
                 self.backout()
             raise
-        self._in_tx = False
+        self._tx.end()
         self.commit()
 
     def stat(self) -> AsyncPutStatus:
         """MQSTAT: outcomes of asynchronous puts since the last call (sends buffered puts first)."""
-        return S.stat_result(self._call(E.Stat(self._s.next_corr())))
+        return self.run(mqi.stat(self))
 
     def column_limit(self) -> int:
         """Data bytes one ``Queue.put_columns`` call may carry on this connection."""
@@ -420,7 +418,7 @@ class Client(SequenceCalls):
         return self
 
     def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        if not self.closed and et is not None and self._in_tx:
+        if not self.closed and et is not None and self._tx.active:
             with contextlib.suppress(MQError):
                 self.backout()
         self.disconnect()
@@ -429,27 +427,15 @@ class Client(SequenceCalls):
 class Queue:
     """An open queue (an MQ object handle)."""
 
-    def __init__(self, client: Client, hobj: int, name: str, read_ahead: int, async_put: bool) -> None:
+    def __init__(self, client: Client, hobj: int, name: str, read_ahead: int, async_put: bool,
+                 record: R.OpenRecord) -> None:
         self.client = client
         self.hobj = hobj
         self.name = name
         self.read_ahead = read_ahead
         self.async_put = async_put
         self.closed = False
-        self._record: R.OpenRecord | None = None
-
-    def _reopen(self) -> None:
-        """Open this queue again on a new conversation (after a reconnect)."""
-        assert self._record is not None
-        c = self.client
-        try:
-            reply = S.check(c._exchange(S.open_event(c._s.next_corr(), self._record)))
-        except MQError as exc:
-            R.reopen_failed(exc, self.name)
-            self.hobj = 0
-            c._open.pop(id(self), None)
-            return
-        self.hobj = reply.hobj
+        self.record = record  # what re-opens it after a reconnect
 
     def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
             expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
@@ -470,7 +456,7 @@ class Queue:
         asy = self.async_put if async_put is None else async_put
         ev, res = S.put_event(s, s.next_corr(), self.name if _put1 else self.hobj, data,
                               (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback),
-                              correl_id, msg_id, properties, c._in_tx if syncpoint is None else syncpoint, asy, md, options)
+                              correl_id, msg_id, properties, c._tx.active if syncpoint is None else syncpoint, asy, md, options)
         if res is not None:
             if ev.options & C.MQPMO_SYNCPOINT:  # UnitOfWorkGuard.before does nothing for other puts
                 c._uow.before(ev)
@@ -496,7 +482,7 @@ class Queue:
         c = self.client
         s = c._s
         ev = S.send_columns(s, c._uow, self.hobj, offsets, data, md=md, msg_ids=msg_ids, correl_ids=correl_ids,
-                            syncpoint=c._in_tx if syncpoint is None else syncpoint, options=options)
+                            syncpoint=c._tx.active if syncpoint is None else syncpoint, options=options)
         if s.out_bytes >= S.FLUSH_AT:
             c._flush_async(ev)
         return ev.count
@@ -511,15 +497,16 @@ class Queue:
             Truncated: larger than ``max_length`` (it stays on the queue; see ``.message``).
         """
         c = self.client
-        sp = c._in_tx if syncpoint is None else syncpoint
+        sp = c._tx.active if syncpoint is None else syncpoint
         if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
             started = time.monotonic()
+            generation = c._generation
             try:
                 msg = self._get_ahead(wait)
             except MQError as exc:
-                if not c._lost(exc):
+                if not c._lost_conversation(exc, generation):
                     raise
-                c._reconnect(exc)  # pushed messages not yet taken are gone, as in MQ
+                c._reconnect(exc, generation)  # pushed messages not yet taken are gone, as in MQ
                 return self.get(None if wait is None else max(0.0, wait - (time.monotonic() - started)),
                                 syncpoint=syncpoint, max_length=max_length, accept_truncated=accept_truncated)
             if msg is not None:
@@ -547,7 +534,7 @@ class Queue:
             MQError: the get was refused (e.g. GET(DISABLED), 2016).
         """
         c = self.client
-        sp = c._in_tx if syncpoint is None else syncpoint
+        sp = c._tx.active if syncpoint is None else syncpoint
         ev = S.get_batch_event(c._s, self.hobj, max_messages=max_messages, max_bytes=max_bytes, wait=wait,
                                syncpoint=sp, read_ahead=self.read_ahead)
         if ev is not None:
@@ -613,32 +600,21 @@ class Queue:
 
     def inquire(self, *selectors: int) -> dict[int, int | str]:
         """MQINQ: attribute values by selector (MQIA_* ints, MQCA_* strings)."""
-        ints = tuple(x for x in selectors if x < C.MQCA_FIRST)
-        chars = tuple(x for x in selectors if x >= C.MQCA_FIRST)
-        r = S.check(self.client._call(E.Inquire(self.client._s.next_corr(), self.hobj, ints, chars)))
-        out: dict[int, int | str] = dict(zip(ints, r.ints, strict=False))
-        out.update(zip(chars, r.chars, strict=False))
-        return out
+        return self.client.run(mqi.attributes(self.client, self.hobj, selectors))
 
     def depth(self) -> int:
         return int(self.inquire(C.MQIA_CURRENT_Q_DEPTH)[C.MQIA_CURRENT_Q_DEPTH])
 
     def set(self, attrs: dict[int, int | str]) -> None:
         """MQSET: change attributes (e.g. MQIA_INHIBIT_PUT)."""
-        ints = {k: v for k, v in attrs.items() if isinstance(v, int)}
-        chars = {k: v for k, v in attrs.items() if isinstance(v, str)}
-        S.check(self.client._call(E.Set(self.client._s.next_corr(), self.hobj, ints, chars)))
+        self.client.run(mqi.set_attributes(self.client, self.hobj, attrs))
 
     def close(self, options: int = C.MQCO_NONE) -> None:
         """MQCLOSE (read-ahead messages not yet taken are dropped, as in MQ)."""
         if self.closed or self.client.closed:
             return
         self.closed = True
-        try:
-            S.check(self.client._call(E.Close(self.client._s.next_corr(), self.hobj, options)))
-        finally:
-            self.client._open.pop(id(self), None)
-        self.client._s.consumers.pop(self.hobj, None)
+        self.client.run(mqi.close(self.client, self, options))
 
     def __enter__(self) -> Queue:
         return self
