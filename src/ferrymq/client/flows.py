@@ -7,7 +7,8 @@
   one (the rules are in ferrymq.client.reconnect);
 - ``Transaction``: whether a client's calls default to syncpoint (``transaction()``).
 
-``Client`` and ``AsyncClient`` run them with their ``run``; their tests are the clients'.
+``Client`` and ``AsyncClient`` run them with their ``run``; tests/unit/test_client_flows.py runs them
+with a scripted driver, tests/integration with the clients.
 """
 
 from __future__ import annotations
