@@ -15,7 +15,7 @@ from ferrymq.client import mqi
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.errors import BackedOut
-from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step
+from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, drive
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -28,37 +28,21 @@ class Scripted:
     """A Conversation whose steps are answered by ``answer`` (raise to fail a step)."""
 
     def __init__(self, answer: Answer) -> None:
-        self._s = S.Session()
-        self._handles = R.Handles()
+        self.session = S.Session()
+        self.handles = R.Handles()
         self.answer = answer
         self.steps: list[Step] = []
 
-    @property
-    def session(self) -> S.Session:
-        return self._s
-
-    @property
-    def handles(self) -> R.Handles:
-        return self._handles
-
     def run(self, flow: Flow[T]) -> T:
-        outcome: Any = None
-        failure: BaseException | None = None
-        while True:
-            try:
-                step = flow.send(outcome) if failure is None else flow.throw(failure)
-            except StopIteration as done:
-                result: T = done.value
-                return result
-            self.steps.append(step)
-            outcome = failure = None
-            try:
-                outcome = self.answer(step)
-                if isinstance(step, Redial):
-                    self._s = S.Session()
-                    outcome = self._s
-            except BaseException as exc:
-                failure = exc
+        return drive(flow, self._step)
+
+    def _step(self, step: Step) -> Any:
+        self.steps.append(step)
+        outcome = self.answer(step)
+        if isinstance(step, Redial):
+            self.session = S.Session()
+            return self.session
+        return outcome
 
 
 def refused(ev: Any, reason: int) -> E.Reply:

@@ -21,6 +21,7 @@ CLIENT = Path(__file__).resolve().parents[2] / "src" / "ferrymq" / "client"
 DIFFERENT = {
     "Client.__init__": "the socket and its receive bound / the futures, events and tasks of the loop",
     "Client._handshake": "a blocking socket / an asyncio transport and the heartbeat watchdog task",
+    "Client.run": "steps.drive / the same loop, awaiting each step",
     "Client._step": "time.sleep and socket.close / asyncio.sleep and transport.abort",
     "Client._flush": "sendall / transport.write, once per loop iteration",
     "Client._exchange": "write then read until the reply / a future the protocol resolves",

@@ -155,7 +155,7 @@ class AsyncClient(AsyncSequenceCalls):
     # -- carrying out flows (see ferrymq.client.steps) ----------------------------------------
 
     async def run(self, flow: Flow[T]) -> T:
-        """Carry out a flow's steps; its result, or its exception."""
+        """Carry out a flow's steps; its result, or its exception (steps.drive, awaiting)."""
         outcome: Any = None
         failure: BaseException | None = None
         while True:

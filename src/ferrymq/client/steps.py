@@ -21,7 +21,7 @@ written once. The steps:
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -81,3 +81,21 @@ class Drop:
 
 Step = Call | Exchange | Send | Reconnect | Pause | Redial | Drop
 Flow = Generator[Step, Any, T]
+
+
+def drive(flow: Flow[T], carry_out: Callable[[Step], Any]) -> T:
+    """Run ``flow`` to its end, ``carry_out`` doing each step's I/O; the flow's result, or
+    its exception. (The asyncio client's ``run`` is this loop with ``await``.)"""
+    outcome: Any = None
+    failure: BaseException | None = None
+    while True:
+        try:
+            step = flow.send(outcome) if failure is None else flow.throw(failure)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        outcome = failure = None
+        try:
+            outcome = carry_out(step)
+        except BaseException as exc:  # thrown into the flow, which decides
+            failure = exc

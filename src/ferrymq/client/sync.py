@@ -27,7 +27,7 @@ from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueMan
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import SequenceCalls
 from ferrymq.client.sockwait import RecvBound
-from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T
+from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T, drive
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -98,19 +98,7 @@ class Client(SequenceCalls):
 
     def run(self, flow: Flow[T]) -> T:
         """Carry out a flow's steps; its result, or its exception."""
-        outcome: Any = None
-        failure: BaseException | None = None
-        while True:
-            try:
-                step = flow.send(outcome) if failure is None else flow.throw(failure)
-            except StopIteration as done:
-                result: T = done.value
-                return result
-            outcome = failure = None
-            try:
-                outcome = self._step(step)
-            except BaseException as exc:  # thrown into the flow, which decides
-                failure = exc
+        return drive(flow, self._step)
 
     def _step(self, step: Step) -> Any:
         if isinstance(step, Call):
