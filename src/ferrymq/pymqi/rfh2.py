@@ -3,7 +3,9 @@
 As in pymqi, each folder is an attribute named after its root element holding the folder's
 bytes (blank-padded to a multiple of 4), beside ``<name>Length``; ``StrucLength`` follows
 the folders. The folder text is checked with ferrymq's MQRFH2 folder parser (no XML
-library); a folder that does not parse raises PYIFError. One difference from pymqi:
+library); a folder that does not parse raises PYIFError, with pymqi's texts. A header keeps
+the byte order it was unpacked in: ``pack()`` without an encoding gives it back as it came
+(``pack(encoding)`` follows the encoding given). One difference from pymqi:
 ``NameValueCCSID`` defaults to 1208, the only CCSID IBM's own writers use (pymqi's 0 is not
 a CCSID an MQRFH2 may carry).
 """
@@ -52,6 +54,7 @@ class RFH2:
         self.Flags = 0
         self.NameValueCCSID = 1208
         self._folders: list[str] = []
+        self._big_endian = False  # the byte order unpack() found, for pack() without an encoding
         self.set(**kw)
 
     def set(self, **kw: Any) -> None:
@@ -93,8 +96,9 @@ class RFH2:
         self.StrucLength = self.get_length()
 
     def pack(self, encoding: int | None = None) -> bytes:
-        """The header's bytes; integers big-endian when ``encoding`` is a big-endian one."""
-        big = encoding is not None and encoding in self.big_endian_encodings
+        """The header's bytes; integers big-endian when ``encoding`` is a big-endian one, or,
+        without an encoding, in the byte order the header was unpacked in."""
+        big = self._big_endian if encoding is None else encoding in self.big_endian_encodings
         try:
             head = (_BE if big else _LE).pack(as_bytes(self.StrucId), self.Version, self.StrucLength, self.Encoding,
                                               self.CodedCharSetId, as_bytes(self.Format).ljust(8)[:8], self.Flags,
@@ -113,20 +117,23 @@ class RFH2:
         """
         if buff[0:4] != as_bytes(C.MQRFH_STRUC_ID):
             raise PYIFError(f"RFH2 - StrucId not MQRFH_STRUC_ID. Value: {buff[0:4]!r}")
-        if len(buff) < C.MQRFH_STRUC_LENGTH_FIXED_2:
-            raise PYIFError(f"RFH2 - Buffer too short. Should be 36 bytes or longer.  Buffer Length: {len(buff)}")
+        fixed = C.MQRFH_STRUC_LENGTH_FIXED_2
+        if len(buff) < fixed:
+            raise PYIFError(f"RFH2 - Buffer too short. Should be {fixed}+ bytes instead of {len(buff)}")
         big = encoding in self.big_endian_encodings if encoding is not None else buff[4:5] == b"\x00"
         values = (_BE if big else _LE).unpack_from(buff, 0)
         self._folders = []
+        self._big_endian = big
         for name, value in zip(_FIXED, values, strict=True):
             setattr(self, name, value)
         if self.StrucLength < 0:
             raise PYIFError("RFH2 - 'StrucLength' is negative. Check numeric encoding.")
-        if self.StrucLength > len(buff):
+        # As pymqi: the fixed part alone (36 bytes) may be read to learn StrucLength.
+        if len(buff) > fixed and self.StrucLength > len(buff):
             raise PYIFError(f"RFH2 - Buffer too short. Expected: {self.StrucLength} Buffer Length: {len(buff)}")
         length = struct.Struct(">i" if big else "<i")
-        pos = C.MQRFH_STRUC_LENGTH_FIXED_2
-        while pos + 4 <= self.StrucLength:
+        pos, end = fixed, min(self.StrucLength, len(buff))
+        while pos + 4 <= end:
             (n,) = length.unpack_from(buff, pos)
             if n < 0 or pos + 4 + n > self.StrucLength:
                 raise PYIFError(f"RFH2 - folder length {n} at offset {pos} runs past StrucLength")
