@@ -1,45 +1,41 @@
 """What the client hands back: ``Message`` (a got or browsed message) and ``PutResult``.
 
-Both keep the MQMD as the bytes that came off the wire and decode it only when a field
-other than the identifiers is asked for: a consumer that reads ``data`` and ``msg_id``
-never pays for decoding 29 fields.
+Both hold the message descriptor as an ``MQMD``, which is the bytes that came off the
+wire: a consumer that reads ``data`` and ``msg_id`` never pays for decoding 29 fields.
 """
 
 from __future__ import annotations
 
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.protocol.mdcodec import unpack_md
 from ferrymq.wire.mqmd import MQMD
 
-_MSG_ID = slice(48, 72)
-_CORREL_ID = slice(72, 96)
+
+def _md(md: MQMD | bytes) -> MQMD:
+    return md if isinstance(md, MQMD) else MQMD.decode(md)
 
 
-class _LazyMD:
-    __slots__ = ("_md", "md_bytes")
+class _Described:
+    __slots__ = ("md",)
 
-    def __init__(self, md_bytes: bytes, md: MQMD | None = None) -> None:
-        self.md_bytes = md_bytes
-        self._md = md
+    md: MQMD
+    """The full message descriptor."""
 
     @property
-    def md(self) -> MQMD:
-        """The full message descriptor."""
-        if self._md is None:
-            self._md = unpack_md(self.md_bytes)[0]
-        return self._md
+    def md_bytes(self) -> bytes:
+        """The descriptor's bytes (little-endian, in its own version)."""
+        return self.md.pack()
 
     @property
     def msg_id(self) -> bytes:
-        return self.md_bytes[_MSG_ID] if self.md_bytes else self.md.msg_id
+        return self.md.msg_id
 
     @property
     def correl_id(self) -> bytes:
-        return self.md_bytes[_CORREL_ID] if self.md_bytes else self.md.correl_id
+        return self.md.correl_id
 
 
-class Message(_LazyMD):
+class Message(_Described):
     """A message from ``get`` or ``browse``: ``data`` plus the descriptor's fields.
 
     ``data_length`` is the message's full length (larger than ``len(data)`` when the
@@ -51,11 +47,9 @@ class Message(_LazyMD):
 
     __slots__ = ("_properties", "data", "data_length", "msg_token", "reason")
 
-    def __init__(self, md_bytes: bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
+    def __init__(self, md: MQMD | bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
                  properties: PropertySet | None = None, reason: int = C.MQRC_NONE) -> None:
-        # _LazyMD's fields set here, not through super().__init__: one call less per message got
-        self.md_bytes = md_bytes
-        self._md = None
+        self.md = md if isinstance(md, MQMD) else MQMD.decode(md)  # _md, inline
         self.data = data
         self.data_length = len(data) if data_length < 0 else data_length
         self.msg_token = msg_token
@@ -112,7 +106,7 @@ class Message(_LazyMD):
         return f"Message(msg_id={self.msg_id.hex()}, length={self.data_length}, data={preview!r}{'...' if len(self.data) > 32 else ''})"
 
 
-class PutResult(_LazyMD):
+class PutResult(_Described):
     """What a put returns: the identifiers the message got, and its descriptor.
 
     For an asynchronous put (MQPMO_ASYNC_RESPONSE) the client chose the MsgId itself and
@@ -121,10 +115,9 @@ class PutResult(_LazyMD):
 
     __slots__ = ("resolved_q_mgr_name", "resolved_q_name")
 
-    def __init__(self, md_bytes: bytes, md: MQMD | None = None, resolved_q_name: str = "",
+    def __init__(self, md_bytes: MQMD | bytes, md: MQMD | None = None, resolved_q_name: str = "",
                  resolved_q_mgr_name: str = "") -> None:
-        self.md_bytes = md_bytes  # _LazyMD's fields (no super().__init__ call: an asynchronous put returns one)
-        self._md = md
+        self.md = _md(md_bytes) if md is None else md
         self.resolved_q_name = resolved_q_name
         self.resolved_q_mgr_name = resolved_q_mgr_name
 

@@ -32,7 +32,7 @@ from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.framing import pack_packet, packet_parts
 from ferrymq.wire import gpacket
 from ferrymq.wire.gpacket import GPacketReader
-from ferrymq.wire.mqmd import V2_LE_HEAD
+from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
 
 
 class _Sentinel(enum.Enum):
@@ -243,7 +243,7 @@ class _Machine:
 # A GetReply frame as a request/reply loop receives it: the GPacket header, then the body's
 # fixed start (an OK status of 10 bytes, data length, MsgToken, the resolved name's length).
 _GET_REPLY_HEAD = struct.Struct(">hhiiiqqI10sI16sH")
-_MD_V2 = 364
+_MD_V2 = MQMD.length(2)  # a version-2 MQMD
 _NO_PROPS = b"\0\0\0\0"
 _shapes: dict[int, struct.Struct] = {}
 

@@ -15,12 +15,12 @@ from typing import Any
 from ferrymq.client import mqi
 from ferrymq.client.sync import Client
 from ferrymq.mq import constants as C
-from ferrymq.protocol.mdcodec import unpack_md
 from ferrymq.pymqi import handles
 from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
 from ferrymq.pymqi.errors import MQMIError, PYIFError
 from ferrymq.pymqi.rfh2 import RFH2
 from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, text
+from ferrymq.wire.mqmd import MQMD
 
 DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -175,7 +175,7 @@ class Queue:
         version = md.Version
         md.unpack(reply.md_bytes)
         if handle is not None:
-            handles.fill(handle, reply.properties, unpack_md(reply.md_bytes)[0])
+            handles.fill(handle, reply.properties, MQMD.decode(reply.md_bytes))
         md.Version = version if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2) else md.Version
         _update_gmo(gmo, md, reply)
         if reply.comp != C.MQCC_OK:

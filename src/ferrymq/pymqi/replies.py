@@ -19,7 +19,7 @@ from ferrymq.wire.mqmd import MQMD
 
 
 def _md_of(md: MD) -> MQMD:
-    return MQMD.unpack_from(md.pack())
+    return MQMD.decode(md.pack())
 
 
 def _as_md(mqmd: MQMD) -> MD:

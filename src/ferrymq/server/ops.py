@@ -20,7 +20,6 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
-from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.server import gc_policy, seq_ops
 from ferrymq.wire.mqmd import MQMD
 
@@ -213,7 +212,7 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
             h.server.after_engine_call(h)
             return
     if results:
-        items = [(r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties) for r in results]
+        items = [(r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, r.properties) for r in results]
         # A reply of large messages goes out in its pieces: joined, every body would be copied
         # into a frame of megabytes first.
         _reply(h, E.GetBatchReply(ev.corr, items), vectored=sum(len(i[1]) for i in items) >= VECTORED_FROM)
@@ -231,7 +230,7 @@ v2 and lengths: about 400), rounded up."""
 
 
 def get_reply(corr: int, r: GetResult) -> E.GetReply:
-    return E.GetReply(corr, r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
+    return E.GetReply(corr, r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
                       r.comp, r.reason)
 
 
@@ -349,7 +348,7 @@ def pump(h: ClientHandler, c: Consumer) -> None:
                     _push_batch(h, c, batch)
                     size = 0
                 c.credit -= 1
-                batch.append((r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token))
+                batch.append((r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token))
                 size += item_size
             if stop is None:
                 continue
@@ -394,7 +393,7 @@ def pause(h: ClientHandler, c: Consumer) -> None:
 
 def push(h: ClientHandler, c: Consumer, r: GetResult, lsn: int) -> None:
     c.credit -= 1
-    h.emit_after(lsn, E.Pushed(c.hobj, pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties))
+    h.emit_after(lsn, E.Pushed(c.hobj, r.md.pack(), r.data, r.data_length, r.msg_token, r.properties))
 
 
 def stop_consumer(h: ClientHandler, c: Consumer, error: MQError | None = None, *, reply: bool = True) -> None:

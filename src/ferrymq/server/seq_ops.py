@@ -14,7 +14,6 @@ from ferrymq.engine import xa
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import seqframes as F
-from ferrymq.protocol.mdcodec import pack_md
 
 if TYPE_CHECKING:
     from ferrymq.engine.message import Message
@@ -48,7 +47,7 @@ def _browsed(h: ClientHandler, ev: F.BrowseRange, overhead: int) -> tuple[list[M
 
 def _browse(h: ClientHandler, ev: F.BrowseRange) -> None:
     msgs, _ = _browsed(h, ev, _ENTRY_OVERHEAD)
-    entries = [F.RangeEntry(m.seq, m.put_at, pack_md(m.md), m.properties or PropertySet(), m.body(m.data_length))
+    entries = [F.RangeEntry(m.seq, m.put_at, m.md.pack(), m.properties or PropertySet(), m.body(m.data_length))
                for m in msgs]
     _reply(h, F.BrowseRangeReply(ev.corr, entries))
 

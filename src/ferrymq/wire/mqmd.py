@@ -30,6 +30,7 @@ each field where it lies when asked. This module is the only one that knows the 
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack, overload
 
 from ferrymq.errors import DecodeError
@@ -504,6 +505,38 @@ _DEFAULT_RAW = LAYOUT_V2.little.pack(
 _DEFAULT = MQMD()
 _V2_TAIL = _DEFAULT._raw[_V1:]
 _DEFAULT_FIELDS = _DEFAULT.fields()
+
+
+# StrucId and Version as writers send them, either byte order: the common case of framing,
+# decided by one dictionary lookup (every Put, Get and reply frame carries an MQMD).
+_PLAIN_HEADS = {**_LE_HEADS, b"MD  \x00\x00\x00\x01": C.MQMD_VERSION_1, b"MD  \x00\x00\x00\x02": C.MQMD_VERSION_2}
+PLAIN_LENGTHS: Mapping[bytes, int] = {head: MQMD.length(v) for head, v in _PLAIN_HEADS.items()}
+"""An MQMD's first 8 bytes -> its length, for a plain one (version 1 or 2, either byte order)."""
+
+
+def plain_length(buf: bytes | bytearray | memoryview, offset: int = 0) -> int:
+    """The length of the MQMD at ``offset`` when its StrucId and Version are what a writer
+    sends, else 0 (``end_of`` then says what is wrong). The caller checks the bytes are there."""
+    return PLAIN_LENGTHS.get(bytes(buf[offset : offset + 8]), 0)
+
+
+def end_of(buf: bytes | bytearray | memoryview, offset: int = 0) -> int:
+    """Where the MQMD at ``offset`` ends. Checks everything that can be wrong with one
+    (StrucId, Version, length): any bytes are valid in the remaining fixed fields.
+
+    Raises:
+        DecodeError: truncated, wrong StrucId, or unknown version.
+    """
+    if len(buf) - offset < _V1:
+        raise DecodeError("MQMD", offset, f"needs {_V1} bytes, {max(0, len(buf) - offset)} present")
+    size = PLAIN_LENGTHS.get(bytes(buf[offset : offset + 8]))
+    if size is None:
+        if bytes(buf[offset : offset + 4]) != b"MD  ":
+            raise DecodeError("MQMD", offset, "StrucId is not 'MD  '")
+        raise DecodeError("MQMD", offset + 4, f"Version {bytes(buf[offset + 4 : offset + 8]).hex()} is not 1 or 2")
+    if len(buf) - offset < size:
+        raise DecodeError("MQMD", offset, f"needs {size} bytes, {len(buf) - offset} present")
+    return offset + size
 
 
 _QUEUE_FIELDS = struct.Struct(f"<{_AT['expiry']}xi{_PRIORITY - _AT['expiry'] - 4}xii24s24s")
