@@ -11,7 +11,6 @@ MQGMO_BROWSE_FIRST / MQGMO_BROWSE_NEXT.
 from __future__ import annotations
 
 import argparse
-import sys
 
 import mqconn
 
@@ -90,13 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         qmgr = mqconn.connect(args)
     except pymqi.MQMIError as e:
-        print(f" MQCONNX failed, CompCode:{e.comp} Reason:{e.reason}")
+        print(f" MQCONNX failed, CompCode:{e.comp} Reason:{mqconn.reason(e.reason)}")
         return 1
     print(f" MQOPEN - '{args.queue}'")
     try:
         queue = pymqi.Queue(qmgr, args.queue, CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING)
     except pymqi.MQMIError as e:
-        print(f" MQOPEN failed, CompCode:{e.comp} Reason:{e.reason}")
+        print(f" MQOPEN failed, CompCode:{e.comp} Reason:{mqconn.reason(e.reason)}")
         qmgr.disconnect()
         return 1
     print()
@@ -114,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(" No more messages ")
                 break
             if e.reason != CMQC.MQRC_TRUNCATED_MSG_ACCEPTED:
-                print(f" MQGET failed, CompCode:{e.comp} Reason:{e.reason}")
+                print(f" MQGET failed, CompCode:{e.comp} Reason:{mqconn.reason(e.reason)}")
                 status = 1
                 break
             data, comp, reason, length = e.message, e.comp, e.reason, e.original_length
@@ -140,4 +139,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    mqconn.run(main)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """amqsech: answer each request on a queue with an echo reply (like IBM's AMQSECH0).
 
-    python samples/amqsech.py SERVICE.Q QM1 --conn 'localhost(1414)'
+    python samples/amqsech.py SERVICE.Q QM1                 # a queue manager started here
+    python samples/amqsech.py SERVICE.Q QM1 --conn 'localhost(1414)'   # or MQSERVER=CHANNEL/TCP/host(port)
 
 Each reply goes to the request's ReplyToQ and follows the request's Report options, as a
 server application must (see ferrymq.client.replies): CorrelId from the request's MsgId
@@ -15,7 +16,8 @@ Pythonic client, ferrymq.client.
 from __future__ import annotations
 
 import argparse
-import sys
+
+import mqconn
 
 import ferrymq.client as fc
 from ferrymq.mq import constants as C
@@ -24,13 +26,14 @@ from ferrymq.mq import constants as C
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="amqsech", description="Echo each request back to its reply queue.")
     parser.add_argument("queue", help="queue the requests arrive on")
-    parser.add_argument("qmgr", nargs="?", default="", help="queue manager name")
-    parser.add_argument("--conn", default="localhost(1414)", help="connection name (default localhost(1414))")
+    mqconn.add_connection_args(parser)
     parser.add_argument("--wait", type=float, default=15.0, help="seconds to wait for the next request (default 15)")
     args = parser.parse_args(argv)
     print("Sample AMQSECH0 start")
+    address = mqconn.client_address(args)  # the channel is ferrymq's one server-connection channel
     try:
-        with fc.connect(args.qmgr, args.conn) as qm:
+        with fc.connect(args.qmgr, address[1] if address else None, user=args.user or "",
+                        appl_name="amqsech") as qm:
             q = qm.open(args.queue, options=C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING)
             while True:
                 try:
@@ -48,11 +51,11 @@ def main(argv: list[str] | None = None) -> int:
                 qm.send_report(request, C.MQFB_PAN)
                 print(f"echoed {request.data_length} bytes to {request.reply_to_q.strip()}")
     except fc.MQError as exc:
-        print(f"ended with reason code {exc.reason} ({exc.reason_name})")
+        print(f"ended with reason code {mqconn.reason(exc.reason)}")
         return 1
     print("Sample AMQSECH0 end")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    mqconn.run(main)

@@ -10,7 +10,6 @@ ferrymq.pymqi: an example of get with MQGMO_WAIT and of reusing one MD across ge
 from __future__ import annotations
 
 import argparse
-import sys
 
 import mqconn
 
@@ -30,12 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         qmgr = mqconn.connect(args)
     except pymqi.MQMIError as e:
-        print(f"MQCONNX ended with reason code {e.reason}")
+        print(f"MQCONNX ended with reason code {mqconn.reason(e.reason)}")
         return 1
     try:
         queue = pymqi.Queue(qmgr, args.queue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_FAIL_IF_QUIESCING)
     except pymqi.MQMIError as e:
-        print(f"MQOPEN ended with reason code {e.reason}")
+        print(f"MQOPEN ended with reason code {mqconn.reason(e.reason)}")
         print("unable to open queue for input")
         qmgr.disconnect()
         return 1
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             if e.reason == CMQC.MQRC_TRUNCATED_MSG_ACCEPTED:
                 print(f"message <{e.message.decode('utf-8', 'replace')}> (truncated from {e.original_length} bytes)")
                 continue
-            print(f"MQGET ended with reason code {e.reason}")
+            print(f"MQGET ended with reason code {mqconn.reason(e.reason)}")
             status = 1
             break
         print(f"message <{data.decode('utf-8', 'replace')}>")
@@ -66,4 +65,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    mqconn.run(main)

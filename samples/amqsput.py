@@ -29,13 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         qmgr = mqconn.connect(args)
     except pymqi.MQMIError as e:
-        print(f"MQCONNX ended with reason code {e.reason}")
+        print(f"MQCONNX ended with reason code {mqconn.reason(e.reason)}")
         return 1
     print(f"target queue is {args.queue}")
     try:
         queue = pymqi.Queue(qmgr, args.queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_FAIL_IF_QUIESCING)
     except pymqi.MQMIError as e:
-        print(f"MQOPEN ended with reason code {e.reason}")
+        print(f"MQOPEN ended with reason code {mqconn.reason(e.reason)}")
         print("unable to open queue for output")
         qmgr.disconnect()
         return 1
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             queue.put(text.encode("utf-8"), md, pmo)
         except pymqi.MQMIError as e:
-            print(f"MQPUT ended with reason code {e.reason}")
+            print(f"MQPUT ended with reason code {mqconn.reason(e.reason)}")
             status = 1
             break
 
@@ -62,4 +62,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    mqconn.run(main)

@@ -33,14 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         qmgr = mqconn.connect(args)
     except pymqi.MQMIError as e:
-        print(f"MQCONNX ended with reason code {e.reason}")
+        print(f"MQCONNX ended with reason code {mqconn.reason(e.reason)}")
         return 1
     try:
         reply_od = pymqi.OD(ObjectName=args.model.encode(), DynamicQName=b"AMQSREQ.*")
         replies = pymqi.Queue(qmgr, reply_od, CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_FAIL_IF_QUIESCING)
         requests = pymqi.Queue(qmgr, args.queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_FAIL_IF_QUIESCING)
     except pymqi.MQMIError as e:
-        print(f"MQOPEN ended with reason code {e.reason}")
+        print(f"MQOPEN ended with reason code {mqconn.reason(e.reason)}")
         qmgr.disconnect()
         return 1
     reply_q = reply_od.ObjectName.rstrip(b" \0")
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("no more replies")
                 status = 1
                 break
-            print(f"MQGET ended with reason code {e.reason}")
+            print(f"MQGET ended with reason code {mqconn.reason(e.reason)}")
             status = 1
             break
         print(f"response <{data.decode('utf-8', 'replace')}>")
@@ -83,4 +83,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    mqconn.run(main)

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status = pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: args.queues.encode()})
     except pymqi.MQMIError as e:
-        print(f"INQUIRE_Q_STATUS ended with reason code {e.reason}")
+        print(f"INQUIRE_Q_STATUS ended with reason code {mqconn.reason(e.reason)}")
         return 2
     finally:
         pcf.disconnect()
@@ -48,4 +48,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    mqconn.run(main)

@@ -8,6 +8,7 @@ Layout of one queue manager's directory::
     ferrymq.pid   the server's pid while it runs
     status.json   last known state: running (pid, bound port) / quiescing / ended (how, when)
     health.json   the running server's journal health, rewritten in place (see HealthFile)
+    qmgr.sock     the local socket applications reach it by name through (0600, while it runs)
     ferrymq.log   the detached server's stdout and stderr
 
 Whether a queue manager runs is decided by the lock, not by the pid: a pid can be reused
@@ -31,6 +32,7 @@ from typing import IO, Any
 
 from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
+from ferrymq.client.local import SOCKET_NAME
 
 DEFAULT_PORT = 1414
 DEFAULT_DISK_RESERVE = 8 * 1024 * 1024  # store.file.DEFAULT_RESERVE, without importing the store here
@@ -40,12 +42,6 @@ CONFIG_VERSION = 1
 
 # IBM MQ allows A-Z a-z 0-9 . / _ % in 48 characters; "/" would make a path, so it is left out.
 _NAME = re.compile(r"^[A-Za-z0-9._%]{1,48}$")
-
-
-def home_dir(explicit: str | None = None) -> Path:
-    """``explicit``, else ``$FERRYMQ_HOME``, else ``~/.ferrymq`` (made absolute)."""
-    raw = explicit or os.environ.get("FERRYMQ_HOME") or str(Path.home() / ".ferrymq")
-    return Path(raw).expanduser().absolute()
 
 
 def check_name(name: str) -> str:
@@ -118,6 +114,11 @@ class QmgrDir:
     @property
     def health_file(self) -> Path:
         return self.path / "health.json"
+
+    @property
+    def socket_file(self) -> Path:
+        """The local (bindings) socket while the server runs (ferrymq.client.local)."""
+        return self.path / SOCKET_NAME
 
     def exists(self) -> bool:
         return self.path.is_dir()

@@ -24,8 +24,9 @@ from ferrymq import __version__
 from ferrymq.cli import control, server_options
 from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir, home_dir
+from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
+from ferrymq.client.local import home_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,7 +68,7 @@ def home_option(fn: F) -> F:
 
 
 def home_of(ctx: click.Context, given: str | None) -> Path:
-    return home_dir(given) if given else ctx.obj["home"]
+    return home_dir(given) if given else Path(ctx.obj["home"])
 
 
 def command(fn: F) -> F:

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,7 @@ from typing import Any
 from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso, port_owner
+from ferrymq.client import local
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
@@ -173,11 +175,19 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     options = {**config.server, **knobs}
     qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes, server_options.memory_limits(options))
     FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
-    server = QueueManagerServer(qm, config.host, config.port, **server_options.server_keywords(options))
+    try:
+        local_socket: socket.socket | None = local.listen(qdir.socket_file)
+    except OSError as exc:  # TCP still serves: applications then need an address
+        log.warning("event=local_socket_unavailable path=%s error=%s", qdir.socket_file, exc)
+        local_socket = None
+    server = QueueManagerServer(qm, config.host, config.port, local_socket=local_socket,
+                                **server_options.server_keywords(options))
     try:
         await server.start()
     except OSError as exc:
         await server.stop(quiesce=False)
+        with contextlib.suppress(OSError):
+            qdir.socket_file.unlink()
         journal.close()
         if exc.errno == errno.EADDRINUSE:
             home = qdir.path.parent.parent
@@ -202,6 +212,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
 
     await stopper.requested.wait()
     how = await _stop(qdir, server, stopper, running, quiesce_timeout)
+    with contextlib.suppress(OSError):
+        qdir.socket_file.unlink()
     if health is not None:
         health.close()
     try:

@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import Any
 
 from ferrymq.client import flows as F
-from ferrymq.client import mqi
+from ferrymq.client import local, mqi
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
@@ -612,12 +612,14 @@ class Queue:
             self.close()
 
 
-def connect(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "",
+def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "",
             heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
             connect_timeout: float = 10.0, reconnect: bool | float = False,
             on_reconnect: R.EventHandler | None = None) -> Client:
     """Connect to queue manager ``qmgr`` at the first answering address of ``conn_name``
-    (``"host(port)"``, comma-separated list tried in order).
+    (``"host(port)"``, comma-separated list tried in order). With no ``conn_name``, a
+    queue manager of that name started from this home is reached through its local socket
+    (``client.local``, IBM's bindings), else ``localhost(1414)``.
 
     ``reconnect=True`` (or a timeout in seconds) reconnects automatically after a lost
     connection, as MQCNO_RECONNECT does: to any address of ``conn_name``, for up to 1800 s
@@ -629,9 +631,16 @@ def connect(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: st
         MQError: the queue manager refused (e.g. MQRC_Q_MGR_NAME_ERROR 2058).
     """
     S.check_qmgr_name(qmgr)
-    addresses = parse_conn_name(conn_name)
+    bindings = conn_name is None and local.available(qmgr)
+    addresses = [] if bindings else parse_conn_name("localhost(1414)" if conn_name is None else conn_name)
 
     def dial() -> socket.socket:
+        if bindings:
+            try:
+                return local.dial(qmgr.strip(), connect_timeout)
+            except OSError as exc:
+                raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
+                                              f"queue manager {qmgr.strip()} is not running ({exc})") from None
         errors: list[str] = []
         for host, port in addresses:
             try:

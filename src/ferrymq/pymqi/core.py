@@ -3,8 +3,9 @@
 Client mode connects over TCP to a ``QueueManagerServer`` (``conn_info`` is an MQ
 connection name, ``"host(port)"``, or a comma-separated list of them). Bindings mode —
 ``connect("QM1")`` with no ``conn_info`` — connects in-process to an
-``EmbeddedQueueManager`` that the application registered with ``register_bindings``; if
-none is registered, the ``MQSERVER`` environment variable (``CHANNEL/TCP/host(port)``)
+``EmbeddedQueueManager`` that the application registered with ``register_bindings``, or
+else to a queue manager of that name started on this machine from the same home, through
+its local socket (``ferrymq.client.local``); failing both, the ``MQSERVER`` environment variable (``CHANNEL/TCP/host(port)``)
 is honoured as MQ clients do.
 
 Every MQI call goes through ``ferrymq.client.mqi`` with the application's MD/GMO/PMO/OD
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ferrymq.client import mqi
+from ferrymq.client import local, mqi
 from ferrymq.client.connname import MalformedConnName, parse_conn_name
 from ferrymq.client.sync import Client
 from ferrymq.client.sync import connect as client_connect
@@ -250,6 +251,8 @@ class QueueManager:
             emb = next(iter(_BINDINGS.values()))
         if emb is not None:
             return emb.connect(user=user, appl_name="pymqi")
+        if local.available(qmgr):  # started on this machine from this home: its local socket
+            return client_connect(qmgr, None, user=user, appl_name="pymqi")
         server = os.environ.get("MQSERVER", "")
         parts = server.split("/", 2)
         if len(parts) == 3 and parts[1].upper() == "TCP":
@@ -257,7 +260,8 @@ class QueueManager:
                     ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP)
             return QueueManager._tcp(qmgr, parts[2], user, cd)
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
-                        detail=f"no queue manager {qmgr!r} in this process (register_bindings) and no MQSERVER")
+                        detail=f"no queue manager {qmgr!r} in this process (register_bindings) or started from "
+                               f"{local.home_dir()}, and no MQSERVER")
 
     def connect_tcp_client(self, name: str | bytes, cd: CD | None, channel: str | bytes, conn_name: str | bytes,
                            user: str | bytes | None = None, password: str | bytes | None = None) -> None:

@@ -100,6 +100,9 @@ class Counters:
 class ClientHandler(asyncio.Protocol):
     """Drives one ServerConnection against the server's queue manager."""
 
+    peer_user = ""  # the OS user of a local-socket peer (server.LocalClientHandler), else none
+    last_hconn = 0  # the latest session's hconn, for the log once MQDISC has cleared hconn
+
     def __init__(self, server: QueueManagerServer) -> None:
         self.server = server
         self.qmgr = server.qmgr
@@ -202,7 +205,7 @@ class ClientHandler(asyncio.Protocol):
         self.closed = True
         self.server.handlers.discard(self)
         self._end_session()
-        log.info("event=disconnect peer=%s hconn=%d requests=%d error=%r", self.peer, self.hconn,
+        log.info("event=disconnect peer=%s hconn=%d requests=%d error=%r", self.peer, self.last_hconn,
                  self.counters.requests, exc)
 
     # -- the loop ------------------------------------------------------------------------

@@ -71,13 +71,16 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     if server.quiescing:
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing"))
         return
-    h.hconn = h.qmgr.connect(appl_name=ev.appl_name, user=ev.user, appl_type=ev.appl_type)
+    # A local-socket peer is the OS user the socket names (IBM's bindings), not the one it claims.
+    h.hconn = h.last_hconn = h.qmgr.connect(appl_name=ev.appl_name, user=h.peer_user or ev.user,
+                                            appl_type=ev.appl_type)
     h.qmgr.connections[h.hconn].conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
     h.qmgr.take_sync_lsn()
     h.heartbeat_ms = max(ev.heartbeat_ms, server.heartbeat_ms) if ev.heartbeat_ms and server.heartbeat_ms else 0
     server.limits.connected(h, h.transport.get_extra_info("socket") if h.transport is not None else None)
     max_len = min(ev.max_msg_length, server.max_msg_length)
-    log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, ev.user, version)
+    log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name,
+             h.peer_user or ev.user, version)
     h.emit(E.ConnectReply(ev.corr, version=version, max_msg_length=max_len, heartbeat_ms=h.heartbeat_ms,
                           qmgr_name=h.qmgr.name, connection_id=server.connection_id(h.hconn)))
 

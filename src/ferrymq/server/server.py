@@ -1,6 +1,7 @@
-"""QueueManagerServer: a queue manager served over TCP and over in-process sockets.
+"""QueueManagerServer: a queue manager served over TCP, a local Unix socket and in-process sockets.
 
-Owns the listening socket, the set of client handlers, the get-wait table and timers,
+Owns the listening sockets (TCP; and the Unix socket a caller bound for local bindings,
+whose peers connect as the OS user SO_PEERCRED names, as IBM's bindings do), the set of client handlers, the get-wait table and timers,
 the group committer, the housekeeping tick (expiry, heartbeats, the connections'
 deadlines of ``conn_limits``) and the lifecycle (quiesce and immediate stop). All engine calls happen on the event loop's thread.
 """
@@ -8,9 +9,12 @@ deadlines of ``conn_limits``) and the lifecycle (quiesce and immediate stop). Al
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import pwd
 import socket
+import struct
 import time
 from collections.abc import Callable
 from typing import Any
@@ -58,9 +62,11 @@ class QueueManagerServer:
         idle_timeout: float = DEFAULT_LIMITS.idle_timeout,
         frame_timeout: float = DEFAULT_LIMITS.frame_timeout,
         frame_budget: int = DEFAULT_LIMITS.frame_budget,
+        local_socket: socket.socket | None = None,
     ) -> None:
         """The connection knobs (``max_connections`` ... ``frame_budget``) are described in
-        ``server.conn_limits`` and docs/limits.md.
+        ``server.conn_limits`` and docs/limits.md. ``local_socket``: a bound, listening Unix
+        socket served beside TCP (ferrymq.client.local); the server closes it when it stops.
 
         Raises:
             ValueError: a knob out of its range.
@@ -85,6 +91,8 @@ class QueueManagerServer:
         self.quiescing = False
         self.stopped = False
         self._server: asyncio.Server | None = None
+        self._local_socket = local_socket
+        self._local: asyncio.Server | None = None
         self._tick_task: asyncio.Task[None] | None = None
         self._salt = os.urandom(8)
         self.command_server: CommandServer | None = None
@@ -107,6 +115,8 @@ class QueueManagerServer:
             self._server = await loop.create_server(lambda: ClientHandler(self), self.host, self.port,
                                                     backlog=self.backlog, reuse_address=True)
             self.port = self._server.sockets[0].getsockname()[1]
+            if self._local_socket is not None:
+                self._local = await loop.create_unix_server(lambda: LocalClientHandler(self), sock=self._local_socket)
         log.info("event=server_started qmgr=%s host=%s port=%s", self.qmgr.name, self.host, self.port if listen else "-")
 
     async def connect_local(self) -> socket.socket:
@@ -126,8 +136,9 @@ class QueueManagerServer:
         """
         if self.stopped:
             return
-        if self._server is not None:
-            self._server.close()
+        for listener in (self._server, self._local):
+            if listener is not None:
+                listener.close()
         if quiesce:
             self.quiescing = True
             self.qmgr.quiesce()
@@ -147,8 +158,9 @@ class QueueManagerServer:
         if self._tick_task is not None:
             self._tick_task.cancel()
         await self.committer.stop()
-        if self._server is not None:
-            await self._server.wait_closed()
+        for listener in (self._server, self._local):
+            if listener is not None:
+                await listener.wait_closed()
         log.info("event=server_stopped qmgr=%s", self.qmgr.name)
 
     async def serve_forever(self) -> None:
@@ -324,3 +336,26 @@ class QueueManagerServer:
         return {"connections": len(self.handlers), "waiters": len(self.waiters), "syncs": self.committer.syncs,
                 "parked": self.committer.parked, "journal": self.committer.health(),
                 "refused": self.limits.refused_total, "frame_bytes_held": self.limits.held}
+
+
+_PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+class LocalClientHandler(ClientHandler):
+    """A connection on the local Unix socket: its user is the peer process's OS user
+    (SO_PEERCRED), whatever the application claims, as in IBM's bindings mode."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        pid = uid = -1
+        with contextlib.suppress(OSError, AttributeError, struct.error):
+            pid, uid, _gid = _PEERCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                              _PEERCRED.size))
+        try:
+            self.peer_user = pwd.getpwuid(uid).pw_name if uid >= 0 else ""
+        except KeyError:  # a uid without a name (a container's): the number is the identity
+            self.peer_user = str(uid)
+        super().connection_made(transport)
+        self.peer = f"local(pid={pid},user={self.peer_user or '?'})"
+        if not self.refused:
+            log.info("event=accept_local pid=%d user=%s", pid, self.peer_user)
