@@ -1,26 +1,38 @@
 # Two entry points for a fresh clone: `make demo` and `make test` (see README).
+# Each installs only what it needs: the demo the package itself (five small libraries),
+# the tests the `dev` extra (test tools, ruff, mypy, and the spark and bench extras).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+BASE := $(VENV)/.installed-base
+DEV := $(VENV)/.installed-dev
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+$(BASE): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $(BASE)
+
+$(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(DEV) $(BASE)
 
-.PHONY: setup demo test lint unit
-setup: $(STAMP)
+.PHONY: setup demo test lint unit prereqs
+setup: $(DEV)
 
-demo: $(STAMP)
+demo: $(BASE)
 	$(BIN)/python -m ferrymq.demo
 
-lint: $(STAMP)
+prereqs:
+	@sh tools/prereqs.sh $(PY)
+
+lint: prereqs $(DEV)
 	$(BIN)/ruff check src tests bench tools examples
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: prereqs $(DEV)
 	$(BIN)/pytest -q
 
 test: lint unit

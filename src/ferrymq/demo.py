@@ -1,6 +1,6 @@
 """`make demo`: a queue manager on embedded defaults, with messages flowing through it.
 
-Starts a queue manager (file journal in a fresh directory) listening on 127.0.0.1 with a
+Starts a queue manager (file journal in a temporary directory, removed at the end) listening on 127.0.0.1 with a
 port the system picks, then uses the ferrymq client over TCP like any application would:
 a producer puts persistent and non-persistent messages of several priorities, a browser
 lists them in delivery order, a consumer backs out a unit of work (BackoutCount goes up),
@@ -49,7 +49,15 @@ def client(qm: EmbeddedQueueManager, appl: str) -> Client:
 
 
 def main(directory: str | None = None) -> None:
-    base = Path(directory or tempfile.mkdtemp(prefix="ferrymq-demo-"))
+    """The demo, its journal in ``directory`` (kept), else in a temporary one removed at the end."""
+    if directory is not None:
+        show(Path(directory))
+        return
+    with tempfile.TemporaryDirectory(prefix="ferrymq-demo-") as tmp:
+        show(Path(tmp))
+
+
+def show(base: Path) -> None:
     console.rule(f"[bold]ferrymq demo: queue manager {QMGR}")
     qm, journal = start(base)
     console.print(f"data directory {base}; listening on 127.0.0.1({qm.port})")

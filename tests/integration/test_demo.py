@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,27 @@ def test_demo_shows_messages_flowing_and_surviving_restart(tmp_path: Path) -> No
     assert "order-2 (urgent)" in after and "order-4" in after and "order-1" in after
     assert "order-3" not in after and "order-5" not in after  # non-persistent: gone after restart
     assert "demo complete" in out
+
+
+def test_demo_leaves_no_folder_behind(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "ferrymq.demo"], capture_output=True, text=True, timeout=120,
+                   env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path),
+                        "PYTHONPATH": os.environ.get("PYTHONPATH", "")}, check=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_demo_installs_only_the_package_and_make_test_checks_prerequisites(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    demo = subprocess.run(["make", "-n", "-C", str(root), "demo", "VENV=" + str(tmp_path / "venv")], capture_output=True,
+                          text=True, timeout=60, check=True).stdout
+    assert "pip install --quiet -e .\n" in demo and "[dev]" not in demo
+    test = subprocess.run(["make", "-n", "-C", str(root), "test", "VENV=" + str(tmp_path / "venv")], capture_output=True,
+                          text=True, timeout=60, check=True).stdout
+    assert test.index("tools/prereqs.sh") < test.index("pip install --quiet -e '.[dev]'") < test.index("bin/pytest -q")
+    missing = subprocess.run(["sh", str(root / "tools" / "prereqs.sh")], capture_output=True, text=True, timeout=60,
+                             env={"PATH": "/usr/bin:/bin", "JAVA_HOME": str(tmp_path / "no-java")}, check=False)
+    assert missing.returncode == 1
+    assert "needs Java 17 or newer for the Spark tests" in missing.stderr and "JAVA_HOME" in missing.stderr
 
 
 def test_top_level_connect_reaches_a_server(tmp_path: Path) -> None:
