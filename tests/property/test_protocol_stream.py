@@ -262,6 +262,26 @@ def client_outcome(fast: bool, requests: int, stream: bytes, cuts: list[int]) ->
     return got, ""
 
 
+def test_a_batch_reply_with_bytes_after_its_body_ends_the_stream_as_the_decoder_says() -> None:
+    """A GetBatchReply whose packet runs on past its last item is refused by the in-place
+    decoder with the general decoder's error, not delivered with its tail ignored."""
+    c, s = ClientConnection(), ServerConnection(max_msg_length=1 << 20)
+    s.receive_data(c.send(E.Connect(1, max_msg_length=1 << 20)))
+    s.next_event()
+    c.receive_data(s.send(E.ConnectReply(1, max_msg_length=1 << 20)))
+    c.next_event()
+    s.receive_data(c.send(E.GetBatch(2, 1)))
+    s.next_event()
+    frame = bytearray(s.send(E.GetBatchReply(2, [(pack_md(MQMD()), b"body", 4, bytes(16), None)])))
+    size = int.from_bytes(frame[4:8], "big")
+    assert size == len(frame)
+    frame[4:8] = (size + 25).to_bytes(4, "big")
+    frame += bytes(25)
+    fast = client_outcome(True, 1, bytes(frame), [])
+    assert fast == client_outcome(False, 1, bytes(frame), [])
+    assert fast[0] == [] and "25 bytes after the end of the body" in fast[1]
+
+
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(batch_replies(), st.data())
 def test_batch_replies_decoded_in_place_are_the_frames_the_decoders_give(replies: tuple[int, bytes],

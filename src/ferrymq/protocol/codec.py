@@ -718,10 +718,13 @@ def _in_place(ptype: int) -> FastDecoder:
         # Every slice the decoder takes of the view is gone by the time it returns (it keeps
         # bytes only), so the views are released before the reader compacts its buffer.
         with memoryview(buf) as whole, whole[start:end] as view:
+            r = Reader(view, NAMES.get(ptype, str(ptype)))
             try:
-                return decode(Reader(view, NAMES.get(ptype, str(ptype))), corr, flags, None)
+                ev = decode(r, corr, flags, None)
             except DecodeError:
                 return None
+            # Bytes after the body's last field: the general decoder names them.
+            return ev if r.pos == r.end else None
 
     return run
 
