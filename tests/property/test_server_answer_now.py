@@ -1,5 +1,5 @@
-"""A waiting get handed a message is answered at once (QueueManagerServer._answer_now), from
-the message's fields, instead of through a Delivery, a GetReply event and ``send``:
+"""A waiting get handed a message by a put is answered at once (QueueManagerServer.answer_first,
+from PutResult.delivered) instead of through the Delivery's usual way, a GetReply event and ``send``:
 differentially, two servers take the same client streams (puts and gets of every kind, waits
 answered and not, units of work, read-ahead, handles and connections closed, damaged frames),
 one with the direct answer and one without. Every byte each client is sent, and the state
@@ -132,8 +132,8 @@ async def _serve(plan: list[tuple[int, Any, bool, tuple[int, int] | None]], dire
     qm.objects.define("QLOCAL", "R", {})  # where reports go
     server = QueueManagerServer(qm, "127.0.0.1", 0)
     await server.start(listen=False)
-    if not direct:
-        qm.answer_now = None
+    if not direct:  # every answer takes the Delivery's way
+        server.answer_first = lambda d: False  # type: ignore[method-assign]
     handlers, transports = [], []
     packer = ClientConnection()
     for _ in range(CONNECTIONS):  # connected, and the queue opened
@@ -167,17 +167,17 @@ def test_the_answer_is_written_at_once_and_makes_no_delivery() -> None:
     plan = [(0, E.Get(0, 0, MQMD(version=2), C.MQGMO_WAIT, -1, C.MQMO_NONE), False, None),
             (1, E.Put(0, 0, MQMD(version=2), b"hello", C.MQPMO_NO_SYNCPOINT, 0, None, False), False, None)]
     calls: list[bool] = []
-    original = QueueManagerServer._answer_now
+    original = QueueManagerServer.answer_first
 
     def spy(self: QueueManagerServer, *args: Any) -> bool:
         answered = original(self, *args)
         calls.append(answered)
         return answered
 
-    QueueManagerServer._answer_now = spy  # type: ignore[method-assign]
+    QueueManagerServer.answer_first = spy  # type: ignore[method-assign]
     try:
         written, _ = asyncio.run(_serve(plan, True))
     finally:
-        QueueManagerServer._answer_now = original  # type: ignore[method-assign]
+        QueueManagerServer.answer_first = original  # type: ignore[method-assign]
     assert calls == [True]
     assert b"hello" in written[0]  # type: ignore[index]

@@ -408,7 +408,7 @@ def _reason(call: object) -> int:
 
 
 def test_checks_passed_once_are_made_again_after_any_change(env: Env) -> None:
-    """A handle remembers the options whose checks it passed (messaging.get); a change of the
+    """A handle remembers the options whose checks it passed (engine.getting); a change of the
     queue's or the alias's attributes, quiescing, or other options or arguments are checked."""
     env.define("Q1")
     env.qm.objects.define("QALIAS", "A1", {"TARGET": "Q1"})

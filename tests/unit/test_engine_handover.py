@@ -5,8 +5,9 @@ from __future__ import annotations
 from engine_helpers import Env
 
 from ferrymq.engine.api import GetOptions, GetResult, PutOptions, Waiting
-from ferrymq.engine.handover import hand_over
 from ferrymq.engine.message import Message
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.session import Handle
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -116,20 +117,25 @@ def test_what_must_stay_on_the_queue_stays() -> None:
     assert env.depth("Q1") == 1
 
 
+def _hand_over(env: Env, q: QueueObject, msg: Message, via: Handle) -> bool:
+    given, _ = env.qm.handover.hand_over(q, msg, via, env.clock.now())
+    return given
+
+
 def test_only_the_plain_case_is_handed_over() -> None:
     env, q1, _ = _setup()
     q, via = env.qm.objects.require("Q1"), env.qm.handles[q1]
     msg_of = lambda **kw: Message("Q1", env.qm.next_sequence(q), MQMD(**{"persistence": 0, **kw}), b"x",  # noqa: E731
                                   env.clock.now(), False)
-    assert not hand_over(env.qm, q, msg_of(), via, env.clock.now())  # nobody waits
+    assert not _hand_over(env, q, msg_of(), via)  # nobody waits
     wid = _wait(env, q1, match=C.MQMO_NONE)
-    assert not hand_over(env.qm, q, msg_of(persistence=1), via, env.clock.now())
-    assert not hand_over(env.qm, q, msg_of(expiry=100), via, env.clock.now())
-    assert hand_over(env.qm, q, msg_of(), via, env.clock.now())
+    assert not _hand_over(env, q, msg_of(persistence=1), via)
+    assert not _hand_over(env, q, msg_of(expiry=100), via)
+    assert _hand_over(env, q, msg_of(), via)
     assert [d.waiter_id for d in env.qm.take_deliveries()] == [wid]
     env.put(q1, b"older", persistence=0, correl_id=CORREL)  # nobody waits: queued
     _wait(env, q1, correl_id=b"X" * 24)
-    assert not hand_over(env.qm, q, msg_of(correl_id=b"X" * 24), via, env.clock.now())  # the queue is not empty
+    assert not _hand_over(env, q, msg_of(correl_id=b"X" * 24), via)  # the queue is not empty
 
 
 def test_a_persistent_message_to_a_waiting_getter_is_still_journaled_and_removed() -> None:

@@ -7,7 +7,6 @@ import pytest
 from engine_helpers import Env, reason_of
 
 from ferrymq.engine import sequence_access as S
-from ferrymq.engine import xa
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -116,15 +115,15 @@ def test_prepare_then_other_connection_commits(env: Env) -> None:
     env.define("Q1")
     h = env.open("Q1")
     env.put(h, b"staged", persistence=P, pmo=C.MQPMO_SYNCPOINT)
-    assert xa.prepare(env.qm, env.hconn, b"q1-b7-p0") == 1
+    assert env.qm.prepare(env.hconn, b"q1-b7-p0") == 1
     env.qm.disconnect(env.hconn)  # the executor goes away; the unit stays in doubt
     coord = env.qm.connect()
     assert list(env.qm.in_doubt) == [b"q1-b7-p0"]
     with pytest.raises(MQError) as e:
-        xa.prepare(env.qm, coord, b"q1-b7-p0")
+        env.qm.prepare(coord, b"q1-b7-p0")
     assert reason_of(e) == (C.MQCC_FAILED, C.MQRC_UOW_NOT_AVAILABLE)
-    assert xa.resolve(env.qm, coord, b"q1-b7-p0", commit=True)
-    assert not xa.resolve(env.qm, coord, b"q1-b7-p0", commit=True)  # asked again: harmless
+    assert env.qm.resolve(coord, b"q1-b7-p0", commit=True)
+    assert not env.qm.resolve(coord, b"q1-b7-p0", commit=True)  # asked again: harmless
     assert env.depth("Q1") == 1
     env.hconn = coord
     assert env.get(env.open("Q1")).data == b"staged"
@@ -137,15 +136,15 @@ def test_prepared_units_survive_a_crash_then_resolve(env: Env) -> None:
     hin, hout = env.open("QIN"), env.open("QOUT")
     got = env.get(hin, C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT)
     env.put(hout, b"out-" + got.data, persistence=P, pmo=C.MQPMO_SYNCPOINT)
-    xa.prepare(env.qm, env.hconn, b"X1")
+    env.qm.prepare(env.hconn, b"X1")
     env.put(hout, b"other", persistence=P, pmo=C.MQPMO_SYNCPOINT)
-    xa.prepare(env.qm, env.hconn, b"X2")
+    env.qm.prepare(env.hconn, b"X2")
     restart(env)
     assert sorted(env.qm.in_doubt) == [b"X1", b"X2"]
     assert (env.depth("QIN"), env.depth("QOUT")) == (2, 2)  # in-doubt work still counts
     assert S.queue_range(env.qm, "QOUT").last_seq == 0  # invisible, and it holds back the mark
-    assert xa.resolve(env.qm, env.hconn, b"X1", commit=True)
-    assert xa.resolve(env.qm, env.hconn, b"X2", commit=False)
+    assert env.qm.resolve(env.hconn, b"X1", commit=True)
+    assert env.qm.resolve(env.hconn, b"X2", commit=False)
     restart(env)
     assert env.qm.in_doubt == {}
     assert (env.depth("QIN"), env.depth("QOUT")) == (1, 1)

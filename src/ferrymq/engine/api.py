@@ -8,6 +8,7 @@ in-process connection) build them from frames and return the results.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -97,6 +98,30 @@ class OpenResult:
     resolved_q_mgr_name: str
 
 
+@dataclass(slots=True)  # made per put: a plain __init__ is 4x cheaper than frozen
+class PutRequest:
+    """What the engine's one put entry (QueueManager.put_request) takes: an MQPUT, an MQPUT1
+    (``od`` given: the object opened for this put alone) or a run of asynchronous MQPUTs on
+    one handle (``datas`` given: one message each, whose descriptors are ``md`` but for
+    MsgId and CorrelId, ``msg_ids``/``correl_ids``: None repeats md's).
+
+    ``md`` is the descriptor, or the bytes of a plain one (StrucId and Version checked, all
+    its bytes there) still to decode; ``properties`` are the message handle's (a
+    PropertySet keeps its types; a plain mapping's are inferred)."""
+
+    hconn: int
+    hobj: int
+    md: MQMD | bytes
+    options: int = C.MQPMO_NONE
+    context: int = 0
+    data: bytes = b""
+    properties: Mapping[str, object] | None = None
+    od: ObjectDescriptor | None = None
+    datas: Sequence[bytes] | None = None
+    msg_ids: Sequence[bytes] | None = None
+    correl_ids: Sequence[bytes] | None = None
+
+
 @dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen
 class PutResult:
     md: MQMD  # the descriptor as stored: MsgId, CorrelId, PutDate/PutTime, context filled
@@ -105,6 +130,12 @@ class PutResult:
     comp: int = C.MQCC_OK  # MQCC_WARNING with e.g. MQRC_PRIORITY_EXCEEDS_MAXIMUM
     reason: int = C.MQRC_NONE
     sequence: int = 0
+    # The answer this put made for a waiting get that the driver may write before anything
+    # else, its own reply included (engine.handover); it is among the deliveries too.
+    delivered: Delivery | None = None
+    # A run of puts (PutRequest.datas): each message's outcome, None or the MQError
+    # (a failure, or a warning) that MQPUT would have returned for it.
+    outcomes: list[MQError | None] | None = None
 
 
 @dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen

@@ -19,26 +19,27 @@ Anything else returns False and the caller places the message the ordinary way. 
 gets exactly what ``attempt`` would give: the same ``take`` (unit of work, COD, saved
 context), the same result, the same Delivery; COA follows, as after ``wake``.
 
-A put that its handle's plan covers (engine.putplan) asks ``taker`` before it makes a
+A put that its handle's memo covers (engine.putplan) asks ``taker`` before it makes a
 Message at all, and ``give`` makes one only for what needs it (take, a COA): the message a
 plain hand-over moves is never held anywhere.
+
+The engine never calls up into its driver: ``give`` returns the answer it made when the
+driver may write it before anything else (it needs no disk write and no earlier answer is
+pending), and the put returns it (PutResult.delivered) for the driver to write first.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from ferrymq.engine.api import Delivery, GetResult
 from ferrymq.engine.message import Message, token_of
 from ferrymq.engine.objects import QueueObject
-from ferrymq.engine.session import Connection, Handle
+from ferrymq.engine.session import Connection, Handle, UnitOfWork, Waiter
+from ferrymq.engine.waits import Waits
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID
-
-if TYPE_CHECKING:
-    from ferrymq.engine.messaging import Messaging
-    from ferrymq.engine.state import Waiter
 
 # Get options under which a wait's attempt may do more than take the first match.
 _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR
@@ -53,113 +54,110 @@ _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
 _SAVE_ALL_CONTEXT, _COD, _COA = C.MQOO_SAVE_ALL_CONTEXT, C.MQRO_COD, C.MQRO_COA
 
 
-def hand_over(qm: Messaging, q: QueueObject, msg: Message, via: Handle, now: float) -> bool:
-    """Give ``msg``, just put through ``via`` outside syncpoint to ``q`` at ``now``, to the
-    first waiting get that would take it, when that is provably what placing it would do;
-    True if it was given (the caller then neither inserts it nor wakes the queue)."""
-    if msg.expires_at is not None or msg.persistence == _PERSISTENT or msg.properties or msg.v6:
-        return False
-    taken = taker(qm, q, msg.msg_id, msg.correl_id, msg.data_length)
-    if taken is None:
-        return False
-    md = msg.md
-    raw = md.pack()
-    give(qm, q, taken, md, raw, msg.data, msg.seq, now, msg)
-    return True
-
-
-Taker = tuple[int, "Waiter", Connection, Handle]
+Taker = tuple[int, Waiter, Connection, Handle]
 """The wait that takes a message handed over: its id, the wait, its connection and handle."""
 
+Take = Callable[[Connection, Handle, QueueObject, Message, int, bool, bool], None]
+"""The get path's destructive take (engine.getting): connection, handle, queue, message,
+get options, whether it holds the first key, whether it is queued."""
 
-def taker(qm: Messaging, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int) -> Taker | None:
-    """The wait that a message just put to ``q`` (non-persistent, without expiry or
-    properties; these identifiers, ``size`` bytes of data) would go to, when a hand-over is
-    provably what placing it would do (see the module docstring); None otherwise."""
-    messages = q.messages
-    if messages.by_seq or messages.watchers:
+
+class HandOver:
+    """Puts to waiting gets, for one queue manager (see the module docstring)."""
+
+    def __init__(self, waits: Waits, take: Take, confirm: Callable[[Message, UnitOfWork | None], None]) -> None:
+        self.waiters, self.queue_waiters = waits.waiters, waits.queue_waiters
+        self.connections, self.deliveries = waits.connections, waits.deliveries
+        self.end_wait = waits.end_wait
+        self.staging = waits.staging
+        self.take, self.confirm = take, confirm
+
+    def hand_over(self, q: QueueObject, msg: Message, via: Handle, now: float) -> tuple[bool, Delivery | None]:
+        """Give ``msg``, just put through ``via`` outside syncpoint to ``q`` at ``now``, to the
+        first waiting get that would take it, when that is provably what placing it would do.
+        Returns whether it was given (the caller then neither inserts it nor wakes the queue)
+        and ``give``'s answer for the driver to write first."""
+        if msg.expires_at is not None or msg.persistence == _PERSISTENT or msg.properties or msg.v6:
+            return False, None
+        taken = self.taker(q, msg.msg_id, msg.correl_id, msg.data_length)
+        if taken is None:
+            return False, None
+        md = msg.md
+        return True, self.give(q, taken, md, md.pack(), msg.data, msg.seq, now, msg)
+
+    def taker(self, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int) -> Taker | None:
+        """The wait that a message just put to ``q`` (non-persistent, without expiry or
+        properties; these identifiers, ``size`` bytes of data) would go to, when a hand-over is
+        provably what placing it would do (see the module docstring); None otherwise."""
+        messages = q.messages
+        if messages.by_seq or messages.watchers:
+            return None
+        ids = self.queue_waiters.get(q.name)
+        # GET(DISABLED): wake would answer the waits with MQRC_GET_INHIBITED.
+        if not ids or q.attrs["GET"] == _GET_INHIBITED:
+            return None
+        waiters, connections = self.waiters, self.connections
+        for wid in ids:
+            w = waiters.get(wid)
+            if w is None:
+                return None
+            conn = connections.get(w.hconn)
+            h = conn.handles.get(w.hobj) if conn is not None else None
+            if conn is None or h is None or h.selection is not None:
+                return None
+            gmo = w.gmo
+            mo = gmo.match_options
+            if gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
+                return None
+            alias = h.alias
+            if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
+                return None
+            if mo & _MATCH_IDS:
+                wmd = w.md
+                if ((mo & _MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg_id)
+                        or (mo & _MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != correl_id)):
+                    continue  # its search would find nothing: wake goes on to the next wait
+            if size > w.buffer_length:
+                return None  # truncation: the message stays on the queue, under the getter's cursor
+            return wid, w, conn, h
         return None
-    ids = qm.queue_waiters.get(q.name)
-    # GET(DISABLED): wake would answer the waits with MQRC_GET_INHIBITED.
-    if not ids or q.attrs["GET"] == _GET_INHIBITED:
-        return None
-    waiters, connections = qm.waiters, qm.connections
-    for wid in ids:
-        w = waiters.get(wid)
-        if w is None:
-            return None
-        conn = connections.get(w.hconn)
-        h = conn.handles.get(w.hobj) if conn is not None else None
-        if conn is None or h is None or h.selection is not None:
-            return None
-        gmo = w.gmo
-        mo = gmo.match_options
-        if gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
-            return None
-        alias = h.alias
-        if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
-            return None
-        if mo & _MATCH_IDS:
-            wmd = w.md
-            if ((mo & _MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg_id)
-                    or (mo & _MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != correl_id)):
-                continue  # its search would find nothing: wake goes on to the next wait
-        if size > w.buffer_length:
-            return None  # truncation: the message stays on the queue, under the getter's cursor
-        return wid, w, conn, h
-    return None
 
+    def give(self, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data: bytes, seq: int, now: float,
+             msg: Message | None, fifo: bool = False) -> Delivery | None:
+        """What wake and attempt do for the wait ``taker`` found, for the message of sequence
+        number ``seq`` with this descriptor (``raw``: packed) and data. ``msg``: the message, or
+        None when the putter made none (it is made here if take or a report needs it, as
+        placing it would have made it; ``fifo``: the queue's order).
 
-def answer_first(qm: Messaging, q: QueueObject, taken: Taker, report: int, raw: bytes, data: bytes, seq: int) -> bool:
-    """The driver's answer (``qm.answer_now``) to the wait ``taker`` found, for the message
-    ``give`` is about to hand it (this Report field, descriptor packed, data and sequence
-    number), made before anything else of the hand-over when ``give`` would make it with
-    nothing before it: no take to do (whose reports and disk writes come first) and no
-    earlier answer pending. True if answered: ``give`` is then told so."""
-    wid, w, _conn, h = taken
-    if w.gmo.options & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD or qm.deliveries:
-        return False
-    answer = qm.answer_now
-    return answer is not None and answer(wid, raw, data, token_of(seq), q.name)
-
-
-def give(qm: Messaging, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data: bytes, seq: int, now: float,
-         msg: Message | None, fifo: bool = False, answered: bool = False) -> None:
-    """What wake and attempt do for the wait ``taker`` found, for the message of sequence
-    number ``seq`` with this descriptor (``raw``: packed) and data. ``msg``: the message, or
-    None when the putter made none (it is made here if take or a report needs it, as
-    placing it would have made it; ``fifo``: the queue's order). ``answered``: the driver
-    has answered the wait already (``answer_first``)."""
-    wid, w, conn, h = taken
-    opts = w.gmo.options
-    lsn = 0
-    report = md.report
-    # take: only what applies to a message never queued, locked or journaled.
-    if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
-        assert not answered
-        if msg is None:
-            msg = Message(q.name, seq, md, data, now, fifo)
-        outer, qm._sync_lsn = qm._sync_lsn, 0
-        qm.take(conn, h, q, msg, opts, queued=False)
-        lsn, qm._sync_lsn = qm._sync_lsn, max(outer, qm._sync_lsn)
-    # The driver may answer at once what needs no disk write and comes after no earlier
-    # answer (deliveries are answered in order); the answer is the same either way (the
-    # properties of a message handed over are none). It is made first: the driver's answer
-    # reads nothing of the engine, and the rest of the hand-over is then off the waiting
-    # getter's path.
-    if not answered:
-        answer = qm.answer_now
-        answered = answer is not None and not lsn and not qm.deliveries and answer(wid, raw, data, token_of(seq), q.name)
-    q.last_get = now
-    qm.end_wait(wid)
-    if not answered:
-        found = GetResult(md, data, len(data), token_of(seq), q.name, C.MQCC_OK, C.MQRC_NONE, seq,
+        Returns the answer when the driver may write it before anything else: it needs no
+        disk write and comes after no earlier answer (deliveries are answered in order). It
+        is among ``deliveries`` too, for a driver that does not."""
+        wid, w, conn, h = taken
+        opts = w.gmo.options
+        lsn = 0
+        report = md.report
+        # take: only what applies to a message never queued, locked or journaled.
+        if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
+            if msg is None:
+                msg = Message(q.name, seq, md, data, now, fifo)
+            staging = self.staging
+            outer = staging.apart()
+            self.take(conn, h, q, msg, opts, False, False)
+            lsn = staging.rejoin(outer)
+        q.last_get = now
+        self.end_wait(wid)
+        deliveries = self.deliveries
+        first = not lsn and not deliveries
+        token = token_of(seq)
+        found = GetResult(md, data, len(data), token, q.name, C.MQCC_OK, C.MQRC_NONE, seq,
                           q.name, PropertySet() if w.gmo.msg_handle else None, raw)
-        qm.deliveries.append(Delivery(wid, found, None, lsn))
-    if report & _COA:
-        if msg is None:
-            msg = Message(q.name, seq, md, data, now, fifo)
-        qm.report_arrival(msg)
+        delivery = Delivery(wid, found, None, lsn)
+        deliveries.append(delivery)
+        if report & _COA:
+            if msg is None:
+                msg = Message(q.name, seq, md, data, now, fifo)
+            self.confirm(msg, None)
+        return delivery if first else None
 
 
 def _matches_rarely(mo: int, group_id: bytes, token: bytes) -> bool:

@@ -1,4 +1,5 @@
-"""What MQPUT works out once for a handle, its put options and a descriptor, kept for the next put.
+"""The put entry's memo: what MQPUT works out once for a handle, its put options and a
+descriptor, kept for the next put (engine.putting asks it before its checks).
 
 An application puts through one handle with the same options and a descriptor that differs
 from one message to the next only in MsgId and CorrelId (PutDate and PutTime are the queue
@@ -19,20 +20,13 @@ context, and there are no message properties, no MQRFH2 and no PROPCTL(V6COMPAT)
 
 from __future__ import annotations
 
+from collections.abc import Sized
+
 from ferrymq.engine.objects import QueueObject
-from ferrymq.engine.session import Connection
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
 from ferrymq.wire.mqmd import MQMD
-
-NO_ACCOUNTING = bytes(32)
-
-
-def own_context(conn: Connection, date: str, tod: str) -> tuple[str, bytes, str, int, str, str, str, str]:
-    """The identity and origin context the queue manager sets for a put by ``conn``
-    (UserIdentifier to ApplOriginData, in MQMD order)."""
-    return (conn.user[:12], NO_ACCOUNTING, "", conn.appl_type, conn.appl_name[-28:], date, tod, "")
 
 
 class PutLimits:
@@ -54,8 +48,9 @@ class PutLimits:
         self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
         self.max_depth, self.max_uow, self.store, self.np_limit = max_depth, max_uow, store, np_limit
 
-    def refusal(self, size: int, conn: Connection, in_uow: bool) -> MQError | None:
-        """The first rule a put of ``size`` bytes breaks now; None when it may go ahead."""
+    def refusal(self, size: int, uow: Sized | None) -> MQError | None:
+        """The first rule a put of ``size`` bytes breaks now; None when it may go ahead.
+        ``uow``: the unit of work the put joins (None: outside syncpoint, or none yet)."""
         if size > self.qmgr_max:
             return failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
                           f"message of {size} bytes exceeds queue manager MAXMSGL({self.qmgr_max})")
@@ -73,7 +68,7 @@ class PutLimits:
             return failed(C.MQRC_Q_SPACE_NOT_AVAILABLE,
                           f"non-persistent messages on this queue manager hold {messages.meter.transient} bytes; "
                           f"{size} more exceed its non-persistent memory limit ({self.np_limit} bytes)")
-        if in_uow and conn.uow is not None and len(conn.uow) >= self.max_uow:
+        if uow is not None and len(uow) >= self.max_uow:
             return failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work holds MAXUMSGS({self.max_uow}) messages")
         return None
 

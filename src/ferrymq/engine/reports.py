@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
@@ -87,8 +88,17 @@ def report_descriptor(original: MQMD, feedback: int, new_msg_id: bytes, remainin
     )
 
 
-class Reports(EngineState):
-    """Generating and delivering reports; mixed into the queue manager."""
+class Reports:
+    """Generating reports and delivering what the queue manager generates."""
+
+    def __init__(self, state: EngineState, arrivals: Arrivals) -> None:
+        self.state = state
+        self.name = state.name
+        self.clock = state.clock
+        self.objects = state.objects
+        self.place_message = arrivals.place
+        self.next_sequence = state.staging.next_sequence
+        arrivals.confirm_with(self.report_arrival)
 
     def report_arrival(self, msg: Message, uow: UnitOfWork | None = None) -> None:
         """COA for a message just placed on its queue (called after the commit for puts in
@@ -113,16 +123,13 @@ class Reports(EngineState):
         if msg.md.report & C.MQRO_EXCEPTION:
             self._send_report(msg, feedback, data_amount(msg.md.report, _EXCEPTION), None)
 
-    def wake(self, q: QueueObject) -> None:  # pragma: no cover - Messaging's
-        raise NotImplementedError
-
     # -- building and delivering ---------------------------------------------------------
 
     def _send_report(self, msg: Message, feedback: int, amount: int | None, uow: UnitOfWork | None) -> None:
         original = msg.md
         now = self.clock.now()
-        date, tod = self.stamp_put(now)
-        md = report_descriptor(original, feedback, self.new_id(), msg.remaining_expiry(now), self.name, date, tod)
+        date, tod = self.state.stamp_put(now)
+        md = report_descriptor(original, feedback, self.state.new_id(), msg.remaining_expiry(now), self.name, date, tod)
         data = b""
         if amount is None or amount > 0:
             try:
@@ -139,9 +146,10 @@ class Reports(EngineState):
             if md.report & C.MQRO_DISCARD_MSG:
                 log.info("event=report_discarded queue=%s qmgr=%s reason=%d", queue, qmgr, reason)
                 return
-            date, tod = self.stamp_put(self.clock.now())
-            md, data = dead_letter(self.name, self.qmgr_attr("CCSID"), md, data, reason, queue, date, tod)
-            dlq = self.dead_letter_queue()
+            state = self.state
+            date, tod = state.stamp_put(self.clock.now())
+            md, data = dead_letter(self.name, state.qmgr_attr("CCSID"), md, data, reason, queue, date, tod)
+            dlq = state.dead_letter_queue()
             if dlq is None or not self._fits(dlq, md, data):
                 log.warning("event=report_undeliverable queue=%s qmgr=%s reason=%d feedback=%d msg_id=%s", queue, qmgr,
                             reason, md.feedback, md.msg_id.hex())
@@ -149,26 +157,6 @@ class Reports(EngineState):
             target = dlq
         self.place_message(target, Message(target.name, self.next_sequence(target), md, data, self.clock.now(),
                                            target.fifo), uow)
-
-    def place_message(self, q: QueueObject, msg: Message, uow: UnitOfWork | None) -> None:
-        """Put a message on its queue: held by ``uow`` until it commits, or visible now (with
-        its confirmation of arrival, if it asked for one)."""
-        if uow is not None:
-            if msg.persistent:
-                self.journal_message(msg, uow.txid)
-                uow.journaled = True
-            uow.puts.append((q, msg))
-            q.messages.uncommitted += 1
-            return
-        if msg.persistent:
-            self.journal_message(msg)
-            self.need_sync()
-        q.messages.insert(msg)
-        if msg.persistent:
-            self.pager.settle()
-        self.wake(q)
-        if msg.report & C.MQRO_COA:
-            self.report_arrival(msg)
 
     def _route(self, queue: str, qmgr: str, md: MQMD, data: bytes) -> tuple[QueueObject | None, int]:
         """The local queue a generated message goes to, or None and the reason it cannot."""

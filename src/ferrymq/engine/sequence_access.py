@@ -19,16 +19,15 @@ import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from ferrymq.engine.api import Clock
 from ferrymq.engine.message import Message
+from ferrymq.engine.objects import ObjectRegistry, QueueObject
+from ferrymq.engine.session import Connection, Handle, ReaderPosition, UnitOfWork
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
-
-if TYPE_CHECKING:
-    from ferrymq.engine.objects import QueueObject
-    from ferrymq.engine.state import EngineState
-    from ferrymq.store.journal import Record
+from ferrymq.store.journal import Journal, Record
 
 log = logging.getLogger("ferrymq.engine")
 
@@ -49,17 +48,23 @@ class QueueRange:
     depth: int
 
 
-@dataclass(slots=True)
-class ReaderPosition:
-    """How far one named reader has removed on one queue, and the journal record holding it."""
+class Engine(Protocol):
+    """What sequence access needs of a queue manager (engine.qmgr.QueueManager has it)."""
 
-    queue: str
-    reader: str
-    acked: int
-    record_id: int = 0
+    objects: ObjectRegistry
+    connections: dict[int, Connection]
+    handles: dict[int, Handle]
+    in_doubt: dict[bytes, UnitOfWork]
+    readers: dict[tuple[str, str], ReaderPosition]
+    clock: Clock
+    journal: Journal
+
+    def new_record_id(self) -> int: ...
+
+    def need_sync(self) -> None: ...
 
 
-def local_queue(qm: EngineState, name: str) -> QueueObject:
+def local_queue(qm: Engine, name: str) -> QueueObject:
     """The local queue ``name`` (an alias resolves to its target).
 
     Raises:
@@ -77,7 +82,7 @@ def local_queue(qm: EngineState, name: str) -> QueueObject:
     return q
 
 
-def in_flight_low(qm: EngineState, q: QueueObject) -> int | None:
+def in_flight_low(qm: Engine, q: QueueObject) -> int | None:
     """The lowest sequence of a put to ``q`` not yet committed (open or prepared units)."""
     low: int | None = None
     uows = [c.uow for c in qm.connections.values() if c.uow is not None] + list(qm.in_doubt.values())
@@ -88,13 +93,13 @@ def in_flight_low(qm: EngineState, q: QueueObject) -> int | None:
     return low
 
 
-def _stable_last(qm: EngineState, q: QueueObject) -> int:
+def _stable_last(qm: Engine, q: QueueObject) -> int:
     last = q.next_seq - 1
     low = in_flight_low(qm, q)
     return last if low is None else min(last, low - 1)
 
 
-def queue_range(qm: EngineState, name: str) -> QueueRange:
+def queue_range(qm: Engine, name: str) -> QueueRange:
     """The queue's stable sequence range and depth (see the module docstring)."""
     q = local_queue(qm, name)
     last = _stable_last(qm, q)
@@ -119,7 +124,7 @@ def _in_range(q: QueueObject, from_seq: int, to_seq: int) -> Iterator[Message]:
     return (by_seq[s] for s in sorted(s for s in by_seq if from_seq <= s < to_seq))
 
 
-def browse_range(qm: EngineState, name: str, from_seq: int, to_seq: int, max_msgs: int = 0,
+def browse_range(qm: Engine, name: str, from_seq: int, to_seq: int, max_msgs: int = 0,
                  max_bytes: int = 0, overhead: int = 0) -> list[Message]:
     """Committed messages with ``from_seq <= seq < to_seq`` in sequence order, left in place.
 
@@ -145,7 +150,7 @@ def browse_range(qm: EngineState, name: str, from_seq: int, to_seq: int, max_msg
     return out
 
 
-def remove_upto(qm: EngineState, name: str, upto_seq: int, reader: str) -> int:
+def remove_upto(qm: Engine, name: str, upto_seq: int, reader: str) -> int:
     """Remove every committed message with ``seq <= upto_seq``; record ``reader``'s position.
 
     Idempotent: removing again, or up to a lower sequence, removes nothing more and never
@@ -174,7 +179,7 @@ def remove_upto(qm: EngineState, name: str, upto_seq: int, reader: str) -> int:
     return removed
 
 
-def _remove_through(qm: EngineState, q: QueueObject, upto: int) -> int:
+def _remove_through(qm: Engine, q: QueueObject, upto: int) -> int:
     """Remove every committed message with ``seq <= upto`` (one slice of the queue's order
     per priority, then each message's journal record and browse lock)."""
     gone = q.messages.remove_through(upto)
@@ -196,7 +201,7 @@ def _remove_through(qm: EngineState, q: QueueObject, upto: int) -> int:
     return len(gone)
 
 
-def reader_positions(qm: EngineState, name: str) -> list[tuple[str, int, int]]:
+def reader_positions(qm: Engine, name: str) -> list[tuple[str, int, int]]:
     """``(reader, acknowledged seq, lag)`` for every reader of the queue.
 
     Lag counts the messages (committed or in flight) beyond the reader's position; a
@@ -211,7 +216,7 @@ def reader_positions(qm: EngineState, name: str) -> list[tuple[str, int, int]]:
     return sorted(out)
 
 
-def load_reader(qm: EngineState, rec: Record) -> None:
+def load_reader(qm: Engine, rec: Record) -> None:
     """Recovery: a reader position record back into the engine (an unreadable one is logged
     and skipped: losing a lag figure must not stop the queue manager)."""
     try:

@@ -1,10 +1,17 @@
-"""Connections, object handles and units of work: the per-application state of the engine."""
+"""Connections, object handles, units of work, waiting gets and replayable readers'
+positions: the per-application state of the engine, as plain records.
+
+A leaf of the engine: it holds data and no behaviour, so every collaborator that works on
+connections and handles (engine.qmgr and the modules it composes) imports it and it
+imports none of them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ferrymq.engine.api import GetOptions
 from ferrymq.engine.message import Message
 from ferrymq.engine.msgqueue import Key
 from ferrymq.engine.objects import QueueObject
@@ -51,7 +58,7 @@ class Handle:
     selection: SelectionView | None = None  # opened with a SelectionString: what its gets may see
     put_plan: PutPlan | None = None  # what the last MQPUT worked out, for the next (engine.putplan)
     # (epoch, options, match options, message handle) of the last MQGET whose checks of its
-    # options and this handle passed: they pass again for the same ones (messaging.get).
+    # options and this handle passed: they pass again for the same ones (engine.getting).
     get_checked: tuple[int, int, int, bool] | None = None
     deleted: bool = False
 
@@ -66,3 +73,27 @@ class Connection:
     conn_name: str = ""  # the client's network address (DISPLAY CONN CONNAME); blank in bindings mode
     uow: UnitOfWork | None = None
     waiters: set[int] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class Waiter:
+    """A get that is waiting for a message (MQGMO_WAIT)."""
+
+    waiter_id: int
+    hconn: int
+    hobj: int
+    md: MQMD
+    gmo: GetOptions
+    buffer_length: int
+    queue: str
+
+
+@dataclass(slots=True)
+class ReaderPosition:
+    """How far one named reader has removed on one queue, and the journal record holding it
+    (engine.sequence_access)."""
+
+    queue: str
+    reader: str
+    acked: int
+    record_id: int = 0

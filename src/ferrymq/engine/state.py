@@ -1,47 +1,31 @@
-"""The engine's shared state and the bookkeeping every MQI verb needs.
+"""The engine's shared state: the queue manager's name, clock, journal, objects, connections
+and handles, with the lookups and stamps every MQI verb needs.
 
-QueueManager is built in layers of mixins over this state (messaging, then the MQI
-verbs), so each module stays small; all of them share one set of fields declared here.
+One EngineState is made per queue manager and handed to each collaborator the
+QueueManager facade composes (engine.qmgr): they read its fields and call its helpers,
+and each owns its own state besides (waits, units of work, staging).
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.api import Clock, Delivery, GetOptions
-from ferrymq.engine.message import KIND_MESSAGE, Message
-from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
+from ferrymq.engine.api import Clock
+from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.paging import MemoryLimits, Pager
-from ferrymq.engine.sequence_access import ReaderPosition
-from ferrymq.engine.session import Connection, Handle, UnitOfWork
+from ferrymq.engine.session import Connection, Handle
+from ferrymq.engine.staging import Staging
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
-from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqod_names import check_dynamic_q_name
 
 _HUNDREDTHS = tuple(f"{n:02d}" for n in range(100))  # PutTime's last two digits, made once
 
 
-@dataclass(slots=True)
-class Waiter:
-    """A get that is waiting for a message (MQGMO_WAIT)."""
-
-    waiter_id: int
-    hconn: int
-    hobj: int
-    md: MQMD
-    gmo: GetOptions
-    buffer_length: int
-    queue: str
-
-
 class EngineState:
-    """Fields and helpers shared by the engine's mixins."""
+    """Fields and helpers shared by the engine's collaborators."""
 
     def __init__(self, name: str, journal: Journal, clock: Clock, limits: MemoryLimits | None = None) -> None:
         self.name = name
@@ -50,31 +34,11 @@ class EngineState:
         self.pager = Pager(journal, limits or MemoryLimits())
         self.objects = ObjectRegistry(name, clock.now)
         self.objects.meter = self.pager.meter
-        self.objects.persist = self._persist_object
-        self.objects.unpersist = self._unpersist_object
-        self.objects.persist_qmgr = self._persist_qmgr
+        self.staging = Staging(journal, self.objects)
         self.connections: dict[int, Connection] = {}
         self.handles: dict[int, Handle] = {}
-        self.waiters: dict[int, Waiter] = {}
-        self.queue_waiters: dict[str, list[int]] = {}
-        self._waking: dict[str, bool] = {}  # queues whose waits wake() is serving: asked again meanwhile?
-        self.deliveries: list[Delivery] = []
-        # A driver that answers a waiting get handed a message (engine.handover) itself, at
-        # once: called with the wait's id, the packed descriptor, the data, the MsgToken and
-        # the queue's name; True if it answered (no Delivery is then made), False to have
-        # the Delivery as usual.
-        self.answer_now: Callable[[int, bytes, bytes, bytes, str], bool] | None = None
         self.quiescing = False
-        # Replayable readers' positions (sequence_access) and prepared units by XID (xa).
-        self.readers: dict[tuple[str, str], ReaderPosition] = {}
-        self.in_doubt: dict[bytes, UnitOfWork] = {}
-        self._next_hconn = 1
-        self._next_hobj = 1
-        self._next_waiter = 1
-        self._next_record = 1
-        self._next_txid = 1
         self._last_id = 0
-        self._sync_lsn = 0
         self._dyn_counter = 0
         self._stamp_second = -1
         self._stamp = ("", "")
@@ -97,15 +61,9 @@ class EngineState:
         self._last_id = first + max(n, 1) - 1
         return self._id_prefix, first
 
-    def new_record_id(self) -> int:
-        rid = self._next_record
-        self._next_record += 1
-        return rid
-
-    def new_txid(self) -> int:
-        tid = self._next_txid
-        self._next_txid += 1
-        return tid
+    def recovered_id(self, tail: int) -> None:
+        """Recovery saw a MsgId with this tail: identifiers made from now on are later."""
+        self._last_id = max(self._last_id, tail)
 
     def dynamic_name(self, pattern: str) -> str:
         """A name from DynamicQName: ``*`` at the end is replaced by a unique string.
@@ -128,60 +86,6 @@ class EngineState:
             name = (pattern[:-1] + unique)[: C.MQ_Q_NAME_LENGTH]
             if self.objects.find(name) is None:
                 return name
-
-    # -- durability ------------------------------------------------------------------------
-    def need_sync(self) -> None:
-        """The reply to the current call must wait until what was just journaled is on disk."""
-        self._sync_lsn = self.journal.appended_lsn
-
-    def take_sync_lsn(self) -> int:
-        """The LSN the driver must see durable before replying to the last call (0: none)."""
-        lsn, self._sync_lsn = self._sync_lsn, 0
-        return lsn
-
-    def _persist_object(self, obj: QueueObject) -> None:
-        if obj.record_id:
-            self.journal.update(obj.record_id, KIND_OBJECT, obj.encode())
-        else:
-            obj.record_id = self.new_record_id()
-            self.journal.add(obj.record_id, KIND_OBJECT, obj.encode())
-        self.need_sync()
-
-    def _unpersist_object(self, obj: QueueObject) -> None:
-        for msg in obj.messages.clear():
-            if msg.record_id:
-                self.journal.delete(msg.record_id)
-        for rid in (obj.record_id, obj.seq_record_id):
-            if rid:
-                self.journal.delete(rid)
-        self.need_sync()
-
-    def _persist_qmgr(self) -> None:
-        payload = self.objects.encode_qmgr()
-        if self.objects.qmgr_record_id:
-            self.journal.update(self.objects.qmgr_record_id, KIND_QMGR, payload)
-        else:
-            self.objects.qmgr_record_id = self.new_record_id()
-            self.journal.add(self.objects.qmgr_record_id, KIND_QMGR, payload)
-        self.need_sync()
-
-    def next_sequence(self, q: QueueObject) -> int:
-        """The queue's next sequence number, reserving a new block in the journal when needed."""
-        seq = q.next_seq
-        q.next_seq += 1
-        if seq > q.seq_reserved and not q.temporary:
-            q.seq_reserved = seq + SEQUENCE_BLOCK
-            payload = json.dumps({"queue": q.name, "reserved": q.seq_reserved}).encode()
-            if q.seq_record_id:
-                self.journal.update(q.seq_record_id, KIND_SEQUENCE, payload)
-            else:
-                q.seq_record_id = self.new_record_id()
-                self.journal.add(q.seq_record_id, KIND_SEQUENCE, payload)
-        return seq
-
-    def journal_message(self, msg: Message, txid: int = 0) -> None:
-        msg.record_id = self.new_record_id()
-        self.journal.add(msg.record_id, KIND_MESSAGE, msg.record_parts(), txid)
 
     # -- lookups ---------------------------------------------------------------------------
     def conn(self, hconn: int) -> Connection:

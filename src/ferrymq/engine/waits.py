@@ -1,30 +1,69 @@
-"""Waiting gets: waking them in the order they began when messages become available, and
-ending them (answered, timed out, cancelled).
+"""Waiting gets and the answers made for them (deliveries).
 
-A wait is registered by MQGET (messaging.get) and answered through ``deliveries``, which
-the driver takes after each call (``take_deliveries``); the driver owns the timeout.
+Owns the registry of MQGMO_WAIT gets (``waiters``, and per queue the order they began),
+``wake``, which offers newly available messages to them in that order, the end of a wait
+(answered, timed out, cancelled, ended by quiesce), and ``deliveries``: the answers made
+during a call, which the driver takes after it (``take_deliveries``). The driver owns the
+timeout (``cancel_wait``).
+
+A wait is answered with what the get path's ``attempt`` finds: it is bound once at
+composition (``serve_with``), so this module knows nothing of how a get searches.
 """
 
 from __future__ import annotations
 
-from ferrymq.engine.api import Delivery, GetOptions, GetResult
+from collections.abc import Callable
+
+from ferrymq.engine.api import Delivery, GetOptions, GetResult, Waiting
 from ferrymq.engine.objects import QueueObject
-from ferrymq.engine.reports import Reports
-from ferrymq.engine.session import Connection, Handle
-from ferrymq.engine.state import Waiter
-from ferrymq.errors import MQError
+from ferrymq.engine.session import Connection, Handle, Waiter
+from ferrymq.engine.state import EngineState
+from ferrymq.errors import MQError, failed
+from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
+Attempt = Callable[[Connection, Handle, MQMD, GetOptions, int], GetResult | None]
+"""Find and take (or browse) a message for a get now; None when nothing matches."""
 
-class Waits(Reports):
-    """wake and the end of waits; mixed into Messaging."""
 
-    def attempt(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions,
-                buffer_length: int) -> GetResult | None:  # pragma: no cover - Messaging's
-        raise NotImplementedError
+def _unbound(*_: object) -> None:  # pragma: no cover - replaced by serve_with at composition
+    raise RuntimeError("Waits used before serve_with")
 
-    def check_get_allowed(self, h: Handle) -> None:  # pragma: no cover - Messaging's
-        raise NotImplementedError
+
+class Waits:
+    """The waits of one queue manager and the answers made for them."""
+
+    def __init__(self, state: EngineState) -> None:
+        self.state = state
+        self.connections = state.connections
+        self.clock = state.clock
+        self.staging = state.staging
+        self.waiters: dict[int, Waiter] = {}
+        self.queue_waiters: dict[str, list[int]] = {}
+        self.deliveries: list[Delivery] = []
+        self._waking: dict[str, bool] = {}  # queues whose waits wake() is serving: asked again meanwhile?
+        self._next_waiter = 1
+        self._attempt: Attempt = _unbound
+        self._check_get_allowed: Callable[[Handle], None] = _unbound
+
+    def serve_with(self, attempt: Attempt, check_get_allowed: Callable[[Handle], None]) -> None:
+        """Bind the get path's search-and-take and its GET(DISABLED) check (engine.getting)."""
+        self._attempt, self._check_get_allowed = attempt, check_get_allowed
+
+    def register(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int,
+                 queue: str) -> Waiting:
+        """A get that found nothing waits on ``queue``, after those already waiting there."""
+        wid = self._next_waiter
+        self._next_waiter = wid + 1
+        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue)
+        ids = self.queue_waiters.get(queue)
+        if ids is None:
+            self.queue_waiters[queue] = [wid]
+        else:
+            ids.append(wid)
+        conn.waiters.add(wid)
+        wait = gmo.wait_interval
+        return Waiting(wid, None if wait == C.MQWI_UNLIMITED else self.clock.now() + wait / 1000.0)
 
     def wake(self, q: QueueObject) -> None:
         """Give newly available messages to waiting gets, in the order they started waiting.
@@ -50,6 +89,7 @@ class Waits(Reports):
             del self._waking[q.name]
 
     def _wake_pass(self, q: QueueObject, ids: list[int]) -> None:
+        staging = self.staging
         for wid in list(ids):
             if not len(q.messages):
                 break
@@ -61,16 +101,15 @@ class Waits(Reports):
             if conn is None or h is None:
                 self.end_wait(wid)
                 continue
-            # The waiter's own durability is separate from the call that woke it.
-            outer, self._sync_lsn = self._sync_lsn, 0
+            outer = staging.apart()  # the waiter's own durability is separate from the call that woke it
             try:
-                self.check_get_allowed(h)
-                found = self.attempt(conn, h, w.md, w.gmo, w.buffer_length)
+                self._check_get_allowed(h)
+                found = self._attempt(conn, h, w.md, w.gmo, w.buffer_length)
             except MQError as exc:
                 found = None
                 self.end_wait(wid)
                 self.deliveries.append(Delivery(wid, None, exc))
-            lsn, self._sync_lsn = self._sync_lsn, max(outer, self._sync_lsn)
+            lsn = staging.rejoin(outer)
             if found is not None:
                 self.end_wait(wid)
                 self.deliveries.append(Delivery(wid, found, None, lsn))
@@ -89,10 +128,33 @@ class Waits(Reports):
             conn.waiters.discard(waiter_id)
         return w
 
+    def end_handle_waits(self, hobj: int) -> None:
+        """The handle closes: its waits end unanswered."""
+        for wid in [w.waiter_id for w in self.waiters.values() if w.hobj == hobj]:
+            self.end_wait(wid)
+
     def cancel_wait(self, waiter_id: int) -> bool:
         """The driver's timer ran out: True if the get was still waiting (answer 2033)."""
         return self.end_wait(waiter_id) is not None
 
+    def quiesce(self, qmgr_name: str) -> None:
+        """Waits that asked MQGMO_FAIL_IF_QUIESCING end with MQRC_Q_MGR_QUIESCING."""
+        for wid, w in list(self.waiters.items()):
+            if w.gmo.options & C.MQGMO_FAIL_IF_QUIESCING:
+                self.end_wait(wid)
+                self.deliveries.append(Delivery(wid, None, failed(C.MQRC_Q_MGR_QUIESCING,
+                                                                  f"queue manager {qmgr_name} is quiescing")))
+
+    def answered(self, d: Delivery) -> None:
+        """The driver wrote ``d`` itself (PutResult.delivered): it is no longer to take."""
+        deliveries = self.deliveries
+        if deliveries and deliveries[0] is d:
+            del deliveries[0]
+        elif d in deliveries:
+            deliveries.remove(d)
+
     def take_deliveries(self) -> list[Delivery]:
-        out, self.deliveries = self.deliveries, []
+        # The same list stays: collaborators and the facade bind it once.
+        out = self.deliveries[:]
+        self.deliveries.clear()
         return out

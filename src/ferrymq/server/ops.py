@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PersistentNext, PutOptions, Waiting
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PersistentNext, PutOptions, PutRequest, Waiting
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -114,12 +114,11 @@ def _close(h: ClientHandler, ev: E.Close) -> None:
 
 
 def _put(h: ClientHandler, ev: E.Put) -> None:
-    md = ev.md
-    if type(md) is bytes:  # decoded in place: a plain MQMD's bytes, and no properties
-        r = h.qmgr.put_raw(h.hconn, ev.hobj, md, ev.options & ~_ASYNC_PMO, ev.context, ev.data)
-    else:
-        assert isinstance(md, MQMD)
-        r = h.qmgr.put(h.hconn, ev.hobj, md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
+    # ev.md: a plain MQMD's bytes decoded in place (no properties), or the MQMD
+    r = h.qmgr.put_request(PutRequest(h.hconn, ev.hobj, ev.md, ev.options & ~_ASYNC_PMO, ev.context, ev.data,
+                                      ev.properties))
+    if r.delivered is not None:  # a waiting getter's answer goes out before the putter's reply
+        h.server.answer_first(r.delivered)
     _after_put(h, ev.corr, ev.reply, r)
 
 
@@ -127,6 +126,8 @@ def _put1(h: ClientHandler, ev: E.Put1) -> None:
     assert isinstance(ev.md, MQMD)
     od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, alternate_user_id=ev.alternate_user_id)
     r = h.qmgr.put1(h.hconn, od, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
+    if r.delivered is not None:
+        h.server.answer_first(r.delivered)
     _after_put(h, ev.corr, ev.reply, r)
 
 

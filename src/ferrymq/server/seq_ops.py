@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine import sequence_access as S
-from ferrymq.engine import xa
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import seqframes as F
@@ -95,12 +94,12 @@ def _readers(h: ClientHandler, ev: F.Readers) -> None:
 
 
 def _prepare(h: ClientHandler, ev: F.Prepare) -> None:
-    n = xa.prepare(h.qmgr, h.hconn, ev.xid)
+    n = h.qmgr.prepare(h.hconn, ev.xid)
     _reply(h, F.PrepareReply(ev.corr, n))
 
 
 def _resolve(h: ClientHandler, ev: F.Resolve) -> None:
-    found = xa.resolve(h.qmgr, h.hconn, ev.xid, ev.commit)
+    found = h.qmgr.resolve(h.hconn, ev.xid, ev.commit)
     _reply(h, F.ResolveReply(ev.corr, found))
     h.server.after_engine_call(h)  # committed puts may satisfy waiting gets elsewhere
 

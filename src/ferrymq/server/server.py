@@ -110,7 +110,6 @@ class QueueManagerServer:
         # Not inside start: what is on the command queue must never decide whether the
         # queue manager starts.
         loop.call_soon(self.serve_commands)
-        self.qmgr.answer_now = self._answer_now
         if listen:
             self._server = await loop.create_server(lambda: ClientHandler(self), self.host, self.port,
                                                     backlog=self.backlog, reuse_address=True)
@@ -152,8 +151,6 @@ class QueueManagerServer:
         if self.command_server is not None:
             self.command_server.stop()
         self.stopped = True
-        if self.qmgr.answer_now == self._answer_now:
-            self.qmgr.answer_now = None
         self.deadlines.close()
         if self._tick_task is not None:
             self._tick_task.cancel()
@@ -280,28 +277,29 @@ class QueueManagerServer:
             err = d.error if isinstance(d.error, MQError) else MQError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, repr(d.error))
             h.emit_after(d.sync_lsn, E.Reply(w.corr, err.comp, err.reason, err.detail))
 
-    def _answer_now(self, waiter_id: int, md_bytes: bytes, data: bytes, token: bytes, q_name: str) -> bool:
-        """The engine handed a message to a waiting get (engine.handover): write the
-        GetReply now, from the message's fields, when it is what ``_deliver`` and
-        ``answer_waits`` would write at once (a plain get's wait, on another connection
-        than the one being worked through, the reply's usual frame); False otherwise, and
-        the Delivery takes the usual way. The reply is written before the putter's own
-        reply is made: one hop of a request/reply round trip ends here."""
-        w = self.waiters.get(waiter_id)
+    def answer_first(self, d: Delivery) -> bool:
+        """A put handed a message to a waiting get (PutResult.delivered): write its
+        GetReply now, when it is what ``_deliver`` and ``answer_waits`` would write at once
+        (a plain get's wait, on another connection than the one being worked through, the
+        reply's usual frame), and tell the engine it is answered; else the Delivery takes
+        the usual way (False). Called before the putter's own reply is made: one hop of a
+        request/reply round trip ends here."""
+        w = self.waiters.get(d.waiter_id)
         if w is None or not w.corr:  # not ours (the command server's), or a read-ahead's wait
             return False
-        h = w.handler
-        if h._in_loop or h.closed:
+        h, r = w.handler, d.result
+        if h._in_loop or h.closed or r is None or r.md_bytes is None:
             return False
-        frame = h.conn.send_get_reply(w.corr, md_bytes, data, token, q_name)
+        frame = h.conn.send_get_reply(w.corr, r.md_bytes, r.data, r.msg_token, r.resolved_q_name)
         if frame is None:
             return False
         try:
             h.send_now(frame)
         except RuntimeError:  # its transport was closed under it (a reset): connection_lost is on its way
             log.info("event=answer_lost peer=%s hconn=%d", h.peer, h.hconn)
-        del self.waiters[waiter_id]
-        self.deadlines.discard(waiter_id)
+        del self.waiters[d.waiter_id]
+        self.deadlines.discard(d.waiter_id)
+        self.qmgr.answered(d)
         return True
 
     def flush_dirty(self) -> None:

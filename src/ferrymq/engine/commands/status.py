@@ -7,8 +7,8 @@ import fnmatch
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.objects import QueueObject, stamp
+from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.session import Connection, Handle
-from ferrymq.engine.state import EngineState
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -33,7 +33,7 @@ def _passes(filters: list[Filter], params: dict[int, Value]) -> bool:
     return all(f.matches(params.get(f.parameter)) for f in filters)
 
 
-def queue_status(qm: EngineState, q: QueueObject) -> dict[str, Value]:
+def queue_status(qm: QueueManager, q: QueueObject) -> dict[str, Value]:
     now = qm.clock.now()
     oldest = min((m.put_at for m in q.messages.by_seq.values()), default=None)
     lget = stamp(q.last_get) if q.last_get else ("", "")
@@ -43,7 +43,7 @@ def queue_status(qm: EngineState, q: QueueObject) -> dict[str, Value]:
             "LGETDATE": lget[0], "LGETTIME": lget[1], "LPUTDATE": lput[0], "LPUTTIME": lput[1]}
 
 
-def _conn_values(qm: EngineState, conn: Connection) -> dict[str, Value]:
+def _conn_values(qm: QueueManager, conn: Connection) -> dict[str, Value]:
     # As IBM reports a connection's type: the queue manager's own, or a user application.
     appl_type = C.MQAT_QMGR if conn.appl_type == C.MQAT_QMGR else C.MQAT_USER
     return {"APPLTAG": conn.appl_name, "APPLTYPE": appl_type, "USERID": conn.user, "CHANNEL": "",
@@ -52,7 +52,7 @@ def _conn_values(qm: EngineState, conn: Connection) -> dict[str, Value]:
             "HANDLES": len(conn.handles)}
 
 
-def handle_status(qm: EngineState, h: Handle) -> dict[str, Value]:
+def handle_status(qm: QueueManager, h: Handle) -> dict[str, Value]:
     conn = qm.connections[h.hconn]
     yes = {True: F.MQQSO_YES, False: F.MQQSO_NO}
     values = _conn_values(qm, conn)
@@ -65,7 +65,7 @@ def handle_status(qm: EngineState, h: Handle) -> dict[str, Value]:
     return values
 
 
-def inquire_q_status(qm: EngineState, cmd: Command) -> list[Response]:
+def inquire_q_status(qm: QueueManager, cmd: Command) -> list[Response]:
     """INQUIRE_Q_STATUS: one response per local queue (TYPE QUEUE) or per open handle."""
     name = cmd.text(C.MQCA_Q_NAME)
     kind = cmd.number(F.MQIACF_Q_STATUS_TYPE, F.MQIACF_Q_STATUS)
@@ -96,7 +96,7 @@ def inquire_q_status(qm: EngineState, cmd: Command) -> list[Response]:
     return out
 
 
-def inquire_connection(qm: EngineState, cmd: Command) -> list[Response]:
+def inquire_connection(qm: QueueManager, cmd: Command) -> list[Response]:
     """INQUIRE_CONNECTION: one response per connection (a blank or ``*`` id means all)."""
     wanted = cmd.selectors(F.MQIACF_CONNECTION_ATTRS)
     generic = cmd.params.get(F.MQBACF_GENERIC_CONNECTION_ID, b"")

@@ -1,0 +1,63 @@
+"""A message arriving on a queue: the one step every message the engine accepts ends in.
+
+``place`` holds the message in the unit of work it was put under (visible at commit), or
+journals it (when persistent), inserts it in the queue's index, offers it to the waiting
+gets and sends its confirmation of arrival. Puts (engine.putting), reports and dead letters
+(engine.reports), messages moved at backout (engine.units) all arrive here.
+
+It is also where what comes next plugs in (docs/architecture.md, "Extension points"): a
+subscription's copy of a publication and a message bound for another queue manager, on
+its transmission queue, arrive through ``place`` like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ferrymq.engine.message import Message
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.session import UnitOfWork
+from ferrymq.engine.state import EngineState
+from ferrymq.engine.waits import Waits
+from ferrymq.mq import constants as C
+
+_COA = C.MQRO_COA
+
+
+def _no_confirmation(msg: Message, uow: UnitOfWork | None = None) -> None:  # pragma: no cover - until bound
+    raise RuntimeError("Arrivals used before confirm_with")
+
+
+class Arrivals:
+    """Places messages on queues (see the module docstring)."""
+
+    def __init__(self, state: EngineState, waits: Waits) -> None:
+        self.staging = state.staging
+        self.pager = state.pager
+        self.wake = waits.wake
+        self.confirm: Callable[[Message, UnitOfWork | None], None] = _no_confirmation
+
+    def confirm_with(self, report_arrival: Callable[[Message, UnitOfWork | None], None]) -> None:
+        """Bind the confirmation of arrival (engine.reports), made once at composition."""
+        self.confirm = report_arrival
+
+    def place(self, q: QueueObject, msg: Message, uow: UnitOfWork | None) -> None:
+        """Put a message on its queue: held by ``uow`` until it commits, or visible now (with
+        its confirmation of arrival, if it asked for one)."""
+        if uow is not None:
+            if msg.persistent:
+                self.staging.journal_message(msg, uow.txid)
+                uow.journaled = True
+            uow.puts.append((q, msg))
+            q.messages.uncommitted += 1
+            return
+        if msg.persistent:
+            staging = self.staging
+            staging.journal_message(msg)
+            staging.need_sync()
+        q.messages.insert(msg)
+        if msg.persistent:
+            self.pager.settle()
+        self.wake(q)
+        if msg.report & _COA:
+            self.confirm(msg, None)

@@ -1,0 +1,208 @@
+"""MQCONN, MQDISC, MQOPEN and MQCLOSE: connections and the handles they hold open.
+
+Owns the numbering of connection and object handles, the checks of MQOPEN and MQCLOSE,
+what a handle holds on its queue (input and output counts, exclusive input, a selection
+view, a browse lock), model queues' dynamic queues and their deletion. Where an opened
+name leads is the resolver's (engine.routing).
+"""
+
+from __future__ import annotations
+
+from ferrymq.engine import attrs as A
+from ferrymq.engine import validate
+from ferrymq.engine.api import ObjectDescriptor, OpenResult
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.routing import Resolver
+from ferrymq.engine.selection import SelectionView, selector_for_open
+from ferrymq.engine.selector import Selector
+from ferrymq.engine.session import Connection, Handle
+from ferrymq.engine.state import EngineState
+from ferrymq.engine.units import Units
+from ferrymq.engine.waits import Waits
+from ferrymq.errors import MQError, failed
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqod_names import check_od_names
+
+_INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+_QMGR_OPEN_OK = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+
+
+class Opener:
+    """Connections and handles of one queue manager (see the module docstring)."""
+
+    def __init__(self, state: EngineState, waits: Waits, units: Units, resolver: Resolver) -> None:
+        self.state = state
+        self.name, self.objects, self.connections, self.handles = (state.name, state.objects, state.connections,
+                                                                   state.handles)
+        self.waits, self.units, self.resolver = waits, units, resolver
+        self._next_hconn = 1
+        self._next_hobj = 1
+
+    def connect(self, *, appl_name: str = "", user: str = "", appl_type: int = C.MQAT_DEFAULT) -> int:
+        """MQCONN: a new connection handle.
+
+        Raises:
+            MQError: MQRC_Q_MGR_QUIESCING while the queue manager is ending.
+        """
+        if self.state.quiescing:
+            raise failed(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is quiescing")
+        hconn = self._next_hconn
+        self._next_hconn += 1
+        self.connections[hconn] = Connection(hconn, appl_name, user, appl_type)
+        return hconn
+
+    def disconnect(self, hconn: int, *, commit: bool = True) -> None:
+        """MQDISC: closes the connection's handles; an open unit of work is committed (as IBM
+        does on a normal MQDISC) or backed out (``commit=False``: the connection was lost)."""
+        conn = self.state.conn(hconn)
+        if conn.uow is not None:
+            if commit:
+                try:
+                    self.units.commit(conn)
+                except MQError:
+                    self.units.backout(conn)
+            else:
+                self.units.backout(conn)
+        for wid in list(conn.waiters):
+            self.waits.end_wait(wid)
+        for hobj in list(conn.handles):
+            self.close(hconn, hobj)
+        del self.connections[hconn]
+
+    def open(self, hconn: int, od: ObjectDescriptor, options: int) -> OpenResult:
+        """MQOPEN a queue (local, alias or model) or the queue manager object.
+
+        Raises:
+            MQError: 2046, 2043, 2045, 2085, 2086, 2035, 2082, 2001, 2087, 2042, 2161, 2011, 2100 ...;
+                for a SelectionString 2516, 2519, 2459, 2504 (see engine.selection).
+        """
+        state = self.state
+        conn = state.conn(hconn)
+        validate.open_options(options)
+        check_od_names(od.object_name, od.object_q_mgr_name, od.alternate_user_id, options)
+        selector = selector_for_open(od.selection_string, od.object_type, options)
+        state.check_quiescing(options, C.MQOO_FAIL_IF_QUIESCING)
+        if len(conn.handles) >= state.qmgr_attr("MAXHANDS"):
+            raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({state.qmgr_attr('MAXHANDS')}) handles")
+        if od.object_type == C.MQOT_Q_MGR:
+            if od.object_name.strip() not in ("", self.name):
+                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"{od.object_name.strip()} is not this queue manager")
+            if options & ~_QMGR_OPEN_OK:
+                raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "the queue manager object opens for MQOO_INQUIRE only")
+            return self._new_handle(conn, options, self.name, None, None, 0)
+        if od.object_type != C.MQOT_Q:
+            raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"ObjectType {od.object_type} is not MQOT_Q or MQOT_Q_MGR")
+        obj, alias = self.resolver.resolve(od.object_name, od.object_q_mgr_name)
+        input_mode = 0
+        if options & _INPUT:
+            input_mode = self._input_mode(obj, options)
+        if obj.qtype == A.QMODEL:
+            name = state.dynamic_name(od.dynamic_q_name)
+            if self.objects.find(name) is not None:
+                raise failed(C.MQRC_OBJECT_ALREADY_EXISTS, f"dynamic queue {name} already exists")
+            attrs = {k: v for k, v in obj.attrs.items() if k != "DEFTYPE"}
+            deftype = int(obj["DEFTYPE"])
+            obj = self.objects.define(A.QLOCAL, name, {}, like=None, deftype=deftype)
+            self.objects.queues[name].attrs.update(attrs)
+            self.objects.epoch += 1
+            if not obj.temporary:
+                state.staging.persist_object(obj)
+            input_mode = self._input_mode(obj, options) if options & _INPUT else 0
+            opened = self._new_handle(conn, options, obj.name, obj, None, input_mode, selector)
+            obj.owner_hobj = opened.hobj
+            return opened
+        return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode, selector)
+
+    def _input_mode(self, q: QueueObject, options: int) -> int:
+        mode = options & (C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE) or int(q["DEFSOPT"])
+        if q["SHARE"] == C.MQQA_NOT_SHAREABLE:
+            mode = C.MQOO_INPUT_EXCLUSIVE  # IBM: shared requests on a NOSHARE queue are exclusive
+        if q.input_count and (mode == C.MQOO_INPUT_EXCLUSIVE or q.exclusive):
+            raise failed(C.MQRC_OBJECT_IN_USE, f"{q.name} is open for {'exclusive ' if q.exclusive else ''}input by another handle")
+        return mode
+
+    def _new_handle(self, conn: Connection, options: int, name: str, q: QueueObject | None,
+                    alias: QueueObject | None, input_mode: int, selector: Selector | None = None) -> OpenResult:
+        hobj = self._next_hobj
+        self._next_hobj += 1
+        h = Handle(hobj, conn.hconn, options, name, q, alias, input_mode)
+        if selector is not None and q is not None:
+            h.selection = SelectionView(selector, q.messages)
+            q.messages.watchers.append(h.selection)
+        conn.handles[hobj] = h
+        self.handles[hobj] = h
+        if q is not None:
+            q.handles.add(hobj)
+            if input_mode:
+                q.input_count += 1
+                q.exclusive = input_mode == C.MQOO_INPUT_EXCLUSIVE
+            if options & C.MQOO_OUTPUT:
+                q.output_count += 1
+        resolved = q.name if q is not None else ""
+        return OpenResult(hobj, q.name if q is not None and alias is None else name, resolved, self.name)
+
+    def close(self, hconn: int, hobj: int, options: int = C.MQCO_NONE) -> None:
+        """MQCLOSE; MQCO_DELETE / DELETE_PURGE delete a permanent dynamic queue.
+
+        Raises:
+            MQError: 2046 bad options, 2045 delete of a predefined queue, 2055 not empty, 2042 in use.
+        """
+        conn = self.state.conn(hconn)
+        h = conn.handles.get(hobj)
+        if h is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"object handle {hobj} is not open on this connection")
+        if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE) \
+                or (options & C.MQCO_DELETE and options & C.MQCO_DELETE_PURGE):
+            raise failed(C.MQRC_OPTIONS_ERROR, f"MQCLOSE options 0x{options:08X} are not valid")
+        q = h.queue
+        delete = False
+        if options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) and not h.deleted:
+            if q is None or h.alias is not None or q.deftype == C.MQQDT_PREDEFINED:
+                raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{h.name} is not a dynamic queue; MQCO_DELETE refused")
+            if q.messages.uncommitted or (len(q.messages) and not options & C.MQCO_DELETE_PURGE):
+                raise failed(C.MQRC_Q_NOT_EMPTY, f"{q.name} holds {q.messages.depth} messages")
+            if len(q.handles) > 1:
+                raise failed(C.MQRC_OBJECT_IN_USE, f"{q.name} is open by {len(q.handles) - 1} other handles")
+            delete = True
+        if q is not None and not h.deleted and q.temporary and q.owner_hobj == hobj:
+            delete = True  # a temporary dynamic queue ends when the handle that created it closes
+        self._release(conn, h)
+        if delete and q is not None and self.objects.find(q.name) is q:
+            self._drop_queue(q)
+
+    def _release(self, conn: Connection, h: Handle) -> None:
+        self.waits.end_handle_waits(h.hobj)
+        del conn.handles[h.hobj]
+        self.handles.pop(h.hobj, None)
+        q = h.queue
+        if q is None or h.deleted:
+            return
+        if h.locked is not None:
+            h.locked.locked_by = 0
+            h.locked = None
+            self.waits.wake(q)
+        if h.selection is not None:
+            q.messages.watchers.remove(h.selection)
+        q.handles.discard(h.hobj)
+        if h.input_mode:
+            q.input_count -= 1
+            if not q.input_count:
+                q.exclusive = False
+        if h.options & C.MQOO_OUTPUT:
+            q.output_count -= 1
+
+    def _drop_queue(self, q: QueueObject) -> None:
+        """Delete a dynamic queue and its messages; other handles on it see MQRC_Q_DELETED."""
+        for hobj in list(q.handles):
+            other = self.handles.get(hobj)
+            if other is not None:
+                other.deleted = True
+        q.handles.clear()
+        for conn in self.connections.values():
+            if conn.uow is not None:
+                conn.uow.puts = [(uq, m) for uq, m in conn.uow.puts if uq is not q]
+                conn.uow.gets = [(uq, m) for uq, m in conn.uow.gets if uq is not q]
+        q.messages.uncommitted = 0
+        self.objects.queues.pop(q.name, None)
+        if not q.temporary:
+            self.state.staging.unpersist_object(q)

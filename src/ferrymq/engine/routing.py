@@ -1,0 +1,48 @@
+"""Where a name opened for putting or getting leads: the resolver step of MQOPEN.
+
+``resolve`` maps the ObjectName and ObjectQMgrName of an MQOD to the local queue its
+messages go to and come from, through an alias; MQOPEN keeps the answer in the Handle, so
+every put and get through it (and the put memo) uses it without resolving again.
+
+This is the seam where what comes next plugs in (docs/architecture.md, "Extension
+points"): a topic object resolves to the queues of its subscriptions (a topic tree), a
+queue on another queue manager to the transmission queue a channel's message agent serves,
+and a cluster queue to the transmission queue of a cluster link. Today a name leads to
+one local queue, or to no route (MQRC_UNKNOWN_REMOTE_Q_MGR).
+"""
+
+from __future__ import annotations
+
+from ferrymq.engine import attrs as A
+from ferrymq.engine.objects import ObjectRegistry, QueueObject
+from ferrymq.errors import failed
+from ferrymq.mq import constants as C
+
+
+class Resolver:
+    """Resolves opened names for one queue manager."""
+
+    def __init__(self, qmgr_name: str, objects: ObjectRegistry) -> None:
+        self.qmgr_name, self.objects = qmgr_name, objects
+
+    def resolve(self, name: str, qmgr: str) -> tuple[QueueObject, QueueObject | None]:
+        """The queue object ``name`` at ``qmgr`` leads to (a local or model queue) and the
+        alias it was reached through (None: named directly).
+
+        Raises:
+            MQError: MQRC_UNKNOWN_REMOTE_Q_MGR, MQRC_UNKNOWN_OBJECT_NAME,
+                MQRC_UNKNOWN_ALIAS_BASE_Q, MQRC_ALIAS_BASE_Q_TYPE_ERROR.
+        """
+        if qmgr.strip() not in ("", self.qmgr_name):
+            raise failed(C.MQRC_UNKNOWN_REMOTE_Q_MGR, f"no route to queue manager {qmgr.strip()}")
+        if not name.strip():
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, "ObjectName is blank")
+        obj = self.objects.require(name)
+        if obj.qtype != A.QALIAS:
+            return obj, None
+        target = self.objects.find(str(obj["TARGET"]))
+        if target is None:
+            raise failed(C.MQRC_UNKNOWN_ALIAS_BASE_Q, f"alias {obj.name} targets {obj['TARGET']!r}, which is not defined")
+        if not target.is_local:
+            raise failed(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR, f"alias {obj.name} targets {target.qtype} {target.name}")
+        return target, obj

@@ -1,0 +1,120 @@
+"""Staging what the engine writes to the journal, and the LSN the driver must see durable.
+
+Every engine call stages its records here (messages, objects, sequence blocks, the queue
+manager's attributes); a call whose reply must wait for the disk asks ``need_sync`` and the
+driver reads ``take_sync_lsn`` after the call. A waiting get answered during someone
+else's call has its own durability: ``apart`` begins it and ``rejoin`` ends it, so the
+call that woke it keeps its own LSN.
+
+Owns the journal's record and transaction numbering and each queue's sequence
+reservations (a block of sequence numbers journaled ahead, so a restart never reuses one).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ferrymq.engine.message import KIND_MESSAGE, Message
+from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
+from ferrymq.store.journal import Journal
+
+
+class Staging:
+    """The journal writes of one queue manager and the LSN its current call waits for."""
+
+    __slots__ = ("_next_record", "_next_txid", "_sync_lsn", "journal", "objects")
+
+    def __init__(self, journal: Journal, objects: ObjectRegistry) -> None:
+        self.journal = journal
+        self.objects = objects
+        self._next_record = 1
+        self._next_txid = 1
+        self._sync_lsn = 0
+        objects.persist = self.persist_object
+        objects.unpersist = self.unpersist_object
+        objects.persist_qmgr = self.persist_qmgr
+
+    # -- durability ------------------------------------------------------------------------
+    def need_sync(self) -> None:
+        """The reply to the current call must wait until what was just journaled is on disk."""
+        self._sync_lsn = self.journal.appended_lsn
+
+    def take_sync_lsn(self) -> int:
+        """The LSN the driver must see durable before replying to the last call (0: none)."""
+        lsn, self._sync_lsn = self._sync_lsn, 0
+        return lsn
+
+    def apart(self) -> int:
+        """Begin work whose durability is its own (a wait answered during another call):
+        returns the call's LSN so far, for ``rejoin``."""
+        outer, self._sync_lsn = self._sync_lsn, 0
+        return outer
+
+    def rejoin(self, outer: int) -> int:
+        """End what ``apart`` began: returns the LSN that work needs (0: none); the call
+        then waits for the later of the two."""
+        lsn = self._sync_lsn
+        self._sync_lsn = max(outer, lsn)
+        return lsn
+
+    # -- numbering -------------------------------------------------------------------------
+    def new_record_id(self) -> int:
+        rid = self._next_record
+        self._next_record += 1
+        return rid
+
+    def new_txid(self) -> int:
+        tid = self._next_txid
+        self._next_txid += 1
+        return tid
+
+    def recovered(self, last_record: int, last_txid: int) -> None:
+        """Recovery saw records and transactions up to these: number on from them."""
+        self._next_record = max(self._next_record, last_record + 1)
+        self._next_txid = max(self._next_txid, last_txid + 1)
+
+    def next_sequence(self, q: QueueObject) -> int:
+        """The queue's next sequence number, reserving a new block in the journal when needed."""
+        seq = q.next_seq
+        q.next_seq += 1
+        if seq > q.seq_reserved and not q.temporary:
+            q.seq_reserved = seq + SEQUENCE_BLOCK
+            payload = json.dumps({"queue": q.name, "reserved": q.seq_reserved}).encode()
+            if q.seq_record_id:
+                self.journal.update(q.seq_record_id, KIND_SEQUENCE, payload)
+            else:
+                q.seq_record_id = self.new_record_id()
+                self.journal.add(q.seq_record_id, KIND_SEQUENCE, payload)
+        return seq
+
+    # -- records ---------------------------------------------------------------------------
+    def journal_message(self, msg: Message, txid: int = 0) -> None:
+        msg.record_id = self.new_record_id()
+        self.journal.add(msg.record_id, KIND_MESSAGE, msg.record_parts(), txid)
+
+    def persist_object(self, obj: QueueObject) -> None:
+        if obj.record_id:
+            self.journal.update(obj.record_id, KIND_OBJECT, obj.encode())
+        else:
+            obj.record_id = self.new_record_id()
+            self.journal.add(obj.record_id, KIND_OBJECT, obj.encode())
+        self.need_sync()
+
+    def unpersist_object(self, obj: QueueObject) -> None:
+        for msg in obj.messages.clear():
+            if msg.record_id:
+                self.journal.delete(msg.record_id)
+        for rid in (obj.record_id, obj.seq_record_id):
+            if rid:
+                self.journal.delete(rid)
+        self.need_sync()
+
+    def persist_qmgr(self) -> None:
+        objects = self.objects
+        payload = objects.encode_qmgr()
+        if objects.qmgr_record_id:
+            self.journal.update(objects.qmgr_record_id, KIND_QMGR, payload)
+        else:
+            objects.qmgr_record_id = self.new_record_id()
+            self.journal.add(objects.qmgr_record_id, KIND_QMGR, payload)
+        self.need_sync()
