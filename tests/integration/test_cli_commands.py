@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -323,3 +324,19 @@ def test_home_is_taken_before_or_after_the_command(cli: Cli, tmp_path: Path) -> 
     p = cli.run("mqsc", "QM9", "--home", str(cli.home), code=20)
     assert f"no {cli.home / 'qmgrs' / 'QM9'}" in p.stderr
     cli.run("delete", "QM9", "--home", str(other))
+
+
+def test_start_after_a_crash_tells_what_it_recovered(cli: Cli) -> None:
+    cli.run("create", "QM1", "--port", "0")
+    started = cli.json("start", "QM1")
+    assert (started["recovery"]["after"], started["recovery"]["messages"]) == ("create", 0)
+    with connect("QM1", f"127.0.0.1({started['port']})", timeout=10) as c, c.open(QUEUE) as q:
+        for i in range(20):
+            q.put(b"m%d" % i, persistent=True)
+    os.kill(started["pid"], signal.SIGKILL)
+    wait_dead(started["pid"])
+    again = cli.run("start", "QM1")
+    assert "recovered after a crash: 20 messages" in again.stderr and "0 in-doubt units of work" in again.stderr
+    log = (cli.home / "qmgrs" / "QM1" / "ferrymq.log").read_text()
+    assert re.search(r"event=recovered qmgr=QM1 after=crash seconds=\S+ records=\d+ messages=20 in_doubt=0", log)
+    cli.run("stop", "QM1", "--immediate")

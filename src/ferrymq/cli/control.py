@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -151,9 +152,12 @@ def list_all(home: Path, names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
 
 
 def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_loop: str = "auto",
-          server: dict[str, Any] | None = None) -> dict[str, Any]:
+          server: dict[str, Any] | None = None,
+          on_progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """strmqm: launch the server detached; return once it accepts connections. ``server``:
-    knobs of the server for this run, over those in its config.
+    knobs of the server for this run, over those in its config. ``on_progress`` hears the
+    server's progress reports (journal recovery, ``cli.recovery``); each one gives the
+    server another ``timeout`` seconds, so a long recovery that advances never times out.
 
     Raises:
         CliError: UNKNOWN_QMGR, RUNNING, DAMAGED, PORT_IN_USE, START_FAILED.
@@ -181,7 +185,11 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     finally:
         os.close(w)
     try:
-        reply = _read_line(r, timeout)
+        for reply in _read_lines(r, timeout):
+            if reply is None or "progress" not in reply:
+                break
+            if on_progress is not None:
+                on_progress(reply["progress"])
     finally:
         os.close(r)
     if reply is None:
@@ -204,7 +212,8 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     _check_accepts(config.host, port, name)
     proc.returncode = 0  # detached on purpose: keeps Popen from warning that it still runs
     return {"name": name, "status": RUNNING, "pid": reply["pid"], "host": config.host, "port": port,
-            "event_loop": reply.get("event_loop"), "data_dir": str(qdir.path), "log": str(qdir.log_file)}
+            "event_loop": reply.get("event_loop"), "data_dir": str(qdir.path), "log": str(qdir.log_file),
+            "recovery": reply.get("recovery")}
 
 
 def _open_log(qdir: QmgrDir) -> BinaryIO:
@@ -227,26 +236,33 @@ def _open_log(qdir: QmgrDir) -> BinaryIO:
     return logf
 
 
-def _read_line(fd: int, timeout: float) -> dict[str, Any] | None:
-    """The launcher's end of the notify pipe: one JSON line, or None (timeout or EOF first)."""
-    deadline = time.monotonic() + timeout
+def _read_lines(fd: int, timeout: float) -> Iterator[dict[str, Any] | None]:
+    """The launcher's end of the notify pipe: each JSON line as it comes, then None when
+    ``timeout`` seconds pass without one or the pipe ends (EOF) first."""
     buf = b""
-    while b"\n" not in buf:
+    deadline = time.monotonic() + timeout
+    while True:
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                reply = None
+            yield reply if isinstance(reply, dict) else None
+            deadline = time.monotonic() + timeout
         left = deadline - time.monotonic()
         if left <= 0:
-            return None
+            yield None
+            return
         ready, _, _ = select.select([fd], [], [], left)
         if not ready:
-            return None
+            yield None
+            return
         chunk = os.read(fd, 65536)
         if not chunk:
-            return None
+            yield None
+            return
         buf += chunk
-    try:
-        reply = json.loads(buf.split(b"\n", 1)[0])
-    except ValueError:
-        return None
-    return reply if isinstance(reply, dict) else None
 
 
 def _tail(path: Path, lines: int = 15) -> str:

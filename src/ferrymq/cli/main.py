@@ -162,9 +162,24 @@ def start(home: Path, out: Out, name: str, foreground: bool, timeout: float, qui
     if foreground:
         _run_foreground(home, out, name, notify_fd, quiesce_timeout, event_loop, server)
         return
-    info = control.start(home, name, timeout, quiesce_timeout, event_loop, server)
+    info = control.start(home, name, timeout, quiesce_timeout, event_loop, server,
+                         on_progress=None if out.json else _show_progress)
     out.result(info, f"Queue manager {name} started: listening on {info['host']}({info['port']}), "
                      f"pid {info['pid']}, event loop {info['event_loop']}.\nLog: {info['log']}")
+
+
+def _show_progress(doc: dict[str, Any]) -> None:
+    """The server's recovery reports, as lines on stderr (stdout keeps the result)."""
+    size = f"{doc.get('journal_bytes', 0) / 1e6:,.1f} MB"
+    if doc.get("phase") == "recovering":
+        if doc.get("seconds", 0) >= 1:  # the first report comes at once: silent for a quick start
+            click.echo(f"recovering the journal ({size}): {doc['seconds']:.0f} s ...", err=True)
+        return
+    if doc.get("phase") == "recovered" and (doc.get("after") == "crash" or doc.get("seconds", 0) >= 1):
+        crash = " after a crash" if doc.get("after") == "crash" else ""
+        click.echo(f"recovered{crash}: {doc.get('messages', 0):,} messages, {doc.get('records', 0):,} journal "
+                   f"records, {doc.get('in_doubt', 0)} in-doubt units of work ({size}, {doc.get('seconds', 0):.1f} s)",
+                   err=True)
 
 
 def _knobs(values: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso, port_owner
+from ferrymq.cli.recovery import Recovery
 from ferrymq.client import local
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
@@ -88,6 +89,13 @@ class Notifier:
 
     def __init__(self, fd: int | None) -> None:
         self.fd = fd
+
+    def progress(self, doc: dict[str, Any]) -> None:
+        """A progress line before the outcome (``{"progress": doc}``); the pipe stays open."""
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.write(self.fd, (json.dumps({"progress": doc}) + "\n").encode())
 
     def send(self, payload: dict[str, Any]) -> None:
         if self.fd is None:
@@ -173,7 +181,12 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
         loop.add_signal_handler(sig, stopper.on_signal, sig)
     options = {**config.server, **knobs}
-    qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes, server_options.memory_limits(options))
+    last = qdir.read_status().get("state")
+    after = "crash" if last in ("running", "quiescing", "ending") else "end" if last == "ended" else "create"
+    with Recovery(qdir.name, qdir.journal_dir, after, notifier.progress) as recovery:
+        qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes,
+                                  server_options.memory_limits(options))
+    recovered = recovery.done(qm, journal)
     FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
     try:
         local_socket: socket.socket | None = local.listen(qdir.socket_file)
@@ -208,7 +221,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,
              server.port, running["event_loop"])
     echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
-    notifier.send({"ok": True, **running})
+    notifier.send({"ok": True, **running, "recovery": recovered})
 
     await stopper.requested.wait()
     how = await _stop(qdir, server, stopper, running, quiesce_timeout)
