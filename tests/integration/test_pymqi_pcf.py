@@ -134,6 +134,9 @@ def test_pcf_structures_and_padded_values(qmgr: pymqi.QueueManager) -> None:
                                             FilterValue=0)])
     # Character values come back as the queue manager sent them: blank-padded to their length.
     assert [(q[CMQC.MQCA_Q_NAME], q[CMQC.MQCA_Q_DESC]) for q in found] == [(b"PYMQI.LIST".ljust(48), b" " * 64)]
+    described = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PYMQI.*", CMQCFC.MQIACF_Q_ATTRS: CMQC.MQCA_Q_DESC},
+                                    [pymqi.Filter(CMQC.MQIA_CURRENT_Q_DEPTH).greater(0)])
+    assert [q[CMQC.MQIA_CURRENT_Q_DEPTH] for q in described] == [1]  # the filtered attribute comes back too
     conns = pcf.MQCMD_INQUIRE_CONNECTION([pymqi.CFBS(Parameter=CMQCFC.MQBACF_GENERIC_CONNECTION_ID, String=b""),
                                           pymqi.CFIL(Parameter=CMQCFC.MQIACF_CONNECTION_ATTRS,
                                                      Values=[CMQCFC.MQCACH_CONNECTION_NAME])],

@@ -168,7 +168,8 @@ def _matching(qm: QueueManager, cmd: Command) -> list[QueueObject]:
 
 
 def _inquire(qm: QueueManager, cmd: Command) -> list[Response]:
-    wanted = cmd.selectors(F.MQIACF_Q_ATTRS)
+    # As IBM: the attribute a filter tests is returned whether or not it was asked for.
+    wanted = cmd.selectors(F.MQIACF_Q_ATTRS) + tuple(f.parameter for f in cmd.filters)
     out = []
     for obj in _matching(qm, cmd):
         params = queue_params(obj, wanted)
