@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from ferrymq.cli import server_options
 from ferrymq.cli.errors import CliError, Exit
@@ -93,12 +93,7 @@ def alter(home: Path, name: str, host: str | None, port: int | None) -> dict[str
         CliError: UNKNOWN_QMGR, RUNNING, USAGE, PORT_IN_USE, DAMAGED.
     """
     qdir = QmgrDir(home, name).require()
-    lock = qdir.acquire_lock(patience=0.5)
-    if lock is None:
-        pid = qdir.read_pid()
-        raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {name} is running (pid {pid}); stop it "
-                       f"first (ferrymq stop {name}), then alter it", qmgr=name, pid=pid)
-    with lock:  # held while the config changes, so that no start reads half of it
+    with _stopped(qdir):  # held while the config changes, so that no start reads half of it
         config = qdir.load_config()
         new_host = config.host if host is None else host
         new_port = config.port if port is None else port
@@ -307,6 +302,20 @@ def stop(home: Path, name: str, immediate: bool, wait: float) -> dict[str, Any]:
     return describe(qdir)
 
 
+def _stopped(qdir: QmgrDir) -> IO[bytes]:
+    """The run lock of a queue manager that does not run, for a change no start may see half of.
+
+    Raises:
+        CliError(RUNNING): it runs.
+    """
+    lock = qdir.acquire_lock(patience=0.5)
+    if lock is None:
+        pid = qdir.read_pid()
+        raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {qdir.name} is running (pid {pid}); "
+                       f"stop it first: ferrymq stop {qdir.name}", qmgr=qdir.name, pid=pid)
+    return lock
+
+
 def delete(home: Path, name: str) -> dict[str, Any]:
     """dltmqm: remove the data directory of a queue manager that does not run.
 
@@ -314,12 +323,7 @@ def delete(home: Path, name: str) -> dict[str, Any]:
         CliError: UNKNOWN_QMGR, RUNNING.
     """
     qdir = QmgrDir(home, name).require()
-    lock = qdir.acquire_lock(patience=0.5)
-    if lock is None:
-        pid = qdir.read_pid()
-        raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {name} is running (pid {pid}); "
-                       f"stop it first: ferrymq stop {name}", qmgr=name, pid=pid)
-    with lock:  # held while the files go, so that no start can slip in
+    with _stopped(qdir):  # held while the files go, so that no start can slip in
         shutil.rmtree(qdir.path)
     with contextlib.suppress(OSError):
         qdir.path.parent.rmdir()  # only if it was the last one
