@@ -362,7 +362,8 @@ class Getter:
         qname = h.queue.name if h.queue else ""
         if shown is None:
             if msg.expires_at is None:
-                md, raw = msg.md, msg.md_bytes()
+                md = msg.md
+                raw = md.pack()
             else:
                 md, raw = msg.md.replace(expiry=msg.remaining_expiry(now)), None
             return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,

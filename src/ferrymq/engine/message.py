@@ -94,8 +94,7 @@ class Message:
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         self._tpl = template
         if md is not None:
-            expiry, self.priority, self.persistence = md.expiry, md.priority, md.persistence
-            self.msg_id, self.correl_id = md.msg_id, md.correl_id
+            expiry, self.priority, self.persistence, self.msg_id, self.correl_id = md.queue_fields()
         else:
             assert fields is not None
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
@@ -118,8 +117,9 @@ class Message:
     def md(self) -> MQMD:
         md = self._md
         if md is None:
-            if self._tpl is not None:  # made when asked, not kept (see the class docstring)
-                return self._tpl.with_ids(self.msg_id, self.correl_id)
+            if self._tpl is not None:  # made when first asked (a get), then kept
+                md = self._md = self._tpl.with_ids(self.msg_id, self.correl_id)
+                return md
             buf = self._buf if self._buf is not None else self._record()  # paged out: read, not kept
             md = MQMD.decode(buf[self._md_off : self._md_off + C.MQMD_LENGTH_2], big_endian=False)
             if self._buf is not None:

@@ -407,6 +407,10 @@ class MQMD:
         raw = self._raw
         return raw[:_MSG_ID] + raw[_CORREL_END:_PUT_DATE] + raw[_PUT_TIME_END:]
 
+    def queue_fields(self) -> tuple[int, int, int, bytes, bytes]:
+        """Expiry, Priority, Persistence, MsgId and CorrelId, read at once (``queue_fields``)."""
+        return queue_fields(self._raw)
+
     def fields(self) -> tuple[Any, ...]:
         """Every field's value, in structure order (``FIELD_NAMES``)."""
         values = list(LAYOUT_V2.little.unpack(self._raw))
