@@ -88,7 +88,7 @@ def test_command_server_serves_embedded_connections(embedded: EmbeddedQueueManag
 def test_embedded_mqsc_runs_on_the_engine(embedded: EmbeddedQueueManager) -> None:
     results = embedded.mqsc("DEFINE QLOCAL(EMB.Q) MAXDEPTH(3)", "DISPLAY QLOCAL(EMB.Q) MAXDEPTH", "DELETE QLOCAL(NOPE)")
     assert [r.ok for r in results] == [True, True, False]
-    assert results[1].objects == [{"QUEUE": "EMB.Q", "TYPE": "QLOCAL", "MAXDEPTH": "3"}]
+    assert results[1].objects == [{"QUEUE": "EMB.Q", "TYPE": "QLOCAL", "MAXDEPTH": 3}]
     assert results[2].reason == C.MQRC_UNKNOWN_OBJECT_NAME
 
 
