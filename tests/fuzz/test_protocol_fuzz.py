@@ -82,7 +82,7 @@ def qm() -> Iterator[EmbeddedQueueManager]:
 
 @pytest.fixture(scope="module")
 def conversations(qm: EmbeddedQueueManager) -> list[Conversation]:
-    convs = capture(qm.port, lambda: qm.run(lambda: qm.qmgr._next_hobj))
+    convs = capture(qm.port, lambda: qm.run(lambda: qm.qmgr.opener.next_hobj))
     kinds = {struct.unpack_from(">h", f, 2)[0] for c in convs for f in c.sent}
     # The capture covers every request the clients make (a client change that drops one shows here).
     wanted = {codec.T_CONNECT, codec.T_OPEN, codec.T_PUT, codec.T_PUT1, codec.T_GET, codec.T_GET_BATCH,
@@ -227,7 +227,7 @@ def test_mutated_conversations_end_in_replies_an_ending_or_a_close(qm: EmbeddedQ
         while sent < FRAMES and len(failures) < 5:
             n += 1
             conv = rng.choice(conversations)
-            first = qm.run(lambda: qm.qmgr._next_hobj)
+            first = qm.run(lambda: qm.qmgr.opener.next_hobj)
             frames = rebase(conv.sent[: rng.randint(2, len(conv.sent))], conv.first_hobj, first)
             frames, done = mutate(frames, rng, pool)
             sent += len(frames)

@@ -38,6 +38,11 @@ class Opener:
         self._next_hconn = 1
         self._next_hobj = 1
 
+    @property
+    def next_hobj(self) -> int:
+        """The object handle the next MQOPEN gives (handles are numbered across connections)."""
+        return self._next_hobj
+
     def connect(self, *, appl_name: str = "", user: str = "", appl_type: int = C.MQAT_DEFAULT) -> int:
         """MQCONN: a new connection handle.
 
