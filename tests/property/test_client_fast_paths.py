@@ -1,12 +1,12 @@
-"""The client's fast paths against the general ones: the same events, the same bytes, the
-same state afterwards, for any frame (also damaged ones, which the fast paths must leave
-to the general path and its errors)."""
+"""The client session's folds against the general way: the same bytes, the same state
+afterwards, the same errors, for any events."""
 
 from __future__ import annotations
 
 import copy
 import copyreg
 import struct
+from collections.abc import Iterable
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -15,10 +15,8 @@ from hypothesis import strategies as st
 from ferrymq.client import session as S
 from ferrymq.client.session import Session
 from ferrymq.mq import constants as C
-from ferrymq.protocol import codec
 from ferrymq.protocol import events as E
-from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, ServerConnection
-from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.protocol.connection import ClientConnection, ServerConnection
 from ferrymq.wire.mqmd import MQMD
 
 # The twins below are deep copies; a connection holds a struct.Struct (the shape of the
@@ -46,143 +44,15 @@ def connected() -> tuple[ClientConnection, ServerConnection]:
     return c, s
 
 
-@st.composite
-def get_reply_frames(draw: st.DrawFn) -> tuple[ClientConnection, bytes]:
-    """A connected client with a request outstanding and the bytes of a GetReply to it
-    (sometimes damaged, sometimes answering another request or none)."""
-    c, s = connected()
-    name = draw(names)
-    if draw(st.booleans()):  # an earlier reply, from the same queue mostly: its name is known
-        s.receive_data(c.send(E.Get(3, 1, MQMD(version=2))))
-        s.next_event()
-        earlier = E.GetReply(3, MQMD(version=2).pack(), b"", 0, bytes(16), draw(st.just(name) | names))
-        assert c.receive_get_reply(s.send(earlier)) is not None
-    req = draw(st.just("get") | st.sampled_from(["get_batch", "inquire"]))
-    if req == "get":
-        ev: E.ClientEvent = E.Get(2, 1, MQMD(version=2))
-    elif req == "get_batch":
-        ev = E.GetBatch(2, 1, max_messages=5)
-    else:
-        ev = E.Inquire(2, 1, (1,), ())
-    s.receive_data(c.send(ev))
-    s.next_event()
-    comp, reason, detail = draw(statuses)
-    md = draw(mds).pack()
-    reply = E.GetReply(2, md, draw(st.binary(max_size=200)), draw(st.integers(0, 2**32 - 1)),
-                       draw(st.binary(min_size=16, max_size=16)), name, None, comp, reason, detail)
-    if draw(st.booleans()) and req != "inquire":
-        data = s.send(reply)
-    else:  # the server machine would refuse to send it; encode it as a rogue server would
-        data = s._pack(reply)
-    damage = draw(st.sampled_from(["none", "bytes", "cut"]))
-    if damage == "bytes":
-        raw = bytearray(data)
-        for _ in range(draw(st.integers(1, 3))):
-            at = draw(st.integers(0, 67) | st.integers(0, len(raw) - 1))  # the header and fixed body, often
-            raw[at] = draw(st.integers(0, 255))
-        data = bytes(raw)
-    elif damage == "cut":
-        data = data[: draw(st.integers(1, len(data)))]
-    return c, data
-
-
-def slow(c: ClientConnection, data: bytes) -> list[object]:
-    c.receive_data(data)
-    out: list[object] = []
-    while True:
-        try:
-            ev = c.next_event()
-        except RemoteProtocolError as exc:
-            out.append(("error", str(exc)))
-            return out
-        if ev is NEED_DATA or ev is CLOSED:
-            return out
-        out.append(ev)
-
-
-def state(c: ClientConnection) -> tuple[object, ...]:
-    return c._outstanding.copy(), c._fed, c._reader.buffered, c.state
-
-
-@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
-@given(get_reply_frames())
-def test_receive_get_reply_is_next_event(case: tuple[ClientConnection, bytes]) -> None:
-    c, data = case
-    twin = copy.deepcopy(c)
-    expected = slow(twin, data)
-    before = state(c)
-    got = c.receive_get_reply(data)
-    if got is None:  # nothing taken: the general path decides, and says the same
-        assert state(c) == before
-        assert slow(c, data) == expected
-    else:
-        assert expected == [got]
-        assert state(c) == state(twin)
-
-
-def test_the_usual_reply_takes_the_fast_path() -> None:
-    """A test that the fast path is taken at all (the property above holds either way)."""
-    c, s = connected()
-    s.receive_data(c.send(E.Get(2, 1, MQMD(version=2))))
-    s.next_event()
-    reply = E.GetReply(2, MQMD(version=2).pack(), b"data", 4, bytes(16), "Q")
-    frame = s.send(reply)
-    assert c.receive_get_reply(bytearray(frame)) is None  # its slices would not be bytes
-    got = c.receive_get_reply(frame)
-    assert got == reply
-    assert type(got.data) is bytes and type(got.md_bytes) is bytes
-    assert c.outstanding == 0
-
-
 md_fields = st.one_of(
     mds,
     mds.map(lambda md: md.pack()),  # packed, as the client sends them
-    st.binary(max_size=400),  # a packed descriptor that is not one: the general encoder's error
+    st.binary(max_size=400),  # a packed descriptor that is not one: the encoder's error
 )
 anything = st.integers(-(2**70), 2**70)  # also out of every field's range
 
 
-def _refuse(ev: object) -> bytes:
-    raise ValueError("the general encoder, please")
-
-
-def fast(ev: E.ClientEvent) -> bytes | str:
-    """What ``send`` makes of ``ev``, or the name of what it raises."""
-    c, _ = connected()
-    c.max_msg_length = 0  # no length limit: the encoding alone is compared
-    try:
-        return c.send(ev)
-    except Exception as exc:
-        return type(exc).__name__
-
-
-def general(ev: E.ClientEvent) -> bytes | str:
-    """``fast`` with the one-step encoders failing, so that ``send`` uses the general one."""
-    saved = codec.put_frame, codec.get_frame
-    codec.put_frame = codec.get_frame = _refuse
-    try:
-        return fast(ev)
-    finally:
-        codec.put_frame, codec.get_frame = saved
-
-
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(st.builds(E.Put, st.integers(-5, 2**63 + 5), st.one_of(st.integers(0, 2**32 - 1), anything), md_fields,
-                 st.one_of(st.binary(max_size=300), st.text(max_size=3), st.none()), st.one_of(i32, anything), st.one_of(st.integers(0, 2**32 - 1), anything),
-                 props, st.just(False)))
-def test_put_frame_is_the_general_encoding(ev: E.Put) -> None:
-    assert fast(ev) == general(ev)
-
-
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(st.builds(E.Get, st.integers(1, 2**63 + 5), st.one_of(st.integers(0, 2**32 - 1), anything), md_fields,
-                 st.one_of(i32, anything), st.one_of(i32, anything), st.one_of(i32, anything),
-                 st.one_of(st.integers(0, 2**32 - 1), anything), st.binary(min_size=14, max_size=18), st.booleans()))
-def test_get_frame_is_the_general_encoding(ev: E.Get) -> None:
-    assert fast(ev) == general(ev)
-
-
-# -- a held asynchronous put and the get after it, in one step ----------------------------
+# -- a held asynchronous put and the request after it, in one write ----------------------------
 
 plain_md = st.just(MQMD(version=2).pack()) | mds.map(lambda md: md.pack())  # what the client sends
 
@@ -205,31 +75,6 @@ async_puts = st.builds(E.Put, st.integers(0, 3), mostly(st.integers(0, 2**32 - 1
 
 def conn_state(c: ClientConnection) -> tuple[object, ...]:
     return c._outstanding.copy(), c.state, c._consuming.copy(), c._closing.copy()
-
-
-def one_by_one(c: ClientConnection, *evs: E.ClientEvent) -> bytes | str:
-    try:
-        return b"".join(c.send(ev) for ev in evs)
-    except Exception as exc:
-        return type(exc).__name__
-
-
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
-@given(async_puts, gets, mostly(st.just(MAX), st.sampled_from([0, 64])), mostly(st.just(False), st.just(True)),
-       mostly(st.just(False), st.just(True)))
-def test_send_pair_is_two_sends(put: E.Put, get: E.Get, limit: int, busy: bool, idle: bool) -> None:
-    c = ClientConnection() if idle else connected()[0]
-    c.max_msg_length = limit
-    if busy and type(get.corr) is int:
-        c._outstanding[get.corr] = E.Inquire
-    twin = copy.deepcopy(c)
-    before = conn_state(c)
-    got = c.send_pair(put, get)
-    if got is None:  # nothing taken: the sends one by one decide
-        assert conn_state(c) == before
-    else:
-        assert got == one_by_one(twin, put, get)
-        assert conn_state(c) == conn_state(twin)
 
 
 def connected_session(limit: int) -> Session:
@@ -280,17 +125,17 @@ def test_a_request_reply_write_takes_the_one_step_path() -> None:
     """The fold is taken at all (the property above holds either way)."""
     sess = connected_session(MAX)
     sess.send(E.Put(0, 1, MQMD(version=2).pack(), b"request", 0, reply=False))
-    called: list[bool] = []
-    pair = sess.conn.send_pair
+    called: list[int] = []
+    many = sess.conn.send_many
 
-    def spy(put: E.Put, get: E.Get) -> bytes | None:
-        out = pair(put, get)
-        called.append(out is not None)
-        return out
+    def spy(events: Iterable[E.Event]) -> bytes:
+        events = list(events)
+        called.append(len(events))
+        return many(events)
 
-    sess.conn.send_pair = spy  # type: ignore[method-assign]
+    sess.conn.send_many = spy  # type: ignore[method-assign]
     sess.take_with(E.Get(5, 1, MQMD(version=2).pack()))
-    assert called == [True]
+    assert called == [2]
     assert not sess._batch and sess.out_bytes == 0 and not sess.out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -152,58 +154,18 @@ def outcome(s: ServerConnection, stream: bytes) -> tuple[list[object], str]:
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(requests(), st.data())
-def test_frames_decoded_in_place_are_the_frames_the_decoders_give(evs: list[E.ClientEvent],
-                                                                  data: st.DataObject) -> None:
-    """Put and Get frames are decoded where they lie in the receive buffer when they have the
-    usual shape; on any stream, intact or damaged, the events and the error that ends it are
-    those of the ordinary decoders."""
-    stream = damaged(evs, data, 0, 3)
-    ordinary = ServerConnection()
-    ordinary._fast = {}
-    assert outcome(ServerConnection(), stream) == outcome(ordinary, stream)
-
-
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(requests(), st.data())
 def test_puts_with_their_descriptors_in_bytes_are_the_frames_the_decoders_give(evs: list[E.ClientEvent],
                                                                               data: st.DataObject) -> None:
-    """A server machine made with ``raw_put_md`` leaves a usual Put's MQMD in its bytes: on any
-    stream, intact or damaged, those bytes decode to the ordinary decoders' MQMD, and the rest
-    of the events and the error that ends the stream are theirs."""
+    """A server machine made with ``raw_put_md`` leaves a Put's MQMD in its bytes: on any
+    stream, intact or damaged, those bytes decode to the ordinary decoder's MQMD, and the rest
+    of the events and the error that ends the stream are its."""
     stream = damaged(evs, data, 0, 3)
     ordinary = ServerConnection()
-    ordinary._fast = {}
     got, error = outcome(ServerConnection(raw_put_md=True), stream)
     raw = [ev for ev in got if isinstance(ev, E.Put) and isinstance(ev.md, bytes)]
     for ev in raw:
         ev.md = MQMD.unpack_from(ev.md)  # type: ignore[arg-type]
     assert (got, error) == outcome(ordinary, stream)
-    assert all(not ev.properties for ev in raw)
-
-
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([E.Get, E.GetBatch, E.Inquire, None]), st.sampled_from([(0, 0, ""), (1, 2079, ""), (2, 2033, "x")]),
-       st.binary(max_size=400), st.binary(max_size=100), st.integers(-1, 2**32), st.binary(max_size=20),
-       st.text(max_size=60), props)
-def test_a_get_reply_packed_whole_is_the_frame_the_encoder_gives(
-        request: type | None, status: tuple[int, int, str], md: bytes, data: bytes, length: int, token: bytes,
-        name: str, properties: dict[str, object] | None) -> None:
-    """The server packs an OK GetReply without properties in one step; for any GetReply,
-    fields out of range included, the bytes (or the error) and the outstanding requests
-    afterwards are those of the general encoder."""
-    def attempt(fast: bool) -> tuple[object, dict[int, type]]:
-        s = ServerConnection()
-        s.state = s.state.CONNECTED
-        if request is not None:
-            s._outstanding[7] = request
-        ev = E.GetReply(7, md, data, length, token, name, properties, *status)  # type: ignore[arg-type]
-        try:
-            out: object = s.send(ev) if fast else s._send(ev, s._pack)
-        except Exception as exc:  # compared below: the same kind and message
-            out = (type(exc), str(exc))
-        return out, dict(s._outstanding)
-
-    assert attempt(True) == attempt(False)
 
 
 @st.composite
@@ -236,10 +198,8 @@ def batch_replies(draw: st.DrawFn) -> tuple[int, bytes]:
     return n, b"".join(frames)
 
 
-def client_outcome(fast: bool, requests: int, stream: bytes, cuts: list[int]) -> tuple[list[object], str]:
+def client_outcome(requests: int, stream: bytes, cuts: list[int]) -> tuple[list[object], str]:
     c, s = ClientConnection(), ServerConnection(max_msg_length=1 << 20)
-    if not fast:
-        c._fast = {}
     s.receive_data(c.send(E.Connect(1, max_msg_length=1 << 20)))
     s.next_event()
     c.receive_data(s.send(E.ConnectReply(1, max_msg_length=1 << 20)))
@@ -263,8 +223,8 @@ def client_outcome(fast: bool, requests: int, stream: bytes, cuts: list[int]) ->
 
 
 def test_a_batch_reply_with_bytes_after_its_body_ends_the_stream_as_the_decoder_says() -> None:
-    """A GetBatchReply whose packet runs on past its last item is refused by the in-place
-    decoder with the general decoder's error, not delivered with its tail ignored."""
+    """A GetBatchReply whose packet runs on past its last item is refused, not delivered
+    with its tail ignored."""
     c, s = ClientConnection(), ServerConnection(max_msg_length=1 << 20)
     s.receive_data(c.send(E.Connect(1, max_msg_length=1 << 20)))
     s.next_event()
@@ -277,25 +237,29 @@ def test_a_batch_reply_with_bytes_after_its_body_ends_the_stream_as_the_decoder_
     assert size == len(frame)
     frame[4:8] = (size + 25).to_bytes(4, "big")
     frame += bytes(25)
-    fast = client_outcome(True, 1, bytes(frame), [])
-    assert fast == client_outcome(False, 1, bytes(frame), [])
-    assert fast[0] == [] and "25 bytes after the end of the body" in fast[1]
+    got = client_outcome(1, bytes(frame), [])
+    assert got[0] == [] and "25 bytes after the end of the body" in got[1]
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(batch_replies(), st.data())
-def test_batch_replies_decoded_in_place_are_the_frames_the_decoders_give(replies: tuple[int, bytes],
-                                                                         data: st.DataObject) -> None:
+def test_batch_replies_in_any_pieces_are_the_replies_whole(replies: tuple[int, bytes], data: st.DataObject) -> None:
     """A client decodes a GetBatchReply where it lies in its receive buffer; on any stream of
     replies, in any pieces, intact or damaged, the events (every body as bytes) and the error
-    that ends it are those of the ordinary decoder."""
+    that ends it are those of the stream in one piece."""
     requests, stream = replies
     damaged_stream = bytearray(stream)
     for _ in range(data.draw(st.integers(0, 3))):
         damaged_stream[data.draw(st.integers(0, len(stream) - 1))] = data.draw(st.integers(0, 255))
     cuts = data.draw(st.lists(st.integers(0, len(stream)), max_size=6))
-    got = client_outcome(True, requests, bytes(damaged_stream), cuts)
-    assert got == client_outcome(False, requests, bytes(damaged_stream), cuts)
+    got = client_outcome(requests, bytes(damaged_stream), cuts)
+    whole = client_outcome(requests, bytes(damaged_stream), [])
+
+    def where_in_the_stream(outcome: tuple[list[object], str]) -> tuple[list[object], str]:
+        # A framing error names the offset in the read that held the header too: cut away.
+        return outcome[0], re.sub(r"GPacket at offset \d+: ", "", outcome[1])
+
+    assert where_in_the_stream(got) == where_in_the_stream(whole)
     for ev in got[0]:
         if isinstance(ev, E.GetBatchReply):
             assert all(type(md) is bytes and type(body) is bytes for md, body, *_ in ev.items)

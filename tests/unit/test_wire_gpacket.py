@@ -301,9 +301,7 @@ def test_reader_byte_at_a_time_equals_all_at_once() -> None:
 def test_reader_takes_bytes_without_copying_and_anything_else_by_copy(cuts: list[tuple[int, str, bool]]) -> None:
     """Fed in any pieces, of any kind (what is fed as bytes is kept as it is; a bytearray or a
     view is copied, so the caller may reuse it), taken packet by packet or decoded in place
-    (take_plain), with packets over the compaction threshold among them: the same packets."""
-    in_place = {t: lambda buf, start, end, sequence, flags, t=t: GPacket(t, None, bytes(buf[start:end]), 0, sequence,
-                                                                         flags) for t in range(1, 12)}
+    (next_in_place), with packets over the compaction threshold among them: the same packets."""
     raw, expected = stream()
     big = GPacket(4, None, bytes(range(256)) * 300)  # 76,800 bytes: compaction happens after it
     raw, expected = raw + big.pack() + raw, [*expected, big, *expected]
@@ -318,11 +316,7 @@ def test_reader_takes_bytes_without_copying_and_anything_else_by_copy(cuts: list
             reader.feed(scratch if kind == "bytearray" else memoryview(scratch))
             scratch[:] = bytes(len(scratch))  # reused by its owner: what was fed must not change
         while True:
-            packet = reader.take_plain(in_place) if plain else None
-            if packet is not None:
-                got.append(packet)
-                continue
-            packet = reader.next_packet()
+            packet = in_place(reader) if plain else reader.next_packet()
             if packet is None:
                 break
             got.append(packet)
@@ -373,22 +367,28 @@ def test_header_size_constant() -> None:
     assert HEADER_SIZE == 36 and MAGIC == 0x7FFFE3C2
 
 
+def in_place(reader: GPacketReader) -> GPacket | None:
+    """The next packet, read from where ``next_in_place`` says it lies."""
+    frame = reader.next_in_place()
+    if frame is None:
+        return None
+    ptype, flags, sequence, props_size, buf, start, end = frame
+    props = unpack_properties(buf, start, start + props_size) if props_size else None
+    return GPacket(ptype, props, buf[start + props_size : end], 0, sequence, flags)
+
+
 def test_a_packet_that_spans_reads_is_handed_over_in_bytes() -> None:
     # A packet that came in several reads, of any kind, is made contiguous once it is all
     # here: a decoder in place sees bytes (what it slices off is bytes), never a buffer
     # that grew read by read.
     big = GPacket(4, None, bytes(range(256)) * 300)
     raw = big.pack() + V03
-    seen: list[type] = []
-
-    def decoder(buf: bytes | bytearray, start: int, end: int, sequence: int, flags: int) -> bytes:
-        seen.append(type(buf))
-        return bytes(buf[start:end])
-
     reader = GPacketReader()
     for i, piece in enumerate([raw[:30], raw[30:5000], raw[5000:70_000], raw[70_000:]]):
         reader.feed(piece if i % 2 else bytearray(piece))
-        got = reader.take_plain({4: decoder})
+        got = reader.next_in_place()
         assert (got is None) == (i < 3)
-    assert got == big.payload and seen == [bytes]
+    assert got is not None and type(got[4]) is bytes
+    _, _, _, _, buf, start, end = got
+    assert buf[start:end] == big.payload
     assert reader.next_packet() == GPacket.unpack_from(V03) and reader.buffered == 0

@@ -183,11 +183,16 @@ class Session:
             ConnectionBroken: as ``send``.
         """
         batch = self._batch
-        if len(batch) == 1 and not self.out and type(ev) is E.Get and self.ending is None and not self.eof:
-            # A request/reply loop's write: its held asynchronous put and the get after it,
-            # encoded at once (the general path below makes the same bytes in three copies).
-            data = self.conn.send_pair(batch[0], ev)
-            if data is not None:
+        if len(batch) == 1 and not self.out and self.ending is None and not self.eof:
+            # A request/reply loop's write: its held asynchronous put and the request after it
+            # in one pipelined write. Sending an asynchronous put moves no state, so when the
+            # machine refuses either (or either fails to encode), the way below sends them
+            # again and meets the error as it is.
+            try:
+                data = self.conn.send_many((batch[0], ev))
+            except Exception:
+                pass
+            else:
                 self._batch, self._batch_bytes, self.out_bytes = [], 0, 0
                 return data
         self.send(ev)
@@ -216,10 +221,6 @@ class Session:
             ConnectionBroken: the server broke the protocol.
         """
         self.last_rx = time.monotonic()
-        reply = self.conn.receive_get_reply(data)
-        if reply is not None:  # what a request/reply loop receives: one GetReply, alone
-            self.replies[reply.corr] = reply
-            return
         self.conn.receive_data(data)
         while True:
             try:

@@ -56,6 +56,8 @@ def string(value: str) -> bytes:
 # Names are at most 48 characters; the table is bounded and starts again when full.
 _NAMES_LIMIT = 1024
 _names: dict[str, bytes] = {}
+NAME_TABLE: dict[str, bytes] = _names
+"""The object names encoded so far (``name``'s table, read by generated packers)."""
 
 
 def name(value: str) -> bytes:
@@ -118,6 +120,19 @@ def props(value: props_model.PropertySet | None) -> bytes:
         return NO_PROPS
     raw = props_model.pack(value)
     return _U32.pack(len(raw)) + raw
+
+
+def read_string(buf: bytes | memoryview, pos: int, end: int) -> tuple[str, int] | None:
+    """The ``str`` field at ``pos`` and the offset after it, or None for a malformed one
+    (a Reader then says what is wrong): a generated decoder's usual way, without a Reader."""
+    if end - pos >= 2:
+        stop = pos + 2 + (buf[pos] << 8 | buf[pos + 1])
+        if stop <= end:
+            try:
+                return str(buf[pos + 2 : stop], "utf-8"), stop
+            except UnicodeDecodeError:
+                return None
+    return None
 
 
 class Reader:
@@ -212,7 +227,7 @@ class Reader:
         """An ``md`` field decoded."""
         pos = self.pos
         self.pos = pos + self._md_length()
-        return MQMD.unpack_from(self.buf, pos)
+        return MQMD.decode(self.buf, pos)
 
     def props(self) -> props_model.PropertySet | None:
         pos = self.pos

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -34,6 +34,7 @@ from typing import Any
 from ferrymq.mq import constants as C
 from ferrymq.protocol import body
 from ferrymq.protocol.body import Reader
+from ferrymq.protocol.layout import Frame, Part
 from ferrymq.wire.mqmd import MQMD
 
 T_PUT_COLUMNS = 1180
@@ -42,7 +43,7 @@ MAX_ROWS = 65_536  # messages per frame (the frame's size bounds the bytes)
 ID_LENGTH = 24
 HAS_MSG_IDS, HAS_CORREL_IDS = 0x1, 0x2
 
-_HEAD = struct.Struct(">IiIIB")
+_COUNT = struct.Struct(">IB")  # after hobj, options, context: n, columns
 
 
 @dataclass(slots=True)
@@ -123,45 +124,36 @@ def largest(ev: PutColumns) -> int:
     return max(map(operator.sub, b[1:], b[:-1]), default=0)
 
 
-def _encode(ev: PutColumns, md: Callable[[Any], bytes]) -> tuple[int, int, int, list[bytes]]:
+def _encode(ev: PutColumns) -> list[bytes]:
     n = check(ev)
     columns = (HAS_MSG_IDS if ev.msg_ids is not None else 0) | (HAS_CORREL_IDS if ev.correl_ids is not None else 0)
-    parts: list[Any] = [_HEAD.pack(ev.hobj, ev.options, ev.context, n, columns), md(ev.md), ev.offsets]
+    parts: list[bytes] = [_COUNT.pack(n, columns), body.md(ev.md), ev.offsets]
     parts += [col for col in (ev.msg_ids, ev.correl_ids) if col is not None]
-    parts.append(ev.data)
-    return T_PUT_COLUMNS, 0, 0, parts
+    parts.append(ev.data)  # type: ignore[arg-type]  # a view is written as it is
+    return parts
 
 
-def _decode(r: Reader, corr: int, flags: int, props: Any) -> PutColumns:
-    if props is not None:
-        raise r.fail("a PUT_COLUMNS carries no properties")
-    hobj, options, context, n, columns = r.unpack(_HEAD)
+def _decode(r: Reader) -> tuple[MQMD, bytes, memoryview, bytes | None, bytes | None]:
+    n, columns = r.unpack(_COUNT)
     if not 0 < n <= MAX_ROWS:
         raise r.fail(f"{n} messages; 1..{MAX_ROWS} allowed")
     if columns & ~(HAS_MSG_IDS | HAS_CORREL_IDS):
         raise r.fail(f"unknown columns 0x{columns:02x}")
     md = r.md()
-    offsets = _take(r, 4 * (n + 1), "offsets")
-    msg_ids = _take(r, n * ID_LENGTH, "MsgIds") if columns & HAS_MSG_IDS else None
-    correl_ids = _take(r, n * ID_LENGTH, "CorrelIds") if columns & HAS_CORREL_IDS else None
+    offsets = r.take(4 * (n + 1), "offsets")
+    msg_ids = r.take(n * ID_LENGTH, "MsgIds") if columns & HAS_MSG_IDS else None
+    correl_ids = r.take(n * ID_LENGTH, "CorrelIds") if columns & HAS_CORREL_IDS else None
     size = r.left
-    ev = PutColumns(hobj, md, offsets, memoryview(r.buf)[r.pos : r.end], msg_ids, correl_ids, options, context)
+    bounds = struct.unpack(f">{n + 1}I", offsets)
     try:  # the data is the rest of the body: the payloads are copied out once, by message (payloads())
-        _check_bounds(ev.bounds(), size)
+        _check_bounds(bounds, size)
     except ValueError as exc:
         raise r.fail(str(exc)) from None
-    r.pos += size
-    return ev
+    return md, offsets, r.view(size), msg_ids, correl_ids
 
 
-def _take(r: Reader, n: int, what: str) -> bytes:
-    return r.take(n, what)
-
-
-Decoder = Callable[[Reader, int, int, Any], Any]
-
-CLIENT_FRAMES: dict[int, Decoder] = {T_PUT_COLUMNS: _decode}
-NAMES = {T_PUT_COLUMNS: "PUT_COLUMNS"}
-
-
-ENCODERS: dict[type, Callable[[Any], tuple[int, int, int, list[bytes]]]] = {PutColumns: lambda e: _encode(e, body.md)}
+CLIENT_SENDS: list[Frame[Any]] = [
+    Frame(T_PUT_COLUMNS, "PUT_COLUMNS", PutColumns, [
+        ("hobj", "I"), ("options", "i"), ("context", "I"),
+        ("columns", Part(("md", "offsets", "data", "msg_ids", "correl_ids"), _encode, _decode))], corr=False),
+]

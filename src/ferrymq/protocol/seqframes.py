@@ -41,14 +41,15 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
+from ferrymq.protocol import body
 from ferrymq.protocol.body import Reader
+from ferrymq.protocol.layout import FLAG_REPLY_EXPECTED, Frame, Part
 from ferrymq.wire.mqmd import V2_LE_HEAD
 
 T_SEQ_RANGE = 1150
@@ -247,30 +248,16 @@ class InDoubtReply:
     detail: str = ""
 
 
-def _s(value: str) -> bytes:
-    raw = value.encode("utf-8")
-    if len(raw) > 0xFFFF:
-        raise ValueError(f"a string field is {len(raw)} bytes; the limit is 65535")
-    return _U16.pack(len(raw)) + raw
-
-
-def _xid(xid: bytes) -> bytes:
+def _xid(xid: bytes) -> list[bytes]:
     if not 1 <= len(xid) <= MAX_XID:
         raise ValueError(f"XID must be 1..{MAX_XID} bytes, got {len(xid)}")
-    return _U16.pack(len(xid)) + xid
-
-
-def _props(props: Props) -> bytes:
-    if not props:
-        return _U32.pack(0)
-    raw = props_model.pack(props)
-    return _U32.pack(len(raw)) + raw
+    return [_U16.pack(len(xid)), xid]
 
 
 def _enc_browse_reply(e: BrowseRangeReply) -> list[bytes]:
     parts = [_U32.pack(len(e.entries))]
     for x in e.entries:
-        parts += [_ENTRY.pack(x.seq, x.put_at, len(x.data)), x.md, _props(x.properties), x.data]
+        parts += [_ENTRY.pack(x.seq, x.put_at, len(x.data)), x.md, body.props(x.properties), x.data]
     return parts
 
 
@@ -309,40 +296,11 @@ def _enc_columns_reply(e: BrowseColumnsReply) -> list[bytes]:
     return head + e.data_parts if e.data_parts is not None else [*head, _bytes(e.data)]
 
 
-_R = 0x1  # a reply is expected
-
-ENCODERS: dict[type, Callable[[Any], tuple[int, int, int, list[bytes]]]] = {
-    SeqRange: lambda e: (T_SEQ_RANGE, _R, e.corr, [_s(e.queue)]),
-    SeqRangeReply: lambda e: (T_SEQ_RANGE_REPLY, 0, e.corr, [_s(e.queue), _QQQ.pack(e.first_seq, e.last_seq, e.depth)]),
-    BrowseRange: lambda e: (T_BROWSE_RANGE, _R, e.corr,
-                            [_s(e.queue), _BROWSE.pack(e.from_seq, e.to_seq, e.max_msgs, e.max_bytes)]),
-    BrowseRangeReply: lambda e: (T_BROWSE_RANGE_REPLY, 0, e.corr, _enc_browse_reply(e)),
-    BrowseColumns: lambda e: (T_BROWSE_COLUMNS, _R, e.corr,
-                              [_s(e.queue), _BROWSE.pack(e.from_seq, e.to_seq, e.max_msgs, e.max_bytes)]),
-    BrowseColumnsReply: lambda e: (T_BROWSE_COLUMNS_REPLY, 0, e.corr, _enc_columns_reply(e)),
-    RemoveUpto: lambda e: (T_REMOVE_UPTO, _R, e.corr, [_s(e.queue), _Q.pack(e.upto_seq), _s(e.reader)]),
-    RemoveUptoReply: lambda e: (T_REMOVE_UPTO_REPLY, 0, e.corr, [_Q.pack(e.removed)]),
-    Readers: lambda e: (T_READERS, _R, e.corr, [_s(e.queue)]),
-    ReadersReply: lambda e: (T_READERS_REPLY, 0, e.corr,
-                             [_U16.pack(len(e.readers))] + [_s(r) + _QQ.pack(a, lag) for r, a, lag in e.readers]),
-    Prepare: lambda e: (T_PREPARE, _R, e.corr, [_xid(e.xid)]),
-    PrepareReply: lambda e: (T_PREPARE_REPLY, 0, e.corr, [_U32.pack(e.operations)]),
-    Resolve: lambda e: (T_RESOLVE, _R, e.corr, [_U8.pack(1 if e.commit else 0), _xid(e.xid)]),
-    ResolveReply: lambda e: (T_RESOLVE_REPLY, 0, e.corr, [_U8.pack(1 if e.found else 0)]),
-    InDoubt: lambda e: (T_IN_DOUBT, _R, e.corr, []),
-    InDoubtReply: lambda e: (T_IN_DOUBT_REPLY, 0, e.corr, [_U16.pack(len(e.xids))] + [_xid(x) for x in e.xids]),
-}
-
-
-def _r_xid(r: Reader) -> bytes:
+def _r_xid(r: Reader) -> tuple[bytes]:
     (n,) = r.unpack(_U16)
     if not 1 <= n <= MAX_XID:
         raise r.fail(f"XID of {n} bytes; must be 1..{MAX_XID}")
-    return _take(r, n)
-
-
-def _take(r: Reader, n: int) -> bytes:
-    return r.take(n)
+    return (r.take(n),)
 
 
 def _r_count(r: Reader, st: struct.Struct, limit: int, what: str) -> int:
@@ -352,27 +310,22 @@ def _r_count(r: Reader, st: struct.Struct, limit: int, what: str) -> int:
     return int(n)
 
 
-def _dec_browse_reply(r: Reader, corr: int) -> BrowseRangeReply:
+def _dec_browse_reply(r: Reader) -> tuple[list[RangeEntry]]:
     n = _r_count(r, _U32, MAX_BROWSE, "messages")
     out = []
     for _ in range(n):
         seq, put_at, length = r.unpack(_ENTRY)
         md = r.md_bytes()
         (plen,) = r.unpack(_U32)
-        raw = _take(r, plen)
+        raw = r.take(plen)
         props: Props = props_model.unpack(raw) if plen else props_model.PropertySet()
-        out.append(RangeEntry(seq, put_at, md, props, _take(r, length)))
-    return BrowseRangeReply(corr, out)
-
-
-def _view(r: Reader, n: int) -> memoryview:
-    """The next ``n`` bytes as a view of the frame (pages are megabytes: not copied)."""
-    return r.view(n)
+        out.append(RangeEntry(seq, put_at, md, props, r.take(length)))
+    return (out,)
 
 
 def _r_offsets(r: Reader, n: int, what: str) -> tuple[memoryview, array[int]]:
     """``n + 1`` offsets, checked to start at 0, never decrease and fit a blob that follows."""
-    raw = _view(r, 4 * (n + 1))
+    raw = r.view(4 * (n + 1))
     offs = _le_array("I", raw)
     last = offs[-1]
     if offs[0] != 0 or last > min(MAX_BLOB, r.left):
@@ -382,15 +335,18 @@ def _r_offsets(r: Reader, n: int, what: str) -> tuple[memoryview, array[int]]:
     return raw, offs
 
 
-def _dec_columns_reply(r: Reader, corr: int) -> BrowseColumnsReply:
+ColumnFields = tuple[int, memoryview, memoryview, memoryview, dict[int, Props], memoryview, memoryview]
+
+
+def _dec_columns_reply(r: Reader) -> ColumnFields:
     # Everything a count sizes is checked against what is left of the frame before it is read.
-    n = _r_count(r, _U32, min(MAX_BROWSE, (r.left) // (16 + MD_SIZE + 8)), "messages")
-    seqs, put_ats, mds = _view(r, 8 * n), _view(r, 8 * n), _view(r, MD_SIZE * n)
+    n = _r_count(r, _U32, min(MAX_BROWSE, r.left // (16 + MD_SIZE + 8)), "messages")
+    seqs, put_ats, mds = r.view(8 * n), r.view(8 * n), r.view(MD_SIZE * n)
     for i, b in enumerate(MD_HEAD):  # every MQMD's head at once: one strided comparison per byte
         if mds[i::MD_SIZE] != bytes((b,)) * n:
             raise r.fail("an MQMD is not a little-endian version-2 MQMD (StrucId 'MD  ', Version 2)")
     _, poffs = _r_offsets(r, n, "property")
-    blob = _view(r, poffs[-1])
+    blob = r.view(poffs[-1])
     props: dict[int, Props] = {}
     if poffs[-1]:
         for i in range(n):
@@ -400,72 +356,65 @@ def _dec_columns_reply(r: Reader, corr: int) -> BrowseColumnsReply:
     raw, doffs = _r_offsets(r, n, "data")
     if doffs[-1] != r.left:
         raise r.fail(f"data offsets end at {doffs[-1]}; {r.left} bytes of data follow")
-    return BrowseColumnsReply(corr, n, seqs, put_ats, mds, props, raw, _view(r, doffs[-1]))
+    return n, seqs, put_ats, mds, props, raw, r.view(doffs[-1])
 
 
-def _dec_readers_reply(r: Reader, corr: int) -> ReadersReply:
+def _enc_readers(e: ReadersReply) -> list[bytes]:
+    return [_U16.pack(len(e.readers)), *(body.string(name) + _QQ.pack(a, lag) for name, a, lag in e.readers)]
+
+
+def _dec_readers_reply(r: Reader) -> tuple[list[tuple[str, int, int]]]:
     n = _r_count(r, _U16, MAX_LIST, "readers")
     rows = []
     for _ in range(n):
         name = r.string()
         acked, lag = r.unpack(_QQ)
         rows.append((name, acked, lag))
-    return ReadersReply(corr, rows)
+    return (rows,)
 
 
-def _dec_in_doubt_reply(r: Reader, corr: int) -> InDoubtReply:
+def _enc_xids(e: InDoubtReply) -> list[bytes]:
+    return [_U16.pack(len(e.xids)), *(b"".join(_xid(x)) for x in e.xids)]
+
+
+def _dec_in_doubt_reply(r: Reader) -> tuple[list[bytes]]:
     n = _r_count(r, _U16, MAX_LIST, "XIDs")
-    return InDoubtReply(corr, [_r_xid(r) for _ in range(n)])
+    return ([_r_xid(r)[0] for _ in range(n)],)
 
 
-def _browse_fields(r: Reader) -> tuple[str, int, int, int, int]:
-    queue = r.string()
-    return (queue, *r.unpack(_BROWSE))
+_R = FLAG_REPLY_EXPECTED
+_RANGE = [("queue", "str"), ("from_seq", "q"), ("to_seq", "q"), ("max_msgs", "I"), ("max_bytes", "I")]
+XID: Part[Prepare | Resolve] = Part(("xid",), lambda e: _xid(e.xid), _r_xid)
 
+CLIENT_SENDS: list[Frame[Any]] = [
+    Frame(T_SEQ_RANGE, "SEQ_RANGE", SeqRange, [("queue", "str")], flags=[(_R, "")]),
+    Frame(T_BROWSE_RANGE, "BROWSE_RANGE", BrowseRange, _RANGE, flags=[(_R, "")]),
+    Frame(T_BROWSE_COLUMNS, "BROWSE_COLUMNS", BrowseColumns, _RANGE, flags=[(_R, "")]),
+    Frame(T_REMOVE_UPTO, "REMOVE_UPTO", RemoveUpto, [("queue", "str"), ("upto_seq", "q"), ("reader", "str")],
+          flags=[(_R, "")]),
+    Frame(T_READERS, "READERS", Readers, [("queue", "str")], flags=[(_R, "")]),
+    Frame(T_PREPARE, "PREPARE", Prepare, [("xid", XID)], flags=[(_R, "")]),
+    Frame(T_RESOLVE, "RESOLVE", Resolve, [("commit", "?"), ("xid", XID)], flags=[(_R, "")]),
+    Frame(T_IN_DOUBT, "IN_DOUBT", InDoubt, [], flags=[(_R, "")]),
+]
+"""The requests of this module's frames (sent by clients)."""
 
-def _dec_browse(r: Reader, c: int) -> BrowseRange:
-    return BrowseRange(c, *_browse_fields(r))
-
-
-def _dec_remove(r: Reader, c: int) -> RemoveUpto:
-    queue = r.string()
-    (upto,) = r.unpack(_Q)
-    return RemoveUpto(c, queue, upto, r.string())
-
-
-def _dec_range_reply(r: Reader, c: int) -> SeqRangeReply:
-    queue = r.string()
-    return SeqRangeReply(c, queue, *r.unpack(_QQQ))
-
-
-def _dec_resolve(r: Reader, c: int) -> Resolve:
-    (commit,) = r.unpack(_U8)
-    return Resolve(c, _r_xid(r), bool(commit))
-
-
-Decoder = Callable[[Reader, int, int, Any], Any]
-
-CLIENT_FRAMES: dict[int, Decoder] = {
-    T_SEQ_RANGE: lambda r, c, f, p: SeqRange(c, r.string()),
-    T_BROWSE_RANGE: lambda r, c, f, p: _dec_browse(r, c),
-    T_BROWSE_COLUMNS: lambda r, c, f, p: BrowseColumns(c, *_browse_fields(r)),
-    T_REMOVE_UPTO: lambda r, c, f, p: _dec_remove(r, c),
-    T_READERS: lambda r, c, f, p: Readers(c, r.string()),
-    T_PREPARE: lambda r, c, f, p: Prepare(c, _r_xid(r)),
-    T_RESOLVE: lambda r, c, f, p: _dec_resolve(r, c),
-    T_IN_DOUBT: lambda r, c, f, p: InDoubt(c),
-}
-
-SERVER_FRAMES: dict[int, Decoder] = {
-    T_SEQ_RANGE_REPLY: lambda r, c, f, p: _dec_range_reply(r, c),
-    T_BROWSE_RANGE_REPLY: lambda r, c, f, p: _dec_browse_reply(r, c),
-    T_BROWSE_COLUMNS_REPLY: lambda r, c, f, p: _dec_columns_reply(r, c),
-    T_REMOVE_UPTO_REPLY: lambda r, c, f, p: RemoveUptoReply(c, r.unpack(_Q)[0]),
-    T_READERS_REPLY: lambda r, c, f, p: _dec_readers_reply(r, c),
-    T_PREPARE_REPLY: lambda r, c, f, p: PrepareReply(c, r.unpack(_U32)[0]),
-    T_RESOLVE_REPLY: lambda r, c, f, p: ResolveReply(c, bool(r.unpack(_U8)[0])),
-    T_IN_DOUBT_REPLY: lambda r, c, f, p: _dec_in_doubt_reply(r, c),
-}
+SERVER_SENDS: list[Frame[Any]] = [
+    Frame(T_SEQ_RANGE_REPLY, "SEQ_RANGE_REPLY", SeqRangeReply,
+          [("queue", "str"), ("first_seq", "q"), ("last_seq", "q"), ("depth", "q")]),
+    Frame(T_BROWSE_RANGE_REPLY, "BROWSE_RANGE_REPLY", BrowseRangeReply,
+          [("entries", Part(("entries",), _enc_browse_reply, _dec_browse_reply))]),
+    Frame(T_BROWSE_COLUMNS_REPLY, "BROWSE_COLUMNS_REPLY", BrowseColumnsReply,
+          [("columns", Part(("count", "seqs", "put_ats", "mds", "properties", "data_offsets", "data"),
+                            _enc_columns_reply, _dec_columns_reply))]),
+    Frame(T_REMOVE_UPTO_REPLY, "REMOVE_UPTO_REPLY", RemoveUptoReply, [("removed", "q")]),
+    Frame(T_READERS_REPLY, "READERS_REPLY", ReadersReply,
+          [("readers", Part(("readers",), _enc_readers, _dec_readers_reply))]),
+    Frame(T_PREPARE_REPLY, "PREPARE_REPLY", PrepareReply, [("operations", "I")]),
+    Frame(T_RESOLVE_REPLY, "RESOLVE_REPLY", ResolveReply, [("found", "?")]),
+    Frame(T_IN_DOUBT_REPLY, "IN_DOUBT_REPLY", InDoubtReply, [("xids", Part(("xids",), _enc_xids, _dec_in_doubt_reply))]),
+]
+"""The replies of this module's frames (sent by servers)."""
 
 ANSWERS: dict[type, tuple[type, ...]] = {
     SeqRange: (SeqRangeReply,),
@@ -478,4 +427,6 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     InDoubt: (InDoubtReply,),
 }
 
-NAMES = {v: k[2:] for k, v in globals().items() if k.startswith("T_") and isinstance(v, int)}
+SeqRequest = SeqRange | BrowseRange | RemoveUpto | Readers | Prepare | Resolve | InDoubt
+SeqReply = (SeqRangeReply | BrowseRangeReply | BrowseColumnsReply | RemoveUptoReply | ReadersReply | PrepareReply
+            | ResolveReply | InDoubtReply)

@@ -25,6 +25,7 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.protocol.errors import LocalProtocolError
 from ferrymq.server import ops
 from ferrymq.server.cmdserver import CommandServer
 from ferrymq.server.commit import GroupCommitter
@@ -290,8 +291,9 @@ class QueueManagerServer:
         h, r = w.handler, d.result
         if h._in_loop or h.closed or r is None or r.md_bytes is None:
             return False
-        frame = h.conn.send_get_reply(w.corr, r.md_bytes, r.data, r.msg_token, r.resolved_q_name)
-        if frame is None:
+        try:
+            frame = h.conn.send(E.GetReply(w.corr, r.md_bytes, r.data, len(r.data), r.msg_token, r.resolved_q_name))
+        except LocalProtocolError:  # the usual way then says what is wrong
             return False
         try:
             h.send_now(frame)

@@ -35,7 +35,7 @@ Every length is checked against a limit before anything is allocated.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple, TypeVar
@@ -516,11 +516,34 @@ class GPacketReader:
 
     def next_frame(self) -> tuple[GPacketHeader, Properties | None, bytes] | None:
         """The next complete packet as its checked header, properties and payload, or None
-        until more bytes arrive: ``next_packet`` without building the GPacket (the client
-        protocol reads one of these per message).
+        until more bytes arrive: ``next_packet`` without building the GPacket.
 
         Raises:
             DecodeError: the stream holds a malformed packet.
+        """
+        header = self._whole_packet()
+        if header is None:
+            return None
+        buf, pos = self._buf, self._pos
+        start = pos + HEADER_SIZE + header.props_size
+        try:
+            with memoryview(buf) as view:  # the payload copied once
+                props = (None if header.props_size == 0
+                         else unpack_properties(view, pos + HEADER_SIZE, start, max_properties=self.max_properties))
+                payload = bytes(view[start : pos + header.size])
+        except DecodeError as exc:
+            self._error = exc
+            raise
+        self._header = None
+        self.consume(pos + header.size)
+        return header, props, payload
+
+    def _whole_packet(self) -> GPacketHeader | None:
+        """The next packet's checked header once all of the packet is buffered (contiguous
+        in ``_buf`` from ``_pos``), else None.
+
+        Raises:
+            DecodeError: the stream holds a malformed header (also on every later call).
         """
         if self._error is not None:
             raise self._error
@@ -531,50 +554,42 @@ class GPacketReader:
                 if at is None:
                     return None
                 header = self._header = unpack_header(*at, max_size=self.max_size)
-            size = header.size
-            if not self._gather(size):
-                return None
-            buf, pos = self._buf, self._pos
-            start = pos + HEADER_SIZE + header.props_size
-            with memoryview(buf) as view:  # the payload copied once
-                props = (None if header.props_size == 0
-                         else unpack_properties(view, pos + HEADER_SIZE, start, max_properties=self.max_properties))
-                payload = bytes(view[start : pos + size])
         except DecodeError as exc:
             self._error = exc
             raise
-        self._header = None
-        self.consume(pos + size)
-        return header, props, payload
+        return header if self._gather(header.size) else None
 
-    def take_plain(self, decoders: Mapping[int, Callable[[bytes | bytearray, int, int, int, int], T]]) -> T | None:
-        """The next packet decoded where it lies in the receive buffer, when it is complete,
-        has no properties section and its header passes every check ``next_frame`` makes:
-        ``decoders[type](buffer, start, end, sequence, flags)``, its payload being
-        ``buffer[start:end]`` (the decoder copies what it keeps), and the packet is then
-        consumed. None, having taken nothing, for anything else: incomplete, properties, a
-        malformed header, no decoder for its type, or the decoder gave None; ``next_frame``
-        then reads or refuses it as usual. This is the way in for the frames of the client
-        protocol, which carry no properties: decoded in place, not copied out first. A header
-        ``next_frame`` kept while the packet was incomplete is that of these same bytes: a
-        packet that came in several reads (any large one) is decoded in place too."""
-        at = self._head() if self._error is None else None
-        if at is None:
+    def next_in_place(self) -> tuple[int, int, int, int, bytes, int, int] | None:
+        """The next complete packet where it lies, or None until more bytes arrive: its type,
+        flags, sequence and properties size (its header checked as ``next_frame`` checks it),
+        the buffer holding it, and where in it the packet's properties section (then payload)
+        starts and the packet ends. The packet is taken: the buffer is bytes, which stay as
+        they are, so the caller reads the packet there without copying it out first.
+
+        Raises:
+            DecodeError: the stream holds a malformed header.
+        """
+        buf, pos = self._buf, self._pos
+        if pos == len(buf) and not self._more and self._error is None:  # the usual call after a read's last packet
             return None
-        version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(*at)
-        if (magic != MAGIC or version != VERSION or props_size or not HEADER_SIZE <= size <= self.max_size
-                or not self._gather(size)):
-            return None
-        decode = decoders.get(ptype)
-        if decode is None:
+        if self._header is None and len(buf) - pos >= HEADER_SIZE and self._error is None:
+            # The usual case, decided from one unpack: a whole packet's header in this read.
+            version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(buf, pos)
+            if (magic == MAGIC and version == VERSION and HEADER_SIZE <= size <= self.max_size
+                    and 0 <= props_size <= size - HEADER_SIZE and len(buf) - pos >= size):
+                end = pos + size
+                if end == len(buf) and not self._more:  # consume(end), inline
+                    self._buf, self._pos = b"", 0
+                else:
+                    self.consume(end)
+                return ptype, flags, sequence, props_size, buf, pos + HEADER_SIZE, end
+        header = self._whole_packet()
+        if header is None:
             return None
         buf, pos = self._buf, self._pos
-        end = pos + size
-        got = decode(buf, pos + HEADER_SIZE, end, sequence, flags)
-        if got is not None:
-            self._header = None
-            self.consume(end)
-        return got
+        self._header = None
+        self.consume(pos + header.size)
+        return header.type, header.flags, header.sequence, header.props_size, buf, pos + HEADER_SIZE, pos + header.size
 
     def consume(self, end: int) -> None:
         """Drop the buffered bytes before ``end`` (the end of a packet just taken)."""

@@ -1,0 +1,321 @@
+"""Frame layouts, each declared once, and the packer and in-place decoder made from it.
+
+A frame is declared by its packet type, its event class, its flags and its body's fields
+in wire order, each ``(attribute, kind)``:
+
+- a struct code (``I``, ``i``, ``H``, ``q``, ``d``, ``B``, ``?``, ``16s``, ``24s``): a
+  fixed field. Consecutive fixed fields are one precompiled ``struct``; the fields right
+  after the GPacket header are packed with the header, in one ``pack``.
+- ``str``, ``name`` (a ``str`` of an object name, from a table of encoded names),
+  ``detail`` (a ``str`` cut to body.DETAIL_LIMIT), ``md`` (an MQMD, decoded),
+  ``md_bytes`` (an MQMD checked and kept as its bytes), ``props``, ``rest`` (the
+  remaining bytes), ``status`` (the attributes ``comp``, ``reason``, ``detail``), or
+  ``batch`` (a u32 count of 1..body.MAX_BATCH): the kinds of ferrymq.protocol.body.
+- a ``Part``: a field of its own shape (a list, a batch's items), with its encoder and
+  decoder.
+
+From a declaration ``Frame`` generates, as ``dataclasses`` generates ``__init__``, two
+straight-line functions with no loop over the fields and no dict per frame:
+``pack(event) -> list[bytes]`` (the whole packet, header first) and ``decode(buf, start,
+end, corr, flags) -> event`` (reading the body ``buf[start:end]`` where it lies in the
+receive buffer). Each writes and reads the usual value of a kind inline (an OK status, an
+MQMD version 2 as x86-64 writes it, no properties) and leaves the rest, and every error,
+to ferrymq.protocol.body. Their source is kept on the Frame (``pack_source``, ``decode_source``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar, cast
+
+from ferrymq.errors import DecodeError
+from ferrymq.mq import constants as C
+from ferrymq.protocol import body
+from ferrymq.protocol.body import Reader
+from ferrymq.wire import gpacket
+from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
+
+Ev = TypeVar("Ev")
+
+HEADER = ">hhiiiqqI"  # GPacket's header (ferrymq.wire.gpacket): version, type, size, magic, props, timestamp, seq, flags
+HEADER_SIZE = struct.calcsize(HEADER)
+assert HEADER_SIZE == gpacket.HEADER_SIZE
+
+FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
+FLAG_MSG_HANDLE = 0x2  # GET: the getter has a message handle
+
+_VARIABLE = {  # kind -> (the encoder of one value, the Reader method that reads it)
+    "str": ("_string", "string"),
+    "name": ("_name", "string"),
+    "detail": ("_detail", "string"),
+    "md": ("_md", "md"),
+    "md_bytes": ("_md", "md_bytes"),
+    "props": ("_props", "props"),
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Part(Generic[Ev]):
+    """A field of its own shape: ``encode(event)`` gives its bytes (one or more pieces) from
+    the event's ``attrs``; ``decode(reader)`` reads it and gives their values, in order."""
+
+    attrs: tuple[str, ...]
+    encode: Callable[[Ev], list[bytes]]
+    decode: Callable[[Reader], tuple[object, ...]]
+
+
+Field = tuple[str, "str | Part[Ev]"]
+Decode = Callable[[bytes | memoryview, int, int, int, int], Ev]
+"""A generated decoder: (buffer, body start, body end, correlation id, flags) -> the event."""
+
+
+def _is_fixed(kind: object) -> bool:
+    if kind == "batch":
+        return True
+    if not isinstance(kind, str) or kind in _VARIABLE or kind in ("rest", "status"):
+        return False
+    struct.calcsize(">" + kind)  # a struct code, or the declaration is wrong
+    return True
+
+
+def _code(kind: str) -> str:
+    return "I" if kind == "batch" else kind
+
+
+def _codes(fields: list[tuple[str, str]]) -> str:
+    return "".join(_code(kind) for _, kind in fields)
+
+
+class Frame(Generic[Ev]):
+    """One frame's layout and what is generated from it.
+
+    ``flags``: the GPacket flag bits, each ``(bit, attribute)``; an attribute of "" means
+    the bit is always set, else the bit carries that boolean attribute both ways.
+    ``corr``: whether the event has a correlation id (the header's sequence); else 0.
+    """
+
+    def __init__(self, ptype: int, name: str, event: type[Ev], fields: Sequence[Field[Ev]], *,
+                 flags: Sequence[tuple[int, str]] = (), corr: bool = True) -> None:
+        self.ptype = ptype
+        self.name = name
+        self.event = event
+        self.fields = tuple(fields)
+        self.flags = tuple(flags)
+        self.corr = corr
+        self._ns: dict[str, object] = {"_E": event, "_string": body.string, "_name": body.name,
+                                       "_NAMES": body.NAME_TABLE, "_detail": body.detail, "_md": body.md,
+                                       "_props": body.props, "_status": body.status, "_MAX_BATCH": body.MAX_BATCH,
+                                       "_OK": body.OK_STATUS, "_NO_PROPS": body.NO_PROPS, "_V2": V2_LE_HEAD,
+                                       "_V2_LENGTH": C.MQMD_LENGTH_2, "_MQMD": MQMD, "_Reader": Reader,
+                                       "_DecodeError": DecodeError, "_NAME": name,
+                                       "_str": body.read_string}
+        self.pack_source = self._pack_source()
+        self.decode_source = self._decode_source(md_as_bytes=False)
+        self.pack = cast(Callable[[Ev], list[bytes]], self._compile(self.pack_source, "pack"))
+        self.decode = cast(Decode[Ev], self._compile(self.decode_source, "decode"))
+
+    def decoder(self, *, md_as_bytes: bool) -> Decode[Ev]:
+        """``decode``, or with ``md_as_bytes`` one that keeps every ``md`` field as its bytes
+        (checked to be an MQMD: a driver that decodes it only when it must)."""
+        if not md_as_bytes:
+            return self.decode
+        return cast(Decode[Ev], self._compile(self._decode_source(md_as_bytes=True), "decode"))
+
+    def _compile(self, source: str, fn: str) -> object:
+        ns = dict(self._ns)
+        exec(compile(source, f"<frame {self.name} {fn}>", "exec"), ns)  # the code generated from our own declaration
+        return ns[fn]
+
+    def _segments(self) -> list[tuple[str, list[tuple[str, str]]] | tuple[str, tuple[str, object]]]:
+        """The fields as runs: ("fixed", [(attr, code), ...]) or ("one", (attr, kind))."""
+        out: list[tuple[str, list[tuple[str, str]]] | tuple[str, tuple[str, object]]] = []
+        for attr, kind in self.fields:
+            if _is_fixed(kind):
+                assert isinstance(kind, str)
+                if out and out[-1][0] == "fixed":
+                    cast(list[tuple[str, str]], out[-1][1]).append((attr, kind))
+                else:
+                    out.append(("fixed", [(attr, kind)]))
+            else:
+                out.append(("one", (attr, kind)))
+        return out
+
+    def _struct(self, prefix: str, fields: list[tuple[str, str]]) -> str:
+        name = f"_S{len(self._ns)}"
+        self._ns[name] = struct.Struct(prefix + _codes(fields))
+        return name
+
+    # -- the packer --------------------------------------------------------------------
+
+    def _pack_source(self) -> str:
+        lines: list[str] = []
+        pieces: list[str] = []  # expressions of the packet's pieces after the first
+        sizes: list[str] = []  # expressions of the pieces' lengths
+        fixed_size = HEADER_SIZE
+        head_fields: list[tuple[str, str]] = []
+        segments = self._segments()
+        if segments and segments[0][0] == "fixed":
+            head_fields = cast(list[tuple[str, str]], segments.pop(0)[1])
+            fixed_size += struct.calcsize(">" + _codes(head_fields))
+        for i, (what, spec) in enumerate(segments):
+            var = f"p{i}"
+            if what == "fixed":
+                fields = cast(list[tuple[str, str]], spec)
+                lines += self._checks(fields)
+                st = self._struct(">", fields)
+                lines.append(f"{var} = {st}.pack({', '.join(f'e.{a}' for a, _ in fields)})")
+                fixed_size += struct.calcsize(">" + _codes(fields))
+                pieces.append(var)
+                continue
+            attr, kind = cast(tuple[str, object], spec)
+            if isinstance(kind, Part):
+                fn = f"_P{i}"
+                self._ns[fn] = kind.encode
+                lines.append(f"{var} = {fn}(e)")
+                pieces.append(f"*{var}")
+                sizes.append(f"sum(map(len, {var}))")
+                continue
+            # The usual value of each kind is written inline; the rest (and every check) is body's.
+            if kind == "status":
+                lines.append(f"{var} = _OK if not (e.comp or e.reason or e.detail) else _status(e.comp, e.reason, e.detail)")
+            elif kind == "rest":  # bytes, or any buffer (copied here: refused here if it is none)
+                lines.append(f"{var} = e.{attr}")
+                lines.append(f"if type({var}) is not bytes: {var} = memoryview({var}).tobytes()")
+            elif kind in ("md", "md_bytes"):
+                lines.append(f"{var} = e.{attr}")
+                lines.append(f"if type({var}) is not bytes or len({var}) != _V2_LENGTH or not {var}.startswith(_V2): "
+                             f"{var} = _md({var})")
+            elif kind == "props":
+                lines.append(f"{var} = _props(e.{attr}) if e.{attr} else _NO_PROPS")
+            elif kind == "name":
+                lines.append(f"{var} = _NAMES.get(e.{attr}) or _name(e.{attr})")
+            else:
+                lines.append(f"{var} = {_VARIABLE[cast(str, kind)][0]}(e.{attr})")
+            pieces.append(var)
+            sizes.append(f"len({var})")
+        lines = self._checks(head_fields) + lines
+        flags = " | ".join(str(bit) if not attr else f"({bit} if e.{attr} else 0)" for bit, attr in self.flags) or "0"
+        head = self._struct(HEADER, head_fields)
+        size = " + ".join([str(fixed_size), *sizes])
+        args = [str(gpacket.VERSION), str(self.ptype), size, str(gpacket.MAGIC), "0", "0",
+                "e.corr" if self.corr else "0", flags, *(f"e.{a}" for a, _ in head_fields)]
+        lines.append(f"return [{head}.pack({', '.join(args)}), {', '.join(pieces)}]" if pieces
+                     else f"return [{head}.pack({', '.join(args)})]")
+        return "def pack(e):\n" + "".join(f"    {line}\n" for line in lines)
+
+    def _checks(self, fields: list[tuple[str, str]]) -> list[str]:
+        """A fixed byte field must have its exact length (a struct would pad or cut it); a
+        batch's count must be 1..MAX_BATCH."""
+        out = []
+        for attr, kind in fields:
+            if kind == "batch":
+                out.append(f"if not 0 < e.{attr} <= _MAX_BATCH: "
+                           f"raise ValueError(f'{attr} must be 1..{{_MAX_BATCH}}, not {{e.{attr}}}')")
+            elif kind.endswith("s"):
+                n = int(kind[:-1])
+                out.append(f"if len(e.{attr}) != {n}: raise ValueError('{attr} must be {n} bytes')")
+        return out
+
+    # -- the decoder -------------------------------------------------------------------
+
+    def _decode_source(self, *, md_as_bytes: bool) -> str:
+        # The body is read at a local ``pos``; the usual value of each kind is read inline, and
+        # anything else (and every error) by a body.Reader made at that point.
+        lines: list[str] = ["pos = start"]
+        values: dict[str, str] = {}  # event attribute -> the expression of its value
+        if self.corr:
+            values["corr"] = "corr"
+        for bit, attr in self.flags:
+            if attr:
+                values[attr] = f"flags & {bit} != 0"
+
+        def by_reader(call: str) -> list[str]:
+            return ["r = _Reader(buf, _NAME, start, end)", "r.pos = pos", call, "pos = r.pos"]
+
+        for i, (what, spec) in enumerate(self._segments()):
+            if what == "fixed":
+                fields = cast(list[tuple[str, str]], spec)
+                st = self._struct(">", fields)
+                size = struct.calcsize(">" + _codes(fields))
+                names = [f"v_{a}" for a, _ in fields]
+                lines.append(f"if end - pos < {size}:")
+                lines += ["    " + line for line in by_reader(f"r.unpack({st})")]
+                lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
+                lines.append(f"pos += {size}")
+                for a, code in fields:
+                    if code == "batch":
+                        lines.append(f"if not 0 < v_{a} <= _MAX_BATCH:")
+                        lines += ["    " + line for line in by_reader(f"r.batch_count(v_{a})")]
+                values.update((a, f"v_{a}") for a, _ in fields)
+                continue
+            attr, one = cast(tuple[str, object], spec)
+            if isinstance(one, Part):
+                fn = f"_D{i}"
+                self._ns[fn] = one.decode
+                names = [f"v_{a}" for a in one.attrs]
+                lines += by_reader(f"{', '.join(names)}, = {fn}(r)")
+                values.update((a, f"v_{a}") for a in one.attrs)
+                continue
+            kind = cast(str, one)
+            if kind == "status":
+                lines.append("if buf.startswith(_OK, pos) and end - pos >= 10:")
+                lines.append("    v_comp = v_reason = 0; v_detail = ''; pos += 10")
+                lines.append("else:")
+                lines += ["    " + line for line in by_reader("v_comp, v_reason, v_detail = r.status()")]
+                values.update(comp="v_comp", reason="v_reason", detail="v_detail")
+                continue
+            v = f"v_{attr}"
+            values[attr] = v
+            if kind == "rest":
+                lines += [f"{v} = buf[pos:end]", f"if type({v}) is not bytes: {v} = bytes({v})", "pos = end"]
+            elif kind in ("md", "md_bytes"):
+                as_bytes = kind == "md_bytes" or md_as_bytes
+                lines.append("if end - pos >= _V2_LENGTH and buf.startswith(_V2, pos):")
+                lines.append(f"    {v} = " + ("bytes(buf[pos:pos + _V2_LENGTH])" if as_bytes else "_MQMD.decode(buf, pos)"))
+                lines.append("    pos += _V2_LENGTH")
+                lines.append("else:")
+                lines += ["    " + line for line in by_reader(f"{v} = r.{'md_bytes' if as_bytes else 'md'}()")]
+            elif kind == "props":
+                lines.append(f"if end - pos >= 4 and buf.startswith(_NO_PROPS, pos): {v} = None; pos += 4")
+                lines.append("else:")
+                lines += ["    " + line for line in by_reader(f"{v} = r.props()")]
+            elif _VARIABLE[kind][1] == "string":  # the usual one, whole and ASCII, inline; any other by the Reader
+                lines.append("n = buf[pos] << 8 | buf[pos + 1] if end - pos >= 2 else end")
+                lines.append("if n <= end - pos - 2:")
+                lines.append("    try:")
+                lines.append(f"        {v} = str(buf[pos + 2:pos + 2 + n], 'ascii'); pos += 2 + n; n = -1")
+                lines.append("    except UnicodeDecodeError:")
+                lines.append("        pass")
+                lines.append("if n >= 0:")
+                lines += ["    " + line for line in by_reader(f"{v} = r.string()")]
+            else:
+                lines += by_reader(f"{v} = r.{_VARIABLE[kind][1]}()")
+        if not any(kind == "rest" for _, kind in self.fields):
+            lines.append("if pos != end:")
+            lines.append("    raise _DecodeError(_NAME, pos - start, f'{end - pos} bytes after the end of the body')")
+        lines.append(f"return _E({self._arguments(values)})")
+        return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
+
+    def _arguments(self, values: dict[str, str]) -> str:
+        """The event's constructor arguments: positional while every field in order has a
+        value from the frame (cheaper to bind), by keyword after the first that has not."""
+        args: list[str] = []
+        keyword = False
+        assert dataclasses.is_dataclass(self.event)
+        for f in dataclasses.fields(self.event):
+            if not f.init:
+                continue
+            if f.name not in values:
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                    raise TypeError(f"{self.name}: the frame gives no value for {self.event.__name__}.{f.name}")
+                keyword = True
+                continue
+            args.append(f"{f.name}={values.pop(f.name)}" if keyword else values.pop(f.name))
+        if values:
+            raise TypeError(f"{self.name}: {self.event.__name__} has no field {', '.join(values)}")
+        return ", ".join(args)
+
+
+__all__ = ["FLAG_MSG_HANDLE", "FLAG_REPLY_EXPECTED", "HEADER_SIZE", "Frame", "Part"]
