@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -288,6 +289,32 @@ def test_reader_any_chunking_gives_the_same_packets(batch: list[GPacket], data: 
         reader.feed(stream[start:end])
         got.extend(reader)
     assert got == batch and reader.buffered == 0
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(packets, st.integers(0, 200_000)), max_size=6), st.data())
+def test_reader_reading_into_its_own_buffer_gives_the_same_packets(batch: list[tuple[GPacket, int]],
+                                                                  data: st.DataObject) -> None:
+    # Reads of any length into the room get_buffer offers (packets up to 200 KB, so the
+    # buffer is compacted and grown), some bytes fed instead, before or between them.
+    want = [dataclasses.replace(p, payload=p.payload + bytes([i % 251]) * n) for i, (p, n) in enumerate(batch)]
+    stream = b"".join(p.pack() for p in want)
+    reader = GPacketReader()
+    got: list[GPacket] = []
+    at = 0
+    while at < len(stream):
+        step = data.draw(st.integers(1, 300_000))
+        if data.draw(st.integers(0, 4)) == 0:
+            reader.feed(stream[at : at + step])
+            at += len(stream[at : at + step])
+        else:
+            with reader.get_buffer() as room:
+                n = min(len(room), len(stream) - at, step)
+                room[:n] = stream[at : at + n]
+            reader.buffer_updated(n)
+            at += n
+        got.extend(reader)
+    assert got == want and reader.buffered == 0
 
 
 @settings(max_examples=200)

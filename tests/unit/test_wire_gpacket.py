@@ -15,6 +15,8 @@ from ferrymq.wire.gpacket import (
     B_BIT,
     HEADER_SIZE,
     MAGIC,
+    RX_INITIAL,
+    RX_KEEP,
     GPacket,
     GPacketReader,
     Prop,
@@ -360,6 +362,38 @@ def test_reader_compacts_its_buffer() -> None:
     assert len(list(reader)) == 100
     assert reader.buffered == 10
     reader.feed(one[10:])
+    assert list(reader) == [GPacket.unpack_from(one)]
+
+
+def read_into(reader: GPacketReader, data: bytes) -> bytearray:
+    """Read ``data`` into the reader's own buffer as a transport would; returns the buffer."""
+    at = 0
+    while at < len(data):
+        with reader.get_buffer() as room:
+            n = min(len(room), len(data) - at)
+            room[:n] = data[at : at + n]
+            buffer = room.obj
+        reader.buffer_updated(n)
+        at += n
+    assert isinstance(buffer, bytearray)
+    return buffer
+
+
+def test_reads_into_the_readers_buffer_reuse_it_and_let_a_large_one_go() -> None:
+    one = GPacket(1, None, b"m" * 65_000).pack()
+    reader = GPacketReader()
+    buffers = set()
+    for _ in range(40):  # a packet that spans reads, read after read
+        buffers.add(id(read_into(reader, one[:30_000])))
+        buffers.add(id(read_into(reader, one[30_000:])))
+        assert list(reader) == [GPacket.unpack_from(one)]
+    assert len(buffers) <= 3  # grown to fit, then the same buffer every time
+    huge = GPacket(2, None, b"h" * (3 * RX_KEEP)).pack()
+    read_into(reader, huge)
+    assert list(reader) == [GPacket.unpack_from(huge)] and reader.buffered == 0
+    with reader.get_buffer() as room:
+        assert len(room) == RX_INITIAL  # the large buffer was let go
+    reader.feed(one)  # fed bytes go into the buffer too
     assert list(reader) == [GPacket.unpack_from(one)]
 
 

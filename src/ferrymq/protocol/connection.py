@@ -91,6 +91,23 @@ class _Machine(Conversation):
             self._fed += len(data)
             self._reader.feed(data)
 
+    def get_buffer(self, sizehint: int = -1) -> memoryview:
+        """Room for the peer's next bytes to be read into, then ``buffer_updated``: the way
+        in of ``asyncio.BufferedProtocol``, with no bytes object per read (GPacketReader)."""
+        return self._reader.get_buffer(sizehint)
+
+    def buffer_updated(self, nbytes: int) -> None:
+        """``nbytes`` from the peer were read into the room ``get_buffer`` gave.
+
+        Raises:
+            RuntimeError: data after the end of the stream.
+        """
+        if self._eof:
+            raise RuntimeError("received data after the end of the stream")
+        if self._error is None:
+            self._fed += nbytes
+            self._reader.buffer_updated(nbytes)
+
     def next_event(self) -> Next:
         """The next event, ``NEED_DATA`` or ``CLOSED``.
 

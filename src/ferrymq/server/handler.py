@@ -1,9 +1,11 @@
 """One client conversation: the read → feed → drain events → act → write loop.
 
-``ClientHandler`` is an asyncio Protocol (callbacks, not a reader task, because it saves
-two context switches per read on the hot path). ``data_received`` feeds the sans-IO
-``ServerConnection``, drains its events, calls the engine for each, and writes every
-reply produced by that read with one ``transport.write``.
+``ClientHandler`` is an asyncio BufferedProtocol (callbacks, not a reader task, because it
+saves two context switches per read on the hot path; buffered, so that the transport reads
+into the sans-IO ``ServerConnection``'s own buffer, reused from read to read, rather than
+making a bytes object per read). Each read (``buffer_updated``) drains the connection's
+events, calls the engine for each, and writes every reply produced by that read with one
+``transport.write``.
 
 Memory per connection is bounded: when the transport's write buffer passes its high-water
 mark, or too many replies are parked waiting for an fsync, the handler stops taking
@@ -97,7 +99,7 @@ class Counters:
     started: float = field(default_factory=time.monotonic)
 
 
-class ClientHandler(asyncio.Protocol):
+class ClientHandler(asyncio.BufferedProtocol):
     """Drives one ServerConnection against the server's queue manager."""
 
     peer_user = ""  # the OS user of a local-socket peer (server.LocalClientHandler), else none
@@ -153,10 +155,21 @@ class ClientHandler(asyncio.Protocol):
         self.server.handlers.add(self)
         log.info("event=accept peer=%s connections=%d", self.peer, len(self.server.handlers))
 
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.conn.get_buffer(sizehint)  # reads go straight into the framer's buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.conn.buffer_updated(nbytes)
+        self._received(nbytes)
+
     def data_received(self, data: bytes) -> None:
+        """Bytes read by someone else (a driver that feeds them; transports use get_buffer)."""
         self.conn.receive_data(data)
+        self._received(len(data))
+
+    def _received(self, nbytes: int) -> None:
         self.process()
-        self.counters.bytes_in += len(data)  # after: the read's answers to waiting gets go out first
+        self.counters.bytes_in += nbytes  # after: the read's answers to waiting gets go out first
 
     def eof_received(self) -> bool:
         self.conn.receive_data(b"")

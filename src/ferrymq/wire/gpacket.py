@@ -419,8 +419,26 @@ class GPacket:
         return cls(header.type, props, payload, header.timestamp, header.sequence, header.flags)
 
 
+RX_INITIAL = 64 * 1024
+"""The first size of a reader's own receive buffer (``get_buffer``)."""
+RX_MIN_ROOM = 16 * 1024
+"""Less free room than this at the end of the receive buffer, and it is compacted or grown."""
+RX_BUSY = 256 * 1024
+"""A read that fills all the room offered makes the buffer grow, up to this: a busy
+connection reads this much per system call (as uvloop does on its own), an idle one keeps
+only RX_INITIAL."""
+RX_KEEP = 1024 * 1024
+"""A receive buffer grown past this (for larger packets) is let go once it is empty."""
+
+
 class GPacketReader:
-    """Sans-IO framer: ``feed()`` bytes as they arrive, then iterate over the complete packets.
+    """Sans-IO framer: bytes in as they arrive, then iterate over the complete packets.
+
+    Two ways in. ``feed()`` takes bytes a driver read. ``get_buffer()`` and
+    ``buffer_updated()`` (the shape of ``asyncio.BufferedProtocol``) let the driver read
+    straight into the reader's own buffer: no bytes object per read and no join of a packet
+    that spans reads, the buffer being reused from read to read. Once ``get_buffer`` was
+    called, fed bytes are copied into that buffer too.
 
     The buffer never holds more than one packet's ``max_size`` plus what was fed at once,
     because a header's size is checked as soon as its 36 bytes are in. After a
@@ -429,16 +447,20 @@ class GPacketReader:
     """
 
     def __init__(self, *, max_size: int = DEFAULT_MAX_SIZE, max_properties: int = DEFAULT_MAX_PROPERTIES) -> None:
-        # What was fed and not yet returned starts at _pos in _buf and goes on in _more. A
-        # read is kept as it came when it is bytes (immutable; a read is usually whole
+        # What was received and not yet returned is _buf[_pos:_end], then _more. Fed bytes:
+        # a read is kept as it came when it is bytes (immutable; a read is usually whole
         # packets), so its packets are sliced from it without a copy into a buffer first.
         # A packet that spans reads is made contiguous once it is all here, by one join of
         # what is buffered (growing a buffer read by read would copy its bytes again at
-        # every reallocation, and a large packet spans several reads).
-        self._buf = b""
+        # every reallocation, and a large packet spans several reads). Reads into the
+        # reader's buffer (_rx, then _buf itself; _more stays empty) need neither.
+        self._buf: bytes | bytearray = b""
         self._pos = 0
+        self._end = 0
         self._more: list[bytes] = []
         self._more_len = 0
+        self._rx: bytearray | None = None
+        self._offered = 0  # the room the last get_buffer gave
         self._header: GPacketHeader | None = None
         self._error: DecodeError | None = None
         self.max_size = max_size
@@ -447,7 +469,7 @@ class GPacketReader:
     @property
     def buffered(self) -> int:
         """Bytes received and not yet returned as packets."""
-        return len(self._buf) - self._pos + self._more_len
+        return self._end - self._pos + self._more_len
 
     def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Add received bytes (bytes are kept as they are; anything else is copied, so the
@@ -458,18 +480,69 @@ class GPacketReader:
         """
         if self._error is not None:
             raise self._error
+        if self._rx is not None:
+            with memoryview(data) as view:
+                done = 0
+                while done < len(view):
+                    with self.get_buffer() as room:
+                        n = min(len(room), len(view) - done)
+                        room[:n] = view[done : done + n]
+                    self.buffer_updated(n)
+                    done += n
+            return
         if type(data) is not bytes:
             data = bytes(data)
-        if self._pos == len(self._buf) and not self._more:
-            self._buf, self._pos = data, 0
+        if self._pos == self._end and not self._more:
+            self._buf, self._pos, self._end = data, 0, len(data)
         elif data:
             self._more.append(data)
             self._more_len += len(data)
 
+    def get_buffer(self, sizehint: int = -1) -> memoryview:
+        """Free room at the end of the reader's own buffer, for the next read to go into
+        (``sizehint`` is not needed: the room offered is at least RX_MIN_ROOM); then call
+        ``buffer_updated`` with the bytes read. What is buffered is moved to the front when
+        the room runs low, and into a buffer twice as large when it fills more than half, or
+        when the last read filled all its room (up to RX_BUSY)."""
+        rx = self._rx
+        if rx is None:  # the first read this way: what was fed and is still here moves in
+            fed = b"".join([self._buf[self._pos : self._end], *self._more])
+            rx = self._rx = bytearray(max(RX_INITIAL, 2 * len(fed)))
+            rx[: len(fed)] = fed
+            self._buf, self._pos, self._end, self._more, self._more_len = rx, 0, len(fed), [], 0
+        pos, end = self._pos, self._end
+        cap = len(rx)
+        grow = self._offered == -1 and cap < RX_BUSY
+        if pos == end:
+            pos = end = 0
+            if cap > RX_KEEP:
+                rx = self._rx = self._buf = bytearray(RX_INITIAL)
+            elif grow:
+                rx = self._rx = self._buf = bytearray(2 * cap)  # empty: nothing to copy
+        elif grow or cap - end < RX_MIN_ROOM:
+            held = end - pos
+            if grow or held > cap // 2:
+                grown = bytearray(2 * cap)
+                grown[:held] = memoryview(rx)[pos:end]
+                rx = self._rx = self._buf = grown
+            else:
+                with memoryview(rx) as view:  # overlapping ranges are moved as memmove would
+                    view[:held] = view[pos:end]
+            pos, end = 0, held
+        self._pos, self._end = pos, end
+        self._offered = len(rx) - end
+        return memoryview(rx)[end:]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        """``nbytes`` were read into the room the last ``get_buffer`` gave."""
+        self._end += nbytes
+        if nbytes >= self._offered:
+            self._offered = -1  # the socket had more: a larger buffer for the next read
+
     def _gather(self, n: int) -> bool:
         """Whether ``n`` bytes are buffered; they are then contiguous in ``_buf`` from ``_pos``
         (joined with as few of the later reads as it takes)."""
-        have = len(self._buf) - self._pos
+        have = self._end - self._pos
         if have >= n:
             return True
         if have + self._more_len < n:
@@ -480,22 +553,22 @@ class GPacketReader:
             have += len(more[k])
             k += 1
         moved = sum(map(len, more[:k]))
-        with memoryview(self._buf) as view, view[self._pos :] as rest:
+        with memoryview(self._buf) as view, view[self._pos : self._end] as rest:
             self._buf = b"".join([rest, *more[:k]])
         self._more_len -= moved
         del more[:k]
-        self._pos = 0
+        self._pos, self._end = 0, len(self._buf)
         return True
 
-    def _head(self) -> tuple[bytes, int] | None:
+    def _head(self) -> tuple[bytes | bytearray, int] | None:
         """The buffer and offset where the next HEADER_SIZE bytes can be read, or None while
         fewer are here. A header that spans reads is copied alone, not with its packet."""
         buf, pos = self._buf, self._pos
-        if len(buf) - pos >= HEADER_SIZE:
+        if self._end - pos >= HEADER_SIZE:
             return buf, pos
-        if len(buf) - pos + self._more_len < HEADER_SIZE:
+        if self._end - pos + self._more_len < HEADER_SIZE:
             return None
-        head = buf[pos:]
+        head = bytes(buf[pos : self._end])
         for part in self._more:
             head += part[: HEADER_SIZE - len(head)]
             if len(head) == HEADER_SIZE:
@@ -594,14 +667,14 @@ class GPacketReader:
     def consume(self, end: int) -> None:
         """Drop the buffered bytes before ``end`` (the end of a packet just taken)."""
         # A read is never compacted: slicing off its rest would copy it once per packet taken;
-        # it is dropped whole once taken.
-        if end == len(self._buf):
+        # it is dropped whole once taken. The reader's own buffer is compacted by get_buffer.
+        if end == self._end and self._rx is None:
             if self._more:
                 self._buf = self._more.pop(0)
                 self._more_len -= len(self._buf)
             else:
                 self._buf = b""
-            self._pos = 0
+            self._pos, self._end = 0, len(self._buf)
         else:
             self._pos = end
 
