@@ -129,7 +129,7 @@ class _Machine(Conversation):
             if decode is None or props_size:
                 raise self._refused(ptype, props_size, end - start)
             try:
-                ev: E.Event = decode(buf, start, end, corr, flags)  # type: ignore[assignment]
+                ev: E.Event = decode(buf, start, end, corr, flags)  # type: ignore[assignment, arg-type]
             except DecodeError as exc:
                 raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
                                           self._fed - reader.buffered - (end - start + HEADER_SIZE)) from None

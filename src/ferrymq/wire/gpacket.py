@@ -632,7 +632,7 @@ class GPacketReader:
             raise
         return header if self._gather(header.size) else None
 
-    def next_in_place(self) -> tuple[int, int, int, int, bytes, int, int] | None:
+    def next_in_place(self) -> tuple[int, int, int, int, bytes | bytearray, int, int] | None:
         """The next complete packet where it lies, or None until more bytes arrive: its type,
         flags, sequence and properties size (its header checked as ``next_frame`` checks it),
         the buffer holding it, and where in it the packet's properties section (then payload)
@@ -642,17 +642,17 @@ class GPacketReader:
         Raises:
             DecodeError: the stream holds a malformed header.
         """
-        buf, pos = self._buf, self._pos
-        if pos == len(buf) and not self._more and self._error is None:  # the usual call after a read's last packet
+        buf, pos, have = self._buf, self._pos, self._end
+        if pos == have and not self._more and self._error is None:  # the usual call after a read's last packet
             return None
-        if self._header is None and len(buf) - pos >= HEADER_SIZE and self._error is None:
+        if self._header is None and have - pos >= HEADER_SIZE and self._error is None:
             # The usual case, decided from one unpack: a whole packet's header in this read.
             version, ptype, size, magic, props_size, _, sequence, flags = _HEADER.unpack_from(buf, pos)
             if (magic == MAGIC and version == VERSION and HEADER_SIZE <= size <= self.max_size
-                    and 0 <= props_size <= size - HEADER_SIZE and len(buf) - pos >= size):
+                    and 0 <= props_size <= size - HEADER_SIZE and have - pos >= size):
                 end = pos + size
-                if end == len(buf) and not self._more:  # consume(end), inline
-                    self._buf, self._pos = b"", 0
+                if end == have and not self._more and self._rx is None:  # consume(end), inline
+                    self._buf, self._pos, self._end = b"", 0, 0
                 else:
                     self.consume(end)
                 return ptype, flags, sequence, props_size, buf, pos + HEADER_SIZE, end
