@@ -48,7 +48,9 @@ def answer(s: ServerConnection, ev: object) -> None:
     """What a server would send at once: the ConnectReply that sets the limits, a Reply to
     each request that expects one (freeing its correlation id)."""
     if isinstance(ev, E.Connect):
-        s.send(E.ConnectReply(ev.corr, max_msg_length=1 << 20))
+        # Never above what the client proposed (a mutated Connect may propose less): the
+        # rules refuse a ConnectReply that raises it, on the sending side too.
+        s.send(E.ConnectReply(ev.corr, max_msg_length=min(ev.max_msg_length, 1 << 20)))
         return
     corr = getattr(ev, "corr", 0)
     if getattr(ev, "reply", True) and corr > 0 and not isinstance(ev, E.Consume):
