@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from propctl_queues import define_propctl_queues
 
 import ferrymq.client as fc
 import ferrymq.pymqi as pymqi
@@ -37,12 +38,7 @@ QUEUES = {"F.COMPAT": C.MQPROP_COMPATIBILITY, "F.ALL": C.MQPROP_ALL, "F.NONE": C
 
 @pytest.fixture
 def emb(embedded: EmbeddedQueueManager) -> EmbeddedQueueManager:
-    def define() -> None:
-        assert embedded.qmgr is not None
-        for name, propctl in QUEUES.items():
-            embedded.qmgr.objects.define("QLOCAL", name, {"PROPCTL": propctl})
-    embedded.run(define)
-    return embedded
+    return define_propctl_queues(embedded, QUEUES)
 
 
 @pytest.fixture

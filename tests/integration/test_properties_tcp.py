@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from propctl_queues import define_propctl_queues
 
 import ferrymq.client as fc
 import ferrymq.pymqi as pymqi
@@ -17,13 +18,8 @@ from ferrymq.pymqi import CMQC
 
 @pytest.fixture
 def emb(embedded: EmbeddedQueueManager) -> EmbeddedQueueManager:
-    def define() -> None:
-        assert embedded.qmgr is not None
-        for name, propctl in (("P.COMPAT", C.MQPROP_COMPATIBILITY), ("P.ALL", C.MQPROP_ALL),
-                              ("P.NONE", C.MQPROP_NONE), ("P.FORCE", C.MQPROP_FORCE_MQRFH2)):
-            embedded.qmgr.objects.define("QLOCAL", name, {"PROPCTL": propctl})
-    embedded.run(define)
-    return embedded
+    return define_propctl_queues(embedded, {"P.COMPAT": C.MQPROP_COMPATIBILITY, "P.ALL": C.MQPROP_ALL,
+                                            "P.NONE": C.MQPROP_NONE, "P.FORCE": C.MQPROP_FORCE_MQRFH2})
 
 
 @pytest.fixture
