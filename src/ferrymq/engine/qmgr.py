@@ -87,6 +87,7 @@ class QueueManager:
         # What drivers, the command server and admin use of the collaborators.
         self.take_sync_lsn, self.need_sync = staging.take_sync_lsn, staging.need_sync
         self.next_sequence, self.new_record_id = staging.next_sequence, staging.new_record_id
+        self.write_record = staging.write_record
         self.take_deliveries, self.cancel_wait, self.wake = waits.take_deliveries, waits.cancel_wait, waits.wake
         self.answered = waits.answered
         self.discard_expired = getter.discard_expired

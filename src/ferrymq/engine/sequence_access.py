@@ -59,7 +59,7 @@ class Engine(Protocol):
     clock: Clock
     journal: Journal
 
-    def new_record_id(self) -> int: ...
+    def write_record(self, record_id: int, kind: int, payload: bytes) -> int: ...
 
     def need_sync(self) -> None: ...
 
@@ -168,11 +168,7 @@ def remove_upto(qm: Engine, name: str, upto_seq: int, reader: str) -> int:
     if upto > pos.acked:
         pos.acked = upto
         payload = json.dumps({"queue": q.name, "reader": reader, "acked": upto}, sort_keys=True).encode()
-        if pos.record_id:
-            qm.journal.update(pos.record_id, KIND_READER, payload)
-        else:
-            pos.record_id = qm.new_record_id()
-            qm.journal.add(pos.record_id, KIND_READER, payload)
+        pos.record_id = qm.write_record(pos.record_id, KIND_READER, payload)
         qm.need_sync()
     elif removed:
         qm.need_sync()

@@ -80,24 +80,27 @@ class Staging:
         if seq > q.seq_reserved and not q.temporary:
             q.seq_reserved = seq + SEQUENCE_BLOCK
             payload = json.dumps({"queue": q.name, "reserved": q.seq_reserved}).encode()
-            if q.seq_record_id:
-                self.journal.update(q.seq_record_id, KIND_SEQUENCE, payload)
-            else:
-                q.seq_record_id = self.new_record_id()
-                self.journal.add(q.seq_record_id, KIND_SEQUENCE, payload)
+            q.seq_record_id = self.write_record(q.seq_record_id, KIND_SEQUENCE, payload)
         return seq
 
     # -- records ---------------------------------------------------------------------------
+    def write_record(self, record_id: int, kind: int, payload: bytes) -> int:
+        """A record that stands for one thing (a queue's definition, its sequence block, a
+        reader's position): updated when it has an id (non-zero), else added under a new one.
+        Its id."""
+        if record_id:
+            self.journal.update(record_id, kind, payload)
+            return record_id
+        record_id = self.new_record_id()
+        self.journal.add(record_id, kind, payload)
+        return record_id
+
     def journal_message(self, msg: Message, txid: int = 0) -> None:
         msg.record_id = self.new_record_id()
         self.journal.add(msg.record_id, KIND_MESSAGE, msg.record_parts(), txid)
 
     def persist_object(self, obj: QueueObject) -> None:
-        if obj.record_id:
-            self.journal.update(obj.record_id, KIND_OBJECT, obj.encode())
-        else:
-            obj.record_id = self.new_record_id()
-            self.journal.add(obj.record_id, KIND_OBJECT, obj.encode())
+        obj.record_id = self.write_record(obj.record_id, KIND_OBJECT, obj.encode())
         self.need_sync()
 
     def unpersist_object(self, obj: QueueObject) -> None:
@@ -111,10 +114,5 @@ class Staging:
 
     def persist_qmgr(self) -> None:
         objects = self.objects
-        payload = objects.encode_qmgr()
-        if objects.qmgr_record_id:
-            self.journal.update(objects.qmgr_record_id, KIND_QMGR, payload)
-        else:
-            objects.qmgr_record_id = self.new_record_id()
-            self.journal.add(objects.qmgr_record_id, KIND_QMGR, payload)
+        objects.qmgr_record_id = self.write_record(objects.qmgr_record_id, KIND_QMGR, objects.encode_qmgr())
         self.need_sync()
