@@ -54,6 +54,47 @@ class ObjectDescriptor:
     dynamic_q_name: str = "AMQ.*"
     alternate_user_id: str = ""
     selection_string: str = ""
+    # MQOD v4 ObjectString: the topic string of an MQOT_TOPIC open, combined with the
+    # TOPIC object ``object_name`` names as IBM combines them (engine.topics).
+    object_string: str = ""
+
+
+@dataclass(slots=True)
+class SubDescriptor:
+    """MQSD: what to subscribe to and how (version 1 fields the queue manager acts on).
+
+    ``object_name`` names a TOPIC object and ``object_string`` a topic string; the topic
+    subscribed to is the two combined as for MQOPEN. ``sub_correl_id`` and the Pub* fields
+    go into every publication the subscription receives."""
+
+    options: int
+    object_name: str = ""
+    object_string: str = ""
+    sub_name: str = ""
+    sub_user_data: str = ""
+    sub_correl_id: bytes = bytes(24)
+    pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
+    pub_accounting_token: bytes = bytes(32)
+    pub_appl_identity_data: str = ""
+    selection_string: str = ""
+    sub_expiry: int = C.MQEI_UNLIMITED
+    sub_level: int = 1
+    alternate_user_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubResult:
+    """What MQSUB returns: the subscription handle (closed with MQCLOSE, KEEP_SUB or
+    REMOVE_SUB), the object handle publications are got from (a managed queue's new
+    handle, or the one the caller gave), and the fields IBM writes back into the MQSD."""
+
+    hsub: int
+    hobj: int
+    queue_name: str  # the queue publications are put on (pymqi's get_sub_queue)
+    res_object_string: str  # the full topic string subscribed to
+    sub_correl_id: bytes  # the CorrelId publications carry (MQSO_SET_CORREL_ID: the caller's)
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
 
 
 @dataclass(slots=True)
@@ -96,6 +137,7 @@ class OpenResult:
     object_name: str  # the real name: the dynamic queue's generated name after a model open
     resolved_q_name: str
     resolved_q_mgr_name: str
+    res_object_string: str = ""  # MQOD ResObjectString: the full topic string of a topic open
 
 
 @dataclass(slots=True)  # made per put: a plain __init__ is 4x cheaper than frozen
