@@ -145,8 +145,8 @@ def outcome(s: ServerConnection, stream: bytes) -> tuple[list[object], str]:
     try:
         while (ev := s.next_event()) not in (NEED_DATA, CLOSED):
             got.append(ev)
-            if isinstance(ev, E.Connect):
-                s.send(E.ConnectReply(ev.corr, max_msg_length=1 << 20))
+            if isinstance(ev, E.Connect):  # a damaged Connect may propose less: never answer more
+                s.send(E.ConnectReply(ev.corr, max_msg_length=min(ev.max_msg_length, 1 << 20)))
     except RemoteProtocolError as exc:
         return got, str(exc)
     return got, ""
