@@ -4,7 +4,8 @@ client, and the null broker that marks the machine's ceiling.
 The runner (main process) asks a contender whether it can run at all (``unavailable``)
 and a given scenario (``unsupported``), prepares a fresh destination for each run
 (``prepare``/``discard``), and starts child processes that call ``produce``, ``consume``,
-``respond`` and ``request``. A contender that needs a server of its own (ferrymq, the null
+``respond`` and ``request`` (``publish`` and ``subscribe`` for publish/subscribe, on a
+destination from ``prepare_fan``). A contender that needs a server of its own (ferrymq, the null
 broker) starts it once per benchmark as a ``Service``.
 """
 
@@ -20,8 +21,10 @@ from typing import Any
 
 from ferrymq.bench.link import Link
 from ferrymq.bench.model import Flow, RoundTrips
+from ferrymq.bench.pubsub import FanOut
 
 TRANSIENT, PERSISTENT, REQUEST_REPLY = "transient", "persistent", "request/reply"
+PUBSUB, PUBSUB_PERSISTENT = "pub/sub", "persistent pub/sub"
 HOST = "127.0.0.1"  # loopback only: the command never measures across a network
 
 
@@ -121,6 +124,14 @@ class Contender:
     def discard(self, target: Target) -> None:
         """Remove the run's destination (and what a failed run left in it)."""
 
+    def prepare_fan(self, run_tag: str, fan: FanOut) -> Target:
+        """A fresh topic for one publish/subscribe run (and, when persistent, what its
+        durable subscriptions need beforehand)."""
+        return Target(self.port, run_tag, fan.persistent)
+
+    def discard_fan(self, target: Target, fan: FanOut) -> None:
+        """Remove what the run's subscriptions left (durable ones outlive their processes)."""
+
     # -- in child processes (spawned: state set in the main process is not there) --------------
 
     def produce(self, link: Link, target: Target, flow: Flow, index: int) -> None:
@@ -133,6 +144,16 @@ class Contender:
         raise NotImplementedError
 
     def request(self, link: Link, target: Target, trips: RoundTrips) -> None:
+        raise NotImplementedError
+
+    def publish(self, link: Link, target: Target, fan: FanOut) -> None:
+        """Send ``fan.count`` numbered publications (``pubsub.Numbered``) to the topic and
+        report as "publisher"; when persistent, only after every one is acknowledged."""
+        raise NotImplementedError
+
+    def subscribe(self, link: Link, target: Target, fan: FanOut, index: int) -> None:
+        """Subscription ``index``: say ready once the broker has it, count what arrives
+        with ``pubsub.Deliveries`` and report it."""
         raise NotImplementedError
 
 

@@ -24,6 +24,7 @@ import tempfile
 import time
 from typing import Any
 
+from ferrymq.bench import pubsub_ferry
 from ferrymq.bench.contender import (
     HOST,
     PERSISTENT,
@@ -84,12 +85,13 @@ class Ferrymq(Contender):
     name = "ferrymq"
     system = "ferrymq"
     client = "ferrymq.client: async puts; read-ahead, or get_batch under syncpoint (server: uvloop, file journal)"
-    kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY})
+    kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY}) | pubsub_ferry.KINDS
     units_of_work = True
     guarantees = {  # noqa: RUF012
         TRANSIENT: "non-persistent MQ messages: lost if the queue manager stops",
         PERSISTENT: "persistent: fdatasync'd before each put counts and each get is committed",
         REQUEST_REPLY: "non-persistent request and reply, reply matched by CorrelId",
+        **pubsub_ferry.GUARANTEES,
     }
 
     def __init__(self) -> None:
@@ -110,6 +112,11 @@ class Ferrymq(Contender):
 
     def unavailable(self) -> str | None:
         return None
+
+    def unsupported(self, kind: str, flow: Flow | None) -> str | None:
+        if kind in pubsub_ferry.KINDS:
+            return pubsub_ferry.missing()
+        return super().unsupported(kind, flow)
 
     def stats(self) -> dict[str, float]:
         assert self.service is not None

@@ -17,9 +17,20 @@ import os
 import time
 from typing import Any
 
-from ferrymq.bench.contender import HOST, PERSISTENT, REQUEST_REPLY, TRANSIENT, Contender, Target, record_trips
+from ferrymq.bench.contender import (
+    HOST,
+    PERSISTENT,
+    PUBSUB,
+    PUBSUB_PERSISTENT,
+    REQUEST_REPLY,
+    TRANSIENT,
+    Contender,
+    Target,
+    record_trips,
+)
 from ferrymq.bench.link import POLL, Clock, Link, Tally
 from ferrymq.bench.model import Flow, RoundTrips
+from ferrymq.bench.pubsub_mqtt import MosquittoFanOut
 
 PORT = 1883
 INFLIGHT = 1000
@@ -48,7 +59,7 @@ def _subscribe(c: Any, topic: str, qos: int) -> None:
         c.loop(timeout=0.1)
 
 
-class Mosquitto(Contender):
+class Mosquitto(MosquittoFanOut, Contender):
     system = "Mosquitto"
     port = PORT
     family = "mosquitto"
@@ -134,10 +145,11 @@ class Mosquitto(Contender):
 class MosquittoQos0(Mosquitto):
     name = "mosquitto-qos0"
     client = "paho-mqtt, QoS 0"
-    kinds = frozenset({TRANSIENT, REQUEST_REPLY})
+    kinds = frozenset({TRANSIENT, REQUEST_REPLY, PUBSUB})
     guarantees = {  # noqa: RUF012
         TRANSIENT: "MQTT QoS 0: at most once, dropped when a client falls behind",
         REQUEST_REPLY: "MQTT QoS 0: at most once",
+        PUBSUB: "MQTT QoS 0: at most once, dropped when a subscriber falls behind",
     }
 
 
@@ -145,7 +157,10 @@ class MosquittoQos1(Mosquitto):
     name = "mosquitto-qos1"
     client = "paho-mqtt, QoS 1, 1,000 in flight"
     qos = 1
-    kinds = frozenset({PERSISTENT})
+    kinds = frozenset({PERSISTENT, PUBSUB, PUBSUB_PERSISTENT})
     guarantees = {  # noqa: RUF012
         PERSISTENT: "MQTT QoS 1: at least once while connected; in memory, saved to disk only periodically",
+        PUBSUB: "MQTT QoS 1, clean sessions: at least once while connected; queue beyond 1,000 dropped",
+        PUBSUB_PERSISTENT: "MQTT QoS 1, persistent sessions; in memory, saved to disk only every "
+                           "autosave_interval, never fsynced per message",
     }

@@ -21,6 +21,8 @@ from typing import Any
 from ferrymq.bench.contender import (
     HOST,
     PERSISTENT,
+    PUBSUB,
+    PUBSUB_PERSISTENT,
     REQUEST_REPLY,
     TRANSIENT,
     Contender,
@@ -29,6 +31,7 @@ from ferrymq.bench.contender import (
 )
 from ferrymq.bench.link import POLL, Clock, Link, Tally, until_done, use_uvloop
 from ferrymq.bench.model import Flow, RoundTrips
+from ferrymq.bench.pubsub_nats import JetStreamFanOut, NatsCoreFanOut
 
 PORT = 4222
 FLUSH_EVERY = 1024
@@ -75,17 +78,18 @@ def _produce(link: Link, target: Target, flow: Flow, index: int, *, jetstream: b
     asyncio.run(main())
 
 
-class NatsCore(Contender):
+class NatsCore(NatsCoreFanOut, Contender):
     name = "nats-core"
     system = "NATS core"
     client = "nats-py (asyncio, uvloop)"
     port = PORT
     family = "nats"
     modules = ("nats",)
-    kinds = frozenset({TRANSIENT, REQUEST_REPLY})
+    kinds = frozenset({TRANSIENT, REQUEST_REPLY, PUBSUB})
     guarantees = {  # noqa: RUF012
         TRANSIENT: "at most once: no queue, a slow consumer's messages are dropped",
         REQUEST_REPLY: "at most once",
+        PUBSUB: "core subjects, at most once: a subscriber that falls behind is dropped",
     }
 
     def produce(self, link: Link, target: Target, flow: Flow, index: int) -> None:
@@ -154,16 +158,18 @@ class NatsCore(Contender):
         asyncio.run(main())
 
 
-class NatsJetStream(Contender):
+class NatsJetStream(JetStreamFanOut, Contender):
     name = "nats-jetstream"
     system = "NATS JetStream"
     client = "nats-py (asyncio, uvloop): publish_async, pull consumer"
     port = PORT
     family = "nats"
     modules = ("nats",)
-    kinds = frozenset({PERSISTENT})
+    kinds = frozenset({PERSISTENT, PUBSUB_PERSISTENT})
     guarantees = {  # noqa: RUF012
         PERSISTENT: "file stream, acked once written: NOT fsynced before the ack (sync every 2 min by default)",
+        PUBSUB_PERSISTENT: "file stream, a durable pull consumer per subscriber, acked once written: "
+                           "NOT fsynced before the ack (sync every 2 min by default)",
     }
 
     def prepare(self, run_tag: str, persistent: bool) -> Target:

@@ -20,6 +20,8 @@ from typing import Any
 from ferrymq.bench.contender import (
     HOST,
     PERSISTENT,
+    PUBSUB,
+    PUBSUB_PERSISTENT,
     REQUEST_REPLY,
     TRANSIENT,
     Contender,
@@ -29,6 +31,7 @@ from ferrymq.bench.contender import (
 )
 from ferrymq.bench.link import POLL, Clock, Link, Tally, until_done, use_uvloop
 from ferrymq.bench.model import Flow, RoundTrips
+from ferrymq.bench.pubsub_rabbit import AioPikaFanOut, PikaFanOut
 
 PORT = 5672
 PREFETCH = 1000
@@ -40,6 +43,9 @@ GUARANTEES = {
     TRANSIENT: "transient messages, auto-ack: lost if the broker stops",
     PERSISTENT: "durable queue, persistent messages, publisher confirms (fsynced before the confirm), manual acks",
     REQUEST_REPLY: "transient request and reply",
+    PUBSUB: "fanout exchange, an exclusive queue per subscriber, transient messages, auto-ack",
+    PUBSUB_PERSISTENT: "fanout exchange, a durable queue per subscriber, persistent messages, publisher "
+                       "confirms (fsynced before the confirm), manual acks",
 }
 
 
@@ -49,14 +55,14 @@ def _blocking(port: int) -> Any:
     return pika.BlockingConnection(pika.ConnectionParameters(HOST, port, heartbeat=0))
 
 
-class RabbitPika(Contender):
+class RabbitPika(PikaFanOut, Contender):
     name = "rabbitmq-pika"
     system = "RabbitMQ"
     client = "pika (blocking)"
     port = PORT
     family = "rabbitmq"
     modules = ("pika",)
-    kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY})
+    kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY, PUBSUB, PUBSUB_PERSISTENT})
     units_of_work = True
     guarantees = GUARANTEES
 
@@ -183,14 +189,14 @@ class RabbitPika(Contender):
         conn.close()
 
 
-class RabbitAioPika(Contender):
+class RabbitAioPika(AioPikaFanOut, Contender):
     name = "rabbitmq-aio-pika"
     system = "RabbitMQ"
     client = "aio-pika (asyncio, uvloop)"
     port = PORT
     family = "rabbitmq"
     modules = ("aio_pika",)
-    kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY})
+    kinds = frozenset({TRANSIENT, PERSISTENT, REQUEST_REPLY, PUBSUB, PUBSUB_PERSISTENT})
     guarantees = GUARANTEES
 
     prepare = RabbitPika.prepare

@@ -90,6 +90,8 @@ def cells(rows: list[dict[str, Any]]) -> list[list[str]]:
         if "fdatasyncs_per_s" in r:
             note = (f"{_n(r['commits_per_s'])} commits/s, {_n(r['fdatasyncs_per_s'])} fdatasyncs/s, "
                     f"{r['commits_per_fdatasync']:.1f} commits per fdatasync")
+        if "publications_per_s" in r:
+            note = f"{_n(r['publications_per_s'])} publications/s to {r['subscribers']} subscriber(s); {note}"
         if r.get("notes"):
             note = "; ".join([*r["notes"], note])
         out.append([r["scenario"], r["contender"], _n(rate["median"]) if rate else "no figure",
@@ -169,3 +171,56 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+# -- publish/subscribe targets (issue 18) ---------------------------------------------------------
+
+PUBSUB_TARGETS = (  # (scenario is persistent, peer family prefix, peer's label, the ratio needed)
+    (False, "nats-core", "NATS core", 1.0),
+    (False, "rabbitmq-", "RabbitMQ", 5.0),
+    (True, "rabbitmq-", "RabbitMQ with confirms", 5.0),
+)
+
+
+def pubsub_targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ferrymq's fan-out deliveries per second against the issue's targets, one line per
+    pub/sub scenario and target. Against RabbitMQ the fastest of its clients in the run
+    counts (the stricter comparison); a side without a figure leaves the target open."""
+    out: list[dict[str, Any]] = []
+    for scenario in dict.fromkeys(r["scenario"] for r in rows if "pub/sub" in r["scenario"]):
+        persistent = scenario.startswith("persistent")
+        here = [r for r in rows if r["scenario"] == scenario]
+        ours = next((r for r in here if r["contender"] == OURS), None)
+        for wants_persistent, prefix, label, needed in PUBSUB_TARGETS:
+            if wants_persistent != persistent:
+                continue
+            peers = [r for r in here if r["contender"].startswith(prefix) and not r.get("skipped")]
+            rated = [r for r in peers if r.get("rate")]
+            line: dict[str, Any] = {"scenario": scenario, "target": f">= {needed:g}x {label}", "needed": needed,
+                                    "met": None}
+            if ours is None or not ours.get("rate"):
+                why = "not run" if ours is None else (ours.get("skipped") or "; ".join(ours.get("notes", [])))
+                line["why_open"] = f"ferrymq has no figure: {why}"
+            elif not rated:
+                line["why_open"] = f"{label} has no figure in this run" + (
+                    f": {'; '.join(n for r in peers for n in r.get('notes', []))}" if peers else " (not run)")
+            else:
+                best = max(rated, key=lambda r: r["rate"]["median"])
+                ratio = ours["rate"]["median"] / best["rate"]["median"]
+                line.update(ferrymq=ours["rate"]["median"], peer=best["contender"], peer_rate=best["rate"]["median"],
+                            ratio=ratio, met=ratio >= needed)
+            out.append(line)
+    return out
+
+
+def target_lines(targets: list[dict[str, Any]]) -> list[str]:
+    """The targets as sentences, for the table and Markdown outputs."""
+    lines = []
+    for t in targets:
+        head = f"{t['scenario']}: ferrymq {t['target']}"
+        if t["met"] is None:
+            lines.append(f"{head}: open ({t['why_open']})")
+        else:
+            lines.append(f"{head}: {_n(t['ferrymq'])} vs {_n(t['peer_rate'])} deliveries/s ({t['peer']}) = "
+                         f"{t['ratio']:.2f}x, {'met' if t['met'] else 'MISSED'}")
+    return lines

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ferrymq.bench.contender import PERSISTENT, REQUEST_REPLY, TRANSIENT, Contender
+from ferrymq.bench.contender import PERSISTENT, PUBSUB, PUBSUB_PERSISTENT, REQUEST_REPLY, TRANSIENT, Contender
 from ferrymq.bench.link import Link
 from ferrymq.bench.model import Flow, RoundTrips, StoreRuns
+from ferrymq.bench.pubsub import FanOut, account
 from ferrymq.bench.registry import run_child
 
 START_TIMEOUT = 60.0  # seconds for every process of a run to connect and say it is ready
@@ -153,6 +154,39 @@ class Runner:
         p = self.ctx.Process(target=run_child, args=(c.name, role, link, *args), daemon=True)
         p.start()
         return p
+
+    # -- publish / subscribe -------------------------------------------------------------------
+
+    def fan_out(self, fan: FanOut, repeat: int, scenario: str) -> list[Entry]:
+        """One publisher, ``fan.subscribers`` subscriptions: deliveries per second."""
+        kind = PUBSUB_PERSISTENT if fan.persistent else PUBSUB
+        entries = self._each(kind, scenario, repeat, None, lambda c: self._fan_once(c, fan))
+        for entry in entries:
+            entry.settings = {"subscribers": fan.subscribers, "publications": fan.count}
+        return entries
+
+    def _fan_once(self, c: Contender, fan: FanOut) -> Run:
+        target = c.prepare_fan(self._tag(c), fan)
+        link = Link.make(self.ctx, fan.time_limit)
+        server0 = _stats(c)
+        procs = [self._spawn(c, "subscribe", link, target, fan, i) for i in range(fan.subscribers)]
+        ok = False
+        try:
+            _await_ready(link, fan.subscribers)
+            procs.append(self._spawn(c, "publish", link, target, fan))
+            _await_ready(link, 1)
+            link.go.set()
+            reports = _collect(link, 1, "publisher")
+            link.producers_done.set()
+            reports += _collect(link, fan.subscribers, "subscriber")
+            ok = True
+        finally:
+            _reap(procs, ok)
+            c.discard_fan(target, fan)
+        server1 = _stats(c)
+        verdict = account(fan, reports)
+        return Run(rate=verdict.rate, note=verdict.note, extra=verdict.extra,
+                   cpu_us=_cpu_per_message(reports, server0, server1, verdict.delivered))
 
     # -- request / reply -----------------------------------------------------------------------
 

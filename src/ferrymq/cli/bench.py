@@ -21,11 +21,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ferrymq.bench import model as M
 from ferrymq.bench import report
+from ferrymq.bench.pubsub import MAX_SUBSCRIBERS, FanOut
 from ferrymq.bench.registry import CONTENDERS
 from ferrymq.bench.runner import Entry, Runner, machine
 
 SCENARIOS = ("transient", "persistent", "request-reply", "store", "pubsub", "machine")
-PUBSUB_NOTE = "publish/subscribe fan-out: not available until ferrymq has topics (skipped)"
 
 
 FAMILIES = sorted({c.family for c in CONTENDERS.values() if c.family})
@@ -42,11 +42,13 @@ def _ports(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
     return out
 
 
-def _plan_size(scenarios: tuple[str, ...], contenders: int, repeat: int, store_units: int) -> int:
+def _plan_size(scenarios: tuple[str, ...], contenders: int, repeat: int, store_units: int, fan_outs: int) -> int:
     steps = 0
     for s in scenarios:
         if s in ("transient", "persistent", "request-reply"):
             steps += contenders * repeat
+        elif s == "pubsub":
+            steps += contenders * repeat * fan_outs
         elif s == "store":
             steps += len(M.StoreRuns(store_units, 1, 0).unit_counts())
         elif s == "machine":
@@ -93,6 +95,15 @@ def register(group: click.Group) -> None:
                   help="Store scenario: up to this many concurrent units of work (1, 2, 4 ... N).")
     @click.option("--store-seconds", type=click.FloatRange(0.5, 60.0), default=3.0, show_default=True,
                   help="Store scenario: seconds per number of units.")
+    @click.option("--subscribers", "subscribers", multiple=True, type=click.IntRange(1, MAX_SUBSCRIBERS),
+                  default=(1, 10), show_default=True,
+                  help="Pub/sub: non-persistent subscriber processes, one fan-out per value (repeatable).")
+    @click.option("--durable-subscribers", type=click.IntRange(1, MAX_SUBSCRIBERS), default=5, show_default=True,
+                  help="Pub/sub: durable subscriber processes of the persistent fan-out.")
+    @click.option("--publications", type=click.IntRange(10, M.MAX_COUNT), default=10_000, show_default=True,
+                  help="Pub/sub: non-persistent publications per run (each delivered to every subscriber).")
+    @click.option("--persistent-publications", type=click.IntRange(10, M.MAX_COUNT), default=2_000,
+                  show_default=True, help="Pub/sub: persistent publications per run.")
     @click.option("--port", "ports", multiple=True, metavar="BROKER=PORT", callback=_ports,
                   help="Where a peer broker listens on 127.0.0.1, if not its usual port "
                        f"(BROKER: {', '.join(FAMILIES)}; repeatable).")
@@ -104,25 +115,33 @@ def register(group: click.Group) -> None:
                   help="Also write a PNG chart here (throughput by scenario, latency distribution).")
     def bench(scenarios: tuple[str, ...], only: tuple[str, ...], count: int, persistent_count: int, size: int,
               producers: int, consumers: int, uow: int, sync_put: bool, round_trips: int, repeat: int,
-              time_limit: float, store_units: int, store_seconds: float, ports: dict[str, int], output: str,
-              json_file: str | None, plot: str | None) -> None:
+              time_limit: float, store_units: int, store_seconds: float, subscribers: tuple[int, ...],
+              durable_subscribers: int, publications: int, persistent_publications: int, ports: dict[str, int],
+              output: str, json_file: str | None, plot: str | None) -> None:
         """Measure ferrymq beside RabbitMQ, NATS, Mosquitto and the machine's ceiling, in one run.
 
         Producers, consumers, requesters and responders each run in their own process, on
         127.0.0.1 only. A peer broker is expected on its usual port (RabbitMQ 5672 as
         guest, NATS with JetStream 4222, Mosquitto 1883); one that is not running is
-        skipped with a note. Every run is bounded by its count and --time-limit. Record
-        results in bench/RESULTS.md with the command and the date.
+        skipped with a note. Every run is bounded by its count and --time-limit. Pub/sub
+        counts deliveries per second (publications received, summed over the
+        subscribers); a run in which any subscriber missed a publication gives no figure.
+        Record results in bench/RESULTS.md with the command and the date.
         """
         scenarios = scenarios or SCENARIOS
         flow = M.Flow(count, size, producers, consumers, False, uow, not sync_put, time_limit)
         pflow = M.Flow(persistent_count, size, producers, consumers, True, uow, not sync_put, time_limit)
         trips = M.RoundTrips(round_trips, size, time_limit)
+        fans = [FanOut(publications, size, n, False, time_limit) for n in dict.fromkeys(subscribers)]
+        fans.append(FanOut(persistent_publications, size, durable_subscribers, True, time_limit))
         try:
             M.check_limits(flow, trips, repeat)
             M.check_limits(pflow)
         except M.LimitRefused as exc:
             raise click.UsageError(str(exc)) from None
+        refusal = next((r for fan in fans if (r := fan.refusal(M.MAX_BYTES_PER_RUN))), None)
+        if "pubsub" in scenarios and refusal:
+            raise click.UsageError(refusal)
         names = ["ferrymq", *(n for n in CONTENDERS if n in only and n != "ferrymq")] if only else list(CONTENDERS)
         contenders = [CONTENDERS[n] for n in names]
         for c in contenders:
@@ -133,7 +152,8 @@ def register(group: click.Group) -> None:
         console = Console(stderr=True)
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=console, transient=True) as progress:
-            task = progress.add_task("starting", total=_plan_size(scenarios, len(contenders), repeat, store_units))
+            task = progress.add_task("starting", total=_plan_size(scenarios, len(contenders), repeat, store_units,
+                                                                  len(fans)))
 
             def say(what: str) -> None:
                 if not progress.tasks[task].description.startswith("starting"):
@@ -155,21 +175,25 @@ def register(group: click.Group) -> None:
                     elif s == "machine":
                         entries += machine(runner.ctx, size, repeat, "machine", say)
                     else:
-                        entries.append(Entry("pub/sub fan-out", "ferrymq", "ferrymq", "", "", skipped=PUBSUB_NOTE))
+                        for fan in fans:
+                            entries += runner.fan_out(fan, repeat, fan_out_scenario(fan))
             finally:
                 runner.close()
         rows = [report.summarise(e) for e in entries]
         report.add_ratios(rows)
+        targets = report.pubsub_targets(rows)
         meta: dict[str, Any] = {
             "command": " ".join(["ferrymq", *map(shlex.quote, sys.argv[1:])]) if sys.argv else "ferrymq bench",
             "started": started.isoformat(timespec="seconds"), "load_before": load_before, "load_after": _load(),
             "cpus": os.cpu_count(), "size": size, "count": count, "persistent_count": persistent_count,
             "producers": producers, "consumers": consumers, "uow": uow, "async_put": not sync_put,
             "round_trips": round_trips, "repeat": repeat, "time_limit": time_limit,
+            "subscribers": list(dict.fromkeys(subscribers)), "durable_subscribers": durable_subscribers,
+            "publications": publications, "persistent_publications": persistent_publications,
         }
         if plot:
             report.plot(rows, plot)
-        document = json.dumps({"ok": True, **meta, "results": rows}, indent=2)
+        document = json.dumps({"ok": True, **meta, "results": rows, "targets": targets}, indent=2)
         if json_file:
             with open(json_file, "w") as f:
                 f.write(document + "\n")
@@ -182,5 +206,16 @@ def register(group: click.Group) -> None:
             click.echo(report.to_csv(rows), nl=False)
         elif output == "markdown":
             click.echo(f"{meta['command']}  ({meta['started']}; {title})\n\n{report.markdown(rows)}", nl=False)
+            for line in report.target_lines(targets):
+                click.echo(f"- {line}")
         else:
             Console(highlight=False, width=250).print(report.table(rows, title))
+            for line in report.target_lines(targets):
+                click.echo(line)
+
+
+def fan_out_scenario(fan: FanOut) -> str:
+    """The scenario's name in the report: ratios compare contenders within one scenario."""
+    if fan.persistent:
+        return f"persistent pub/sub x{fan.subscribers} durable"
+    return f"pub/sub x{fan.subscribers}"
