@@ -87,6 +87,8 @@ class Getter:
             propctl.check_get(opts, gmo.msg_handle)
         browse = bool(opts & (_BROWSE | C.MQGMO_UNLOCK))
         if h.queue is None:
+            if h.topic is not None or h.subscription is not None:  # IBM: the handle is not a queue's
+                raise failed(C.MQRC_HOBJ_ERROR, f"{h.name} is a topic or subscription handle, not a queue's")
             raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, "the queue manager object has no messages")
         if browse and not h.options & C.MQOO_BROWSE:
             raise failed(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{h.name} was not opened with MQOO_BROWSE")

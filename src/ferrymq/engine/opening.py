@@ -3,10 +3,14 @@
 Owns the numbering of connection and object handles, the checks of MQOPEN and MQCLOSE,
 what a handle holds on its queue (input and output counts, exclusive input, a selection
 view, a browse lock), model queues' dynamic queues and their deletion. Where an opened
-name leads is the resolver's (engine.routing).
+name leads is the resolver's (engine.routing): a queue, or a topic string for a topic
+opened to publish on. A subscription's handle (MQSUB's hsub) is numbered and closed here
+too; what closing it does to the subscription is engine.subscribing's (``close_sub``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine import validate
@@ -25,6 +29,15 @@ from ferrymq.wire.mqod_names import check_od_names
 
 _INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _QMGR_OPEN_OK = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+# A topic opens to publish on (IBM: a subscription is made with MQSUB, never MQOPEN).
+_TOPIC_OPEN_OK = (C.MQOO_OUTPUT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+                  | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+                  | C.MQOO_NO_MULTICAST | C.MQOO_BIND_AS_Q_DEF)
+MANAGED_PREFIX = "SYSTEM.MANAGED."  # the names of managed subscriptions' queues
+
+
+def _keep_sub_unbound(conn: Connection, h: Handle, options: int) -> None:  # pragma: no cover - bound at composition
+    raise RuntimeError("Opener used for a subscription handle before close_sub_with")
 
 
 class Opener:
@@ -37,6 +50,11 @@ class Opener:
         self.waits, self.units, self.resolver = waits, units, resolver
         self._next_hconn = 1
         self._next_hobj = 1
+        self.close_sub: Callable[[Connection, Handle, int], None] = _keep_sub_unbound
+
+    def close_sub_with(self, close_sub: Callable[[Connection, Handle, int], None]) -> None:
+        """Bind what MQCLOSE of a subscription handle does (engine.subscribing), at composition."""
+        self.close_sub = close_sub
 
     @property
     def next_hobj(self) -> int:
@@ -95,8 +113,10 @@ class Opener:
             if options & ~_QMGR_OPEN_OK:
                 raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "the queue manager object opens for MQOO_INQUIRE only")
             return self._new_handle(conn, options, self.name, None, None, 0)
+        if od.object_type == C.MQOT_TOPIC:
+            return self._open_topic(conn, od, options)
         if od.object_type != C.MQOT_Q:
-            raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"ObjectType {od.object_type} is not MQOT_Q or MQOT_Q_MGR")
+            raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"ObjectType {od.object_type} is not MQOT_Q, MQOT_TOPIC or MQOT_Q_MGR")
         obj, alias = self.resolver.resolve(od.object_name, od.object_q_mgr_name)
         input_mode = 0
         if options & _INPUT:
@@ -117,6 +137,75 @@ class Opener:
             obj.owner_hobj = opened.hobj
             return opened
         return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode, selector)
+
+    def _open_topic(self, conn: Connection, od: ObjectDescriptor, options: int) -> OpenResult:
+        """MQOPEN of a topic, to publish on: the handle holds the full topic string."""
+        if options & ~_TOPIC_OPEN_OK:
+            raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                         "a topic opens for MQOO_OUTPUT (with context options) only; subscribe with MQSUB")
+        topic = self.resolver.resolve_topic(od.object_name, od.object_string, od.object_q_mgr_name)
+        hobj = self._next_hobj
+        self._next_hobj += 1
+        name = od.object_name.rstrip()
+        h = Handle(hobj, conn.hconn, options, name or topic, None, topic=topic)
+        conn.handles[hobj] = h
+        self.handles[hobj] = h
+        return OpenResult(hobj, name, "", self.name, res_object_string=topic)
+
+    def add_handle(self, conn: Connection, h: Handle) -> Handle:
+        """Number and register a handle made elsewhere (MQSUB's subscription handle).
+
+        Raises:
+            MQError: MQRC_HANDLE_NOT_AVAILABLE when the connection holds MAXHANDS handles.
+        """
+        limit = self.state.qmgr_attr("MAXHANDS")
+        if len(conn.handles) >= limit:
+            raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({limit}) handles")
+        h.hobj = self._next_hobj
+        self._next_hobj += 1
+        conn.handles[h.hobj] = h
+        self.handles[h.hobj] = h
+        return h
+
+    def open_queue(self, conn: Connection, q: QueueObject, options: int) -> int:
+        """Open ``q`` itself (no name resolution): a subscription's queue for MQSUB.
+
+        Raises:
+            MQError: MQRC_HANDLE_NOT_AVAILABLE, MQRC_OBJECT_IN_USE (exclusive input).
+        """
+        limit = self.state.qmgr_attr("MAXHANDS")
+        if len(conn.handles) >= limit:
+            raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({limit}) handles")
+        mode = self._input_mode(q, options) if options & _INPUT else 0
+        return self._new_handle(conn, options, q.name, q, None, mode).hobj
+
+    def make_managed_queue(self, model_name: str, durable: bool) -> QueueObject:
+        """A managed subscription's queue, from ``model_name``'s attributes: permanent
+        dynamic for a durable subscription (journaled), temporary for a non-durable one.
+        No handle owns it: it ends with its subscription (``drop_queue``).
+
+        Raises:
+            MQError: MQRC_UNKNOWN_OBJECT_NAME when the model is not a model queue.
+        """
+        model = self.objects.find(model_name)
+        if model is None and model_name == "SYSTEM.NDURABLE.MODEL.QUEUE":  # a queue manager made before topics
+            model = self.objects.find("SYSTEM.DEFAULT.MODEL.QUEUE")
+        if model is None or model.qtype != A.QMODEL:
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"model queue {model_name!r} for managed queues is not defined")
+        name = self.state.dynamic_name(MANAGED_PREFIX + ("DURABLE." if durable else "NDURABLE.") + "*")
+        deftype = C.MQQDT_PERMANENT_DYNAMIC if durable else C.MQQDT_TEMPORARY_DYNAMIC
+        attrs = {k: v for k, v in model.attrs.items() if k != "DEFTYPE"}
+        obj = self.objects.define(A.QLOCAL, name, {}, like=None, deftype=deftype)
+        obj.attrs.update(attrs)
+        self.objects.epoch += 1
+        if durable:
+            self.state.staging.persist_object(obj)
+        return obj
+
+    def drop_queue(self, q: QueueObject) -> None:
+        """Delete a dynamic queue now (a managed queue whose subscription ended)."""
+        if self.objects.find(q.name) is q:
+            self._drop_queue(q)
 
     def _input_mode(self, q: QueueObject, options: int) -> int:
         mode = options & (C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE) or int(q["DEFSOPT"])
@@ -159,10 +248,14 @@ class Opener:
         if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE) \
                 or (options & C.MQCO_DELETE and options & C.MQCO_DELETE_PURGE):
             raise failed(C.MQRC_OPTIONS_ERROR, f"MQCLOSE options 0x{options:08X} are not valid")
+        if h.subscription is not None:
+            self.close_sub(conn, h, options)
+            return
         q = h.queue
         delete = False
         if options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) and not h.deleted:
-            if q is None or h.alias is not None or q.deftype == C.MQQDT_PREDEFINED:
+            if (q is None or h.alias is not None or q.deftype == C.MQQDT_PREDEFINED
+                    or q.name.startswith(MANAGED_PREFIX)):
                 raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{h.name} is not a dynamic queue; MQCO_DELETE refused")
             if q.messages.uncommitted or (len(q.messages) and not options & C.MQCO_DELETE_PURGE):
                 raise failed(C.MQRC_Q_NOT_EMPTY, f"{q.name} holds {q.messages.depth} messages")
@@ -174,6 +267,10 @@ class Opener:
         self._release(conn, h)
         if delete and q is not None and self.objects.find(q.name) is q:
             self._drop_queue(q)
+
+    def release(self, conn: Connection, h: Handle) -> None:
+        """Forget a handle (its waits end; what it held on its queue is given back)."""
+        self._release(conn, h)
 
     def _release(self, conn: Connection, h: Handle) -> None:
         self.waits.end_handle_waits(h.hobj)

@@ -7,7 +7,9 @@ MQPUTs on one handle. Its steps, in order:
    the last one there skips the checks and resolutions below, which it recorded;
 2. the checks of the handle, options and descriptor (``_check_put``; every refusal raises
    before anything changes);
-3. the destination: the handle's queue, resolved through an alias at MQOPEN (engine.routing);
+3. the destination: the handle's queue, resolved through an alias at MQOPEN (engine.routing),
+   or its topic: a put through a topic handle is a publication (engine.publishing), which
+   makes no memo and fans out through the same arrival step;
 4. the message: properties (engine.propctl), defaults, context and identifiers
    (``fill_descriptor``), the refusals that may differ per message (PutLimits);
 5. its arrival: handed to a waiting get (engine.handover) or placed on the queue
@@ -27,6 +29,7 @@ from ferrymq.engine.api import Delivery, ObjectDescriptor, OpenResult, PutOption
 from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import Message
+from ferrymq.engine.publishing import Publisher
 from ferrymq.engine.putplan import PutLimits, PutPlan
 from ferrymq.engine.reports import Reports
 from ferrymq.engine.session import Connection, Handle
@@ -69,7 +72,7 @@ class Putter:
 
     def __init__(self, state: EngineState, waits: Waits, arrivals: Arrivals, reports: Reports, units: Units,
                  handover: HandOver, open_: Callable[[int, ObjectDescriptor, int], OpenResult],
-                 close: Callable[[int, int], None]) -> None:
+                 close: Callable[[int, int], None], publisher: Publisher) -> None:
         self.state = state
         self.name, self.clock, self.objects, self.connections = state.name, state.clock, state.objects, state.connections
         self.pager, self.journal = state.pager, state.journal
@@ -82,6 +85,7 @@ class Putter:
         self.uow_of = units.uow_of
         self.taker, self.give, self.hand_over = handover.taker, handover.give, handover.hand_over
         self.open, self.close = open_, close
+        self.publish = publisher.publish
 
     def put(self, req: PutRequest) -> PutResult:
         """MQPUT, MQPUT1 or a run of puts (see PutRequest and the module docstring).
@@ -108,7 +112,7 @@ class Putter:
             return self._put_run(req, md, pmo)
         conn, h, warning = self._check_put(req.hconn, req.hobj, md, pmo)
         result = self.place(conn, h, md, pmo, req.data, warning, req.properties)
-        h.put_plan = None if req.properties else self._plan(conn, h, md, pmo, warning)
+        h.put_plan = None if req.properties or h.topic is not None else self._plan(conn, h, md, pmo, warning)
         return result
 
     def _put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
@@ -194,6 +198,18 @@ class Putter:
         except MQError as exc:
             return PutResult(md, "", self.name, exc.comp, exc.reason, outcomes=[exc] * len(datas))
         ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
+        if h.topic is not None:  # each message a publication of its own
+            outcomes: list[MQError | None] = []
+            for msg_id, correl_id, data in zip(repeat(md.msg_id) if msg_ids is None else msg_ids,
+                                               repeat(md.correl_id) if correl_ids is None else correl_ids, datas,
+                                               strict=False):
+                try:
+                    done = self.place(conn, h, md.with_ids(msg_id, correl_id), pmo, data, warning)
+                except MQError as exc:
+                    outcomes.append(exc)
+                else:
+                    outcomes.append(None if not done.reason else MQError(done.comp, done.reason, "put warning"))
+            return PutResult(md, "", self.name, outcomes=outcomes)
         q = h.queue
         assert q is not None
         if any(col is not None and len(col) != len(datas) for col in (msg_ids, correl_ids)):
@@ -289,7 +305,9 @@ class Putter:
         state = self.state
         conn = state.conn(hconn)
         h = state.handle(conn, hobj)
-        if h.queue is None or not h.options & C.MQOO_OUTPUT:
+        if h.subscription is not None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"{h.name} is a subscription handle: publications are got from its queue")
+        if (h.queue is None and h.topic is None) or not h.options & C.MQOO_OUTPUT:
             raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{h.name} was not opened with MQOO_OUTPUT")
         validate.put_options(pmo.options)
         if state.quiescing:
@@ -302,7 +320,10 @@ class Putter:
 
     def place(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
               properties: Mapping[str, object] | None = None) -> PutResult:
-        """Put a validated message on the handle's queue (shared by MQPUT and MQPUT1)."""
+        """Put a validated message on the handle's queue, or publish it on the handle's
+        topic (shared by MQPUT and MQPUT1)."""
+        if h.topic is not None:
+            return self.publish(conn, h, md, pmo, data, warning, properties, self.fill_descriptor)
         q = h.queue
         assert q is not None
         definer = h.alias or q

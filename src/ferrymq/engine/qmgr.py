@@ -15,7 +15,10 @@ it uses of the others then, so no call looks its way through several objects):
 - Reports (engine.reports): COA, COD, expiration, exception reports, dead letters;
 - Units (engine.units) and InDoubt (engine.xa): units of work, local and prepared;
 - Resolver (engine.routing) and Opener (engine.opening): MQCONN, MQOPEN and their ends;
-- Getter (engine.getting), HandOver (engine.handover), Putter (engine.putting): MQGET, MQPUT.
+- Getter (engine.getting), HandOver (engine.handover), Putter (engine.putting): MQGET, MQPUT;
+- SubscriptionRegistry (engine.subscriptions), RetainedStore (engine.retained), Publisher
+  (engine.publishing) and Subscriber (engine.subscribing): publish/subscribe, with the topic
+  tree seen through TopicView (engine.pubtopics).
 
 The facade adds recovery, MQINQ and MQSET, and the periodic work.
 """
@@ -29,7 +32,14 @@ from collections.abc import Mapping, Sequence
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine import sequence_access
-from ferrymq.engine.api import Clock, InquireResult, ObjectDescriptor, PutOptions, PutRequest, PutResult
+from ferrymq.engine.api import (
+    Clock,
+    InquireResult,
+    ObjectDescriptor,
+    PutOptions,
+    PutRequest,
+    PutResult,
+)
 from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
@@ -37,11 +47,17 @@ from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, decode_object
 from ferrymq.engine.opening import Opener
 from ferrymq.engine.paging import MemoryLimits
+from ferrymq.engine.publishing import Publisher
+from ferrymq.engine.pubtopics import TopicView
+from ferrymq.engine.pubtopics import matches as topic_matches
 from ferrymq.engine.putting import Putter
 from ferrymq.engine.reports import Reports
+from ferrymq.engine.retained import KIND_RETAINED, RetainedStore
 from ferrymq.engine.routing import Resolver
 from ferrymq.engine.session import ReaderPosition
 from ferrymq.engine.state import EngineState
+from ferrymq.engine.subscribing import Subscriber
+from ferrymq.engine.subscriptions import KIND_SUBSCRIPTION, Subscription, SubscriptionRegistry, decode_subscription
 from ferrymq.engine.units import Units
 from ferrymq.engine.waits import Waits
 from ferrymq.engine.xa import InDoubt
@@ -71,10 +87,16 @@ class QueueManager:
         self.reports = reports = Reports(state, arrivals)
         self.units = units = Units(state, waits, reports)
         self.xa = InDoubt(state, units)
-        self.opener = opener = Opener(state, waits, units, Resolver(name, state.objects))
+        self.topics = topics = TopicView(state.objects)
+        self.opener = opener = Opener(state, waits, units, Resolver(name, state.objects, topics))
         self.getter = getter = Getter(state, waits, reports, units)
         self.handover = handover = HandOver(waits, getter.take, reports.report_arrival)
-        self.putter = Putter(state, waits, arrivals, reports, units, handover, opener.open, opener.close)
+        self.subscriptions = subscriptions = SubscriptionRegistry(topic_matches)
+        subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
+        self.retained = retained = RetainedStore(staging)
+        self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics)
+        self.subscriber = subscriber = Subscriber(state, opener, publisher, subscriptions, retained, topics)
+        self.putter = Putter(state, waits, arrivals, reports, units, handover, opener.open, opener.close, publisher)
         # Replayable readers' positions (engine.sequence_access) and prepared units by XID.
         self.readers: dict[tuple[str, str], ReaderPosition] = {}
         self.in_doubt = self.xa.units_by_xid
@@ -82,6 +104,7 @@ class QueueManager:
         # The MQI, bound once: a call through the facade is the collaborator's own call.
         self.connect, self.disconnect = opener.connect, opener.disconnect
         self.open, self.close = opener.open, opener.close
+        self.subscribe, self.sub_request = subscriber.subscribe, subscriber.sub_request
         self.put_request = self.putter.put
         self.get, self.get_many = getter.get, getter.get_many
         # What drivers, the command server and admin use of the collaborators.
@@ -141,6 +164,16 @@ class QueueManager:
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)
+            elif rec.kind == KIND_SUBSCRIPTION:
+                try:
+                    sub = decode_subscription(rec.payload)
+                except DecodeError as exc:
+                    log.error("event=unreadable_subscription record_id=%d error=%s", rec.record_id, exc)
+                    continue
+                sub.record_id = rec.record_id
+                self.subscriber.recovered(sub)
+            elif rec.kind == KIND_RETAINED:
+                self.retained.recover(rec.record_id, rec.payload)
             elif rec.kind == sequence_access.KIND_READER:
                 sequence_access.load_reader(self, rec)
             elif rec.kind == KIND_MESSAGE:
@@ -177,6 +210,14 @@ class QueueManager:
         self.staging.recovered(last_record, max([0] + [tx.txid for tx in loaded.prepared]))
         if loaded.torn_bytes or loaded.bad_records:
             log.warning("event=journal_damage torn_bytes=%d bad_records=%d", loaded.torn_bytes, loaded.bad_records)
+
+    def _persist_subscription(self, sub: Subscription) -> None:
+        sub.record_id = self.staging.write_record(sub.record_id, KIND_SUBSCRIPTION, sub.encode())
+
+    def _unpersist_subscription(self, sub: Subscription) -> None:
+        if sub.record_id:
+            self.journal.delete(sub.record_id)
+            sub.record_id = 0
 
     # -- the MQI that is not bound in __init__ ---------------------------------------------
     def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes,

@@ -8,13 +8,15 @@ This is the seam where what comes next plugs in (docs/architecture.md, "Extensio
 points"): a topic object resolves to the queues of its subscriptions (a topic tree), a
 queue on another queue manager to the transmission queue a channel's message agent serves,
 and a cluster queue to the transmission queue of a cluster link. Today a name leads to
-one local queue, or to no route (MQRC_UNKNOWN_REMOTE_Q_MGR).
+one local queue, or to no route (MQRC_UNKNOWN_REMOTE_Q_MGR); a topic (MQOT_TOPIC) to its
+full topic string (``resolve_topic``), which the put entry hands to engine.publishing.
 """
 
 from __future__ import annotations
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
+from ferrymq.engine.pubtopics import TopicView
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 
@@ -22,8 +24,19 @@ from ferrymq.mq import constants as C
 class Resolver:
     """Resolves opened names for one queue manager."""
 
-    def __init__(self, qmgr_name: str, objects: ObjectRegistry) -> None:
+    def __init__(self, qmgr_name: str, objects: ObjectRegistry, topics: TopicView | None = None) -> None:
         self.qmgr_name, self.objects = qmgr_name, objects
+        self.topics = topics if topics is not None else TopicView(objects)
+
+    def resolve_topic(self, name: str, topic_string: str, qmgr: str = "") -> str:
+        """The full topic string a topic MQOD names (a TOPIC object's, ObjectString, or both).
+
+        Raises:
+            MQError: MQRC_UNKNOWN_REMOTE_Q_MGR, MQRC_UNKNOWN_OBJECT_NAME, MQRC_TOPIC_STRING_ERROR.
+        """
+        if qmgr.strip() not in ("", self.qmgr_name):
+            raise failed(C.MQRC_UNKNOWN_REMOTE_Q_MGR, f"no route to queue manager {qmgr.strip()}")
+        return self.topics.full_string(name, topic_string)
 
     def resolve(self, name: str, qmgr: str) -> tuple[QueueObject, QueueObject | None]:
         """The queue object ``name`` at ``qmgr`` leads to (a local or model queue) and the

@@ -8,6 +8,7 @@ imports none of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
     from ferrymq.engine.putplan import PutPlan
+    from ferrymq.engine.subscriptions import Subscription
 
 
 @dataclass(slots=True)
@@ -35,6 +37,10 @@ class UnitOfWork:
     gets: list[tuple[QueueObject, Message]] = field(default_factory=list)
     journaled: bool = False  # a record was written under txid, so commit/rollback is journaled
     marked_skip: Message | None = None
+    # What changes only when the unit ends, beside its puts and gets (a retained
+    # publication replaced under syncpoint: engine.retained).
+    after_commit: list[Callable[[], None]] = field(default_factory=list)
+    after_backout: list[Callable[[], None]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.puts) + len(self.gets)
@@ -42,7 +48,9 @@ class UnitOfWork:
 
 @dataclass(slots=True)
 class Handle:
-    """An open object: a queue (resolved through an alias) or the queue manager itself."""
+    """An open object: a queue (resolved through an alias), the queue manager itself, a
+    topic opened to publish on (``topic``: its full topic string) or a subscription made by
+    MQSUB (``subscription``); the last two have no ``queue``."""
 
     hobj: int
     hconn: int
@@ -61,6 +69,8 @@ class Handle:
     # options and this handle passed: they pass again for the same ones (engine.getting).
     get_checked: tuple[int, int, int, bool] | None = None
     deleted: bool = False
+    topic: str | None = None
+    subscription: Subscription | None = None
 
 
 @dataclass(slots=True)

@@ -81,6 +81,8 @@ class Units:
         for _, msg in uow.puts:  # arrival is confirmed when the put becomes visible
             if msg.report & C.MQRO_COA:
                 self.reports.report_arrival(msg)
+        for action in uow.after_commit:
+            action()
 
     def backout(self, conn: Connection) -> None:
         """MQBACK: puts vanish; gotten messages return with BackoutCount + 1, or move to
@@ -117,6 +119,8 @@ class Units:
             self._keep_skipped(conn, uow)
         for q in woken.values():
             self.wake(q)
+        for action in uow.after_backout:
+            action()
 
     def _keep_skipped(self, conn: Connection, old: UnitOfWork) -> None:
         """MQGMO_MARK_SKIP_BACKOUT: that get survives the backout in a new unit of work."""

@@ -1,0 +1,326 @@
+"""Publishing: an MQPUT or MQPUT1 on a topic handle, fanned out to its subscriptions.
+
+The put entry (engine.putting) checks the call as for a queue and hands a put through a
+topic handle to ``Publisher.publish``, which:
+
+1. refuses what the topic refuses (PUB(DISABLED): MQRC_PUT_INHIBITED) and resolves the
+   publication's priority and persistence from the topic (DEFPRTY, DEFPSIST);
+2. makes the publication's stored descriptor as a put to a queue would (the MsgId and
+   context the publisher gets back);
+3. finds the subscriptions whose topic matches (cached per topic string by the registry),
+   less those that take publications only on request, have expired, are the publisher's
+   own connection's (MQPMO_NOT_OWN_SUBS) or whose selector refuses it;
+4. plans one copy per subscription (``_plan``): its own MsgId, the subscription's CorrelId
+   (the publication's when the subscription's is MQCI_NONE), PubPriority, the identity
+   context of the subscription (SUBUSER, PubAccountingToken, PubApplIdentityData) and the
+   publisher's origin context, the mqps properties MQTopicString, MQSubUserData and
+   MQIsRetained. A copy its queue cannot take goes to the dead-letter queue when the topic
+   says USEDLQ(YES); else PMSGDLV (persistent) or NPMSGDLV decides: ALL fails the put with
+   MQRC_PUBLICATION_FAILURE and nothing is delivered, ALLDUR fails it for a durable
+   subscription's copy only, ALLAVAIL delivers the others. A copy not delivered is logged;
+   nothing is dropped silently.
+5. places every copy through arrival.Arrivals.place: in the putter's unit of work under
+   syncpoint (visible at commit), else at once; persistent copies outside syncpoint are
+   journaled in one transaction, so a crash delivers all of them or none;
+6. keeps the publication as its topic's retained one (MQPMO_RETAIN; engine.retained).
+
+Retained publications reach a new subscription, or one that asks with MQSUBRQ, through
+``send_retained``, by the same planning with MQIsRetained set.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from ferrymq.engine import propctl
+from ferrymq.engine.api import PutOptions, PutResult
+from ferrymq.engine.arrival import Arrivals
+from ferrymq.engine.deadletter import dead_letter
+from ferrymq.engine.message import Message
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.pubtopics import TopicView
+from ferrymq.engine.retained import Retained, RetainedStore
+from ferrymq.engine.selector.fields import message_lookup
+from ferrymq.engine.session import Connection, Handle, UnitOfWork
+from ferrymq.engine.state import EngineState
+from ferrymq.engine.subscriptions import Subscription, SubscriptionRegistry, stamp
+from ferrymq.engine.units import Units
+from ferrymq.errors import MQError, failed
+from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
+from ferrymq.wire.mqmd import MQMD, NONE_ID
+
+log = logging.getLogger("ferrymq.engine")
+
+TOPIC_PROPERTY = "mqps.Top"  # MQTopicString
+USER_DATA_PROPERTY = "mqps.Sud"  # MQSubUserData
+RETAINED_PROPERTY = "mqps.Ret"  # MQIsRetained
+_REPLY_REPORTS = C.MQRO_COA | C.MQRO_COD | C.MQRO_EXCEPTION | C.MQRO_EXPIRATION | C.MQRO_PAN | C.MQRO_NAN
+
+FillDescriptor = Callable[[Connection, Handle, MQMD, PutOptions, int, int, float], MQMD]
+
+
+@dataclass(slots=True, eq=False)
+class Publication:
+    """A publication being delivered: as the publisher put it (its stored descriptor,
+    data and properties), its topic string and the publisher's connection (0: none)."""
+
+    topic: str
+    md: MQMD
+    data: bytes
+    properties: PropertySet | None
+    put_at: float
+    hconn: int = 0
+
+    @property
+    def persistent(self) -> bool:
+        return self.md.persistence == C.MQPER_PERSISTENT
+
+
+class Publisher:
+    """Publications of one queue manager (see the module docstring)."""
+
+    def __init__(self, state: EngineState, arrivals: Arrivals, units: Units, subscriptions: SubscriptionRegistry,
+                 retained: RetainedStore, topics: TopicView) -> None:
+        self.state = state
+        self.name, self.clock, self.objects, self.journal = state.name, state.clock, state.objects, state.journal
+        self.staging, self.pager = state.staging, state.pager
+        self.new_id, self.next_sequence = state.new_id, state.staging.next_sequence
+        self.place_message = arrivals.place
+        self.units = units
+        self.subscriptions, self.retained, self.topics = subscriptions, retained, topics
+
+    # -- MQPUT on a topic ------------------------------------------------------------------
+    def publish(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
+                properties: Mapping[str, object] | None, fill_descriptor: FillDescriptor) -> PutResult:
+        """Publish one message put through topic handle ``h`` (checked by the put entry).
+
+        Raises:
+            MQError: MQRC_PUT_INHIBITED, MQRC_MISSING_REPLY_TO_Q, MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+                MQRC_RESOURCE_PROBLEM, MQRC_SYNCPOINT_LIMIT_REACHED, MQRC_PUBLICATION_FAILURE,
+                and what propctl refuses of the message's properties.
+        """
+        topic = h.topic
+        assert topic is not None
+        opts = pmo.options
+        topics = self.topics
+        if topics.effective(topic, "PUB") == C.MQTA_PUB_INHIBITED:
+            raise failed(C.MQRC_PUT_INHIBITED, f"topic {topic!r} has PUB(DISABLED)")
+        if opts & C.MQPMO_SUPPRESS_REPLYTO:
+            if md.report & _REPLY_REPORTS:
+                raise failed(C.MQRC_MISSING_REPLY_TO_Q,
+                             "MQPMO_SUPPRESS_REPLYTO with report options that need a ReplyToQ")
+            if md.reply_to_q.strip() or md.reply_to_q_mgr.strip():
+                md = md.replace(reply_to_q="", reply_to_q_mgr="")
+        props = PropertySet.of(properties) if properties else None
+        if props or md.format.rstrip() == "MQHRF2":
+            md, data, props, _ = propctl.on_put(md, data, props, C.MQPROP_COMPATIBILITY)
+            if props:
+                propctl.check_length(props, self.state.qmgr_attr("MAXPROPL"))
+        qmgr_max = self.state.qmgr_attr("MAXMSGL")
+        if len(data) > qmgr_max:
+            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds MAXMSGL({qmgr_max})")
+        priority = int(topics.effective(topic, "DEFPRTY")) if md.priority == C.MQPRI_PRIORITY_AS_TOPIC_DEF \
+            else md.priority
+        persistence = (int(topics.effective(topic, "DEFPSIST")) if md.persistence == C.MQPER_PERSISTENCE_AS_TOPIC_DEF
+                       else md.persistence)
+        if persistence == C.MQPER_PERSISTENT and self.journal.refusal:
+            raise failed(C.MQRC_RESOURCE_PROBLEM, self.journal.refusal)
+        now = self.clock.now()
+        stored = fill_descriptor(conn, h, md, pmo, priority, persistence, now)
+        pub = Publication(topic, stored, bytes(data), props, now, conn.hconn)
+        subs = self.receivers(pub, not_own=bool(opts & C.MQPMO_NOT_OWN_SUBS))
+        in_uow = bool(opts & C.MQPMO_SYNCPOINT)
+        uow = conn.uow if in_uow else None
+        if uow is not None and len(uow) + len(subs) > self.state.qmgr_attr("MAXUMSGS"):
+            raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work would exceed MAXUMSGS with {len(subs)} copies")
+        plans = self._plan(pub, subs, False)
+        if in_uow:
+            uow = self.units.uow_of(conn)
+        self._place(plans, uow, pub.persistent)
+        if opts & C.MQPMO_RETAIN:
+            self.retained.keep(Retained(topic, stored, pub.data, props, now), uow)
+        reason = warning
+        if not subs and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and not reason:
+            reason = C.MQRC_NO_SUBS_MATCHED
+        return PutResult(stored, "", self.name, C.MQCC_WARNING if reason else C.MQCC_OK, reason)
+
+    def receivers(self, pub: Publication, *, not_own: bool = False) -> list[Subscription]:
+        """The subscriptions that receive ``pub`` now (see the module docstring, step 3)."""
+        now = pub.put_at
+        topics = self.topics
+        found = []
+        lookup = None
+        for sub in self.subscriptions.matching(pub.topic, topics.epoch):
+            if sub.on_request or sub.expired(now) or (not_own and sub.hconn == pub.hconn and pub.hconn):
+                continue
+            if topics.blocked(sub.topic, pub.topic):
+                continue
+            if sub.selector is not None:
+                if lookup is None:
+                    probe = Message("", 0, pub.md, pub.data, pub.put_at, False)
+                    probe.properties = pub.properties
+                    lookup = message_lookup(probe)
+                if not sub.selector.matches(lookup):
+                    continue
+            found.append(sub)
+        return found
+
+    # -- retained publications -------------------------------------------------------------
+    def selects(self, sub: Subscription, r: Retained) -> bool:
+        """Whether ``sub``'s selector takes retained publication ``r``."""
+        if sub.selector is None:
+            return True
+        probe = Message("", 0, r.md, r.data, r.put_at, False)
+        probe.properties = r.properties
+        return sub.selector.matches(message_lookup(probe))
+
+    def send_retained(self, sub: Subscription, pubs: Iterable[Retained], *, strict: bool) -> int:
+        """Deliver retained publications to ``sub`` outside any unit of work; the number
+        delivered. ``strict`` (a subscription being made): a copy that can go neither to
+        its queue nor to the dead-letter queue fails the call with
+        MQRC_RETAINED_NOT_DELIVERED and nothing is delivered.
+
+        Raises:
+            MQError: MQRC_RETAINED_NOT_DELIVERED.
+        """
+        plans: list[tuple[QueueObject, Message, Subscription | None]] = []
+        planned: dict[str, int] = {}
+        for r in pubs:
+            pub = Publication(r.topic, r.md, r.data, r.properties, r.put_at)
+            try:
+                plans += self._plan(pub, [sub], True, planned, strict)
+            except MQError:
+                raise failed(C.MQRC_RETAINED_NOT_DELIVERED,
+                             f"a retained publication on {r.topic!r} can reach neither {sub.destination} "
+                             "nor the dead-letter queue") from None
+        self._place(plans, None, any(m.persistent for _, m, _ in plans))
+        return len(plans)
+
+    # -- planning and placing copies -------------------------------------------------------
+    def _plan(self, pub: Publication, subs: list[Subscription], retained: bool,
+              planned: dict[str, int] | None = None, strict: bool = False) -> list[tuple[QueueObject, Message,
+                                                                                          Subscription | None]]:
+        """Each subscription's copy and the queue it goes to (a dead-letter queue for one
+        its own queue refuses), or MQRC_PUBLICATION_FAILURE as PMSGDLV/NPMSGDLV decide.
+        ``planned`` counts copies already planned per queue (depth is checked with them)."""
+        if planned is None:
+            planned = {}
+        plans: list[tuple[QueueObject, Message, Subscription | None]] = []
+        if not subs:
+            return plans
+        md = pub.md
+        origin = (md.put_appl_type, md.put_appl_name, md.put_date, md.put_time, md.appl_origin_data)
+        props_for: dict[str, PropertySet] = {}
+        failures: list[tuple[Subscription, Message, int, str]] = []
+        find = self.objects.find
+        for sub in subs:
+            q = find(sub.destination)
+            user_data = sub.user_data
+            props = props_for.get(user_data)
+            if props is None:
+                props = props_for[user_data] = self._copy_properties(pub, user_data, retained)
+            persistence = md.persistence
+            if q is not None and q.temporary and persistence == C.MQPER_PERSISTENT:
+                persistence = C.MQPER_NOT_PERSISTENT  # a temporary queue holds none (docs/pubsub.md)
+            priority = sub.pub_priority
+            if priority == C.MQPRI_PRIORITY_AS_PUBLISHED or (priority < 0 and q is None):
+                priority = md.priority
+            elif priority < 0:
+                priority = int(q.attrs["DEFPRTY"])  # type: ignore[union-attr]
+            correl = sub.correl_id if sub.correl_id != NONE_ID else md.correl_id
+            copy_md = md.with_put_context(self.new_id(), correl, priority, persistence, md.reply_to_q_mgr,
+                                          (sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data,
+                                           *origin))
+            qname = q.name if q is not None else sub.destination
+            msg = Message(qname, 0, copy_md, pub.data, pub.put_at, False)
+            msg.properties = props
+            reason = self._refusal(q, msg, planned.get(qname, 0))
+            if reason:
+                failures.append((sub, msg, reason, qname))
+                continue
+            assert q is not None
+            planned[qname] = planned.get(qname, 0) + 1
+            plans.append((q, msg, sub))
+        if failures:
+            plans += self._undeliverable(pub, failures, planned, strict)
+        return plans
+
+    def _copy_properties(self, pub: Publication, user_data: str, retained: bool) -> PropertySet:
+        props = pub.properties.copy() if pub.properties else PropertySet()
+        props.set(TOPIC_PROPERTY, pub.topic, C.MQTYPE_STRING)
+        if user_data:
+            props.set(USER_DATA_PROPERTY, user_data, C.MQTYPE_STRING)
+        if retained:
+            props.set(RETAINED_PROPERTY, True, C.MQTYPE_BOOLEAN)
+        return props
+
+    def _refusal(self, q: QueueObject | None, msg: Message, planned: int) -> int:
+        """Why ``q`` cannot take ``msg`` now (0: it can)."""
+        if q is None or not q.is_local:
+            return C.MQRC_UNKNOWN_OBJECT_NAME
+        qa = q.attrs
+        if qa["PUT"] == C.MQQA_PUT_INHIBITED:
+            return C.MQRC_PUT_INHIBITED
+        if msg.data_length > int(qa["MAXMSGL"]):
+            return C.MQRC_MSG_TOO_BIG_FOR_Q
+        messages = q.messages
+        if len(messages.by_seq) + messages.uncommitted + planned >= int(qa["MAXDEPTH"]):
+            return C.MQRC_Q_FULL
+        if msg.persistence == C.MQPER_PERSISTENT and q.temporary:
+            return C.MQRC_PERSISTENT_NOT_ALLOWED
+        if not msg.persistent and messages.meter.transient + msg.data_length > self.pager.limits.non_persistent_bytes:
+            return C.MQRC_Q_SPACE_NOT_AVAILABLE
+        return 0
+
+    def _undeliverable(self, pub: Publication, failures: list[tuple[Subscription, Message, int, str]],
+                       planned: dict[str, int], strict: bool) -> list[tuple[QueueObject, Message, Subscription | None]]:
+        topics = self.topics
+        dlq = self.state.dead_letter_queue() if topics.effective(pub.topic, "USEDLQ") == C.MQUSEDLQ_YES else None
+        policy = int(topics.effective(pub.topic, "PMSGDLV" if pub.persistent else "NPMSGDLV"))
+        out: list[tuple[QueueObject, Message, Subscription | None]] = []
+        date, tod = self.state.stamp_put(self.clock.now())
+        ccsid = self.state.qmgr_attr("CCSID")
+        for sub, msg, reason, qname in failures:
+            if dlq is not None:
+                dl_md, dl_data = dead_letter(self.name, ccsid, msg.md, pub.data, reason, qname, date, tod)
+                dead = Message(dlq.name, 0, dl_md, dl_data, pub.put_at, False)
+                dead.properties = msg.properties
+                if not self._refusal(dlq, dead, planned.get(dlq.name, 0)):
+                    planned[dlq.name] = planned.get(dlq.name, 0) + 1
+                    out.append((dlq, dead, None))
+                    log.warning("event=publication_dead_lettered topic=%s subscription=%s queue=%s reason=%d",
+                                pub.topic, sub.key, qname, reason)
+                    continue
+            if strict or policy == C.MQDLV_ALL or (policy == C.MQDLV_ALL_DUR and sub.durable):
+                raise failed(C.MQRC_PUBLICATION_FAILURE,
+                             f"subscription {sub.key} cannot take the publication on {pub.topic!r} "
+                             f"(queue {qname}, reason {reason}); nothing was delivered")
+            log.warning("event=publication_not_delivered topic=%s subscription=%s queue=%s reason=%d",
+                        pub.topic, sub.key, qname, reason)
+        return out
+
+    def _place(self, plans: list[tuple[QueueObject, Message, Subscription | None]], uow: UnitOfWork | None,
+               persistent: bool) -> None:
+        """Place planned copies: in ``uow``; or, for persistent copies to more than one
+        queue, in a unit of their own committed at once (one journal transaction); or one
+        by one."""
+        if not plans:
+            return
+        own_unit = uow is None and persistent and len(plans) > 1
+        unit = UnitOfWork(self.staging.new_txid()) if own_unit else uow
+        last = stamp(plans[0][1].put_at)
+        next_sequence, place = self.next_sequence, self.place_message
+        for q, msg, sub in plans:
+            msg.seq = next_sequence(q)
+            msg.reposition(q.fifo)
+            place(q, msg, unit)
+            q.last_put = msg.put_at
+            if sub is not None:
+                sub.delivered += 1
+                sub.last_msg = last
+        if own_unit:
+            assert unit is not None
+            self.units.commit_unit(unit)
