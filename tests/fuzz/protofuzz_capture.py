@@ -153,6 +153,24 @@ def _sync_client(addr: str) -> None:
         c.in_doubt()
         c.resolve(b"fuzz-xid-1", commit=False)
         q.close()
+        _sync_pubsub(c)
+
+
+def _sync_pubsub(c: fc.Client) -> None:
+    """Publish/subscribe: SUB, SUBRQ, topic opens and publications (the queue manager's
+    answers, refusals included, are captured as they come)."""
+    with contextlib.suppress(fc.MQError):
+        sub = c.subscribe("fuzz/+/news", durable=True, name="fuzz-durable")
+        with contextlib.suppress(fc.MQError):
+            sub.request_publications()
+        with contextlib.suppress(fc.MQError):
+            c.publish("fuzz/a/news", b"publication", retain=True)
+            c.publish("fuzz/b/news", "text publication", persistent=True)
+            sub.get(wait=0.5)
+        sub.close(remove=True)
+    with contextlib.suppress(fc.MQError), c.subscribe("fuzz/#", selector="colour = 'red'", wildcards="topic") as s2:
+        c.publish("fuzz/c", b"red", properties={"colour": "red"})
+        s2.get(wait=0.5)
 
 
 async def _async_client(addr: str) -> None:
@@ -171,6 +189,10 @@ async def _async_client(addr: str) -> None:
             await reader.get(wait=1.0)
         await reader.close()
         await c.commit()
+        with contextlib.suppress(fc.MQError):
+            async with await c.subscribe("fuzz/async") as sub:
+                await c.publish("fuzz/async", b"async publication")
+                await sub.get(wait=0.5)
 
 
 def _pymqi(addr: str) -> None:
@@ -189,8 +211,24 @@ def _pymqi(addr: str) -> None:
         with contextlib.suppress(pymqi.MQMIError):
             pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: b"Q1", CMQCFC.MQIACF_Q_STATUS_TYPE: CMQCFC.MQIACF_Q_STATUS})
         pcf.disconnect()
+        _pymqi_pubsub(qm)
     finally:
         qm.disconnect()
+
+
+def _pymqi_pubsub(qm: pymqi.QueueManager) -> None:
+    """pymqi's Topic and Subscription: MQOPEN of a topic, MQPUT1 to one, MQSUB, MQSUBRQ."""
+    with contextlib.suppress(pymqi.MQMIError):
+        sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED)
+        sd.set_vs("ObjectString", b"fuzz/pymqi")
+        sub = pymqi.Subscription(qm)
+        sub.sub(sub_desc=sd)
+        topic = pymqi.Topic(qm, topic_string=b"fuzz/pymqi")
+        topic.open(open_opts=CMQC.MQOO_OUTPUT)
+        topic.pub(b"pymqi publication")
+        topic.close()
+        sub.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=500))
+        sub.close(sub_close_options=0, close_sub_queue=True)
 
 
 def capture(port: int, next_hobj: Callable[[], int]) -> list[Conversation]:

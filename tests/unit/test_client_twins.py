@@ -80,8 +80,24 @@ def test_without_async_removes_only_the_spelling() -> None:
     assert without_async(text) == "def f(q: Queue) -> None:\n    with x:\n        q.get()\n"
 
 
+TWINS = [("sync.py", "aio.py"), ("subscription.py", "aio_subscription.py")]
+"""Each blocking module and its asyncio twin."""
+
+
+def twins() -> tuple[dict[str, str], dict[str, str]]:
+    """Every twin pair's functions, the blocking ones and the asyncio ones."""
+    sync: dict[str, str] = {}
+    aio: dict[str, str] = {}
+    for a, b in TWINS:
+        fa, fb = functions(CLIENT / a), functions(CLIENT / b)
+        assert not (fa.keys() & sync.keys()) and not (fb.keys() & aio.keys()), "a name in two twin modules"
+        sync.update(fa)
+        aio.update(fb)
+    return sync, aio
+
+
 def test_the_twins_differ_only_in_the_async_spelling_but_for_their_io() -> None:
-    sync, aio = functions(CLIENT / "sync.py"), functions(CLIENT / "aio.py")
+    sync, aio = twins()
     both = sync.keys() & aio.keys()
     drifted = sorted(name for name in both if sync[name] != aio[name] and name not in DIFFERENT)
     assert not drifted, f"differ beyond async/await (write the logic once in flows/mqi, or name why): {drifted}"
@@ -91,14 +107,15 @@ def test_the_twins_differ_only_in_the_async_spelling_but_for_their_io() -> None:
 
 
 def test_the_twins_offer_the_same_methods() -> None:
-    sync, aio = functions(CLIENT / "sync.py"), functions(CLIENT / "aio.py")
+    sync, aio = twins()
 
     def public(names: set[str]) -> set[str]:
         return {n for n in names if "." in n and not n.split(".")[1].startswith("_") and not n.startswith("_")}
 
     # Sync spells ``__iter__ = messages``; an AsyncClient is made by ``await from_socket()``
     # (no awaiting in ``__init__``), a Client by ``Client(sock)``.
-    assert public(set(sync)) ^ public(set(aio)) <= {"Queue.__iter__", "Client.from_socket"}
+    assert public(set(sync)) ^ public(set(aio)) <= {"Queue.__iter__", "Client.from_socket", "Subscription.__iter__",
+                                                    "Subscription.__aiter__"}
 
 
 def test_a_drift_is_seen() -> None:

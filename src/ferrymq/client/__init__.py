@@ -6,6 +6,7 @@ bindings mode (an embedded queue manager) is wired in ``ferrymq.api``.
 """
 
 from ferrymq.client.aio import AsyncClient, AsyncQueue, connect_async
+from ferrymq.client.aio_subscription import AsyncSubscription
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import (
     BackedOut,
@@ -25,12 +26,13 @@ from ferrymq.client.errors import (
     error_for,
 )
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
+from ferrymq.client.subscription import Subscription
 from ferrymq.client.sync import Client, Queue, connect
 from ferrymq.errors import MQError
 
 __all__ = [
-    "AsyncClient", "AsyncPutStatus", "AsyncQueue", "BackedOut", "Client", "ConnectionBroken", "HandleError",
+    "AsyncClient", "AsyncPutStatus", "AsyncQueue", "AsyncSubscription", "BackedOut", "Client", "ConnectionBroken", "HandleError",
     "Inhibited", "InvalidSelector", "MQError", "Message", "MessageTooBig", "NoMessageAvailable", "NotAuthorized", "ObjectInUse",
-    "PutResult", "Queue", "QueueFull", "QueueManagerUnavailable", "Quiescing", "Truncated", "UnknownObjectName",
+    "PutResult", "Queue", "QueueFull", "QueueManagerUnavailable", "Quiescing", "Subscription", "Truncated", "UnknownObjectName",
     "connect", "connect_async", "error_for", "parse_conn_name",
 ]

@@ -19,9 +19,10 @@ from types import TracebackType
 from typing import Any
 
 from ferrymq.client import flows as F
-from ferrymq.client import mqi
+from ferrymq.client import mqi, pubsub
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
+from ferrymq.client.aio_subscription import AsyncSubscription
 from ferrymq.client.connname import parse_conn_name
 from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
@@ -90,6 +91,7 @@ class AsyncClient(AsyncSequenceCalls):
         self._reconnecting: asyncio.Task[None] | None = None
         self._generation = 0  # conversations so far: tells a stale failure from a fresh one
         self._flushed_corr = 0  # requests up to this correlation id were written
+        self._topics: pubsub.TopicHandles[AsyncQueue] = pubsub.TopicHandles()  # kept open by publish()
 
     @classmethod
     async def from_socket(cls, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
@@ -328,6 +330,66 @@ class AsyncClient(AsyncSequenceCalls):
         q = AsyncQueue(self, reply.hobj, reply.object_name, read_ahead, async_put, record)
         self._handles.add(q)
         return q
+
+    async def open_topic(self, topic: str, *, async_put: bool = False) -> AsyncQueue:
+        """Open topic string ``topic`` for publishing (MQOPEN of an MQOT_TOPIC, output):
+        ``put`` on the result publishes, with every keyword of ``Queue.put``
+        (``options=MQPMO_RETAIN`` to retain). Its ``name`` is the full topic string.
+
+        Raises:
+            MQError: the queue manager refused (e.g. 2425 MQRC_TOPIC_STRING_ERROR, 2086
+                MQRC_UNKNOWN_OBJECT_NAME).
+        """
+        reply, record = await self.run(mqi.open_topic(self, topic))
+        q = AsyncQueue(self, reply.hobj, reply.res_object_string or topic, 0, async_put, record)
+        self._handles.add(q)
+        return q
+
+    async def publish(self, topic: str, data: bytes | str, *, persistent: bool | None = None, retain: bool = False,
+                properties: dict[str, Any] | None = None, syncpoint: bool | None = None,
+                async_put: bool = False) -> PutResult:
+        """Publish ``data`` on topic string ``topic`` (MQPUT to the topic, which the client
+        keeps open). ``persistent=None``: as the topic defines (DEFPSIST); ``retain``: the
+        queue manager keeps it for later subscribers (MQPMO_RETAIN); ``syncpoint`` defaults
+        to True inside ``transaction()`` (subscribers see it at commit); ``async_put``:
+        do not wait for the queue manager (outcomes from ``stat()``).
+
+        Raises:
+            MQError: the queue manager refused (e.g. 2425, 2502 MQRC_PUBLICATION_FAILURE,
+                2051 MQRC_PUT_INHIBITED).
+        """
+        q = self._topics.get(topic)
+        if q is None or q.closed:
+            q = await self.open_topic(topic)
+            stale = self._topics.add(topic, q)
+            if stale is not None:
+                await stale.close()
+        return await q.put(data, persistent=persistent, properties=properties, syncpoint=syncpoint, async_put=async_put,
+                     options=C.MQPMO_RETAIN if retain else 0)
+
+    async def subscribe(self, topic: str, *, durable: bool = False, name: str | None = None, selector: str | None = None,
+                  wildcards: str = "topic", new_only: bool = False, read_ahead: int = 0) -> AsyncSubscription:
+        """Subscribe to topic string ``topic`` (MQSUB, managed: the queue manager makes the
+        queue publications arrive on). ``durable``: the subscription outlives this
+        connection and is resumed by ``name`` when it exists (MQSO_CREATE | MQSO_RESUME);
+        ``selector``: a selection string on the publications' properties;
+        ``wildcards``: "topic" (``#``, ``+`` over whole levels) or "char" (``*``, ``?``);
+        ``new_only``: no retained publication at the start; ``read_ahead``: as for ``open``.
+
+        Raises:
+            ValueError: an unknown ``wildcards``.
+            MQError: the queue manager refused (2432 MQRC_SUB_ALREADY_EXISTS, 2429
+                MQRC_SUBSCRIPTION_IN_USE, 2440 MQRC_SUB_NAME_ERROR for a durable one with
+                no name, 2425, 2503 MQRC_SUB_INHIBITED, 2436 MQRC_DURABILITY_NOT_ALLOWED...).
+        """
+        request = pubsub.subscription_request(topic, durable=durable, name=name, selector=selector,
+                                              wildcards=wildcards, new_only=new_only)
+        reply = await self.run(mqi.subscribe(self, request))
+        queue = AsyncQueue(self, reply.hobj, reply.queue_name, read_ahead, False, pubsub.managed_queue_record(reply.queue_name))
+        sub = AsyncSubscription(self, reply, request, queue)
+        self._handles.add(sub)
+        self._handles.add(queue)  # after its subscription, which makes it again
+        return sub
 
     async def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """MQPUT1; same keywords as ``AsyncQueue.put``."""

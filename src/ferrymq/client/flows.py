@@ -14,11 +14,12 @@ with a scripted driver, tests/integration with the clients.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
-from ferrymq.client import mqi, replies
+from ferrymq.client import mqi, pubsub, replies
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
+from ferrymq.client.errors import error_for
 from ferrymq.client.message import Message, PutResult
 from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send
 from ferrymq.errors import MQError
@@ -129,7 +130,15 @@ def reconnect(conv: mqi.Conversation, redial: R.Redialer, uow: R.UnitOfWorkGuard
 
 def _reopen(s: S.Session, obj: R.Reopenable) -> Flow[None]:
     """Open an object again on a new conversation; one that cannot be (gone or changed
-    while we were away) keeps handle 0, so its calls fail with 2019."""
+    while we were away) keeps handle 0, so its calls fail with 2019. A subscription is
+    made again (reconnect.resubscription) after the queue it delivers to, which it
+    hands its new handle when managed."""
+    record = obj.record
+    if record.managed:  # its subscription, met before it, made it again
+        return
+    if record.sub is not None:
+        yield from _resubscribe(s, cast(R.Resubscribable, obj), record.sub)
+        return
     try:
         reply = S.check((yield Exchange(S.open_event(s.next_corr(), obj.record))))
     except MQError as exc:
@@ -137,6 +146,25 @@ def _reopen(s: S.Session, obj: R.Reopenable) -> Flow[None]:
         obj.hobj = 0
         return
     obj.hobj = reply.hobj
+
+
+def _resubscribe(s: S.Session, obj: R.Resubscribable, sub: E.Sub) -> Flow[None]:
+    queue = obj.queue
+    managed = queue.record.managed
+    try:
+        if not managed and not queue.hobj:
+            raise error_for(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the subscription's queue could not be re-opened")
+        ev = R.resubscription(sub, C.MQHO_NONE if managed else queue.hobj)
+        reply = S.check((yield Exchange(pubsub.sub_event(s.next_corr(), ev))))
+    except MQError as exc:
+        R.reopen_failed(exc, sub.sub_name or sub.object_string)
+        obj.hobj = 0
+        if managed:
+            queue.hobj = 0
+        return
+    obj.hobj = reply.hsub
+    if managed:
+        queue.hobj = reply.hobj
 
 
 class Transaction:

@@ -17,8 +17,10 @@ gave, and a reconnect maps it onto the handle of the new conversation (reconnect
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Protocol, TypeVar
 
+from ferrymq.client import pubsub
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.errors import error_for
@@ -50,7 +52,7 @@ class BlockingConversation(Conversation, Protocol):
 
 # -- the verbs as flows ------------------------------------------------------------------------
 
-def open_(conv: Conversation, record: R.OpenRecord, object_type: int = C.MQOT_Q,
+def open_(conv: Conversation, record: R.OpenRecord, object_type: int | None = None,
           alternate_user_id: str = "") -> Flow[E.OpenReply]:
     """MQOPEN. The reply names the object opened (the generated name for a model queue)."""
     reply: E.OpenReply = S.check((yield Call(S.open_event(conv.session.next_corr(), record, object_type,
@@ -125,16 +127,18 @@ def put(conv: Conversation, hobj: int, md: bytes, data: bytes, options: int,
 
 
 def put1(conv: Conversation, name: str, md: bytes, data: bytes, options: int, *, object_q_mgr_name: str = "",
-         object_type: int = C.MQOT_Q, alternate_user_id: str = "",
-         properties: PropertySet | None = None) -> Flow[E.PutReply]:
-    """MQPUT1: open, put and close in one call; 2010 as ``put``."""
+         object_type: int = C.MQOT_Q, alternate_user_id: str = "", properties: PropertySet | None = None,
+         object_string: str = "") -> Flow[E.PutReply]:
+    """MQPUT1: open, put and close in one call (a topic's string in ``object_string``);
+    2010 as ``put``, 2425 for a topic string over 10240 characters."""
     s = conv.session
     S.check_length(s, len(data))
     alternate = options & C.MQPMO_ALTERNATE_USER_AUTHORITY and C.MQOO_ALTERNATE_USER_AUTHORITY
     S.od_names(name, object_q_mgr_name, alternate_user_id, alternate)  # as the queue manager's MQPUT1 checks them
+    S.topic_string(object_string)
     reply: E.PutReply = S.check((yield Call(E.Put1(s.next_corr(), name, md, data, options, object_type,
                                                    object_q_mgr_name, alternate_user_id,
-                                                   properties=properties or None))))
+                                                   properties=properties or None, object_string=object_string))))
     return reply
 
 
@@ -153,6 +157,41 @@ def get(conv: Conversation, hobj: int, md: bytes, options: int, wait_interval: i
     return reply
 
 
+def subscribe(conv: Conversation, sub: E.Sub) -> Flow[E.SubReply]:
+    """MQSUB: the subscription's handle, the handle of the queue publications arrive on
+    (a managed one's new handle) and what the queue manager wrote back into the MQSD.
+
+    Raises:
+        MQError: the queue manager refused (e.g. 2432 MQRC_SUB_ALREADY_EXISTS, 2428
+            MQRC_NO_SUBSCRIPTION, 2429 MQRC_SUBSCRIPTION_IN_USE), or ``sub_event``'s checks.
+    """
+    reply: E.SubReply = S.check((yield Call(pubsub.sub_event(conv.session.next_corr(), sub))))
+    return reply
+
+
+def sub_request(conv: Conversation, hsub: int, action: int = C.MQSR_ACTION_PUBLICATION,
+                options: int = C.MQSRO_FAIL_IF_QUIESCING) -> Flow[int]:
+    """MQSUBRQ: how many retained publications were sent to the subscription.
+
+    Raises:
+        MQError: e.g. 2019 (MQRC_HOBJ_ERROR) for a handle that is no subscription's.
+    """
+    reply: E.SubRequestReply = S.check((yield Call(E.SubRequest(conv.session.next_corr(), hsub, action, options))))
+    return reply.num_pubs
+
+
+def open_topic(conv: Conversation, topic: str, options: int = pubsub.TOPIC_OPEN) -> Flow[tuple[E.OpenReply, R.OpenRecord]]:
+    """MQOPEN of topic string ``topic`` (its reply names the full topic string in
+    ``res_object_string``) and what re-opens it.
+
+    Raises:
+        MQError: the queue manager refused (e.g. 2425 MQRC_TOPIC_STRING_ERROR).
+    """
+    record = R.OpenRecord("", options, "", "", object_type=C.MQOT_TOPIC, object_string=topic)
+    reply: E.OpenReply = S.check((yield Call(S.open_event(conv.session.next_corr(), record))))
+    return reply, record
+
+
 # -- the blocking MQI, with numbered handles (pymqi) --------------------------------------------
 
 def max_msg_length(conv: Conversation) -> int:
@@ -162,17 +201,46 @@ def max_msg_length(conv: Conversation) -> int:
 
 def mqopen(conv: BlockingConversation, name: str, options: int, *, object_type: int = C.MQOT_Q,
            object_q_mgr_name: str = "", dynamic_q_name: str = "AMQ.*", alternate_user_id: str = "",
-           selection_string: str = "") -> E.OpenReply:
-    """MQOPEN; a queue's handle is numbered (re-opened after a reconnect).
+           selection_string: str = "", object_string: str = "") -> E.OpenReply:
+    """MQOPEN; a queue's or a topic's handle is numbered (re-opened after a reconnect).
 
     Raises:
         MQError: the queue manager refused the open.
     """
-    record = R.OpenRecord(name, options, object_q_mgr_name, dynamic_q_name, selection_string)
+    record = R.OpenRecord(name, options, object_q_mgr_name, dynamic_q_name, selection_string, object_type,
+                          object_string)
     reply = conv.run(open_(conv, record, object_type, alternate_user_id))
-    if object_type == C.MQOT_Q:
+    if object_type in (C.MQOT_Q, C.MQOT_TOPIC):
         conv.handles.add_numbered(R.reopen_name(record, reply.object_name), reply.hobj)
     return reply
+
+
+def mqsub(conv: BlockingConversation, sub: E.Sub) -> E.SubReply:
+    """MQSUB with the MQSD's fields in ``sub`` (``sub.hobj``: a number ``mqopen`` gave, or
+    MQHO_NONE with MQSO_MANAGED). The subscription's handle and a managed queue's are
+    numbered: a reconnect makes the subscription again (reconnect.resubscription).
+
+    Raises:
+        MQError: the queue manager refused (2432, 2428, 2429, 2424 ...).
+    """
+    given = sub.hobj
+    reply = conv.run(subscribe(conv, dataclasses.replace(sub, hobj=conv.handles.current(given))))
+    handles = conv.handles
+    managed = R.NumberedHandle(pubsub.managed_queue_record(reply.queue_name), reply.hobj, reply.hobj)
+    provided = not sub.options & C.MQSO_MANAGED
+    handles.add_numbered(pubsub.subscription_record(sub), reply.hsub, handles.by_number(given) if provided else managed)
+    if not provided:
+        handles.keep(managed)  # after its subscription, which makes it again
+    return reply
+
+
+def mqsubrq(conv: BlockingConversation, hsub: int, action: int, options: int) -> int:
+    """MQSUBRQ: the number of retained publications sent.
+
+    Raises:
+        MQError: e.g. 2019 for a handle that is no subscription's.
+    """
+    return conv.run(sub_request(conv, conv.handles.current(hsub), action, options))
 
 
 def mqclose(conv: BlockingConversation, hobj: int, options: int = C.MQCO_NONE) -> None:
@@ -192,14 +260,15 @@ def mqput(conv: BlockingConversation, hobj: int, md: bytes, data: bytes, options
 
 def mqput1(conv: BlockingConversation, name: str, md: bytes, data: bytes, options: int, *,
            object_q_mgr_name: str = "", object_type: int = C.MQOT_Q, alternate_user_id: str = "",
-           properties: PropertySet | None = None) -> E.PutReply:
-    """MQPUT1.
+           properties: PropertySet | None = None, object_string: str = "") -> E.PutReply:
+    """MQPUT1 (of a topic: ``object_type`` MQOT_TOPIC and its string in ``object_string``).
 
     Raises:
         MQError: the open or the put failed; 2010 as ``mqput``.
     """
     return conv.run(put1(conv, name, md, data, options, object_q_mgr_name=object_q_mgr_name,
-                         object_type=object_type, alternate_user_id=alternate_user_id, properties=properties))
+                         object_type=object_type, alternate_user_id=alternate_user_id, properties=properties,
+                         object_string=object_string))
 
 
 def mqget(conv: BlockingConversation, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,

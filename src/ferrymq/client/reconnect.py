@@ -5,8 +5,14 @@ heartbeats, or the queue manager ending the conversation because it stops):
 
 - it dials the connection name again, with growing pauses, until ``timeout`` seconds
   have passed (MQ's MQRCN default is 1800 s), then fails with MQRC_RECONNECT_FAILED;
-- it re-opens every queue still open, with the same options (a temporary dynamic queue
-  is made again under the same name), and restarts read-ahead on demand;
+- it re-opens every queue and topic still open, with the same options (a temporary
+  dynamic queue is made again under the same name), and restarts read-ahead on demand;
+- it makes every subscription still open again, after the queue it delivers to: a durable
+  one is resumed by name (MQSO_RESUME), with the publications that waited for it; a
+  non-durable one ended with the conversation, as IBM MQ ends it, and is created again
+  (MQSO_CREATE) on a new managed queue: what was published in between is not delivered,
+  as for any non-durable subscription that did not exist then. A durable MQSUB whose
+  request had left answers MQRC_CALL_INTERRUPTED (it may have been created);
 - the unit of work in progress is gone (the queue manager backed it out when the
   connection dropped): every later call in it fails with MQRC_BACKED_OUT until the
   application ends it (MQCMIT answers 2003, MQBACK succeeds);
@@ -71,30 +77,45 @@ class ReconnectPolicy:
 
 @dataclass(slots=True)
 class OpenRecord:
-    """What re-opens a queue after a reconnect."""
+    """What re-opens a queue or a topic after a reconnect; or, with ``sub``, what makes a
+    subscription again (MQSUB, not MQOPEN); or, with ``managed``, marks the queue a
+    managed subscription made, which its subscription's MQSUB makes again."""
 
     name: str  # the object the application named (for a model queue, the model)
     options: int
     object_q_mgr_name: str
     dynamic_q_name: str
     selection_string: str = ""
+    object_type: int = C.MQOT_Q
+    object_string: str = ""  # a topic's string
+    managed: bool = False
+    sub: E.Sub | None = None  # the MQSUB as the application made it
 
 
 class Reopenable(Protocol):
-    """An open object a reconnect opens again: a ``Queue`` or an MQI layer's handle."""
+    """An open object a reconnect opens again: a ``Queue`` or an MQI layer's handle (for a
+    subscription, ``hobj`` is its hsub)."""
 
     record: OpenRecord
     hobj: int  # its handle on the current conversation (0: it could not be re-opened)
 
 
+class Resubscribable(Reopenable, Protocol):
+    """A subscription a reconnect makes again, and the queue its publications reach."""
+
+    queue: Reopenable
+
+
 @dataclass(slots=True)
 class NumberedHandle:
     """A handle opened through the MQI layer (ferrymq.client.mqi): the application keeps
-    the number the first open gave (``number``); ``hobj`` is its handle now."""
+    the number the first open gave (``number``); ``hobj`` is its handle now. A
+    subscription's (an hsub) has its ``queue``."""
 
     record: OpenRecord
     hobj: int
     number: int
+    queue: Reopenable | None = None
 
 
 class Handles:
@@ -111,9 +132,15 @@ class Handles:
     def add(self, obj: Reopenable) -> None:
         self.open[id(obj)] = obj
 
-    def add_numbered(self, record: OpenRecord, hobj: int) -> None:
-        handle = NumberedHandle(record, hobj, hobj)
+    def add_numbered(self, record: OpenRecord, hobj: int, queue: Reopenable | None = None) -> NumberedHandle:
+        handle = NumberedHandle(record, hobj, hobj, queue)
         self.numbered[hobj] = handle
+        self.open[id(handle)] = handle
+        return handle
+
+    def keep(self, handle: NumberedHandle) -> None:
+        """Add a numbered handle made elsewhere (a managed subscription's queue)."""
+        self.numbered[handle.number] = handle
         self.open[id(handle)] = handle
 
     def forget(self, obj: Reopenable) -> None:
@@ -209,6 +236,9 @@ def after_reconnect(ev: Any, sent: bool) -> str:
     if sent and (t is E.Put or t is E.Put1 or t is E.Commit):
         raise error_for(C.MQCC_FAILED, C.MQRC_CALL_INTERRUPTED,
                         f"the connection was lost after this {t.__name__.upper()} was sent: its outcome is unknown")
+    if sent and t is E.Sub and ev.options & C.MQSO_DURABLE:  # a non-durable one ended with the conversation
+        raise error_for(C.MQCC_FAILED, C.MQRC_CALL_INTERRUPTED,
+                        "the connection was lost after this durable MQSUB was sent: it may have been made")
     return "retry"
 
 
@@ -248,12 +278,25 @@ def renew(ev: Any, corr: int, remap: dict[int, int], elapsed: float) -> Any:
     """The interrupted request again, for the new conversation: new correlation id, the
     re-opened handle, what is left of a get's wait."""
     changes: dict[str, Any] = {"corr": corr}
-    hobj = getattr(ev, "hobj", None)
-    if isinstance(hobj, int):
-        changes["hobj"] = remap.get(hobj, hobj)
+    for attr in ("hobj", "hsub"):
+        handle = getattr(ev, attr, None)
+        if isinstance(handle, int):
+            changes[attr] = remap.get(handle, handle)
     if type(ev) is E.Get and ev.wait_interval > 0:
         changes["wait_interval"] = max(0, ev.wait_interval - int(elapsed * 1000))
     return replace(ev, **changes)
+
+
+def resubscription(sub: E.Sub, hobj: int) -> E.Sub:
+    """The MQSUB that makes a subscription again on a new conversation, delivering to the
+    queue ``hobj`` (MQHO_NONE for a managed one): a durable subscription resumed by name,
+    a non-durable one created again."""
+    options = sub.options
+    if options & C.MQSO_DURABLE:
+        options = options & ~(C.MQSO_CREATE | C.MQSO_ALTER) | C.MQSO_RESUME
+    else:
+        options = options & ~(C.MQSO_RESUME | C.MQSO_ALTER) | C.MQSO_CREATE
+    return replace(sub, options=options, hobj=hobj)
 
 
 def reopen_failed(exc: MQError, name: str) -> None:

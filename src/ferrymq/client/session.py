@@ -670,8 +670,8 @@ class BrowsePosition:
         return True
 
 
-def open_event(corr: int, record: OpenRecord, object_type: int = C.MQOT_Q, alternate_user_id: str = "") -> E.Open:
-    """The Open frame for a record.
+def open_event(corr: int, record: OpenRecord, object_type: int | None = None, alternate_user_id: str = "") -> E.Open:
+    """The Open frame for a record (of its object type unless ``object_type`` is given).
 
     Raises:
         MQError: a name longer than IBM's MQOD field, with the queue manager's reason
@@ -686,8 +686,22 @@ def open_event(corr: int, record: OpenRecord, object_type: int = C.MQOT_Q, alter
     if size > C.MQ_SELECTOR_LENGTH:
         raise error_for(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR,
                         f"the selection string is {size} bytes; MQ_SELECTOR_LENGTH is {C.MQ_SELECTOR_LENGTH}")
-    return E.Open(corr, record.name, record.options, object_type, record.object_q_mgr_name, record.dynamic_q_name,
-                  alternate_user_id, record.selection_string)
+    topic_string(record.object_string)
+    return E.Open(corr, record.name, record.options, record.object_type if object_type is None else object_type,
+                  record.object_q_mgr_name, record.dynamic_q_name, alternate_user_id, record.selection_string,
+                  record.object_string)
+
+
+def topic_string(value: str, reason: int = C.MQRC_TOPIC_STRING_ERROR) -> None:
+    """An MQOD or MQSD ObjectString against MQ_TOPIC_STR_LENGTH: a longer one is refused
+    here with ``reason`` (the frame would not carry it).
+
+    Raises:
+        MQError: ``reason`` (MQRC_TOPIC_STRING_ERROR by default) over 10240 characters.
+    """
+    if len(value) > C.MQ_TOPIC_STR_LENGTH:
+        raise error_for(C.MQCC_FAILED, reason, f"the string is {len(value)} characters; "
+                        f"the limit is {C.MQ_TOPIC_STR_LENGTH} (MQ_TOPIC_STR_LENGTH)")
 
 
 def can_read_ahead(msg_id: bytes | None, correl_id: bytes | None, syncpoint: bool) -> bool:

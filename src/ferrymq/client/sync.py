@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import Any
 
 from ferrymq.client import flows as F
-from ferrymq.client import local, mqi
+from ferrymq.client import local, mqi, pubsub
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
@@ -28,6 +28,7 @@ from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import SequenceCalls
 from ferrymq.client.sockwait import RecvBound
 from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T, drive
+from ferrymq.client.subscription import Subscription
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -66,6 +67,7 @@ class Client(SequenceCalls):
         self._dial = dial
         self._redial = R.Redialer(reconnect, on_reconnect) if reconnect is not None and dial is not None else None
         self._generation = 0  # conversations so far (the asyncio client's tasks need to know)
+        self._topics: pubsub.TopicHandles[Queue] = pubsub.TopicHandles()  # kept open by publish()
         self._handshake(sock)
 
     def _handshake(self, sock: socket.socket) -> None:
@@ -323,6 +325,66 @@ class Client(SequenceCalls):
         q = Queue(self, reply.hobj, reply.object_name, read_ahead, async_put, record)
         self._handles.add(q)
         return q
+
+    def open_topic(self, topic: str, *, async_put: bool = False) -> Queue:
+        """Open topic string ``topic`` for publishing (MQOPEN of an MQOT_TOPIC, output):
+        ``put`` on the result publishes, with every keyword of ``Queue.put``
+        (``options=MQPMO_RETAIN`` to retain). Its ``name`` is the full topic string.
+
+        Raises:
+            MQError: the queue manager refused (e.g. 2425 MQRC_TOPIC_STRING_ERROR, 2086
+                MQRC_UNKNOWN_OBJECT_NAME).
+        """
+        reply, record = self.run(mqi.open_topic(self, topic))
+        q = Queue(self, reply.hobj, reply.res_object_string or topic, 0, async_put, record)
+        self._handles.add(q)
+        return q
+
+    def publish(self, topic: str, data: bytes | str, *, persistent: bool | None = None, retain: bool = False,
+                properties: dict[str, Any] | None = None, syncpoint: bool | None = None,
+                async_put: bool = False) -> PutResult:
+        """Publish ``data`` on topic string ``topic`` (MQPUT to the topic, which the client
+        keeps open). ``persistent=None``: as the topic defines (DEFPSIST); ``retain``: the
+        queue manager keeps it for later subscribers (MQPMO_RETAIN); ``syncpoint`` defaults
+        to True inside ``transaction()`` (subscribers see it at commit); ``async_put``:
+        do not wait for the queue manager (outcomes from ``stat()``).
+
+        Raises:
+            MQError: the queue manager refused (e.g. 2425, 2502 MQRC_PUBLICATION_FAILURE,
+                2051 MQRC_PUT_INHIBITED).
+        """
+        q = self._topics.get(topic)
+        if q is None or q.closed:
+            q = self.open_topic(topic)
+            stale = self._topics.add(topic, q)
+            if stale is not None:
+                stale.close()
+        return q.put(data, persistent=persistent, properties=properties, syncpoint=syncpoint, async_put=async_put,
+                     options=C.MQPMO_RETAIN if retain else 0)
+
+    def subscribe(self, topic: str, *, durable: bool = False, name: str | None = None, selector: str | None = None,
+                  wildcards: str = "topic", new_only: bool = False, read_ahead: int = 0) -> Subscription:
+        """Subscribe to topic string ``topic`` (MQSUB, managed: the queue manager makes the
+        queue publications arrive on). ``durable``: the subscription outlives this
+        connection and is resumed by ``name`` when it exists (MQSO_CREATE | MQSO_RESUME);
+        ``selector``: a selection string on the publications' properties;
+        ``wildcards``: "topic" (``#``, ``+`` over whole levels) or "char" (``*``, ``?``);
+        ``new_only``: no retained publication at the start; ``read_ahead``: as for ``open``.
+
+        Raises:
+            ValueError: an unknown ``wildcards``.
+            MQError: the queue manager refused (2432 MQRC_SUB_ALREADY_EXISTS, 2429
+                MQRC_SUBSCRIPTION_IN_USE, 2440 MQRC_SUB_NAME_ERROR for a durable one with
+                no name, 2425, 2503 MQRC_SUB_INHIBITED, 2436 MQRC_DURABILITY_NOT_ALLOWED...).
+        """
+        request = pubsub.subscription_request(topic, durable=durable, name=name, selector=selector,
+                                              wildcards=wildcards, new_only=new_only)
+        reply = self.run(mqi.subscribe(self, request))
+        queue = Queue(self, reply.hobj, reply.queue_name, read_ahead, False, pubsub.managed_queue_record(reply.queue_name))
+        sub = Subscription(self, reply, request, queue)
+        self._handles.add(sub)
+        self._handles.add(queue)  # after its subscription, which makes it again
+        return sub
 
     def put1(self, queue: str, data: bytes | str, **kw: Any) -> PutResult:
         """Open, put one message, close (MQPUT1); same keywords as ``Queue.put``."""

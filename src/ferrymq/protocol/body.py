@@ -3,6 +3,8 @@ written, and ``Reader``, which reads them back from a frame where it lies in the
 buffer.
 
 Notation (docs/protocol.md): integers big-endian; ``str`` = u16 byte length + UTF-8;
+``charv`` = a ``str`` holding an MQCHARV's text (a topic string, a subscription name, user
+data, a selection string), at most MAX_CHARV characters;
 ``md`` = the MQMD in its own version (ferrymq.protocol.mdcodec); ``props`` = u32 length +
 typed message properties (ferrymq.properties.model; length 0 = none); ``status`` = i32
 comp, i32 reason, str detail; ``rest`` = the remaining payload bytes. Reading never raises
@@ -70,6 +72,23 @@ def name(value: str) -> bytes:
                 _names.clear()
             _names[value] = raw
     return raw
+
+
+MAX_CHARV = C.MQ_TOPIC_STR_LENGTH
+"""Characters of a ``charv`` field: MQ_TOPIC_STR_LENGTH (10240), which is also IBM's
+longest subscription name, user data and selection string (MQ_SUB_NAME_LENGTH,
+MQ_USER_DATA_LENGTH... are all 10240)."""
+
+
+def charv(value: str) -> bytes:
+    """A ``charv`` field.
+
+    Raises:
+        ValueError: longer than MAX_CHARV characters.
+    """
+    if len(value) > MAX_CHARV:
+        raise ValueError(f"a variable-length string field is {len(value)} characters; the limit is {MAX_CHARV}")
+    return string(value)
 
 
 def short_detail(detail: str, limit: int = DETAIL_LIMIT) -> str:
@@ -194,6 +213,15 @@ class Reader:
         except UnicodeDecodeError:
             self.pos = pos
             raise self.fail("string is not UTF-8") from None
+
+    def charv(self) -> str:
+        """A ``charv`` field (a ``str`` of at most MAX_CHARV characters)."""
+        start = self.pos
+        value = self.string()
+        if len(value) > MAX_CHARV:
+            self.pos = start
+            raise self.fail(f"variable-length string of {len(value)} characters; the limit is {MAX_CHARV}")
+        return value
 
     def status(self) -> tuple[int, int, str]:
         pos = self.pos

@@ -19,12 +19,12 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1100 | CONNECT        | u16 min_ver, u16 max_ver, u32 max_msg_len, u32 heartbeat_ms, i32 options, i32 appl_type, str qmgr, str appl, str user |
 | 1101 | CONNECT_REPLY  | status, u16 version, u32 max_msg_len, u32 heartbeat_ms, 24 connection_id, str qmgr |
 | 1102 | DISCONNECT     | —                                                                       |
-| 1104 | OPEN           | i32 options, i32 object_type, str name, str qmgr, str dynamic, str altuser, str selection |
-| 1105 | OPEN_REPLY     | status, u32 hobj, str name, str resolved_q, str resolved_qmgr          |
+| 1104 | OPEN           | i32 options, i32 object_type, str name, str qmgr, str dynamic, str altuser, str selection, charv object_string |
+| 1105 | OPEN_REPLY     | status, u32 hobj, str name, str resolved_q, str resolved_qmgr, charv res_object_string |
 | 1106 | CLOSE          | u32 hobj, i32 options                                                   |
 | 1108 | PUT            | u32 hobj, i32 pmo_options, u32 context, md, props, rest = data          |
 | 1109 | PUT_REPLY      | status, str resolved_q, str resolved_qmgr, md                           |
-| 1110 | PUT1           | i32 pmo_options, i32 object_type, u32 context, str name, str qmgr, str altuser, md, props, rest = data |
+| 1110 | PUT1           | i32 pmo_options, i32 object_type, u32 context, str name, str qmgr, str altuser, charv object_string, md, props, rest = data |
 | 1112 | GET            | u32 hobj, i32 gmo_options, i32 wait_ms, i32 match_options, u32 buffer_length, 16 msg_token, md |
 | 1113 | GET_REPLY      | status, u32 data_length, 16 msg_token, str resolved_q, md, props, rest = data |
 | 1114 | COMMIT         | —                                                                       |
@@ -44,8 +44,13 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1132 | GET_BATCH      | u32 hobj, i32 gmo_options, i32 wait_ms, u32 max_messages, u32 max_bytes, u32 buffer_length |
 | 1133 | GET_BATCH_REPLY| status, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, props, len bytes data) |
 | 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, len bytes data) |
+| 1134 | SUB            | i32 options, u32 hobj, i32 pub_priority, i32 sub_expiry, i32 sub_level, 24 sub_correl_id, 32 pub_accounting_token, str object_name, charv object_string, charv sub_name, charv sub_user_data, str pub_appl_identity_data, charv selection_string, str altuser |
+| 1135 | SUB_REPLY      | status, u32 hsub, u32 hobj, 24 sub_correl_id, str queue_name, charv res_object_string |
+| 1136 | SUBRQ          | u32 hsub, i32 action, i32 sro_options                                   |
+| 1137 | SUBRQ_REPLY    | status, u32 num_pubs                                                    |
 | 1199 | REPLY          | status                                                                  |
 
+``charv`` = a ``str`` of at most 10240 characters (MQ_TOPIC_STR_LENGTH): an MQCHARV's text.
 Decoding never raises anything but DecodeError. Sequence-range access and prepared units
 (1150..1169) are declared in ferrymq.protocol.seqframes, the columnar put (1180) in
 ferrymq.protocol.columnframes; this module gathers every frame into the tables.
@@ -93,6 +98,10 @@ T_PUT_BATCH = 1130
 T_PUSHED_BATCH = 1131
 T_GET_BATCH = 1132
 T_GET_BATCH_REPLY = 1133
+T_SUB = 1134
+T_SUB_REPLY = 1135
+T_SUBRQ = 1136
+T_SUBRQ_REPLY = 1137
 T_REPLY = 1199
 
 C_OK = 0  # MQCC_OK
@@ -244,15 +253,16 @@ CLIENT_SENDS: list[Frame[Any]] = [
     Frame(T_DISCONNECT, "DISCONNECT", E.Disconnect, [], flags=[(_R, "")]),
     Frame(T_OPEN, "OPEN", E.Open, [
         ("options", "i"), ("object_type", "i"), ("object_name", "str"), ("object_q_mgr_name", "str"),
-        ("dynamic_q_name", "str"), ("alternate_user_id", "str"), ("selection_string", "str")], flags=[(_R, "")]),
+        ("dynamic_q_name", "str"), ("alternate_user_id", "str"), ("selection_string", "str"),
+        ("object_string", "charv")], flags=[(_R, "")]),
     Frame(T_CLOSE, "CLOSE", E.Close, [("hobj", "I"), ("options", "i")], flags=[(_R, "")]),
     Frame(T_PUT, "PUT", E.Put, [
         ("hobj", "I"), ("options", "i"), ("context", "I"), ("md", "md"), ("properties", "props"), ("data", "rest")],
         flags=[(_R, "reply")]),
     Frame(T_PUT1, "PUT1", E.Put1, [
         ("options", "i"), ("object_type", "i"), ("context", "I"), ("object_name", "str"),
-        ("object_q_mgr_name", "str"), ("alternate_user_id", "str"), ("md", "md"), ("properties", "props"),
-        ("data", "rest")], flags=[(_R, "reply")]),
+        ("object_q_mgr_name", "str"), ("alternate_user_id", "str"), ("object_string", "charv"), ("md", "md"),
+        ("properties", "props"), ("data", "rest")], flags=[(_R, "reply")]),
     Frame(T_GET, "GET", E.Get, [
         ("hobj", "I"), ("options", "i"), ("wait_interval", "i"), ("match_options", "i"), ("buffer_length", "I"),
         ("msg_token", "16s"), ("md", "md")], flags=[(_R, ""), (FLAG_MSG_HANDLE, "msg_handle")]),
@@ -270,6 +280,13 @@ CLIENT_SENDS: list[Frame[Any]] = [
     Frame(T_GET_BATCH, "GET_BATCH", E.GetBatch, [
         ("hobj", "I"), ("options", "i"), ("wait_interval", "i"), ("max_messages", "batch"), ("max_bytes", "I"),
         ("buffer_length", "I")], flags=[(_R, "")]),
+    Frame(T_SUB, "SUB", E.Sub, [
+        ("options", "i"), ("hobj", "I"), ("pub_priority", "i"), ("sub_expiry", "i"), ("sub_level", "i"),
+        ("sub_correl_id", "24s"), ("pub_accounting_token", "32s"), ("object_name", "str"),
+        ("object_string", "charv"), ("sub_name", "charv"), ("sub_user_data", "charv"),
+        ("pub_appl_identity_data", "str"), ("selection_string", "charv"), ("alternate_user_id", "str")],
+        flags=[(_R, "")]),
+    Frame(T_SUBRQ, "SUBRQ", E.SubRequest, [("hsub", "I"), ("action", "i"), ("options", "i")], flags=[(_R, "")]),
 ]
 """Frames only a client sends."""
 
@@ -278,7 +295,8 @@ SERVER_SENDS: list[Frame[Any]] = [
         _STATUS, ("version", "H"), ("max_msg_length", "I"), ("heartbeat_ms", "I"), ("connection_id", "24s"),
         ("qmgr_name", "str")]),
     Frame(T_OPEN_REPLY, "OPEN_REPLY", E.OpenReply, [
-        _STATUS, ("hobj", "I"), ("object_name", "str"), ("resolved_q_name", "str"), ("resolved_q_mgr_name", "str")]),
+        _STATUS, ("hobj", "I"), ("object_name", "str"), ("resolved_q_name", "str"), ("resolved_q_mgr_name", "str"),
+        ("res_object_string", "charv")]),
     Frame(T_PUT_REPLY, "PUT_REPLY", E.PutReply, [
         _STATUS, ("resolved_q_name", "str"), ("resolved_q_mgr_name", "str"), ("md", "md_bytes")]),
     Frame(T_GET_REPLY, "GET_REPLY", E.GetReply, [
@@ -298,6 +316,10 @@ SERVER_SENDS: list[Frame[Any]] = [
         ("items", Part(("items",), _enc_got_items, _dec_got_items))]),
     Frame(T_PERSISTENT_NEXT, "PERSISTENT_NEXT", E.PersistentNext, [("hobj", "i")], corr=False),
     Frame(T_ENDING, "ENDING", E.Ending, [("reason", "i"), ("detail", "detail")], corr=False),
+    Frame(T_SUB_REPLY, "SUB_REPLY", E.SubReply, [
+        _STATUS, ("hsub", "I"), ("hobj", "I"), ("sub_correl_id", "24s"), ("queue_name", "str"),
+        ("res_object_string", "charv")]),
+    Frame(T_SUBRQ_REPLY, "SUBRQ_REPLY", E.SubRequestReply, [_STATUS, ("num_pubs", "I")]),
     Frame(T_REPLY, "REPLY", E.Reply, [_STATUS]),
 ]
 """Frames only a server sends."""

@@ -21,11 +21,12 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 """2 added the batch frames and carries typed message properties in the payload of PUT,
-PUT1, GET_REPLY and PUSHED; a version-1 peer is refused at CONNECT (its frames have the
-old layout), so every conversation speaks 2."""
-MIN_PROTOCOL_VERSION = 2
+PUT1, GET_REPLY and PUSHED; 3 added publish/subscribe: a topic string in OPEN, OPEN_REPLY
+and PUT1 (their layouts changed) and the SUB and SUBRQ frames. A peer of an older version
+is refused at CONNECT (its frames have the old layout), so every conversation speaks 3."""
+MIN_PROTOCOL_VERSION = 3
 BATCH_VERSION = 2
 
 Properties = PropertySet  # typed message properties (a plain mapping is accepted when sending)
@@ -73,6 +74,7 @@ class Open:
     dynamic_q_name: str = "AMQ.*"
     alternate_user_id: str = ""
     selection_string: str = ""
+    object_string: str = ""  # MQOD ObjectString: a topic string (MQOT_TOPIC)
 
 
 @dataclass(slots=True)
@@ -85,6 +87,7 @@ class OpenReply:
     comp: int = C.MQCC_OK
     reason: int = C.MQRC_NONE
     detail: str = ""
+    res_object_string: str = ""  # MQOD ResObjectString: the full topic string of a topic open
 
 
 @dataclass(slots=True)
@@ -135,6 +138,7 @@ class Put1:
     context: int = 0
     properties: Properties | None = None
     reply: bool = True
+    object_string: str = ""  # MQOD ObjectString: a topic string (MQOT_TOPIC)
 
 
 @dataclass(slots=True)
@@ -272,6 +276,65 @@ class StatReply:
     detail: str = ""
 
 
+@dataclass(slots=True)
+class Sub:
+    """MQSUB: the MQSD's fields the queue manager acts on, and ``hobj``, the caller's open
+    queue for the publications (MQHO_NONE with MQSO_MANAGED)."""
+
+    corr: int
+    options: int
+    hobj: int = C.MQHO_NONE
+    object_name: str = ""
+    object_string: str = ""
+    sub_name: str = ""
+    sub_user_data: str = ""
+    sub_correl_id: bytes = bytes(24)
+    pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
+    pub_accounting_token: bytes = bytes(32)
+    pub_appl_identity_data: str = ""
+    selection_string: str = ""
+    sub_expiry: int = C.MQEI_UNLIMITED
+    sub_level: int = 1
+    alternate_user_id: str = ""
+
+
+@dataclass(slots=True)
+class SubReply:
+    """What MQSUB returns: the subscription handle, the handle publications are got from
+    (a managed queue's new one, or the one given), and what IBM writes back into the MQSD."""
+
+    corr: int
+    hsub: int
+    hobj: int
+    queue_name: str = ""
+    res_object_string: str = ""
+    sub_correl_id: bytes = bytes(24)
+    comp: int = C.MQCC_OK  # a warning travels here
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class SubRequest:
+    """MQSUBRQ: ``action`` (MQSR_ACTION_PUBLICATION) on subscription ``hsub``."""
+
+    corr: int
+    hsub: int
+    action: int = C.MQSR_ACTION_PUBLICATION
+    options: int = 0  # MQSRO_*
+
+
+@dataclass(slots=True)
+class SubRequestReply:
+    """MQSUBRQ's MQSRO NumPubs: the retained publications sent to the subscription."""
+
+    corr: int
+    num_pubs: int = 0
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
 MAX_WINDOW = 10_000
 """The largest read-ahead window (messages pushed ahead of the application's gets) a
 server accepts in a Consume; clients ask for no more (docs/limits.md)."""
@@ -344,8 +407,10 @@ class Reply:
     detail: str = ""
 
 
-Request = Connect | Disconnect | Open | Close | Put | Put1 | Get | GetBatch | Commit | Backout | Inquire | Set | Stat | Consume
-ReplyEvent = ConnectReply | OpenReply | PutReply | GetReply | GetBatchReply | InquireReply | StatReply | HeartbeatReply | Reply
+Request = (Connect | Disconnect | Open | Close | Put | Put1 | Get | GetBatch | Commit | Backout | Inquire | Set | Stat
+           | Consume | Sub | SubRequest)
+ReplyEvent = (ConnectReply | OpenReply | PutReply | GetReply | GetBatchReply | InquireReply | StatReply | HeartbeatReply
+              | SubReply | SubRequestReply | Reply)
 ClientEvent = Request | PutBatch | Heartbeat | HeartbeatReply | Credit
 ServerEvent = ReplyEvent | Pushed | PushedBatch | PersistentNext | Ending | Heartbeat
 Event = ClientEvent | ServerEvent

@@ -49,6 +49,7 @@ FLAG_MSG_HANDLE = 0x2  # GET: the getter has a message handle
 _VARIABLE = {  # kind -> (the encoder of one value, the Reader method that reads it)
     "str": ("_string", "string"),
     "name": ("_name", "string"),
+    "charv": ("_charv", "charv"),
     "detail": ("_detail", "string"),
     "md": ("_md", "md"),
     "md_bytes": ("_md", "md_bytes"),
@@ -105,7 +106,7 @@ class Frame(Generic[Ev]):
         self.flags = tuple(flags)
         self.corr = corr
         self._ns: dict[str, object] = {"_E": event, "_string": body.string, "_name": body.name,
-                                       "_NAMES": body.NAME_TABLE, "_detail": body.detail, "_md": body.md,
+                                       "_NAMES": body.NAME_TABLE, "_detail": body.detail, "_charv": body.charv, "_md": body.md,
                                        "_props": body.props, "_status": body.status, "_MAX_BATCH": body.MAX_BATCH,
                                        "_OK": body.OK_STATUS, "_NO_PROPS": body.NO_PROPS, "_V2": V2_LE_HEAD,
                                        "_V2_LENGTH": C.MQMD_LENGTH_2, "_MQMD": MQMD, "_Reader": Reader,

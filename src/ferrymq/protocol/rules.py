@@ -56,6 +56,8 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     E.Inquire: (E.InquireReply,),
     E.Stat: (E.StatReply,),
     E.Heartbeat: (E.HeartbeatReply,),
+    E.Sub: (E.SubReply,),
+    E.SubRequest: (E.SubRequestReply,),
     **seqframes.ANSWERS,
     E.Disconnect: (), E.Close: (), E.Commit: (), E.Backout: (), E.Set: (), E.Consume: (),  # answered by Reply only
 }
@@ -173,11 +175,12 @@ def _put(c: Conversation, ev: E.Put | E.Put1) -> None:
         _request(c, ev.corr, type(ev))
 
 
-@_rule(CLIENT_SENDS, E.Get, E.Open, E.Commit, E.Backout, E.Inquire, E.Set, E.Stat, seqframes.SeqRange,
+@_rule(CLIENT_SENDS, E.Get, E.Open, E.Commit, E.Backout, E.Inquire, E.Set, E.Stat, E.Sub, E.SubRequest,
+       seqframes.SeqRange,
        seqframes.BrowseRange, seqframes.BrowseColumns, seqframes.RemoveUpto, seqframes.Readers, seqframes.Prepare,
        seqframes.Resolve, seqframes.InDoubt)
 def _plain_request(c: Conversation, ev: E.Get | E.Open | E.Commit | E.Backout | E.Inquire | E.Set | E.Stat
-                   | seqframes.SeqRequest) -> None:
+                   | E.Sub | E.SubRequest | seqframes.SeqRequest) -> None:
     if c.state is not _CONNECTED:
         _connected(c, type(ev))
     corr = ev.corr
@@ -256,7 +259,7 @@ def _client_heartbeat_reply(c: Conversation, ev: E.HeartbeatReply) -> None:
 
 
 @_rule(SERVER_SENDS, E.ConnectReply, E.OpenReply, E.PutReply, E.GetReply, E.GetBatchReply, E.InquireReply,
-       E.StatReply, E.HeartbeatReply, E.Reply, seqframes.SeqRangeReply, seqframes.BrowseRangeReply,
+       E.StatReply, E.HeartbeatReply, E.SubReply, E.SubRequestReply, E.Reply, seqframes.SeqRangeReply, seqframes.BrowseRangeReply,
        seqframes.BrowseColumnsReply, seqframes.RemoveUptoReply, seqframes.ReadersReply, seqframes.PrepareReply,
        seqframes.ResolveReply, seqframes.InDoubtReply)
 def _reply(c: Conversation, ev: E.ReplyEvent | seqframes.SeqReply) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ferrymq.pymqi import CMQC, CMQCFC, CMQXC, CMQZC
 from ferrymq.pymqi.core import QueueManager, connect, register_bindings, unregister_bindings
+from ferrymq.pymqi.core import ensure_not_str as ensure_not_unicode
 from ferrymq.pymqi.errors import Error, MQMIError, PYIFError
 from ferrymq.pymqi.handles import MessageHandle
 from ferrymq.pymqi.pcf import ByteString, Filter, PCFExecute
@@ -33,10 +34,11 @@ from ferrymq.pymqi.pcfstructs import (
     CFST,
     padded_count,
 )
+from ferrymq.pymqi.pubsub import Subscription, Topic
 from ferrymq.pymqi.queue import Queue
 from ferrymq.pymqi.replies import reply_md, report_md
 from ferrymq.pymqi.rfh2 import RFH2
-from ferrymq.pymqi.structs import CD, CMHO, CNO, DMHO, DMPO, GMO, IMPO, MD, OD, PD, PMO, SCO, SMPO, MQOpts
+from ferrymq.pymqi.structs import CD, CMHO, CNO, DMHO, DMPO, GMO, IMPO, MD, OD, PD, PMO, SCO, SD, SMPO, SRO, MQOpts
 
 # The release of pymqi whose API this follows, and what pymqi reports about its build:
 # ferrymq is always a client of a queue manager in another process (or embedded).
@@ -45,7 +47,7 @@ __mqbuild__ = "client"
 __mqlevels__ = ("5.0", "5.1", "5.2", "5.3", "6.0", "7.0", "7.1", "8.0.0", "9.1.0")
 
 # pymqi's lower-case names from before its PEP 8 transition.
-gmo, pmo, od, md, cd, sco = GMO, PMO, OD, MD, CD, SCO
+gmo, pmo, od, md, cd, sco, sd = GMO, PMO, OD, MD, CD, SCO, SD
 
 
 def is_unicode(s: Any) -> bool:
@@ -58,16 +60,11 @@ def ensure_bytes(s: Any, encoding: str = "ascii") -> Any:
     return s.encode(encoding) if isinstance(s, str) else s
 
 
-def ensure_not_unicode(value: Any) -> None:
-    """Raise TypeError for a ``str`` where pymqi wants bytes."""
-    if isinstance(value, str):
-        raise TypeError(f"Python 3 style string (unicode) found but not allowed here: `{value}`. Convert to bytes.")
-
-
 __all__ = [
     "CD", "CFBF", "CFBS", "CFGR", "CFH", "CFIF", "CFIL", "CFIL64", "CFIN", "CFIN64", "CFSF", "CFSL", "CFST", "CMHO",
     "CMQC", "CMQCFC", "CMQXC", "CMQZC", "CNO", "DMHO", "DMPO", "GMO", "IMPO", "MD", "PD", "RFH2", "SMPO",
     "ByteString", "Filter", "MQMIError", "MQOpts", "MessageHandle", "OD", "PCFExecute", "PMO", "PYIFError", "SCO",
-    "Error", "Queue", "QueueManager", "cd", "connect", "ensure_bytes", "ensure_not_unicode", "gmo", "is_unicode",
-    "md", "od", "padded_count", "pmo", "register_bindings", "reply_md", "report_md", "sco", "unregister_bindings",
+    "SD", "SRO", "Subscription", "Topic", "Error", "Queue", "QueueManager", "cd", "connect", "ensure_bytes",
+    "ensure_not_unicode", "gmo", "is_unicode", "md", "od", "padded_count", "pmo", "sd", "register_bindings",
+    "reply_md", "report_md", "sco", "unregister_bindings",
 ]

@@ -91,30 +91,52 @@ def _selection_string(od: OD) -> str:
     """The OD's SelectionString (version 4 and later) as text, by the rules of an MQCHARV.
 
     Raises:
-        MQMIError: 2519 (MQRC_SELECTION_STRING_ERROR) for an MQCHARV that breaks its rules
-            (a negative length other than MQVS_NULL_TERMINATED, a length and no string, an
-            offset as well as a string, or more than the string holds); 2111
-            (MQRC_SOURCE_CCSID_ERROR) for a VSCCSID it cannot read.
+        MQMIError: as ``charv_text``, with 2519 (MQRC_SELECTION_STRING_ERROR).
     """
     if od.Version < C.MQOD_VERSION_4:
         return ""
-    ptr, length = od.SelectionStringVSPtr, od.SelectionStringVSLength
+    return charv_text(od, "SelectionString", C.MQRC_SELECTION_STRING_ERROR)
+
+
+def charv_text(struc: Any, base: str, reason: int) -> str:
+    """An MQCHARV field of an OD or SD (``base``: "ObjectString", "SubName"...) as text.
+
+    Raises:
+        MQMIError: ``reason`` for an MQCHARV that breaks its rules (a negative length other
+            than MQVS_NULL_TERMINATED, a length and no string, an offset as well as a
+            string, or more than the string holds, or bytes its CCSID cannot read); 2111
+            (MQRC_SOURCE_CCSID_ERROR) for a VSCCSID it cannot read.
+    """
+    ptr, length = getattr(struc, base + "VSPtr"), getattr(struc, base + "VSLength")
     raw = bytes(ptr) if isinstance(ptr, (bytes, bytearray)) else None
     if length == C.MQVS_NULL_TERMINATED and raw is not None:
         raw = raw.split(b"\0", 1)[0]
     elif length == 0:
         return ""
-    elif length < 0 or raw is None or od.SelectionStringVSOffset or len(raw) < length:
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR)
+    elif length < 0 or raw is None or getattr(struc, base + "VSOffset") or len(raw) < length:
+        raise MQMIError(C.MQCC_FAILED, reason)
     else:
         raw = raw[:length]
-    codec = _SELECTION_CODECS.get(od.SelectionStringVSCCSID)
+    codec = _SELECTION_CODECS.get(getattr(struc, base + "VSCCSID"))
     if codec is None:
         raise MQMIError(C.MQCC_FAILED, C.MQRC_SOURCE_CCSID_ERROR)
     try:
         return raw.decode(codec)
     except UnicodeDecodeError:
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR) from None
+        raise MQMIError(C.MQCC_FAILED, reason) from None
+
+
+def _object_string(od: OD) -> str:
+    """A version 4 OD's ObjectString (a topic's) as text; 2441 when malformed."""
+    if od.Version < C.MQOD_VERSION_4:
+        return ""
+    return charv_text(od, "ObjectString", C.MQRC_OBJECT_STRING_ERROR)
+
+
+def ensure_not_str(value: Any) -> None:
+    """Raise TypeError for a ``str`` where pymqi wants bytes (pymqi's ``ensure_not_unicode``)."""
+    if isinstance(value, str):
+        raise TypeError(f"Python 3 style string (unicode) found but not allowed here: `{value}`. Convert to bytes.")
 
 
 def raise_warning(reply: Any) -> None:
@@ -127,13 +149,17 @@ def raise_warning(reply: Any) -> None:
 def _open(client: Client, od: OD, options: int) -> int:
     """MQOPEN from an OD, which is updated with the names resolved."""
     selection = _selection_string(od)
+    object_string = _object_string(od)
     reply = _call(lambda: mqi.mqopen(client, text(od.ObjectName), options, object_type=od.ObjectType,
                                      object_q_mgr_name=text(od.ObjectQMgrName),
                                      dynamic_q_name=text(od.DynamicQName) or "AMQ.*",
-                                     alternate_user_id=text(od.AlternateUserId), selection_string=selection))
+                                     alternate_user_id=text(od.AlternateUserId), selection_string=selection,
+                                     object_string=object_string))
     od.ObjectName = as_bytes(reply.object_name).ljust(48)
     od.ResolvedQName = as_bytes(reply.resolved_q_name or reply.object_name).ljust(48)
     od.ResolvedQMgrName = as_bytes(reply.resolved_q_mgr_name).ljust(48)
+    if reply.res_object_string and od.Version >= C.MQOD_VERSION_4:
+        od.set_vs("ResObjectString", reply.res_object_string)
     raise_warning(reply)
     return reply.hobj
 
@@ -353,9 +379,11 @@ class QueueManager:
         props = handles.outgoing(pmo)
         data = _data(msg, md, self)
         packed = md.wire()
+        object_string = _object_string(od)
         reply = _call(lambda: mqi.mqput1(client, text(od.ObjectName), packed, data, pmo.Options,
                                          object_q_mgr_name=text(od.ObjectQMgrName), object_type=od.ObjectType,
-                                         alternate_user_id=text(od.AlternateUserId), properties=props))
+                                         alternate_user_id=text(od.AlternateUserId), properties=props,
+                                         object_string=object_string))
         _after_put(reply, md, pmo)
 
     def inquire(self, attribute: int) -> int | bytes:

@@ -90,6 +90,12 @@ class Queue:
         """The object handle (0 when not open)."""
         return self._hobj
 
+    def set_handle(self, queue_handle: int) -> None:
+        """Take an object handle opened elsewhere (a subscription's queue), as pymqi does."""
+        self._hobj = queue_handle
+        self._open_opts = 0
+        self._lazy = False
+
     @property
     def name(self) -> str:
         """The queue's name (the generated one for a model queue once open)."""

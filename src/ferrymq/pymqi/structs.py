@@ -291,6 +291,18 @@ _setup(OD, _from_api(A.MQOD), A.MQOD(), StrucId=as_bytes(C.MQOD_STRUC_ID), Versi
 _setup(CNO, _from_api(A.MQCNO), A.MQCNO(), StrucId=as_bytes(C.MQCNO_STRUC_ID))
 
 
+class SD(MQOpts):
+    """Subscription descriptor (MQSD version 1), with pymqi's defaults: PubPriority
+    MQPRI_PRIORITY_AS_Q_DEF, SubLevel 0 and MQCHARV CCSIDs 0 where IBM's MQSD_DEFAULT has
+    MQPRI_PRIORITY_AS_PUBLISHED, 1 and MQCCSI_APPL. Its MQCHARV fields (ObjectString,
+    SubName, SubUserData, SelectionString, ResObjectString) are set with ``set_vs`` and
+    read with ``get_vs``."""
+
+
+class SRO(MQOpts):
+    """Subscription request options (MQSRO) for ``Subscription.sub_request`` (MQSUBRQ)."""
+
+
 class CMHO(MQOpts):
     """Create-message-handle options (MQCMHO)."""
 
@@ -315,6 +327,10 @@ class PD(MQOpts):
     """Property descriptor (MQPD)."""
 
 
+_setup(SD, _from_api(A.MQSD), A.MQSD(), StrucId=as_bytes(C.MQSD_STRUC_ID), PubPriority=C.MQPRI_PRIORITY_AS_Q_DEF,
+       SubLevel=0, **{f"{v}VSCCSID": 0 for v in ("ObjectString", "SubName", "SubUserData", "SelectionString",
+                                                 "ResObjectString")})
+_setup(SRO, _from_api(A.MQSRO), A.MQSRO(), StrucId=as_bytes(C.MQSRO_STRUC_ID))
 _setup(CMHO, _from_api(A.MQCMHO), A.MQCMHO(), StrucId=as_bytes(C.MQCMHO_STRUC_ID))
 _setup(DMHO, _from_api(A.MQDMHO), A.MQDMHO(), StrucId=as_bytes(C.MQDMHO_STRUC_ID))
 _setup(SMPO, _from_api(A.MQSMPO), A.MQSMPO(), StrucId=as_bytes(C.MQSMPO_STRUC_ID))

@@ -12,9 +12,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PersistentNext, PutOptions, PutRequest, Waiting
+from ferrymq.engine.api import (
+    GetOptions,
+    GetResult,
+    ObjectDescriptor,
+    PersistentNext,
+    PutOptions,
+    PutRequest,
+    SubDescriptor,
+    SubResult,
+    Waiting,
+)
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -98,9 +108,10 @@ def _disconnect(h: ClientHandler, ev: E.Disconnect) -> None:
 
 def _open(h: ClientHandler, ev: E.Open) -> None:
     od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, ev.dynamic_q_name,
-                          ev.alternate_user_id, ev.selection_string)
+                          ev.alternate_user_id, ev.selection_string, ev.object_string)
     r = h.qmgr.open(h.hconn, od, ev.options)
-    _reply(h, E.OpenReply(ev.corr, r.hobj, r.object_name, r.resolved_q_name, r.resolved_q_mgr_name))
+    _reply(h, E.OpenReply(ev.corr, r.hobj, r.object_name, r.resolved_q_name, r.resolved_q_mgr_name,
+                          res_object_string=r.res_object_string))
 
 
 def _close(h: ClientHandler, ev: E.Close) -> None:
@@ -124,7 +135,8 @@ def _put(h: ClientHandler, ev: E.Put) -> None:
 
 def _put1(h: ClientHandler, ev: E.Put1) -> None:
     assert isinstance(ev.md, MQMD)
-    od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, alternate_user_id=ev.alternate_user_id)
+    od = ObjectDescriptor(ev.object_name, ev.object_q_mgr_name, ev.object_type, alternate_user_id=ev.alternate_user_id,
+                          object_string=ev.object_string)
     r = h.qmgr.put1(h.hconn, od, ev.md, PutOptions(ev.options & ~_ASYNC_PMO, ev.context), ev.data, ev.properties)
     if r.delivered is not None:
         h.server.answer_first(r.delivered)
@@ -258,6 +270,36 @@ def _inquire(h: ClientHandler, ev: E.Inquire) -> None:
 def _set(h: ClientHandler, ev: E.Set) -> None:
     h.qmgr.set(h.hconn, ev.hobj, ev.ints, ev.chars)
     _reply(h, E.Reply(ev.corr))
+
+
+def _sub(h: ClientHandler, ev: E.Sub) -> None:
+    """MQSUB. A durable subscription's creation is journaled: the reply waits for its fsync."""
+    sd = SubDescriptor(ev.options, ev.object_name, ev.object_string, ev.sub_name, ev.sub_user_data, ev.sub_correl_id,
+                       ev.pub_priority, ev.pub_accounting_token, ev.pub_appl_identity_data, ev.selection_string,
+                       ev.sub_expiry, ev.sub_level, ev.alternate_user_id)
+    r: SubResult = _pubsub(h, "subscribe")(h.hconn, sd, ev.hobj)
+    _reply(h, E.SubReply(ev.corr, r.hsub, r.hobj, r.queue_name, r.res_object_string, r.sub_correl_id, r.comp,
+                         r.reason))
+    h.server.after_engine_call(h)
+
+
+def _sub_request(h: ClientHandler, ev: E.SubRequest) -> None:
+    """MQSUBRQ: the retained publications sent again; the reply counts them."""
+    sent: int = _pubsub(h, "sub_request")(h.hconn, ev.hsub, ev.action, ev.options)
+    _reply(h, E.SubRequestReply(ev.corr, sent))
+    h.server.after_engine_call(h)
+
+
+def _pubsub(h: ClientHandler, verb: str) -> Callable[..., Any]:
+    """The engine's publish/subscribe entry ``verb`` (QueueManager.subscribe, sub_request).
+
+    Raises:
+        MQError: MQRC_FUNCTION_NOT_SUPPORTED from an engine without publish/subscribe.
+    """
+    fn = getattr(h.qmgr, verb, None)
+    if fn is None:
+        raise MQError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "this queue manager has no publish/subscribe")
+    return cast(Callable[..., Any], fn)
 
 
 def _heartbeat(h: ClientHandler, ev: E.Heartbeat) -> None:
@@ -436,5 +478,7 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     E.Stat: _stat,
     E.Consume: _consume,
     E.Credit: _credit,
+    E.Sub: _sub,
+    E.SubRequest: _sub_request,
     **seq_ops.OPS,
 }

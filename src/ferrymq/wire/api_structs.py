@@ -28,6 +28,14 @@ v4: ObjectString 344/24, SelectionString 368/24, ResObjectString 392/24 (MQCHARV
 ResolvedType 416/4, then 4 bytes of tail padding.
 
 MQCHARV (24): VSPtr 0/8, VSOffset 8, VSBufSize 12, VSLength 16, VSCCSID 20 (MQCCSI_APPL).
+
+MQSD ("SD  "; v1 344): Options 8 (0 = MQSO_NON_DURABLE), ObjectName 12/48, AlternateUserId
+60/12, AlternateSecurityId 72/40, SubExpiry 112 (-1), 4 bytes of padding (the MQCHARV's
+pointer is 8-aligned), ObjectString 120/24, SubName 144/24, SubUserData 168/24,
+SubCorrelId 192/24, PubPriority 216 (-3 = MQPRI_PRIORITY_AS_PUBLISHED), PubAccountingToken
+220/32, PubApplIdentityData 252/32, padding 284/4, SelectionString 288/24, SubLevel 312
+(1), padding 316/4, ResObjectString 320/24.
+MQSRO ("SRO "; v1 16): Options 8 (MQSRO_FAIL_IF_QUIESCING), NumPubs 12.
 MQCNO ("CNO ", v1 12): Options 8 — only version 1, the part MQCNO_LENGTH_1 covers.
 Property-API options (all v1): MQCMHO/MQDMHO/MQDMPO/MQMHBO/MQBMHO 12 (Options 8);
 MQSMPO 20 (Options 8, ValueEncoding 12, ValueCCSID 16); MQPD 24 (Options 8, Support 12,
@@ -316,6 +324,54 @@ class MQCNO(_ApiStruct):
 
 
 MQCNO._plan = _Plan("MQCNO", C.MQCNO_STRUC_ID, [[("options", "l", 4)]], [C.MQCNO_LENGTH_1])
+
+
+@dataclass(frozen=True, slots=True)
+class MQSD(_ApiStruct):
+    """Subscription descriptor; the defaults are MQSD_DEFAULT."""
+
+    version: int = C.MQSD_VERSION_1
+    options: int = C.MQSO_NON_DURABLE
+    object_name: str = ""
+    alternate_user_id: str = ""
+    alternate_security_id: bytes = C.MQSID_NONE
+    sub_expiry: int = C.MQEI_UNLIMITED
+    object_string: MQCHARV = _NO_STRING
+    sub_name: MQCHARV = _NO_STRING
+    sub_user_data: MQCHARV = _NO_STRING
+    sub_correl_id: bytes = C.MQCI_NONE
+    pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
+    pub_accounting_token: bytes = C.MQACT_NONE
+    pub_appl_identity_data: str = ""
+    selection_string: MQCHARV = _NO_STRING
+    sub_level: int = 1
+    res_object_string: MQCHARV = _NO_STRING
+
+
+MQSD._plan = _Plan(
+    "MQSD",
+    C.MQSD_STRUC_ID,
+    [
+        [("options", "l", 4), ("object_name", "z", 48), ("alternate_user_id", "z", 12),
+         ("alternate_security_id", "b", 40), ("sub_expiry", "l", 4), ("pad1", "x", 4), ("object_string", "v", 24),
+         ("sub_name", "v", 24), ("sub_user_data", "v", 24), ("sub_correl_id", "b", 24), ("pub_priority", "l", 4),
+         ("pub_accounting_token", "b", 32), ("pub_appl_identity_data", "z", 32), ("pad2", "x", 4),
+         ("selection_string", "v", 24), ("sub_level", "l", 4), ("pad3", "x", 4), ("res_object_string", "v", 24)],
+    ],
+    [C.MQSD_LENGTH_1],
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class MQSRO(_ApiStruct):
+    """Subscription request options (MQSUBRQ)."""
+
+    version: int = C.MQSRO_VERSION_1
+    options: int = C.MQSRO_FAIL_IF_QUIESCING
+    num_pubs: int = 0
+
+
+MQSRO._plan = _Plan("MQSRO", C.MQSRO_STRUC_ID, [[("options", "l", 4), ("num_pubs", "l", 4)]], [C.MQSRO_LENGTH_1])
 
 
 @dataclass(frozen=True, slots=True)
