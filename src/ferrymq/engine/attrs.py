@@ -21,6 +21,7 @@ QLOCAL = "QLOCAL"
 QALIAS = "QALIAS"
 QMODEL = "QMODEL"
 QMGR = "QMGR"
+TOPIC = "TOPIC"
 QUEUE_TYPES = (QLOCAL, QALIAS, QMODEL)
 ALL_Q = frozenset(QUEUE_TYPES)
 LOCAL_LIKE = frozenset({QLOCAL, QMODEL})
@@ -81,7 +82,7 @@ class Attr:
             if number not in self.words.values():
                 allowed = ", ".join(f"{w}={v}" for w, v in self.words.items())
                 raise failed(C.MQRC_INHIBIT_VALUE_ERROR, f"{self.name} value {number} is not one of {allowed}")
-        elif not self.low <= number <= self.high:
+        elif number not in self.words.values() and not self.low <= number <= self.high:
             raise failed(C.MQRC_INHIBIT_VALUE_ERROR, f"{self.name}({number}) is outside {self.low}..{self.high}")
         return number
 
@@ -188,6 +189,64 @@ QMGR_ATTRS: tuple[Attr, ...] = (
 )
 
 
+# TOPIC objects (engine.topics). An attribute whose words hold ASPARENT, or a name whose
+# blank means "as parent" (INHERITED_BLANK), is resolved up the topic tree to
+# SYSTEM.BASE.TOPIC; the defaults here are SYSTEM.DEFAULT.TOPIC's, all ASPARENT.
+_T = {TOPIC}
+ASPARENT = "ASPARENT"
+_PUBSUB_ENABLED = {ASPARENT: C.MQTA_PUB_AS_PARENT, "ENABLED": C.MQTA_PUB_ALLOWED, "DISABLED": C.MQTA_PUB_INHIBITED}
+_DLV = {ASPARENT: C.MQDLV_AS_PARENT, "ALL": C.MQDLV_ALL, "ALLDUR": C.MQDLV_ALL_DUR, "ALLAVAIL": C.MQDLV_ALL_AVAIL}
+_SCOPE = {ASPARENT: C.MQSCOPE_AS_PARENT, "QMGR": C.MQSCOPE_QMGR, "ALL": C.MQSCOPE_ALL}
+TOPIC_ATTRS: tuple[Attr, ...] = (
+    _str("TOPICSTR", C.MQCA_TOPIC_STRING, "", _T, length=C.MQ_TOPIC_STR_LENGTH),
+    _str("DESCR", C.MQCA_TOPIC_DESC, "", _T, length=C.MQ_TOPIC_DESC_LENGTH),
+    _enum("TYPE", C.MQIA_TOPIC_TYPE, C.MQTOPT_LOCAL, _T, {"LOCAL": C.MQTOPT_LOCAL}, synonyms=("TOPICTYPE",)),
+    _enum("PUB", C.MQIA_INHIBIT_PUB, C.MQTA_PUB_AS_PARENT, _T, _PUBSUB_ENABLED),
+    _enum("SUB", C.MQIA_INHIBIT_SUB, C.MQTA_SUB_AS_PARENT, _T,
+          {ASPARENT: C.MQTA_SUB_AS_PARENT, "ENABLED": C.MQTA_SUB_ALLOWED, "DISABLED": C.MQTA_SUB_INHIBITED}),
+    _enum("DEFPSIST", C.MQIA_TOPIC_DEF_PERSISTENCE, C.MQPER_PERSISTENCE_AS_PARENT, _T,
+          {ASPARENT: C.MQPER_PERSISTENCE_AS_PARENT, "NO": C.MQPER_NOT_PERSISTENT, "YES": C.MQPER_PERSISTENT}),
+    _int("DEFPRTY", C.MQIA_DEF_PRIORITY, C.MQPRI_PRIORITY_AS_PARENT, _T, high=9,
+         words={ASPARENT: C.MQPRI_PRIORITY_AS_PARENT}),
+    _enum("DEFPRESP", C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQPRT_RESPONSE_AS_PARENT, _T,
+          {ASPARENT: C.MQPRT_RESPONSE_AS_PARENT, "SYNC": C.MQPRT_SYNC_RESPONSE, "ASYNC": C.MQPRT_ASYNC_RESPONSE}),
+    _enum("DURSUB", C.MQIA_DURABLE_SUB, C.MQSUB_DURABLE_AS_PARENT, _T,
+          {ASPARENT: C.MQSUB_DURABLE_AS_PARENT, "YES": C.MQSUB_DURABLE_ALLOWED, "NO": C.MQSUB_DURABLE_INHIBITED}),
+    _enum("PMSGDLV", C.MQIA_PM_DELIVERY, C.MQDLV_AS_PARENT, _T, _DLV),
+    _enum("NPMSGDLV", C.MQIA_NPM_DELIVERY, C.MQDLV_AS_PARENT, _T, _DLV),
+    _str("MDURMDL", C.MQCA_MODEL_DURABLE_Q, "", _T),
+    _str("MNDURMDL", C.MQCA_MODEL_NON_DURABLE_Q, "", _T),
+    _enum("WILDCARD", C.MQIA_WILDCARD_OPERATION, C.MQTA_PASSTHRU, _T, {"PASSTHRU": C.MQTA_PASSTHRU, "BLOCK": C.MQTA_BLOCK}),
+    _enum("USEDLQ", C.MQIA_USE_DEAD_LETTER_Q, C.MQUSEDLQ_AS_PARENT, _T,
+          {ASPARENT: C.MQUSEDLQ_AS_PARENT, "NO": C.MQUSEDLQ_NO, "YES": C.MQUSEDLQ_YES}),
+    _enum("PUBSCOPE", C.MQIA_PUB_SCOPE, C.MQSCOPE_AS_PARENT, _T, _SCOPE),
+    _enum("SUBSCOPE", C.MQIA_SUB_SCOPE, C.MQSCOPE_AS_PARENT, _T, _SCOPE),
+    _enum("PROXYSUB", C.MQIA_PROXY_SUB, C.MQTA_PROXY_SUB_FIRSTUSE, _T,
+          {"FIRSTUSE": C.MQTA_PROXY_SUB_FIRSTUSE, "FORCE": C.MQTA_PROXY_SUB_FORCE}),
+    _str("CLUSTER", C.MQCA_CLUSTER_NAME, "", _T, length=C.MQ_CLUSTER_NAME_LENGTH),
+    _str("COMMINFO", C.MQCA_COMM_INFO_NAME, "", _T, length=C.MQ_COMM_INFO_NAME_LENGTH),
+    _enum("MCAST", C.MQIA_MULTICAST, C.MQMC_AS_PARENT, _T,
+          {ASPARENT: C.MQMC_AS_PARENT, "ENABLED": C.MQMC_ENABLED, "DISABLED": C.MQMC_DISABLED, "ONLY": C.MQMC_ONLY}),
+)
+TOPIC_STATUS_ATTRS: tuple[Attr, ...] = (
+    _str("TOPIC", C.MQCA_TOPIC_NAME, "", _T, readonly=True),
+    _str("CRDATE", C.MQCA_CREATION_DATE, "", _T, length=12, readonly=True),
+    _str("CRTIME", C.MQCA_CREATION_TIME, "", _T, length=8, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", _T, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", _T, length=8, readonly=True),
+)
+# Names whose blank value means "as parent" (IBM: MDURMDL/MNDURMDL blank, CLUSTER and
+# COMMINFO blank take the value of the nearest topic object above that has one).
+INHERITED_BLANK = frozenset({"MDURMDL", "MNDURMDL", "CLUSTER", "COMMINFO"})
+
+
+def as_parent(attr: Attr, value: int | str) -> bool:
+    """Whether a topic object's value of ``attr`` defers to its parent's (ASPARENT, or blank
+    for the names in INHERITED_BLANK)."""
+    if attr.kind == "str":
+        return attr.name in INHERITED_BLANK and value == ""
+    return ASPARENT in attr.words and value == attr.words[ASPARENT]
+
 def _index(attrs: Iterable[Attr]) -> dict[str, Attr]:
     out: dict[str, Attr] = {}
     for a in attrs:
@@ -203,11 +262,13 @@ QUEUE_BY_SELECTOR = {a.selector: a for a in QUEUE_ATTRS + QUEUE_STATUS_ATTRS if 
 # DEFTYPE of a model and the definition type of a local queue share MQIA_DEFINITION_TYPE.
 QUEUE_BY_SELECTOR[C.MQIA_DEFINITION_TYPE] = QUEUE_BY_NAME["QDEFTYPE"]
 QMGR_BY_SELECTOR = {a.selector: a for a in QMGR_ATTRS}
+TOPIC_BY_NAME = _index(TOPIC_ATTRS + TOPIC_STATUS_ATTRS)
+TOPIC_BY_SELECTOR = {a.selector: a for a in TOPIC_ATTRS + TOPIC_STATUS_ATTRS}
 
 
 def defaults_for(obj_type: str) -> dict[str, int | str]:
     """The SYSTEM.DEFAULT.* values of a new object of this type (definition attributes only)."""
-    table = QMGR_ATTRS if obj_type == QMGR else QUEUE_ATTRS
+    table = QMGR_ATTRS if obj_type == QMGR else TOPIC_ATTRS if obj_type == TOPIC else QUEUE_ATTRS
     return {a.name: a.default for a in table if obj_type in a.types and not a.readonly}
 
 
@@ -217,7 +278,7 @@ def lookup(obj_type: str, name: str) -> Attr:
     Raises:
         MQError: MQRC_SELECTOR_ERROR (2067) naming the unknown attribute.
     """
-    table = QMGR_BY_NAME if obj_type == QMGR else QUEUE_BY_NAME
+    table = QMGR_BY_NAME if obj_type == QMGR else TOPIC_BY_NAME if obj_type == TOPIC else QUEUE_BY_NAME
     attr = table.get(name.upper())
     if attr is None or obj_type not in attr.types:
         raise failed(C.MQRC_SELECTOR_ERROR, f"{name.upper()} is not an attribute of {obj_type}")

@@ -34,6 +34,8 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.DEAD.LETTER.QUEUE", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Dead-letter queue"}),
     ("SYSTEM.ADMIN.COMMAND.QUEUE", A.QLOCAL, {"MAXDEPTH": 3000, "DESCR": "Command server input queue"}),
     ("SYSTEM.DURABLE.MODEL.QUEUE", A.QMODEL, {"DEFTYPE": C.MQQDT_PERMANENT_DYNAMIC}),
+    # The model of managed queues for non-durable subscriptions (SYSTEM.BASE.TOPIC's MNDURMDL).
+    ("SYSTEM.NDURABLE.MODEL.QUEUE", A.QMODEL, {"DEFTYPE": C.MQQDT_TEMPORARY_DYNAMIC}),
     ("SYSTEM.ADMIN.QMGR.EVENT", A.QLOCAL, {}),
 )
 _DEFAULT_OF = {A.QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", A.QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",

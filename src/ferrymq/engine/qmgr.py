@@ -58,6 +58,7 @@ from ferrymq.engine.session import ReaderPosition
 from ferrymq.engine.state import EngineState
 from ferrymq.engine.subscribing import Subscriber
 from ferrymq.engine.subscriptions import KIND_SUBSCRIPTION, Subscription, SubscriptionRegistry, decode_subscription
+from ferrymq.engine.topics import KIND_TOPIC, decode_topic
 from ferrymq.engine.units import Units
 from ferrymq.engine.waits import Waits
 from ferrymq.engine.xa import InDoubt
@@ -140,6 +141,7 @@ class QueueManager:
         for qname, qtype, overrides in SYSTEM_QUEUES:
             if qm.objects.find(qname) is None:
                 qm.objects.define(qtype, qname, overrides)
+        qm.state.topics.define_system()
         qm.take_sync_lsn()
         journal.sync()
         return qm
@@ -161,6 +163,10 @@ class QueueManager:
                 obj.record_id = rec.record_id
                 self.objects.queues[obj.name] = obj
                 fifo_of[obj.name] = obj.fifo
+            elif rec.kind == KIND_TOPIC:
+                topic = decode_topic(rec.payload, now)
+                topic.record_id = rec.record_id
+                self.state.topics.load(topic)
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)

@@ -1,5 +1,5 @@
-"""The engine's shared state: the queue manager's name, clock, journal, objects, connections
-and handles, with the lookups and stamps every MQI verb needs.
+"""The engine's shared state: the queue manager's name, clock, journal, objects (queues and
+topics), connections and handles, with the lookups and stamps every MQI verb needs.
 
 One EngineState is made per queue manager and handed to each collaborator the
 QueueManager facade composes (engine.qmgr): they read its fields and call its helpers,
@@ -16,6 +16,7 @@ from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.paging import MemoryLimits, Pager
 from ferrymq.engine.session import Connection, Handle
 from ferrymq.engine.staging import Staging
+from ferrymq.engine.topics import TopicRegistry
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
@@ -35,6 +36,8 @@ class EngineState:
         self.objects = ObjectRegistry(name, clock.now)
         self.objects.meter = self.pager.meter
         self.staging = Staging(journal, self.objects)
+        self.topics = TopicRegistry(self.objects, clock.now)  # TOPIC objects and the topic tree
+        self.topics.attach(self.staging)
         self.connections: dict[int, Connection] = {}
         self.handles: dict[int, Handle] = {}
         self.quiescing = False
