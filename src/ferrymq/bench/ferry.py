@@ -81,7 +81,7 @@ def serve(ports: Any, commands: Any, answers: Any, directory: str) -> None:
     asyncio.run(main())
 
 
-class Ferrymq(Contender):
+class Ferrymq(pubsub_ferry.FerrymqFanOut, Contender):
     name = "ferrymq"
     system = "ferrymq"
     client = "ferrymq.client: async puts; read-ahead, or get_batch under syncpoint (server: uvloop, file journal)"
