@@ -10,6 +10,7 @@ them is then stale). ``TopicView`` gives them to engine.subscribing and engine.p
 
 from __future__ import annotations
 
+from ferrymq.engine import topicmatch
 from ferrymq.engine.objects import ObjectRegistry
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
@@ -23,7 +24,6 @@ BASE_ATTRS: dict[str, int | str] = {
     "USEDLQ": C.MQUSEDLQ_YES, "WILDCARD": C.MQTA_PASSTHRU,
 }
 _BASE_OBJECTS = {"SYSTEM.BASE.TOPIC": "", "SYSTEM.DEFAULT.TOPIC": ""}
-MAX_TOPIC_STRING = 10240  # bytes, MQ_TOPIC_STR_LENGTH
 
 
 class TopicView:
@@ -68,52 +68,24 @@ class TopicView:
 
 
 def check_topic_string(topic: str) -> str:
-    """``topic`` if IBM accepts it as a topic string.
+    """``topic`` if IBM accepts it as a full topic string (engine.topicmatch).
 
     Raises:
         MQError: MQRC_TOPIC_STRING_ERROR.
     """
-    if "\0" in topic or len(topic.encode("utf-8", "surrogatepass")) > MAX_TOPIC_STRING:
-        raise failed(C.MQRC_TOPIC_STRING_ERROR, f"topic string {topic[:64]!r} is not valid")
-    return topic
+    return topicmatch.check_topic_string(topic)
+
+
+def check_pattern(pattern: str, wildcards: int) -> str:
+    """A subscription's topic string under its wildcard scheme (engine.topicmatch).
+
+    Raises:
+        MQError: MQRC_TOPIC_STRING_ERROR.
+    """
+    return topicmatch.check_pattern(pattern, char_wildcards=wildcards == C.MQWS_CHAR)
 
 
 def matches(pattern: str, topic: str, wildcards: int) -> bool:
-    """Whether a subscription to ``pattern`` receives a publication on ``topic``:
-    topic-based wildcards (``#`` any number of levels, ``+`` one level, each a whole level)
-    or character-based ones (``*`` any characters, ``?`` one character)."""
-    if wildcards == C.MQWS_CHAR:
-        return _char_match(pattern, 0, topic, 0)
-    if "#" not in pattern and "+" not in pattern:
-        return pattern == topic
-    return _level_match(pattern.split("/"), 0, topic.split("/"), 0)
-
-
-def has_wildcards(pattern: str, wildcards: int) -> bool:
-    if wildcards == C.MQWS_CHAR:
-        return "*" in pattern or "?" in pattern
-    return any(level in ("#", "+") for level in pattern.split("/"))
-
-
-def _level_match(pat: list[str], i: int, top: list[str], j: int) -> bool:
-    while i < len(pat):
-        level = pat[i]
-        if level == "#":
-            return any(_level_match(pat, i + 1, top, k) for k in range(j, len(top) + 1))
-        if j >= len(top) or (level != "+" and level != top[j]):
-            return False
-        i += 1
-        j += 1
-    return j == len(top)
-
-
-def _char_match(pat: str, i: int, top: str, j: int) -> bool:
-    while i < len(pat):
-        ch = pat[i]
-        if ch == "*":
-            return any(_char_match(pat, i + 1, top, k) for k in range(j, len(top) + 1))
-        if j >= len(top) or (ch != "?" and ch != top[j]):
-            return False
-        i += 1
-        j += 1
-    return j == len(top)
+    """Whether a subscription to ``pattern`` (wildcards MQWS_TOPIC or MQWS_CHAR) receives a
+    publication on ``topic`` (engine.topicmatch)."""
+    return topicmatch.matches(pattern, topic, char_wildcards=wildcards == C.MQWS_CHAR)

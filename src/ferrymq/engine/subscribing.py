@@ -126,6 +126,7 @@ class Subscriber:
         topics = self.topics
         topic = topics.full_string(sd.object_name, sd.object_string)
         wildcards = C.MQWS_CHAR if opts & C.MQSO_WILDCARD_CHAR else C.MQWS_TOPIC
+        pubtopics.check_pattern(topic, wildcards)
         if topics.effective(topic, "SUB") == C.MQTA_SUB_INHIBITED:
             raise failed(C.MQRC_SUB_INHIBITED, f"topic {topic!r} has SUB(DISABLED)")
         durable = bool(opts & C.MQSO_DURABLE)
@@ -199,7 +200,9 @@ class Subscriber:
         return h.queue
 
     def _hsub(self, conn: Connection, sub: Subscription, options: int, managed_hobj: int) -> int:
-        h = self.opener.add_handle(conn, Handle(0, conn.hconn, options, sub.key, None, subscription=sub))
+        # No MQOO options: an hsub is not open for MQINQ, MQSET, MQGET or MQPUT (MQSO bits
+        # would read as MQOO ones).
+        h = self.opener.add_handle(conn, Handle(0, conn.hconn, 0, sub.key, None, subscription=sub))
         sub.hsub, sub.hconn = h.hobj, conn.hconn
         sub.resumed = stamp(self.clock.now())
         return h.hobj
