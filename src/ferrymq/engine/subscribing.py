@@ -103,8 +103,11 @@ class Subscriber:
         opts = sd.options
         check_options(opts)
         state.check_quiescing(opts, C.MQSO_FAIL_IF_QUIESCING)
-        if sd.sub_level != 1:
-            raise failed(C.MQRC_SD_ERROR, f"SubLevel {sd.sub_level}: this queue manager supports SubLevel 1 only")
+        # SubLevel 0 is pymqi's SD default: with no intercepting levels above 1 here, a level-0
+        # subscription gets what a level-1 one would (IBM would hold it back only behind a
+        # matching level-1 subscription).
+        if sd.sub_level not in (0, 1):
+            raise failed(C.MQRC_SD_ERROR, f"SubLevel {sd.sub_level}: this queue manager supports SubLevels 0 and 1")
         name = sd.sub_name.rstrip("\0")
         if len(name.encode("utf-8", "surrogatepass")) > MAX_SUB_NAME:
             raise failed(C.MQRC_SUB_NAME_ERROR, f"SubName is longer than {MAX_SUB_NAME} bytes")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine.api import (
     GetOptions,
@@ -22,7 +22,6 @@ from ferrymq.engine.api import (
     PutOptions,
     PutRequest,
     SubDescriptor,
-    SubResult,
     Waiting,
 )
 from ferrymq.errors import MQError
@@ -277,7 +276,7 @@ def _sub(h: ClientHandler, ev: E.Sub) -> None:
     sd = SubDescriptor(ev.options, ev.object_name, ev.object_string, ev.sub_name, ev.sub_user_data, ev.sub_correl_id,
                        ev.pub_priority, ev.pub_accounting_token, ev.pub_appl_identity_data, ev.selection_string,
                        ev.sub_expiry, ev.sub_level, ev.alternate_user_id)
-    r: SubResult = _pubsub(h, "subscribe")(h.hconn, sd, ev.hobj)
+    r = h.qmgr.subscribe(h.hconn, sd, ev.hobj)
     _reply(h, E.SubReply(ev.corr, r.hsub, r.hobj, r.queue_name, r.res_object_string, r.sub_correl_id, r.comp,
                          r.reason))
     h.server.after_engine_call(h)
@@ -285,21 +284,9 @@ def _sub(h: ClientHandler, ev: E.Sub) -> None:
 
 def _sub_request(h: ClientHandler, ev: E.SubRequest) -> None:
     """MQSUBRQ: the retained publications sent again; the reply counts them."""
-    sent: int = _pubsub(h, "sub_request")(h.hconn, ev.hsub, ev.action, ev.options)
+    sent = h.qmgr.sub_request(h.hconn, ev.hsub, ev.action, ev.options)
     _reply(h, E.SubRequestReply(ev.corr, sent))
     h.server.after_engine_call(h)
-
-
-def _pubsub(h: ClientHandler, verb: str) -> Callable[..., Any]:
-    """The engine's publish/subscribe entry ``verb`` (QueueManager.subscribe, sub_request).
-
-    Raises:
-        MQError: MQRC_FUNCTION_NOT_SUPPORTED from an engine without publish/subscribe.
-    """
-    fn = getattr(h.qmgr, verb, None)
-    if fn is None:
-        raise MQError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "this queue manager has no publish/subscribe")
-    return cast(Callable[..., Any], fn)
 
 
 def _heartbeat(h: ClientHandler, ev: E.Heartbeat) -> None:
