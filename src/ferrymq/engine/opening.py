@@ -188,8 +188,6 @@ class Opener:
             MQError: MQRC_UNKNOWN_OBJECT_NAME when the model is not a model queue.
         """
         model = self.objects.find(model_name)
-        if model is None and model_name == "SYSTEM.NDURABLE.MODEL.QUEUE":  # a queue manager made before topics
-            model = self.objects.find("SYSTEM.DEFAULT.MODEL.QUEUE")
         if model is None or model.qtype != A.QMODEL:
             raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"model queue {model_name!r} for managed queues is not defined")
         name = self.state.dynamic_name(MANAGED_PREFIX + ("DURABLE." if durable else "NDURABLE.") + "*")

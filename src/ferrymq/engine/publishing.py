@@ -156,8 +156,6 @@ class Publisher:
         for sub in self.subscriptions.matching(pub.topic, topics.epoch):
             if sub.on_request or sub.expired(now) or (not_own and sub.hconn == pub.hconn and pub.hconn):
                 continue
-            if topics.blocked(sub.topic, pub.topic):
-                continue
             if sub.selector is not None:
                 if lookup is None:
                     probe = Message("", 0, pub.md, pub.data, pub.put_at, False)

@@ -12,25 +12,21 @@ from __future__ import annotations
 
 from ferrymq.engine import topicmatch
 from ferrymq.engine.objects import ObjectRegistry
-from ferrymq.errors import failed
+from ferrymq.engine.topics import TopicRegistry
 from ferrymq.mq import constants as C
 
-# What every topic string resolves to while no TOPIC object says otherwise
-# (SYSTEM.BASE.TOPIC's values as IBM ships it).
-BASE_ATTRS: dict[str, int | str] = {
-    "PUB": C.MQTA_PUB_ALLOWED, "SUB": C.MQTA_SUB_ALLOWED, "DEFPSIST": C.MQPER_NOT_PERSISTENT, "DEFPRTY": 0,
-    "DURSUB": C.MQSUB_DURABLE_ALLOWED, "PMSGDLV": C.MQDLV_ALL_DUR, "NPMSGDLV": C.MQDLV_ALL_AVAIL,
-    "MDURMDL": "SYSTEM.DURABLE.MODEL.QUEUE", "MNDURMDL": "SYSTEM.NDURABLE.MODEL.QUEUE",
-    "USEDLQ": C.MQUSEDLQ_YES, "WILDCARD": C.MQTA_PASSTHRU,
-}
-_BASE_OBJECTS = {"SYSTEM.BASE.TOPIC": "", "SYSTEM.DEFAULT.TOPIC": ""}
+_ATTR_CACHE_LIMIT = 8192  # (topic string, attribute) answers remembered per epoch
 
 
 class TopicView:
-    """The topic tree as publish/subscribe sees it (see the module docstring)."""
+    """The topic tree as publish/subscribe sees it (see the module docstring): the topics
+    registry's answers (engine.topics), attributes remembered per topic string until the
+    epoch moves (a publication asks for three or four)."""
 
-    def __init__(self, objects: ObjectRegistry) -> None:
-        self.objects = objects
+    def __init__(self, objects: ObjectRegistry, registry: TopicRegistry) -> None:
+        self.objects, self.registry = objects, registry
+        self._attrs: dict[tuple[str, str], int | str] = {}
+        self._attrs_epoch = -1
 
     @property
     def epoch(self) -> int:
@@ -45,26 +41,25 @@ class TopicView:
             MQError: MQRC_UNKNOWN_OBJECT_NAME (no such TOPIC object, or neither given),
                 MQRC_TOPIC_STRING_ERROR (a string IBM refuses).
         """
-        name = object_name.rstrip()
-        if name:
-            base = _BASE_OBJECTS.get(name)
-            if base is None:
-                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"TOPIC object {name!r} is not defined")
-            full = f"{base}/{object_string}" if base and object_string else base or object_string
-        elif object_string:
-            full = object_string
-        else:
-            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, "neither ObjectName nor ObjectString names a topic")
-        return check_topic_string(full)
+        return self.registry.full_string(object_name, object_string)
 
     def effective(self, topic: str, attr: str) -> int | str:
-        """A topic attribute as it resolves at ``topic``."""
-        return BASE_ATTRS[attr]
+        """A topic attribute as it resolves at ``topic`` (ASPARENT followed up the tree)."""
+        if self._attrs_epoch != self.objects.epoch or len(self._attrs) >= _ATTR_CACHE_LIMIT:
+            self._attrs.clear()
+            self._attrs_epoch = self.objects.epoch
+        key = (topic, attr)
+        value = self._attrs.get(key)
+        if value is None:
+            value = self._attrs[key] = self.registry.effective(topic, attr)
+        return value
 
-    def blocked(self, pattern: str, topic: str) -> bool:
-        """True when a wildcard subscription ``pattern`` may not see ``topic`` because a
-        TOPIC object between them has WILDCARD(BLOCK)."""
-        return False
+    def receives(self, pattern: str, topic: str, wildcards: int) -> bool:
+        """Whether a subscription to ``pattern`` receives a publication on ``topic``: it
+        matches, and no WILDCARD(BLOCK) topic object between them hides it."""
+        char = wildcards == C.MQWS_CHAR
+        return (topicmatch.matches(pattern, topic, char_wildcards=char)
+                and not self.registry.wildcard_blocked(pattern, topic, char_wildcards=char))
 
 
 def check_topic_string(topic: str) -> str:

@@ -49,7 +49,6 @@ from ferrymq.engine.opening import Opener
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.publishing import Publisher
 from ferrymq.engine.pubtopics import TopicView
-from ferrymq.engine.pubtopics import matches as topic_matches
 from ferrymq.engine.putting import Putter
 from ferrymq.engine.reports import Reports
 from ferrymq.engine.retained import KIND_RETAINED, RetainedStore
@@ -88,11 +87,11 @@ class QueueManager:
         self.reports = reports = Reports(state, arrivals)
         self.units = units = Units(state, waits, reports)
         self.xa = InDoubt(state, units)
-        self.topics = topics = TopicView(state.objects)
+        self.topics = topics = TopicView(state.objects, state.topics)
         self.opener = opener = Opener(state, waits, units, Resolver(name, state.objects, topics))
         self.getter = getter = Getter(state, waits, reports, units)
         self.handover = handover = HandOver(waits, getter.take, reports.report_arrival)
-        self.subscriptions = subscriptions = SubscriptionRegistry(topic_matches)
+        self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives)
         subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
         self.retained = retained = RetainedStore(staging)
         self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics)

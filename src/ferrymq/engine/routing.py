@@ -24,9 +24,8 @@ from ferrymq.mq import constants as C
 class Resolver:
     """Resolves opened names for one queue manager."""
 
-    def __init__(self, qmgr_name: str, objects: ObjectRegistry, topics: TopicView | None = None) -> None:
-        self.qmgr_name, self.objects = qmgr_name, objects
-        self.topics = topics if topics is not None else TopicView(objects)
+    def __init__(self, qmgr_name: str, objects: ObjectRegistry, topics: TopicView) -> None:
+        self.qmgr_name, self.objects, self.topics = qmgr_name, objects, topics
 
     def resolve_topic(self, name: str, topic_string: str, qmgr: str = "") -> str:
         """The full topic string a topic MQOD names (a TOPIC object's, ObjectString, or both).

@@ -340,7 +340,7 @@ class Subscriber:
         return sent
 
     def _send_retained(self, sub: Subscription, *, strict: bool) -> int:
-        pubs = self.retained.matching(lambda t: pubtopics.matches(sub.topic, t, sub.wildcards))
+        pubs = self.retained.matching(lambda t: self.topics.receives(sub.topic, t, sub.wildcards))
         if sub.selector is not None:
             pubs = [p for p in pubs if self.publisher.selects(sub, p)]
         return self.publisher.send_retained(sub, pubs, strict=strict) if pubs else 0
