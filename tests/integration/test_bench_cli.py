@@ -149,4 +149,5 @@ def test_pubsub_fan_out_counts_every_subscribers_deliveries() -> None:
     if any(r.get("skipped") for r in ours):
         pytest.skip(f"ferrymq has no publish/subscribe client yet: {ours[0]['skipped']}")
     assert all(r["rate"] and "server" in r["cpu_us_per_msg"] for r in ours), ours
+    assert ours[-1]["server_fdatasyncs"] > 0  # the persistent fan-out was synced
     assert {t["scenario"] for t in document["targets"]} == set(offered)

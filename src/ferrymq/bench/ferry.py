@@ -41,6 +41,10 @@ from ferrymq.bench.model import Flow, RoundTrips, StoreRuns
 QMGR = "BENCH"
 BATCH = 200  # messages per get_batch for a persistent consumer outside units of work
 CHECK_EVERY = 1024  # producers look at the time limit this often
+# The models of subscriptions' managed queues. At their default MAXDEPTH (5,000) a fan-out
+# that outruns its subscribers loses non-persistent publications (NPMSGDLV ALLAVAIL), as
+# IBM MQ does; the bench gives them the depth of the runs' queues, as RabbitMQ's are unbounded.
+MANAGED_MODELS = ("SYSTEM.NDURABLE.MODEL.QUEUE", "SYSTEM.DURABLE.MODEL.QUEUE")
 
 
 def serve(ports: Any, commands: Any, answers: Any, directory: str) -> None:
@@ -56,6 +60,8 @@ def serve(ports: Any, commands: Any, answers: Any, directory: str) -> None:
     async def main() -> None:
         journal = FileJournal(directory)
         qm = QueueManager.start(QMGR, journal, SystemClock())
+        for model in MANAGED_MODELS:  # subscribers' queues as deep as the runs' own queues
+            qm.objects.alter(model, {"MAXDEPTH": 999_999_999, "MAXMSGL": 100 * 1024 * 1024})
         FreezeSurvivors().install()  # as `ferrymq start` does: the contest is with the real server
         server = QueueManagerServer(qm, HOST, 0)
         await server.start()

@@ -185,6 +185,8 @@ class Runner:
             c.discard_fan(target, fan)
         server1 = _stats(c)
         verdict = account(fan, reports)
+        if verdict.rate is not None and server0 and server1:  # shows a persistent fan-out was synced
+            verdict.extra["server_fdatasyncs"] = server1["fdatasyncs"] - server0["fdatasyncs"]
         return Run(rate=verdict.rate, note=verdict.note, extra=verdict.extra,
                    cpu_us=_cpu_per_message(reports, server0, server1, verdict.delivered))
 
