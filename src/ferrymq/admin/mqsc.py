@@ -19,21 +19,25 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, Value
 
+TOPICSTR = "TOPICSTR"  # CLEAR TOPICSTR('string'): the object of a CLEAR of retained publications
 VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",
          "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "PING": "PING", "END": "END"}
 TYPES = {"QLOCAL": A.QLOCAL, "QL": A.QLOCAL, "QALIAS": A.QALIAS, "QA": A.QALIAS, "QMODEL": A.QMODEL,
          "QM": A.QMODEL, "QUEUE": "QUEUE", "Q": "QUEUE", "QMGR": A.QMGR, "QSTATUS": A.QSTATUS, "QS": A.QSTATUS,
-         "CONN": A.CONN}
+         "CONN": A.CONN, "TOPIC": A.TOPIC, "TPSTATUS": A.TPSTATUS, "TPS": A.TPSTATUS, "SUB": A.SUB,
+         "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR}
 QTYPE_CODE = {A.QLOCAL: C.MQQT_LOCAL, A.QALIAS: C.MQQT_ALIAS, A.QMODEL: C.MQQT_MODEL}
 OPERATORS = {"LT": F.MQCFOP_LESS, "GT": F.MQCFOP_GREATER, "EQ": F.MQCFOP_EQUAL, "NE": F.MQCFOP_NOT_EQUAL,
              "LE": F.MQCFOP_NOT_GREATER, "GE": F.MQCFOP_NOT_LESS, "LK": F.MQCFOP_LIKE, "NL": F.MQCFOP_NOT_LIKE,
              "CT": F.MQCFOP_CONTAINS, "EX": F.MQCFOP_EXCLUDES, "CTG": F.MQCFOP_CONTAINS_GEN,
              "EXG": F.MQCFOP_EXCLUDES_GEN}
 # Verbs x object types that exist (the order completion offers them).
-ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL), "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR),
-           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL), "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR,
-                                                                A.QSTATUS, A.CONN),
-           "CLEAR": (A.QLOCAL,), "PING": (A.QMGR,), "END": ()}
+ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.TOPIC, A.SUB),
+           "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR, A.TOPIC, A.SUB),
+           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.TOPIC, A.SUB),
+           "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR, A.QSTATUS, A.CONN, A.TOPIC, A.TPSTATUS, A.SUB,
+                       A.SBSTATUS),
+           "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "END": ()}
 MAX_COMMAND = 32_768  # MQ_COMMAND_MQSC_LENGTH: longer commands are refused, not read on
 MQLONG = (-(2**31), 2**31 - 1)  # every MQSC number travels as a PCF MQLONG
 _NUMBER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: int() would also take "1_0" and other scripts' digits
@@ -165,9 +169,20 @@ def _flags(objtype: str) -> dict[str, tuple[A.Attr, int]]:
     return out
 
 
+def _table(objtype: str) -> dict[str, A.Attr]:
+    if objtype == A.QMGR:
+        return A.QMGR_BY_NAME
+    if objtype == A.TOPIC:
+        return A.TOPIC_BY_NAME
+    if objtype == A.TPSTATUS:
+        return A.TOPIC_BY_NAME | A.TPSTATUS_BY_NAME
+    if objtype in (A.SUB, A.SBSTATUS):
+        return A.SUB_BY_NAME
+    return A.QUEUE_BY_NAME
+
+
 def _attr(objtype: str, word: str) -> A.Attr:
-    table = A.QMGR_BY_NAME if objtype == A.QMGR else A.QUEUE_BY_NAME
-    attr = table.get(word) or A.STATUS_BY_NAME.get(word)
+    attr = _table(objtype).get(word) or A.STATUS_BY_NAME.get(word)
     if attr is None:
         raise MqscSyntaxError(f"{word} is not an attribute of {objtype}")
     return attr
@@ -179,6 +194,8 @@ def _setting(objtype: str, word: str, value: str) -> tuple[int, Value]:
         raise MqscSyntaxError(f"{word} is not a settable attribute of {objtype}")
     if attr.kind == "str":
         return attr.selector, value
+    if attr.kind == "bytes":
+        return attr.selector, _hex(value, word)
     if value in attr.words:
         return attr.selector, attr.words[value]
     if not _NUMBER.fullmatch(value):
@@ -192,8 +209,11 @@ def _where(objtype: str, value: str | None) -> Filter:
     if m is None or m.group(2) not in OPERATORS:
         raise MqscSyntaxError("WHERE takes (attribute operator value), operator one of " + " ".join(OPERATORS))
     word, op, raw = m.group(1), OPERATORS[m.group(2)], m.group(3).strip("'")
-    attr = _attr(objtype if objtype in (A.QMGR,) else A.QLOCAL, word) if word not in ("QUEUE", "QNAME") else None
+    own = objtype in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS)
+    attr = _attr(objtype if own else A.QLOCAL, word) if word not in ("QUEUE", "QNAME") else None
     selector = C.MQCA_Q_NAME if attr is None else attr.selector
+    if attr is not None and attr.kind == "bytes":
+        return Filter(selector, op, raw.upper())
     if attr is not None and attr.kind != "str":
         number = attr.words.get(raw, None)
         return Filter(selector, op, number if number is not None else _int(word, raw))
@@ -221,10 +241,14 @@ def to_command(p: Parsed) -> Command:
         raise MqscSyntaxError("END ends the session; it is not a command for the queue manager")
     if verb == "PING":
         return Command(F.MQCMD_PING_Q_MGR)
+    if verb == "CLEAR" and ot == TOPICSTR:
+        return _clear_topic(p)
     if verb == "CLEAR":
         return Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: name})
     if verb == "DISPLAY":
         return _display(p)
+    if ot in (A.TOPIC, A.SUB):
+        return _pubsub_object(p)
     params: dict[int, Value] = {} if ot == A.QMGR else {C.MQCA_Q_NAME: name, C.MQIA_Q_TYPE: QTYPE_CODE[ot]}
     command = {"DEFINE": F.MQCMD_CREATE_Q, "ALTER": F.MQCMD_CHANGE_Q, "DELETE": F.MQCMD_DELETE_Q}[verb]
     if ot == A.QMGR:
@@ -262,6 +286,8 @@ def _display(p: Parsed) -> Command:
     wanted: list[int] = []
     filters: list[Filter] = []
     kind = ""
+    own = ot in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS)  # a catalog of its own, not a queue's
+    selections: list[tuple[str, str]] = []  # DISPLAY SUB/SBSTATUS: SUBID(x) DURABLE(x) SUBTYPE(x)
     for word, value in p.keywords:
         if word == "WHERE":
             filters.append(_where(ot, value))
@@ -269,8 +295,10 @@ def _display(p: Parsed) -> Command:
             wanted.append(F.MQIACF_ALL)
         elif word == "TYPE" and value is not None:
             kind = value
+        elif ot in (A.SUB, A.SBSTATUS) and word in ("SUBID", "DURABLE", "SUBTYPE") and value is not None:
+            selections.append((word, value))
         elif value is None:
-            wanted.append(_attr(ot if ot in (A.QMGR,) else A.QLOCAL, word).selector)
+            wanted.append(_attr(ot if own else A.QLOCAL, word).selector)
         else:
             raise MqscSyntaxError(f"DISPLAY does not take {word}({value})")
     if len(filters) > 1:
@@ -284,6 +312,8 @@ def _display(p: Parsed) -> Command:
         status = F.MQIACF_Q_HANDLE if kind == "HANDLE" else F.MQIACF_Q_STATUS
         return Command(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: name, F.MQIACF_Q_STATUS_TYPE: status,
                                                   F.MQIACF_Q_STATUS_ATTRS: attrs or (F.MQIACF_ALL,)}, filters)
+    if ot in (A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS):
+        return _pubsub_display(p, attrs, filters, kind, selections)
     if ot == A.CONN:
         info = {"": F.MQIACF_CONN_INFO_CONN, "CONN": F.MQIACF_CONN_INFO_CONN, "HANDLE": F.MQIACF_CONN_INFO_HANDLE,
                 "ALL": F.MQIACF_CONN_INFO_ALL}.get(kind)
@@ -301,11 +331,99 @@ def _display(p: Parsed) -> Command:
     return Command(F.MQCMD_INQUIRE_Q, params, filters)
 
 
-def _hex(name: str) -> bytes:
+def _hex(name: str, word: str = "CONN") -> bytes:
     try:
         return bytes.fromhex(name.rstrip("*"))
     except ValueError:
-        raise MqscSyntaxError(f"CONN({name}) takes a connection identifier in hex, or *") from None
+        raise MqscSyntaxError(f"{word}({name}) takes an identifier in hex" + (", or *" if word == "CONN" else "")) from None
+
+
+# -- topics and subscriptions -----------------------------------------------------------------
+_NAME_PARAM = {A.TOPIC: C.MQCA_TOPIC_NAME, A.SUB: F.MQCACF_SUB_NAME}
+_COMMANDS = {(A.TOPIC, "DEFINE"): F.MQCMD_CREATE_TOPIC, (A.TOPIC, "ALTER"): F.MQCMD_CHANGE_TOPIC,
+             (A.TOPIC, "DELETE"): F.MQCMD_DELETE_TOPIC, (A.SUB, "DEFINE"): F.MQCMD_CREATE_SUBSCRIPTION,
+             (A.SUB, "ALTER"): F.MQCMD_CHANGE_SUBSCRIPTION, (A.SUB, "DELETE"): F.MQCMD_DELETE_SUBSCRIPTION}
+_COPY = {A.TOPIC: (F.MQCMD_COPY_TOPIC, F.MQCACF_FROM_TOPIC_NAME, F.MQCACF_TO_TOPIC_NAME),
+         A.SUB: (F.MQCMD_COPY_SUBSCRIPTION, F.MQCACF_FROM_SUB_NAME, F.MQCACF_TO_SUB_NAME)}
+
+
+def _pubsub_object(p: Parsed) -> Command:
+    """DEFINE/ALTER/DELETE TOPIC and SUB (LIKE makes a COPY, as for queues)."""
+    ot, verb = p.objtype, p.verb
+    command = _COMMANDS[(ot, verb)]
+    params: dict[int, Value] = {_NAME_PARAM[ot]: p.name or ""}
+    for word, value in p.keywords:
+        if verb == "DEFINE" and word in ("REPLACE", "NOREPLACE") and value is None:
+            params[F.MQIACF_REPLACE] = F.MQRP_YES if word == "REPLACE" else F.MQRP_NO
+        elif verb == "DEFINE" and word == "LIKE" and value:
+            command, from_param, _ = _COPY[ot]
+            params[from_param] = value
+        elif ot == A.SUB and word == "SUBID" and value is not None and verb != "DEFINE":
+            params[F.MQBACF_SUB_ID] = _hex(value, word)
+        elif verb == "DELETE":
+            raise MqscSyntaxError(f"DELETE {ot} does not take {word}")
+        elif value is None:
+            raise MqscSyntaxError(f"{word} needs a value in parentheses")
+        else:
+            sel, v = _setting(ot, word, value)
+            params[sel] = v
+    if command in (F.MQCMD_COPY_TOPIC, F.MQCMD_COPY_SUBSCRIPTION):
+        params[_COPY[ot][2]] = params.pop(_NAME_PARAM[ot])
+    return Command(command, params)
+
+
+def _clear_topic(p: Parsed) -> Command:
+    """CLEAR TOPICSTR('string') CLRTYPE(RETAINED) [SCOPE(LOCAL)]."""
+    params: dict[int, Value] = {C.MQCA_TOPIC_STRING: p.name or ""}
+    for word, value in p.keywords:
+        if word == "CLRTYPE" and value == "RETAINED":
+            params[F.MQIACF_CLEAR_TYPE] = F.MQCLRT_RETAINED
+        elif word == "SCOPE" and value in ("LOCAL", "GLOBAL"):
+            params[F.MQIACF_CLEAR_SCOPE] = F.MQCLRS_LOCAL if value == "LOCAL" else F.MQCLRS_GLOBAL
+        else:
+            raise MqscSyntaxError(f"CLEAR TOPICSTR takes CLRTYPE(RETAINED) and SCOPE(LOCAL|GLOBAL), not {word}")
+    if F.MQIACF_CLEAR_TYPE not in params:
+        raise MqscSyntaxError("CLEAR TOPICSTR needs CLRTYPE(RETAINED)")
+    return Command(F.MQCMD_CLEAR_TOPIC_STRING, params)
+
+
+_TOPIC_TYPES = {"": C.MQTOPT_ALL, "ALL": C.MQTOPT_ALL, "LOCAL": C.MQTOPT_LOCAL, "CLUSTER": C.MQTOPT_CLUSTER}
+_TPSTATUS_TYPES = {"": F.MQIACF_TOPIC_STATUS, "TOPIC": F.MQIACF_TOPIC_STATUS, "SUB": F.MQIACF_TOPIC_SUB,
+                   "PUB": F.MQIACF_TOPIC_PUB}
+_DURABLE = {"ALL": C.MQSUB_DURABLE_ALL, "YES": C.MQSUB_DURABLE_YES, "NO": C.MQSUB_DURABLE_NO}
+_SUBTYPES = {"USER": -2, "ALL": -1, "API": 1, "ADMIN": 2, "PROXY": 3}
+
+
+def _pubsub_display(p: Parsed, attrs: tuple[int, ...], filters: list[Filter], kind: str,
+                    selections: list[tuple[str, str]]) -> Command:
+    ot, name = p.objtype, p.name or ""
+    if ot == A.TOPIC:
+        if kind not in _TOPIC_TYPES:
+            raise MqscSyntaxError("TOPIC TYPE is LOCAL, CLUSTER or ALL")
+        shown = attrs or (C.MQCA_TOPIC_NAME, *(f.parameter for f in filters))
+        return Command(F.MQCMD_INQUIRE_TOPIC, {C.MQCA_TOPIC_NAME: name, C.MQIA_TOPIC_TYPE: _TOPIC_TYPES[kind],
+                                               F.MQIACF_TOPIC_ATTRS: shown}, filters)
+    if ot == A.TPSTATUS:
+        if kind not in _TPSTATUS_TYPES:
+            raise MqscSyntaxError("TPSTATUS TYPE is TOPIC, SUB or PUB")
+        return Command(F.MQCMD_INQUIRE_TOPIC_STATUS, {C.MQCA_TOPIC_STRING: name,
+                                                      F.MQIACF_TOPIC_STATUS_TYPE: _TPSTATUS_TYPES[kind],
+                                                      F.MQIACF_TOPIC_STATUS_ATTRS: attrs or (F.MQIACF_ALL,)}, filters)
+    params: dict[int, Value] = {F.MQCACF_SUB_NAME: name}
+    for word, value in selections:
+        if word == "SUBID":
+            params[F.MQBACF_SUB_ID] = _hex(value, word)
+        elif word == "DURABLE" and value in _DURABLE:
+            params[F.MQIACF_DURABLE_SUBSCRIPTION] = _DURABLE[value]
+        elif word == "SUBTYPE" and value in _SUBTYPES:
+            params[F.MQIACF_SUB_TYPE] = _SUBTYPES[value]
+        else:
+            raise MqscSyntaxError(f"DISPLAY {ot} does not take {word}({value})")
+    if ot == A.SUB:
+        params[F.MQIACF_SUB_ATTRS] = attrs or (F.MQCACF_SUB_NAME, *(f.parameter for f in filters))
+        return Command(F.MQCMD_INQUIRE_SUBSCRIPTION, params, filters)
+    params[F.MQIACF_SUB_STATUS_ATTRS] = attrs or (F.MQIACF_ALL,)
+    return Command(F.MQCMD_INQUIRE_SUB_STATUS, params, filters)
 
 
 def commands(lines: Iterator[str]) -> Iterator[str]:

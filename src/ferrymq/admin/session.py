@@ -28,9 +28,15 @@ EXIT_NO_QMGR = 20  # runmqsc: the queue manager could not be reached
 _DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I: Queue changed.",
          ("DELETE", "Q"): "AMQ8007I: Queue deleted.", ("CLEAR", "Q"): "AMQ8022I: Queue cleared.",
          ("ALTER", A.QMGR): "AMQ8005I: Queue manager changed.",
-         ("PING", A.QMGR): "AMQ8415I: Ping Queue Manager command complete."}
+         ("PING", A.QMGR): "AMQ8415I: Ping Queue Manager command complete.",
+         ("DEFINE", A.TOPIC): "AMQ8690I: Topic created.", ("ALTER", A.TOPIC): "AMQ8691I: Topic changed.",
+         ("DELETE", A.TOPIC): "AMQ8692I: Topic deleted.", ("DEFINE", A.SUB): "AMQ8094I: Subscription created.",
+         ("ALTER", A.SUB): "AMQ8096I: Subscription changed.", ("DELETE", A.SUB): "AMQ8095I: Subscription deleted.",
+         ("CLEAR", "TOPICSTR"): "AMQ8746I: Topic string cleared."}
 _TITLE = {"Q": "AMQ8409I: Display Queue details.", A.QMGR: "AMQ8408I: Display Queue Manager details.",
-          A.QSTATUS: "AMQ8450I: Display queue status details.", A.CONN: "AMQ8276I: Display Connection details."}
+          A.QSTATUS: "AMQ8450I: Display queue status details.", A.CONN: "AMQ8276I: Display Connection details.",
+          A.TOPIC: "AMQ8633I: Display topic details.", A.TPSTATUS: "AMQ8754I: Display topic status details.",
+          A.SUB: "AMQ8096I: Display subscription details.", A.SBSTATUS: "AMQ8099I: Display subscription status."}
 _ERROR = {
     C.MQRC_UNKNOWN_OBJECT_NAME: "AMQ8147E: Object {name} not found.",
     F.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: Object {name} already exists (use REPLACE to redefine it).",
@@ -41,6 +47,10 @@ _ERROR = {
     F.MQRCCF_ATTR_VALUE_ERROR: "AMQ8426E: A value is not valid for its attribute.",
     F.MQRCCF_OBJECT_NAME_ERROR: "AMQ8226E: The name {name} is not a valid object name.",
     F.MQRCCF_Q_WRONG_TYPE: "AMQ8149E: {name} is not a local queue.",
+    F.MQRCCF_TOPICSTR_ALREADY_EXISTS: "AMQ8150E: Another topic object already has that topic string.",
+    F.MQRCCF_TOPIC_STRING_NOT_FOUND: "AMQ8147E: Topic string {name} not found.",
+    C.MQRC_NO_SUBSCRIPTION: "AMQ8147E: Subscription {name} not found.",
+    F.MQRCCF_SUB_ALREADY_EXISTS: "AMQ8150E: Subscription {name} already exists (use REPLACE to redefine it).",
 }
 
 
@@ -56,11 +66,23 @@ def _parameter_name(objtype: str, selector: Value | None) -> str:
     """`` for KEYWORD`` when a failed response names its parameter (MQIACF_PARAMETER_ID)."""
     if not isinstance(selector, int):
         return ""
-    table = A.QMGR_BY_SELECTOR if objtype == A.QMGR else A.QUEUE_BY_SELECTOR
-    attr = table.get(selector)
+    attr = _by_selector(objtype).get(selector)
     if selector == C.MQIA_DEFINITION_TYPE and objtype == A.QMODEL:
         attr = A.QUEUE_BY_NAME["DEFTYPE"]
     return f" for {attr.name}" if attr is not None else f" for parameter {selector}"
+
+
+def _by_selector(objtype: str) -> dict[int, A.Attr]:
+    """The catalog an object type's parameters are read back with."""
+    if objtype == A.QMGR:
+        return A.QMGR_BY_SELECTOR
+    if objtype == A.TOPIC:
+        return A.TOPIC_BY_SELECTOR
+    if objtype == A.TPSTATUS:  # TYPE(SUB) rows carry subscription status, TYPE(TOPIC) resolved attributes
+        return A.SUB_BY_SELECTOR | A.TOPIC_BY_SELECTOR | {a.selector: a for a in A.TPSTATUS_ATTRS}
+    if objtype in (A.SUB, A.SBSTATUS):
+        return A.SUB_BY_SELECTOR
+    return A.QUEUE_BY_SELECTOR
 
 
 def _group(objtype: str) -> str:
@@ -80,13 +102,15 @@ def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, st
         number = isinstance(raw, int) and not isinstance(raw, bool) and shown == str(raw)
         out.append((name, shown, raw if number else shown))  # type: ignore[arg-type]
 
-    table = A.QMGR_BY_SELECTOR if objtype == A.QMGR else A.QUEUE_BY_SELECTOR
+    table = _by_selector(objtype)
     qtype = _TYPE_WORD.get(int(params.get(C.MQIA_Q_TYPE, 0) or 0), "")  # type: ignore[arg-type]
     for sel, value in params.items():
         if sel == C.MQCA_Q_NAME:
             add("QUEUE", str(value).strip())
         elif sel == C.MQIA_Q_TYPE:
             add("TYPE", qtype)
+        elif sel == C.MQCA_TOPIC_STRING and objtype in (A.TPSTATUS, A.SBSTATUS):
+            add("TOPICSTR", str(value))
         elif sel == F.MQIACF_Q_STATUS_TYPE:
             add("TYPE", _STATUS_KIND.get(int(value), str(value)))  # type: ignore[arg-type]
         elif sel == F.MQIACF_CONN_INFO_TYPE:

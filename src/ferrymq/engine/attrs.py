@@ -324,3 +324,67 @@ QSTATUS_ATTRS: tuple[Attr, ...] = (
 )
 STATUS_BY_NAME = _index(QSTATUS_ATTRS)
 STATUS_BY_SELECTOR = {a.selector: a for a in QSTATUS_ATTRS}
+
+
+# DISPLAY TPSTATUS (INQUIRE_TOPIC_STATUS): a topic string's resolved attributes are the
+# TOPIC_ATTRS keywords; these are its status. TYPE(SUB) and TYPE(PUB) rows share ACTCONN.
+TPSTATUS = "TPSTATUS"
+_TP = {TPSTATUS}
+TPSTATUS_ATTRS: tuple[Attr, ...] = (
+    _str("ADMIN", C.MQCA_ADMIN_TOPIC_NAME, "", _TP, readonly=True),
+    _int("PUBCOUNT", C.MQIA_PUB_COUNT, 0, _TP, readonly=True),
+    _int("SUBCOUNT", C.MQIA_SUB_COUNT, 0, _TP, readonly=True),
+    _enum("RETAINED", F.MQIACF_RETAINED_PUBLICATION, F.MQQSO_NO, _TP, OPEN_WORDS, readonly=True),
+)
+
+# Subscriptions (DEFINE/ALTER/DISPLAY SUB, the PCF subscription commands): keyword <->
+# parameter. Kind "bytes" is a byte string, written in hex in MQSC.
+SUB = "SUB"
+SBSTATUS = "SBSTATUS"
+_S = {SUB}
+_SS = {SUB, SBSTATUS}
+SUB_ATTRS: tuple[Attr, ...] = (
+    _str("TOPICSTR", C.MQCA_TOPIC_STRING, "", _SS, length=C.MQ_TOPIC_STR_LENGTH),
+    _str("TOPICOBJ", C.MQCA_TOPIC_NAME, "", _S, length=C.MQ_TOPIC_NAME_LENGTH),
+    _str("DEST", F.MQCACF_DESTINATION, "", _S),
+    _str("DESTQMGR", F.MQCACF_DESTINATION_Q_MGR, "", _S),
+    _enum("DESTCLAS", F.MQIACF_DESTINATION_CLASS, C.MQDC_PROVIDED, _S,
+          {"MANAGED": C.MQDC_MANAGED, "PROVIDED": C.MQDC_PROVIDED}),
+    Attr("DESTCORL", F.MQBACF_DESTINATION_CORREL_ID, "bytes", "", frozenset(_S), length=24),
+    _int("PUBPRTY", F.MQIACF_PUB_PRIORITY, C.MQPRI_PRIORITY_AS_PUBLISHED, _S, high=9,
+         words={"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF}),
+    Attr("PUBACCT", F.MQBACF_ACCOUNTING_TOKEN, "bytes", "", frozenset(_S), length=32),
+    _str("PUBAPPID", F.MQCACF_APPL_IDENTITY_DATA, "", _S, length=32),
+    _int("EXPIRY", F.MQIACF_EXPIRY, C.MQEI_UNLIMITED, _S, words={"UNLIMITED": C.MQEI_UNLIMITED}),
+    _str("SELECTOR", F.MQCACF_SUB_SELECTOR, "", _S, length=10240),
+    _str("USERDATA", F.MQCACF_SUB_USER_DATA, "", _S, length=10240),
+    _enum("WSCHEMA", F.MQIACF_WILDCARD_SCHEMA, C.MQWS_TOPIC, _S, {"CHAR": C.MQWS_CHAR, "TOPIC": C.MQWS_TOPIC}),
+    _enum("REQONLY", F.MQIACF_REQUEST_ONLY, C.MQRU_PUBLISH_ALL, _S,
+          {"YES": C.MQRU_PUBLISH_ON_REQUEST, "NO": C.MQRU_PUBLISH_ALL}),
+    _enum("VARUSER", F.MQIACF_VARIABLE_USER_ID, C.MQVU_ANY_USER, _S, {"ANY": C.MQVU_ANY_USER, "FIXED": C.MQVU_FIXED_USER}),
+    _enum("SUBSCOPE", F.MQIACF_SUBSCRIPTION_SCOPE, C.MQTSCOPE_ALL, _S, {"ALL": C.MQTSCOPE_ALL, "QMGR": C.MQTSCOPE_QMGR}),
+    _int("SUBLEVEL", F.MQIACF_SUB_LEVEL, 1, _S, high=9),
+    _str("SUBUSER", F.MQCACF_SUB_USER_ID, "", _SS, length=12),
+    _enum("PSPROP", F.MQIACF_PUBSUB_PROPERTIES, C.MQPSPROP_MSGPROP, _S,
+          {"NONE": C.MQPSPROP_NONE, "COMPAT": C.MQPSPROP_COMPAT, "RFH2": C.MQPSPROP_RFH2, "MSGPROP": C.MQPSPROP_MSGPROP}),
+)
+SUB_STATUS_ATTRS: tuple[Attr, ...] = (
+    _str("SUB", F.MQCACF_SUB_NAME, "", _SS, length=10240, readonly=True),
+    Attr("SUBID", F.MQBACF_SUB_ID, "bytes", "", frozenset(_SS), length=24, readonly=True),
+    _enum("DURABLE", F.MQIACF_DURABLE_SUBSCRIPTION, C.MQSUB_DURABLE_YES, _SS,
+          {"YES": C.MQSUB_DURABLE_YES, "NO": C.MQSUB_DURABLE_NO}, readonly=True),
+    _enum("SUBTYPE", F.MQIACF_SUB_TYPE, 2, _SS, {"API": 1, "ADMIN": 2, "PROXY": 3}, readonly=True),
+    _str("CRDATE", C.MQCA_CREATION_DATE, "", _S, length=12, readonly=True),
+    _str("CRTIME", C.MQCA_CREATION_TIME, "", _S, length=8, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", _S, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", _S, length=8, readonly=True),
+    Attr("ACTCONN", F.MQBACF_CONNECTION_ID, "bytes", "", frozenset({SBSTATUS}), length=24, readonly=True),
+    _str("RESMDATE", C.MQCA_RESUME_DATE, "", {SBSTATUS}, length=12, readonly=True),
+    _str("RESMTIME", C.MQCA_RESUME_TIME, "", {SBSTATUS}, length=8, readonly=True),
+    _str("LMSGDATE", F.MQCACF_LAST_MSG_DATE, "", {SBSTATUS}, length=12, readonly=True),
+    _str("LMSGTIME", F.MQCACF_LAST_MSG_TIME, "", {SBSTATUS}, length=8, readonly=True),
+    _int("NUMMSGS", F.MQIACF_MESSAGE_COUNT, 0, {SBSTATUS}, readonly=True),
+)
+SUB_BY_NAME = {a.name: a for a in SUB_ATTRS + SUB_STATUS_ATTRS}
+SUB_BY_SELECTOR = {a.selector: a for a in SUB_ATTRS + SUB_STATUS_ATTRS}
+TPSTATUS_BY_NAME = {a.name: a for a in TPSTATUS_ATTRS}
