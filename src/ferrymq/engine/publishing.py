@@ -45,7 +45,7 @@ from ferrymq.engine.retained import Retained, RetainedStore
 from ferrymq.engine.selector.fields import message_lookup
 from ferrymq.engine.session import Connection, Handle, UnitOfWork
 from ferrymq.engine.state import EngineState
-from ferrymq.engine.subscriptions import Subscription, SubscriptionRegistry, stamp
+from ferrymq.engine.subscriptions import Subscription, SubscriptionRegistry
 from ferrymq.engine.units import Units
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
@@ -87,7 +87,7 @@ class Publisher:
         self.state = state
         self.name, self.clock, self.objects, self.journal = state.name, state.clock, state.objects, state.journal
         self.staging, self.pager = state.staging, state.pager
-        self.new_id, self.next_sequence = state.new_id, state.staging.next_sequence
+        self.reserve_ids, self.next_sequence = state.reserve_ids, state.staging.next_sequence
         self.place_message = arrivals.place
         self.units = units
         self.subscriptions, self.retained, self.topics = subscriptions, retained, topics
@@ -210,32 +210,45 @@ class Publisher:
         if not subs:
             return plans
         md = pub.md
+        expiry, data, put_at = md.expiry, pub.data, pub.put_at
+        md_persistence, md_priority, md_correl = md.persistence, md.priority, md.correl_id
+        # The copies of one publication differ in MsgId, CorrelId and what the subscription
+        # sets (identity, priority, persistence): one stored descriptor (a template, see
+        # Message) per distinct setting, each copy its identifiers.
+        templates: dict[tuple[str, bytes, str, int, int], MQMD] = {}
         origin = (md.put_appl_type, md.put_appl_name, md.put_date, md.put_time, md.appl_origin_data)
         props_for: dict[str, PropertySet] = {}
         failures: list[tuple[Subscription, Message, int, str]] = []
-        find = self.objects.find
+        queues, refusal = self.objects.queues, self._refusal
+        id_prefix, id_tail = self.reserve_ids(len(subs))
         for sub in subs:
-            q = find(sub.destination)
+            q = queues.get(sub.destination)
             user_data = sub.user_data
             props = props_for.get(user_data)
             if props is None:
                 props = props_for[user_data] = self._copy_properties(pub, user_data, retained)
-            persistence = md.persistence
-            if q is not None and q.temporary and persistence == C.MQPER_PERSISTENT:
+            persistence = md_persistence
+            if q is not None and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC and persistence == C.MQPER_PERSISTENT:
                 persistence = C.MQPER_NOT_PERSISTENT  # a temporary queue holds none (docs/pubsub.md)
             priority = sub.pub_priority
             if priority == C.MQPRI_PRIORITY_AS_PUBLISHED or (priority < 0 and q is None):
-                priority = md.priority
+                priority = md_priority
             elif priority < 0:
                 priority = int(q.attrs["DEFPRTY"])  # type: ignore[union-attr]
-            correl = sub.correl_id if sub.correl_id != NONE_ID else md.correl_id
-            copy_md = md.with_put_context(self.new_id(), correl, priority, persistence, md.reply_to_q_mgr,
-                                          (sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data,
-                                           *origin))
+            key = (sub.user, sub.pub_accounting_token, sub.pub_appl_identity_data, priority, persistence)
+            template = templates.get(key)
+            if template is None:
+                template = templates[key] = md.with_put_context(
+                    NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr,
+                    (sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data, *origin))
+            correl = sub.correl_id if sub.correl_id != NONE_ID else md_correl
+            msg_id = id_prefix + id_tail.to_bytes(8, "big")
+            id_tail += 1
             qname = q.name if q is not None else sub.destination
-            msg = Message(qname, 0, copy_md, pub.data, pub.put_at, False)
+            msg = Message(qname, 0, None, data, put_at, False, fields=(expiry, priority, persistence, msg_id, correl),
+                          template=template)
             msg.properties = props
-            reason = self._refusal(q, msg, planned.get(qname, 0))
+            reason = refusal(q, msg, planned.get(qname, 0))
             if reason:
                 failures.append((sub, msg, reason, qname))
                 continue
@@ -257,19 +270,20 @@ class Publisher:
 
     def _refusal(self, q: QueueObject | None, msg: Message, planned: int) -> int:
         """Why ``q`` cannot take ``msg`` now (0: it can)."""
-        if q is None or not q.is_local:
+        if q is None or q.qtype != "QLOCAL":
             return C.MQRC_UNKNOWN_OBJECT_NAME
         qa = q.attrs
+        messages = q.messages
+        size = msg.data_length
         if qa["PUT"] == C.MQQA_PUT_INHIBITED:
             return C.MQRC_PUT_INHIBITED
-        if msg.data_length > int(qa["MAXMSGL"]):
+        if size > int(qa["MAXMSGL"]):
             return C.MQRC_MSG_TOO_BIG_FOR_Q
-        messages = q.messages
         if len(messages.by_seq) + messages.uncommitted + planned >= int(qa["MAXDEPTH"]):
             return C.MQRC_Q_FULL
-        if msg.persistence == C.MQPER_PERSISTENT and q.temporary:
-            return C.MQRC_PERSISTENT_NOT_ALLOWED
-        if not msg.persistent and messages.meter.transient + msg.data_length > self.pager.limits.non_persistent_bytes:
+        if msg.persistence == C.MQPER_PERSISTENT:
+            return C.MQRC_PERSISTENT_NOT_ALLOWED if q.deftype == C.MQQDT_TEMPORARY_DYNAMIC else 0
+        if messages.meter.transient + size > self.pager.limits.non_persistent_bytes:
             return C.MQRC_Q_SPACE_NOT_AVAILABLE
         return 0
 
@@ -309,16 +323,15 @@ class Publisher:
             return
         own_unit = uow is None and persistent and len(plans) > 1
         unit = UnitOfWork(self.staging.new_txid()) if own_unit else uow
-        last = stamp(plans[0][1].put_at)
         next_sequence, place = self.next_sequence, self.place_message
         for q, msg, sub in plans:
             msg.seq = next_sequence(q)
-            msg.reposition(q.fifo)
+            msg.reposition(q.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO)
             place(q, msg, unit)
             q.last_put = msg.put_at
             if sub is not None:
                 sub.delivered += 1
-                sub.last_msg = last
+                sub.last_msg_at = msg.put_at
         if own_unit:
             assert unit is not None
             self.units.commit_unit(unit)

@@ -80,9 +80,14 @@ class Subscription:
     hsub: int = 0
     hconn: int = 0
     resumed: tuple[str, str] = ("", "")
-    last_msg: tuple[str, str] = ("", "")
+    last_msg_at: float = 0.0  # when it last received a publication (0: never)
     delivered: int = 0
     selector: Selector | None = field(default=None, repr=False)
+
+    @property
+    def last_msg(self) -> tuple[str, str]:
+        """LMSGDATE and LMSGTIME (blank: never)."""
+        return stamp(self.last_msg_at) if self.last_msg_at else ("", "")
 
     @property
     def key(self) -> str:
