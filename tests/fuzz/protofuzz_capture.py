@@ -162,11 +162,12 @@ def _sync_pubsub(c: fc.Client) -> None:
     with contextlib.suppress(fc.MQError):
         sub = c.subscribe("fuzz/+/news", durable=True, name="fuzz-durable")
         with contextlib.suppress(fc.MQError):
-            sub.request_publications()
+            sub.request_publications()  # none retained yet: refused
         with contextlib.suppress(fc.MQError):
             c.publish("fuzz/a/news", b"publication", retain=True)
             c.publish("fuzz/b/news", "text publication", persistent=True)
             sub.get(wait=0.5)
+            sub.request_publications()
         sub.close(remove=True)
     with contextlib.suppress(fc.MQError), c.subscribe("fuzz/#", selector="colour = 'red'", wildcards="topic") as s2:
         c.publish("fuzz/c", b"red", properties={"colour": "red"})
