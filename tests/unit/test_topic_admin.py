@@ -11,6 +11,7 @@ from ferrymq.admin.mqsc import MqscSyntaxError, parse, to_command
 from ferrymq.admin.session import Session
 from ferrymq.engine.api import ObjectDescriptor, PutOptions, SubDescriptor
 from ferrymq.engine.commands.pcfmap import answer, run
+from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.messages import from_command
@@ -275,3 +276,28 @@ def test_subscribing_with_mqsub_shows_in_sbstatus() -> None:
     assert rows[0][F.MQBACF_CONNECTION_ID] != bytes(24)
     assert ok(env, Command(F.MQCMD_INQUIRE_SUB_STATUS, {F.MQCACF_SUB_NAME: "*",
                                                         F.MQIACF_DURABLE_SUBSCRIPTION: C.MQSUB_DURABLE_YES})) == [{}]
+
+
+def test_definitions_made_with_mqsc_govern_publish_and_subscribe() -> None:
+    env = Env()
+    out = mqsc(env, "DEFINE TOPIC(SPORT) TOPICSTR('Sport') PUB(DISABLED)",
+               "DEFINE TOPIC(TENNIS) TOPICSTR('Sport/Tennis') PUB(ENABLED) SUB(DISABLED)")
+    assert out == [["AMQ8690I: Topic created."]] * 2
+    golf = env.qm.open(env.hconn, ObjectDescriptor("SPORT", object_type=C.MQOT_TOPIC, object_string="Golf"),
+                       C.MQOO_OUTPUT)
+    with pytest.raises(MQError) as err:
+        env.qm.put(env.hconn, golf.hobj, MQMD(), PutOptions(), b"x")
+    assert err.value.reason == C.MQRC_PUT_INHIBITED
+    assert golf.res_object_string == "Sport/Golf"
+    with pytest.raises(MQError) as err:
+        env.qm.subscribe(env.hconn, SubDescriptor(C.MQSO_CREATE | C.MQSO_MANAGED, object_name="TENNIS"))
+    assert err.value.reason == C.MQRC_SUB_INHIBITED
+    mqsc(env, "ALTER TOPIC(TENNIS) SUB(ASPARENT)")
+    env.qm.subscribe(env.hconn, SubDescriptor(C.MQSO_CREATE | C.MQSO_MANAGED, object_name="TENNIS"))
+    tennis = env.qm.open(env.hconn, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="Sport/Tennis"),
+                         C.MQOO_OUTPUT)
+    env.qm.put(env.hconn, tennis.hobj, MQMD(), PutOptions(), b"served")
+    [row] = ok(env, Command(F.MQCMD_INQUIRE_TOPIC_STATUS, {C.MQCA_TOPIC_STRING: "Sport/Tennis",
+                                                           F.MQIACF_TOPIC_STATUS_ATTRS: (C.MQIA_SUB_COUNT,
+                                                                                         C.MQIA_PUB_COUNT)}))
+    assert (row[C.MQIA_SUB_COUNT], row[C.MQIA_PUB_COUNT]) == (1, 1)
