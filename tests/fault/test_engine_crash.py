@@ -21,8 +21,10 @@ WORKER = Path(__file__).with_name("crash_worker.py")
 CYCLES = int(os.environ.get("FERRYMQ_CRASH_CYCLES", "20"))
 
 
-def run_and_kill(directory: Path, seed: int, rng: random.Random) -> list[str]:
-    proc = subprocess.Popen([sys.executable, str(WORKER), str(directory), str(seed)], stdout=subprocess.PIPE,
+def run_and_kill(directory: Path, seed: int, rng: random.Random, worker: Path = WORKER) -> list[str]:
+    """Run ``worker`` on ``directory`` until it is READY, kill it with SIGKILL a random moment
+    later, and return the lines it printed in full."""
+    proc = subprocess.Popen([sys.executable, str(worker), str(directory), str(seed)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
