@@ -225,3 +225,30 @@ def test_subscriptions_resume_after_the_client_reconnects(tmp_path: Path) -> Non
     finally:
         proxy.close()
         emb.stop()
+
+
+def test_the_asyncio_client_resumes_its_durable_subscription(tmp_path: Path) -> None:
+    emb = EmbeddedQueueManager("QM1", FileJournal(str(tmp_path)), listen=True, port=0, heartbeat=1.0)
+    emb.start()
+    proxy = TcpProxy(emb.port)
+
+    async def main() -> list[bytes]:
+        c = await fc.connect_async("QM1", f"127.0.0.1({proxy.port})", reconnect=True, heartbeat=1.0)
+        sub = await c.subscribe("async/news", durable=True, name="ASYNC.NEWS")
+        with fc.connect("QM1", addr(emb)) as pub:
+            pub.publish("async/news", b"before", persistent=True)
+            got = [(await sub.get(wait=5.0)).data]
+            proxy.cut()
+            pub.publish("async/news", b"while away", persistent=True)
+        got.append((await sub.get(wait=10.0)).data)  # resumed by name on the new conversation
+        assert c.reconnects == 1
+        await sub.close(remove=True)
+        await c.disconnect()
+        return got
+
+    try:
+        assert asyncio.run(main()) == [b"before", b"while away"]
+        assert subscriptions(emb) == {}
+    finally:
+        proxy.close()
+        emb.stop()
