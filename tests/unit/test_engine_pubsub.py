@@ -390,3 +390,15 @@ def test_admin_subscription_define_alter_delete(env: Env) -> None:
     assert resumed.queue_name == managed.destination
     env.qm.subscriber.delete("ADMIN.SUB")
     fails(C.MQRC_NO_SUBSCRIPTION, env.qm.subscriber.delete, "ADMIN.SUB")
+
+
+def test_delete_sub_by_identifier_and_only_durable_ones(env: Env) -> None:
+    sub(env, "x", sub_name="NONDURABLE")
+    fails(C.MQRC_NO_SUBSCRIPTION, env.qm.subscriber.delete, "NONDURABLE")
+    s = env.qm.subscriber.define("BY.ID", {"TOPICSTR": "x", "DESTCLAS": "MANAGED"})
+    other = env.qm.subscriber.define("OTHER", {"TOPICSTR": "x", "DESTCLAS": "MANAGED"})
+    fails(C.MQRC_NO_SUBSCRIPTION, env.qm.subscriber.delete, "BY.ID", other.sub_id)
+    env.qm.subscriber.delete(sub_id=s.sub_id)
+    assert env.qm.subscriptions.find("BY.ID") is None
+    assert env.qm.objects.find(s.destination) is None
+    assert env.qm.subscriptions.find("NONDURABLE") is not None

@@ -471,15 +471,20 @@ class Subscriber:
         self.state.staging.need_sync()
         return sub
 
-    def delete(self, name: str) -> None:
-        """DELETE SUB(name): the subscription ends (an open handle to it no longer works).
+    def delete(self, name: str = "", sub_id: bytes = b"") -> None:
+        """DELETE SUB(name) / SUBID(id): a durable subscription ends, its managed queue's
+        messages with it (an open handle to it no longer works).
 
         Raises:
-            MQError: MQRC_NO_SUBSCRIPTION.
+            MQError: MQRC_NO_SUBSCRIPTION (none by that name or identifier, both given and
+                naming different ones, or a non-durable one: DELETE SUB sees durable ones only).
         """
-        sub = self.registry.find(name.strip())
-        if sub is None:
-            raise failed(C.MQRC_NO_SUBSCRIPTION, f"there is no subscription named {name.strip()!r}")
+        sub = self.registry.find(name.strip()) if name.strip() else None
+        if sub_id:
+            by_id = self.registry.find_id(sub_id)
+            sub = by_id if sub is None and not name.strip() else sub if sub is by_id else None
+        if sub is None or not sub.durable:
+            raise failed(C.MQRC_NO_SUBSCRIPTION, f"there is no durable subscription {name.strip() or sub_id.hex()!r}")
         self.remove(sub)
 
     def describe(self, sub: Subscription) -> dict[str, int | str]:
