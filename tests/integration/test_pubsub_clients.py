@@ -147,6 +147,25 @@ def test_pymqi_subscription_to_a_queue_it_gives(embedded: EmbeddedQueueManager) 
         qm.disconnect()
 
 
+def test_a_resume_writes_the_subscription_back_into_the_sd(embedded: EmbeddedQueueManager) -> None:
+    embedded.mqsc("DEFINE SUB('ADMIN.MADE') TOPICSTR('admin/made') DESTCLAS(MANAGED) USERDATA('kept data')")
+    qm = pymqi.connect("QM1", "DEV.APP.SVRCONN", addr(embedded))
+    try:
+        sd = pymqi.SD(Options=C.MQSO_RESUME)
+        sd.set_vs("SubName", b"ADMIN.MADE")
+        sub = pymqi.Subscription(qm)
+        sub.sub(sub_desc=sd)
+        # As IBM fills it: the MQSD can go to MQSO_ALTER as it is.
+        assert sd.Options & (C.MQSO_DURABLE | C.MQSO_MANAGED) == C.MQSO_DURABLE | C.MQSO_MANAGED
+        assert sd.get_vs("ResObjectString") == b"admin/made" and sd.get_vs("SubUserData") == b"kept data"
+        sub.close()
+        sd.Options = sd.Options & ~C.MQSO_RESUME | C.MQSO_ALTER
+        sub.sub(sub_desc=sd)
+        sub.close(sub_close_options=C.MQCO_REMOVE_SUB, close_sub_queue=True)
+    finally:
+        qm.disconnect()
+
+
 def _topic_od(topic: bytes) -> pymqi.OD:
     od = pymqi.OD(ObjectType=C.MQOT_TOPIC, Version=C.MQOD_VERSION_4)
     od.set_vs("ObjectString", topic)

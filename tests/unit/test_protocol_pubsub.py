@@ -40,6 +40,8 @@ REPLIES = [
     (SUB, E.SubReply(7, 5, 6, "SYSTEM.MANAGED.DURABLE.1", TOPIC, b"C" * 24)),
     (SUB, E.SubReply(7, 5, 6, "Q", "t", bytes(24), C.MQCC_WARNING, 2500, "a warning")),
     (SUB, E.Reply(7, C.MQCC_FAILED, C.MQRC_SUB_ALREADY_EXISTS, "exists")),
+    (SUB, E.SubReply(7, 5, 6, "Q", "t", b"C" * 24, 0, 0, "", True, C.MQSO_RESUME | C.MQSO_DURABLE, "SPORTS",
+                     "user data", 3, b"A" * 32, "appl", "colour = 'red'", 600, 1)),
     (E.SubRequest(7, 3), E.SubRequestReply(7, 12)),
     (E.Open(7, "", 16, C.MQOT_TOPIC, object_string="a"), E.OpenReply(7, 4, "SYSTEM.BASE.TOPIC", res_object_string="a")),
 ]

@@ -95,6 +95,9 @@ class SubResult:
     sub_correl_id: bytes  # the CorrelId publications carry (MQSO_SET_CORREL_ID: the caller's)
     comp: int = C.MQCC_OK
     reason: int = C.MQRC_NONE
+    # On a resume (MQSO_RESUME, MQSO_ALTER): the subscription as MQSUB writes it back into the
+    # caller's MQSD (its options, topic object, user data, Pub* fields, selector, expiry, level).
+    descriptor: SubDescriptor | None = None
 
 
 @dataclass(slots=True)

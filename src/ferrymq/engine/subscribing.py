@@ -248,7 +248,8 @@ class Subscriber:
             self.registry.changed(sub)
             if sub.durable:
                 self.state.staging.need_sync()
-        return SubResult(hsub, out_hobj, sub.destination, sub.topic, sub.correl_id)
+        return SubResult(hsub, out_hobj, sub.destination, sub.topic, sub.correl_id,
+                         descriptor=written_back(sub, opts))
 
     def _alterations(self, conn: Connection, sd: SubDescriptor, sub: Subscription) -> dict[str, Any]:
         """What MQSO_ALTER changes; refuses what IBM does not let it change."""
@@ -593,3 +594,18 @@ def _admin_values(attrs: Mapping[str, object]) -> dict[str, Any]:
             out[k] = value
     return out
 
+
+_AS_SUBSCRIBED = (C.MQSO_DURABLE | C.MQSO_MANAGED | C.MQSO_WILDCARD_CHAR | C.MQSO_WILDCARD_TOPIC
+                  | C.MQSO_PUBLICATIONS_ON_REQUEST | C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID)
+
+
+def written_back(sub: Subscription, options: int) -> SubDescriptor:
+    """What a resume writes back into the caller's MQSD: the subscription as it is (IBM fills
+    the MQSD's fields on return, so that it can be passed to MQSO_ALTER as it is)."""
+    as_made = (C.MQSO_DURABLE if sub.durable else 0) | (C.MQSO_MANAGED if sub.managed else 0) \
+        | (C.MQSO_WILDCARD_CHAR if sub.wildcards == C.MQWS_CHAR else C.MQSO_WILDCARD_TOPIC) \
+        | (C.MQSO_PUBLICATIONS_ON_REQUEST if sub.on_request else 0) \
+        | (C.MQSO_ANY_USERID if sub.any_user else C.MQSO_FIXED_USERID)
+    return SubDescriptor(options & ~_AS_SUBSCRIBED | as_made, sub.topic_object, "", sub.name, sub.user_data,
+                         sub.correl_id, sub.pub_priority, sub.pub_accounting_token, sub.pub_appl_identity_data,
+                         sub.selector_text, sub.expiry, sub.sub_level)

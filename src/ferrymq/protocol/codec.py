@@ -45,7 +45,7 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1133 | GET_BATCH_REPLY| status, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, props, len bytes data) |
 | 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, len bytes data) |
 | 1134 | SUB            | i32 options, u32 hobj, i32 pub_priority, i32 sub_expiry, i32 sub_level, 24 sub_correl_id, 32 pub_accounting_token, str object_name, charv object_string, charv sub_name, charv sub_user_data, str pub_appl_identity_data, charv selection_string, str altuser |
-| 1135 | SUB_REPLY      | status, u32 hsub, u32 hobj, 24 sub_correl_id, str queue_name, charv res_object_string |
+| 1135 | SUB_REPLY      | status, u32 hsub, u32 hobj, u8 described, i32 options, i32 pub_priority, i32 sub_expiry, i32 sub_level, 24 sub_correl_id, 32 pub_accounting_token, str queue_name, charv res_object_string, str object_name, charv sub_user_data, str pub_appl_identity_data, charv selection_string |
 | 1136 | SUBRQ          | u32 hsub, i32 action, i32 sro_options                                   |
 | 1137 | SUBRQ_REPLY    | status, u32 num_pubs                                                    |
 | 1199 | REPLY          | status                                                                  |
@@ -317,8 +317,10 @@ SERVER_SENDS: list[Frame[Any]] = [
     Frame(T_PERSISTENT_NEXT, "PERSISTENT_NEXT", E.PersistentNext, [("hobj", "i")], corr=False),
     Frame(T_ENDING, "ENDING", E.Ending, [("reason", "i"), ("detail", "detail")], corr=False),
     Frame(T_SUB_REPLY, "SUB_REPLY", E.SubReply, [
-        _STATUS, ("hsub", "I"), ("hobj", "I"), ("sub_correl_id", "24s"), ("queue_name", "str"),
-        ("res_object_string", "charv")]),
+        _STATUS, ("hsub", "I"), ("hobj", "I"), ("described", "?"), ("options", "i"), ("pub_priority", "i"),
+        ("sub_expiry", "i"), ("sub_level", "i"), ("sub_correl_id", "24s"), ("pub_accounting_token", "32s"),
+        ("queue_name", "str"), ("res_object_string", "charv"), ("object_name", "str"), ("sub_user_data", "charv"),
+        ("pub_appl_identity_data", "str"), ("selection_string", "charv")]),
     Frame(T_SUBRQ_REPLY, "SUBRQ_REPLY", E.SubRequestReply, [_STATUS, ("num_pubs", "I")]),
     Frame(T_REPLY, "REPLY", E.Reply, [_STATUS]),
 ]

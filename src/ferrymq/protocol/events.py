@@ -301,7 +301,9 @@ class Sub:
 @dataclass(slots=True)
 class SubReply:
     """What MQSUB returns: the subscription handle, the handle publications are got from
-    (a managed queue's new one, or the one given), and what IBM writes back into the MQSD."""
+    (a managed queue's new one, or the one given), and what IBM writes back into the MQSD:
+    always the full topic string and the CorrelId publications carry; after a resume
+    (``described``) the subscription's other fields too."""
 
     corr: int
     hsub: int
@@ -312,6 +314,17 @@ class SubReply:
     comp: int = C.MQCC_OK  # a warning travels here
     reason: int = C.MQRC_NONE
     detail: str = ""
+    # A resume's write-back (``described``): the subscription's MQSD fields as it is.
+    described: bool = False
+    options: int = 0
+    object_name: str = ""
+    sub_user_data: str = ""
+    pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
+    pub_accounting_token: bytes = bytes(32)
+    pub_appl_identity_data: str = ""
+    selection_string: str = ""
+    sub_expiry: int = C.MQEI_UNLIMITED
+    sub_level: int = 1
 
 
 @dataclass(slots=True)

@@ -222,9 +222,7 @@ class Subscription:
         request = sub_request_of(sub_desc, hobj)
         reply = _call(lambda: mqi.mqsub(client, request))
         raise_warning(reply)
-        if reply.res_object_string:
-            sub_desc.set_vs("ResObjectString", reply.res_object_string)
-        sub_desc.SubCorrelId = reply.sub_correl_id
+        write_back(sub_desc, reply)
         queue = Queue(self._qmgr, reply.queue_name or None)
         queue.set_handle(reply.hobj)
         self.sub_queue = queue
@@ -304,6 +302,25 @@ def sub_request_of(sd: SD, hobj: int) -> E.Sub:
         text(sd.AlternateUserId))
 
 
+def write_back(sd: SD, reply: E.SubReply) -> None:
+    """What MQSUB writes into the caller's MQSD: ResObjectString and SubCorrelId, and after
+    a resume the subscription's own options and fields (IBM fills them so that the MQSD can
+    be passed to MQSO_ALTER as it is)."""
+    if reply.res_object_string:
+        sd.set_vs("ResObjectString", reply.res_object_string)
+    sd.SubCorrelId = reply.sub_correl_id
+    if not reply.described:
+        return
+    sd.Options = reply.options
+    sd.ObjectName = as_bytes(reply.object_name)
+    sd.SubExpiry, sd.PubPriority, sd.SubLevel = reply.sub_expiry, reply.pub_priority, reply.sub_level
+    sd.PubAccountingToken = reply.pub_accounting_token
+    sd.PubApplIdentityData = as_bytes(reply.pub_appl_identity_data)
+    for base, value in (("SubUserData", reply.sub_user_data), ("SelectionString", reply.selection_string)):
+        if value or getattr(sd, base + "VSLength"):
+            sd.set_vs(base, value)
+
+
 def _topic_desc(topic_name: bytes | None, topic_string: bytes | None) -> OD:
     od = OD(ObjectType=C.MQOT_TOPIC, Version=C.MQOD_VERSION_4)
     if topic_name:
@@ -320,4 +337,4 @@ def _check_topic_desc(od: OD) -> None:
         raise PYIFError("The Topic Descriptor Version is not MQOD_VERSION_4.")
 
 
-__all__ = ["Subscription", "Topic", "sub_request_of"]
+__all__ = ["Subscription", "Topic", "sub_request_of", "write_back"]

@@ -22,6 +22,7 @@ from ferrymq.engine.api import (
     PutOptions,
     PutRequest,
     SubDescriptor,
+    SubResult,
     Waiting,
 )
 from ferrymq.errors import MQError
@@ -277,9 +278,18 @@ def _sub(h: ClientHandler, ev: E.Sub) -> None:
                        ev.pub_priority, ev.pub_accounting_token, ev.pub_appl_identity_data, ev.selection_string,
                        ev.sub_expiry, ev.sub_level, ev.alternate_user_id)
     r = h.qmgr.subscribe(h.hconn, sd, ev.hobj)
-    _reply(h, E.SubReply(ev.corr, r.hsub, r.hobj, r.queue_name, r.res_object_string, r.sub_correl_id, r.comp,
-                         r.reason))
+    _reply(h, _sub_reply(ev.corr, r))
     h.server.after_engine_call(h)
+
+
+def _sub_reply(corr: int, r: SubResult) -> E.SubReply:
+    d = r.descriptor
+    if d is None:
+        return E.SubReply(corr, r.hsub, r.hobj, r.queue_name, r.res_object_string, r.sub_correl_id, r.comp, r.reason)
+    # A resume: the subscription's fields, for the client to write back into the caller's MQSD.
+    return E.SubReply(corr, r.hsub, r.hobj, r.queue_name, r.res_object_string, r.sub_correl_id, r.comp, r.reason, "",
+                      True, d.options, d.object_name, d.sub_user_data, d.pub_priority, d.pub_accounting_token,
+                      d.pub_appl_identity_data, d.selection_string, d.sub_expiry, d.sub_level)
 
 
 def _sub_request(h: ClientHandler, ev: E.SubRequest) -> None:
