@@ -132,3 +132,16 @@ def test_a_drift_is_seen() -> None:
     fa, fb = a.body[0], b.body[0]
     assert isinstance(fa, ast.FunctionDef) and isinstance(fb, ast.FunctionDef)
     assert _shape(fa) != _shape(fb)
+
+
+def test_the_sequence_call_mixins_differ_only_in_the_async_spelling() -> None:
+    """client/sequence_calls.py holds both mixins in one module: once the async spelling is
+    gone they are two classes of one name, whose methods must be the same."""
+    tree = ast.parse(without_async((CLIENT / "sequence_calls.py").read_text()))
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    assert [c.name for c in classes] == ["SequenceCalls", "SequenceCalls"]
+    blocking, asyncio_twin = ({sub.name: _shape(sub) for sub in c.body if isinstance(sub, ast.FunctionDef)}
+                              for c in classes)
+    assert blocking.keys() == asyncio_twin.keys()
+    drifted = sorted(name for name in blocking if blocking[name] != asyncio_twin[name])
+    assert not drifted, f"the sequence-call mixins differ beyond async/await: {drifted}"
