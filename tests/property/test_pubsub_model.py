@@ -55,7 +55,10 @@ class PubSubModel(RuleBasedStateMachine):
         self.subs: dict[str, RefSub] = {}
         self.handles: dict[str, tuple[int, int]] = {}  # open non-durable subs: name -> (hsub, hobj)
         self.retained: dict[str, tuple[bytes, bool]] = {}
-        self.pending: list[tuple[str, bytes, bool, bool]] = []  # published under syncpoint, not committed
+        # Published under syncpoint, not committed, with the subscriptions it matched when it
+        # was put: IBM makes a publication's copies at MQPUT, inside the unit of work, so a
+        # subscription made before the commit does not receive it.
+        self.pending: list[tuple[str, bytes, bool, bool, list[RefSub]]] = []
         self.n = 0
 
     def _data(self) -> bytes:
@@ -106,14 +109,17 @@ class PubSubModel(RuleBasedStateMachine):
         pmo = (C.MQPMO_RETAIN if retain else 0) | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
         md = MQMD(persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
         self.qm.put1(self.hconn, od, md, PutOptions(pmo), data)
+        targets = [ref for ref in self.subs.values() if matches(ref.pattern, topic)]
         if syncpoint:
-            self.pending.append((topic, data, persistent, retain))
+            self.pending.append((topic, data, persistent, retain, targets))
         else:
-            self._delivered(topic, data, persistent, retain)
+            self._delivered(topic, data, persistent, retain, targets)
 
-    def _delivered(self, topic: str, data: bytes, persistent: bool, retain: bool) -> None:
-        for ref in self.subs.values():
-            if matches(ref.pattern, topic):  # a non-durable one's temporary queue holds it non-persistent
+    def _delivered(self, topic: str, data: bytes, persistent: bool, retain: bool, targets: list[RefSub]) -> None:
+        live = list(self.subs.values())
+        for ref in targets:
+            if any(ref is other for other in live):  # a copy on a removed subscription's queue went with it
+                # a non-durable one's temporary queue holds it non-persistent
                 ref.expected.append((data, persistent and ref.durable))
         if retain:
             self.retained[topic] = (data, persistent)
