@@ -402,3 +402,24 @@ def test_delete_sub_by_identifier_and_only_durable_ones(env: Env) -> None:
     assert env.qm.subscriptions.find("BY.ID") is None
     assert env.qm.objects.find(s.destination) is None
     assert env.qm.subscriptions.find("NONDURABLE") is not None
+
+
+def test_expired_subscriptions_are_removed(env: Env) -> None:
+    held = sub(env, "t", MANAGED | C.MQSO_DURABLE, sub_name="HELD", sub_expiry=10)
+    kept = sub(env, "t", MANAGED | C.MQSO_DURABLE, sub_name="KEPT", sub_expiry=10)
+    env.qm.close(env.hconn, kept.hsub)
+    env.clock.advance(2)
+    env.qm.tick()
+    assert env.qm.subscriptions.find("KEPT") is None
+    assert env.qm.objects.find(kept.queue_name) is None
+    assert env.qm.subscriptions.find("HELD") is not None  # its handle is open
+    env.qm.close(env.hconn, held.hsub)  # KEEP_SUB, but it has expired
+    assert env.qm.subscriptions.find("HELD") is None
+
+
+def test_maxhands_refuses_before_anything_is_made(env: Env) -> None:
+    env.qm.objects.alter_qmgr({"MAXHANDS": len(env.qm.conn(env.hconn).handles) + 1})
+    queues = set(env.qm.objects.queues)
+    fails(C.MQRC_HANDLE_NOT_AVAILABLE, sub, env, "t")
+    assert set(env.qm.objects.queues) == queues
+    assert len(env.qm.subscriptions) == 0

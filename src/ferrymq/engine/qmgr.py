@@ -344,8 +344,11 @@ class QueueManager:
 
     # -- housekeeping ----------------------------------------------------------------------
     def tick(self) -> None:
-        """Periodic work: discard expired messages so they stop counting in CURDEPTH."""
+        """Periodic work: discard expired messages so they stop counting in CURDEPTH, and
+        remove expired subscriptions."""
         now = self.clock.now()
+        if self.subscriptions.expiring:
+            self.subscriber.expire(now)
         for q in list(self.objects.queues.values()):
             if not q.is_local or not len(q.messages):
                 continue

@@ -115,6 +115,11 @@ class Subscriber:
             raise failed(C.MQRC_SUB_NAME_ERROR, "a durable subscription, and a resume or alter, needs a SubName")
         if len(sd.sub_user_data.encode("utf-8", "surrogatepass")) > MAX_USER_DATA:
             raise failed(C.MQRC_SUB_USER_DATA_ERROR, f"SubUserData is longer than {MAX_USER_DATA} bytes")
+        # The handles this call may open (the hsub; a managed or resumed queue's): refused
+        # before anything is made, as IBM checks MAXHANDS first.
+        limit = state.qmgr_attr("MAXHANDS")
+        if len(conn.handles) + (2 if opts & C.MQSO_MANAGED or hobj == C.MQHO_NONE else 1) > limit:
+            raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({limit}) handles")
         existing = self.registry.find(name) if name else None
         if existing is None:
             if not opts & C.MQSO_CREATE:
@@ -166,8 +171,9 @@ class Subscriber:
             except MQError:
                 self.opener.drop_queue(q)
                 raise
-        hsub = self._hsub(conn, sub, opts, out_hobj if given is None else 0)
+        hsub = 0
         try:
+            hsub = self._hsub(conn, sub, opts, out_hobj if given is None else 0)
             if not opts & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
                 self._send_retained(sub, strict=True)
         except MQError:
@@ -179,7 +185,7 @@ class Subscriber:
         return SubResult(hsub, out_hobj, sub.destination, topic, sub.correl_id)
 
     def _undo_create(self, conn: Connection, sub: Subscription, hsub: int, managed_hobj: int) -> None:
-        h = conn.handles.get(hsub)
+        h = conn.handles.get(hsub) if hsub else None
         if h is not None:
             self.opener.release(conn, h)
         if managed_hobj:
@@ -298,8 +304,16 @@ class Subscriber:
         self.opener.release(conn, h)
         if sub.hsub == h.hobj:
             sub.hsub = sub.hconn = 0
-        if remove or not sub.durable:
+        if remove or not sub.durable or sub.expired(self.clock.now()):
             self.remove(sub)
+
+    def expire(self, now: float) -> int:
+        """Remove the subscriptions whose SubExpiry has passed and that no handle holds
+        (one that is held ends when its handle closes); how many."""
+        ended = [s for s in self.registry if s.expired(now) and not s.hsub]
+        for sub in ended:
+            self.remove(sub)
+        return len(ended)
 
     def remove(self, sub: Subscription) -> None:
         """End a subscription: its record, and its managed queue with what waits there."""

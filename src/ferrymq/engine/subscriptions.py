@@ -150,6 +150,7 @@ class SubscriptionRegistry:
         self.by_id: dict[bytes, Subscription] = {}
         self._matches = matches
         self.version = 0  # moved by every add, change and removal: the match cache is stale
+        self._expiring, self._expiring_version = False, -1
         self._cache: dict[str, tuple[Subscription, ...]] = {}
         self._cache_stamp: tuple[int, int] = (-1, -1)
         self.persist: Callable[[Subscription], None] = lambda sub: None
@@ -157,6 +158,15 @@ class SubscriptionRegistry:
 
     def __len__(self) -> int:
         return len(self.by_key)
+
+    @property
+    def expiring(self) -> bool:
+        """Whether any subscription has a SubExpiry (the periodic work looks only then;
+        worked out again only after a change)."""
+        if self._expiring_version != self.version:
+            self._expiring = any(s.expires_at is not None for s in self.by_key.values())
+            self._expiring_version = self.version
+        return self._expiring
 
     def __iter__(self) -> Iterator[Subscription]:
         return iter(list(self.by_key.values()))
