@@ -143,6 +143,14 @@ def test_pymqi_subscription_to_a_queue_it_gives(embedded: EmbeddedQueueManager) 
         assert sub.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=5000)) == b"by MQPUT1"
         sub.close()
         dest.close()
+        by_name = pymqi.Subscription(qm)  # a queue named, opened for input by the subscription
+        sd = pymqi.SD(Options=C.MQSO_CREATE)
+        sd.set_vs("ObjectString", b"given/by/name")
+        by_name.sub(sub_desc=sd, sub_queue=b"SUB.DEST")
+        qm.put1(_topic_od(b"given/by/name"), b"to the named queue")
+        gmo = pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=5000)
+        assert by_name.get(None, pymqi.MD(), gmo) == b"to the named queue"
+        by_name.close(close_sub_queue=True)
     finally:
         qm.disconnect()
 

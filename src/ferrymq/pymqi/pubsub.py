@@ -165,6 +165,7 @@ class Subscription:
         self.topic_name = _opt_bytes(topic_name)
         self.topic_string = _opt_bytes(topic_string)
         self._hsub = 0
+        self._opened: Queue | None = None  # a queue opened here from a name given as sub_queue
         self._sub_desc = sub_desc
         if sub_desc is not None:
             self.sub(sub_desc=sub_desc)
@@ -235,8 +236,8 @@ class Subscription:
             return sub_queue.get_handle()
         if isinstance(sub_queue, int):
             return sub_queue
-        opened = Queue(self._qmgr, sub_queue, C.MQOO_INPUT_AS_Q_DEF)
-        return opened.get_handle()
+        self._opened = Queue(self._qmgr, sub_queue, C.MQOO_INPUT_AS_Q_DEF)  # kept: dropped, it would close
+        return self._opened.get_handle()
 
     def sub_request(self, action: int = C.MQSR_ACTION_PUBLICATION, sro: SRO | None = None) -> int:
         """MQSUBRQ (a ferrymq extra: pymqi has no call for it): the retained publications are
