@@ -12,8 +12,8 @@ import pytest
 from ferrymq.engine import attrs as A
 from ferrymq.engine.api import FakeClock
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.engine.topics import BASE_TOPIC, DEFAULT_TOPIC, KIND_TOPIC, TopicRegistry, parents
-from ferrymq.errors import MQError
+from ferrymq.engine.topics import BASE_TOPIC, DEFAULT_TOPIC, KIND_TOPIC, TopicRegistry, decode_topic, parents
+from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.store.file import FileJournal
@@ -292,3 +292,27 @@ def test_records_are_json_of_kind_topic_and_one_per_object() -> None:
     docs = {json.loads(bytes(r.payload))["name"]: json.loads(bytes(r.payload)) for r in records}
     assert sorted(docs) == sorted([BASE_TOPIC, DEFAULT_TOPIC, "T1"])
     assert docs["T1"]["attrs"]["DEFPRTY"] == 2
+
+
+@pytest.mark.parametrize("payload", [b"not json", b"[]", b'{"name": "T1"}', b'{"name": "BAD NAME", "attrs": {},'
+                                     b' "created": ["a", "b"], "altered": ["a", "b"]}', bytes(range(256))])
+def test_an_unreadable_topic_record_is_skipped_and_the_rest_starts(payload: bytes,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    journal = MemoryJournal()
+    qm = QueueManager.start("QM1", journal, FakeClock())
+    topics(qm).define("GOOD", {"TOPICSTR": "good", "DEFPRTY": 3})
+    journal.add(qm.new_record_id(), KIND_TOPIC, payload)
+    journal.sync()
+    restarted = QueueManager.start("QM1", journal.crash(), FakeClock())
+    assert topics(restarted).require("GOOD").status("DEFPRTY") == 3
+    assert "event=unreadable_topic" in caplog.text
+    with pytest.raises(DecodeError):
+        decode_topic(payload, 0.0)
+
+
+def test_attributes_a_later_version_added_are_dropped_at_recovery() -> None:
+    doc = {"name": "T1", "attrs": {"TOPICSTR": "t", "DEFPRTY": 2, "FUTURE": 1, "PUB": True},
+           "created": ["2026-01-01", "10.00.00"], "altered": ["2026-01-02", "11.00.00"]}
+    obj = decode_topic(json.dumps(doc).encode(), 0.0)
+    assert obj.attrs == {"TOPICSTR": "t", "DEFPRTY": 2}
+    assert (obj.created, obj.altered) == (("2026-01-01", "10.00.00"), ("2026-01-02", "11.00.00"))

@@ -163,7 +163,11 @@ class QueueManager:
                 self.objects.queues[obj.name] = obj
                 fifo_of[obj.name] = obj.fifo
             elif rec.kind == KIND_TOPIC:
-                topic = decode_topic(rec.payload, now)
+                try:
+                    topic = decode_topic(rec.payload, now)
+                except DecodeError as exc:  # passed its checksum yet unreadable: left for an operator
+                    log.error("event=unreadable_topic record_id=%d error=%s", rec.record_id, exc)
+                    continue
                 topic.record_id = rec.record_id
                 self.state.topics.load(topic)
             elif rec.kind == KIND_SEQUENCE:

@@ -23,7 +23,7 @@ from ferrymq.engine import attrs as A
 from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
 from ferrymq.engine.staging import Staging
 from ferrymq.engine.topicmatch import SEPARATOR, check_topic_string, has_wildcards, literal_prefix
-from ferrymq.errors import failed
+from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 
@@ -84,16 +84,23 @@ class TopicObject:
 
 
 def decode_topic(payload: bytes, now: float) -> TopicObject:
-    """A topic object from its journal record (a record that is not one raises ValueError,
-    KeyError or TypeError: the caller logs and skips it)."""
-    doc = json.loads(payload)
-    values: dict[str, int | str] = {}
-    for key, value in dict(doc["attrs"]).items():
-        if key in A.TOPIC_BY_NAME and isinstance(value, (int, str)):
-            values[key] = value
-    obj = TopicObject(str(doc["name"]), values, now)
-    obj.created = (str(doc["created"][0]), str(doc["created"][1]))
-    obj.altered = (str(doc["altered"][0]), str(doc["altered"][1]))
+    """A topic object from its journal record; attributes this version does not know are
+    dropped.
+
+    Raises:
+        DecodeError: the record is not a topic definition (the caller logs and skips it).
+    """
+    try:
+        doc = json.loads(payload)
+        values: dict[str, int | str] = {}
+        for key, value in dict(doc["attrs"]).items():
+            if key in A.TOPIC_BY_NAME and isinstance(value, (int, str)) and not isinstance(value, bool):
+                values[key] = value
+        obj = TopicObject(check_name(str(doc["name"])), values, now)
+        obj.created = (str(doc["created"][0]), str(doc["created"][1]))
+        obj.altered = (str(doc["altered"][0]), str(doc["altered"][1]))
+    except (ValueError, KeyError, TypeError, IndexError, MQError) as exc:
+        raise DecodeError("topic record", 0, f"not a topic definition: {exc}") from None
     return obj
 
 
