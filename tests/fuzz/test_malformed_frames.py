@@ -46,6 +46,9 @@ _c = connected_client()
 OPEN = _c.send(E.Open(2, "Q1", C.MQOO_OUTPUT))
 PUT = _c.send(E.Put(3, 1, MQMD(), b"x" * 2000))  # over the 1000 bytes this connection agreed
 PROPS = gpacket.encode_properties({"k": 1})
+SUB = _c.send(E.Sub(4, C.MQSO_CREATE | C.MQSO_MANAGED, object_string="a/b", sub_name="S"))
+_LONG = b"t" * (C.MQ_TOPIC_STR_LENGTH + 1)
+LONG_TOPIC = (struct.pack(">ii", C.MQOO_OUTPUT, C.MQOT_TOPIC) + b"\0\0" * 5 + struct.pack(">H", len(_LONG)) + _LONG)
 
 CASES = {
     "not a GPacket": b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + bytes(40),
@@ -69,6 +72,9 @@ CASES = {
     "a batch of no items": CONNECT + head(codec.T_PUT_BATCH, 12 + 4 + 364, flags=0)
     + struct.pack(">IiII", 1, 0, 0, 0) + bytes(364),
     "too many inquire selectors": CONNECT + head(codec.T_INQUIRE, 6) + struct.pack(">IH", 1, 0xFFFF),
+    "a topic string over 10240 characters": CONNECT + head(codec.T_OPEN, len(LONG_TOPIC)) + LONG_TOPIC,
+    "a SUB cut short": CONNECT + SUB[:4] + struct.pack(">i", len(SUB) - 4) + SUB[8:-4],
+    "a SUB with bytes after its body": CONNECT + SUB[:4] + struct.pack(">i", len(SUB) + 1) + SUB[8:] + b"\0",
     "the stream ends inside a header": CONNECT + OPEN[:20],
     "the stream ends inside a body": CONNECT + OPEN[:-3],
 }
