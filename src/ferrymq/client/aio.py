@@ -331,16 +331,18 @@ class AsyncClient(AsyncSequenceCalls):
         self._handles.add(q)
         return q
 
-    async def open_topic(self, topic: str, *, async_put: bool = False) -> AsyncQueue:
+    async def open_topic(self, topic: str, *, async_put: bool = False, options: int = pubsub.TOPIC_OPEN) -> AsyncQueue:
         """Open topic string ``topic`` for publishing (MQOPEN of an MQOT_TOPIC, output):
         ``put`` on the result publishes, with every keyword of ``Queue.put``
         (``options=MQPMO_RETAIN`` to retain). Its ``name`` is the full topic string.
+        ``options``: the MQOO options (output, plus e.g. MQOO_SET_ALL_CONTEXT to publish
+        with the context the caller sets).
 
         Raises:
             MQError: the queue manager refused (e.g. 2425 MQRC_TOPIC_STRING_ERROR, 2086
                 MQRC_UNKNOWN_OBJECT_NAME).
         """
-        reply, record = await self.run(mqi.open_topic(self, topic))
+        reply, record = await self.run(mqi.open_topic(self, topic, options))
         q = AsyncQueue(self, reply.hobj, reply.res_object_string or topic, 0, async_put, record)
         self._handles.add(q)
         return q
