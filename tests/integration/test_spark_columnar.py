@@ -29,7 +29,7 @@ def one_by_one(c: Client, plan: PutPlan, rows: list[dict[str, Any]]) -> None:
     """The reference: each row put on its own, as the writers did before columns."""
     queues = {}
     for row in rows:
-        name = plan.target(row)
+        name = plan.target(row).name
         if name not in queues:
             queues[name] = c.open(name, options=plan.open_options, async_put=True)
         data = row["payload"]
@@ -162,3 +162,26 @@ def test_rows_gather_into_batches_by_position_or_by_name() -> None:
     assert batch.column("put_timestamp")[0].as_py() == WHEN
     assert batch.column("properties")[0].as_py() == [("k", "v")]
     assert [b.num_rows for b in batches_of_rows(names, rows * 3, size=4)] == [4, 2]
+
+
+def test_rows_are_published_with_their_context_per_row_topic_or_queue(embedded: EmbeddedQueueManager) -> None:
+    names = ["topic", "queue", "put_appl_name", "user_identifier", "properties", "payload"]
+    rows = [{"topic": f"colpub/{i % 2}" if i != 3 else None, "queue": "Q1", "put_appl_name": "loader",
+             "user_identifier": "alice", "properties": {"n": str(i)} if i == 4 else None, "payload": b"r%d" % i}
+            for i in range(6)]
+    with fc.connect("QM1", addr(embedded.port)) as c:
+        with c.subscribe("colpub/#", durable=True, name="COLPUB") as sub:
+            queue = sub.queue.name
+        assert put_batches(c, PutPlan(names, None), batches_of_rows(names, rows)) == 6
+        with fc.connect("QM1", addr(embedded.port)) as other, other.open(queue) as q:
+            assert list(q.browse()) == []  # under syncpoint: nothing before the commit
+        c.commit()
+        with c.open(queue) as q:
+            got = sorted(q.browse(), key=lambda m: m.data)
+        with c.open("Q1") as q:
+            plain = [m.data for m in q.browse()]
+    assert [m.data for m in got] == [b"r0", b"r1", b"r2", b"r4", b"r5"] and plain == [b"r3"]  # a null topic: the queue
+    assert [m.properties["mqps.Top"] for m in got] == ["colpub/0", "colpub/1", "colpub/0", "colpub/0", "colpub/1"]
+    assert got[3].properties["n"] == "4"
+    # the publisher's origin context is the row's (MQOO_SET_ALL_CONTEXT on the topic)
+    assert {(m.md.put_appl_name.rstrip()) for m in got} == {"loader"}

@@ -89,7 +89,7 @@ def test_put_plan_refuses_what_it_cannot_write() -> None:
         PutPlan(["payload", "colour"], "Q")
     with pytest.raises(ValueError, match="payload column"):
         PutPlan(["priority"], "Q")
-    with pytest.raises(ValueError, match="option queue or a queue column"):
+    with pytest.raises(ValueError, match="option queue or topic, or a queue or topic column"):
         PutPlan(["payload"], None)
     plan_ = PutPlan(["payload", "user_identifier", "seq", "backout_count", "msg_id"], "Q")
     assert plan_.set_context and sorted(c for c, _ in plan_.md_columns) == ["msg_id", "user_identifier"]

@@ -1,7 +1,7 @@
 """Arrow record batches put as columns: a write task's messages without a Python object
 per row.
 
-A batch is cut into runs of consecutive rows that go to one queue with one descriptor
+A batch is cut into runs of consecutive rows that go to one queue (or topic) with one descriptor
 (everything but MsgId and CorrelId): most batches are one run (a payload column, perhaps
 some constant ones). A run leaves as PUT_COLUMNS frames (``Queue.put_columns``) whose
 payload block and offsets are the Arrow array's own buffers, and whose MsgId and CorrelId
@@ -27,30 +27,35 @@ import pyarrow.compute as pc
 from ferrymq.client import Client, Queue
 from ferrymq.protocol.columnframes import ID_LENGTH, MAX_ROWS
 from ferrymq.spark.options import queue_names
-from ferrymq.spark.puts import PutPlan
+from ferrymq.spark.puts import PutPlan, Target
 
 ROWS_PER_BATCH = 4096  # rows the Row writer gathers into one Arrow batch
 _IDS = ("msg_id", "correl_id")  # per-message columns of the frame, never part of a run's descriptor
 
 
 class ColumnPutter:
-    """One write task's puts: the queues it opened and how many messages it put."""
+    """One write task's puts: the queues and topics it opened and how many messages it put
+    (a put to a topic is a publication: the queue manager copies it to the subscriptions)."""
 
     def __init__(self, client: Client, plan: PutPlan) -> None:
         self.client = client
         self.plan = plan
-        self.queues: dict[str, Queue] = {}
+        self.queues: dict[Target, Queue] = {}
         self.count = 0
         self.limit = client.column_limit()
         self._described = [c for c, _ in plan.md_columns if c not in _IDS]
         if plan.has_timestamp:
             self._described.append("put_timestamp")
 
-    def queue(self, name: str) -> Queue:
-        q = self.queues.get(name)
+    def queue(self, target: Target) -> Queue:
+        q = self.queues.get(target)
         if q is None:
-            queue_names(name)
-            q = self.queues[name] = self.client.open(name, options=self.plan.open_options, async_put=True)
+            if target.topic:
+                q = self.client.open_topic(target.name, async_put=True, options=self.plan.open_options)
+            else:
+                queue_names(target.name)
+                q = self.client.open(target.name, options=self.plan.open_options, async_put=True)
+            self.queues[target] = q
         return q
 
     def close(self) -> None:
@@ -75,10 +80,10 @@ class ColumnPutter:
         varying: dict[str, list[Any]] = {}
         for name in self._described:
             _split_constant(name, cols[name], fixed, varying)
-        if self.plan.queue is not None:
-            fixed["queue"] = self.plan.queue
-        else:
-            _split_constant("queue", cols["queue"], fixed, varying)
+        if self.plan.queue is None and self.plan.topic is None:  # the targets come from the rows
+            for name in ("topic", "queue"):
+                if name in cols:
+                    _split_constant(name, cols[name], fixed, varying)
         props = _properties(cols.get("properties"))
         ids = [_id_block(cols[name], name) if name in cols else None for name in _IDS]
         for start, end in _runs(n, varying, props):

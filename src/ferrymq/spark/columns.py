@@ -3,15 +3,17 @@ becomes column values (a whole page at a time, as Arrow arrays), and the column 
 
 Names follow the MQMD fields in snake_case (``ReplyToQMgr`` -> ``reply_to_qmgr``), with
 ``ccsid`` for CodedCharSetId and ``put_timestamp`` for PutDate + PutTime. ``queue`` and
-``seq`` say where a message was read. Properties are a ``map<string,string>``: Spark's
-Python sources cannot produce a map of variants, so every typed value travels as text
-(see ``property_text``).
+``seq`` say where a message was read, ``topic`` the topic string a publication was
+published on (its MQTopicString property, ``mqps.Top``; null on a message that is no
+publication), so a queue read and a topic read have the same columns. Properties are a
+``map<string,string>``: Spark's Python sources cannot produce a map of variants, so every
+typed value travels as text (see ``property_text``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -24,6 +26,7 @@ from ferrymq.wire.mqmd import FIELD_NAMES, MQMD
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("queue", "STRING"),
     ("seq", "BIGINT"),
+    ("topic", "STRING"),
     ("msg_id", "BINARY"),
     ("correl_id", "BINARY"),
     ("group_id", "BINARY"),
@@ -74,6 +77,8 @@ CONTEXT = frozenset({"user_identifier", "accounting_token", "appl_identity_data"
 # DataFrame read from ferrymq can be written back as it is, and ignored).
 ASSIGNED = frozenset({"seq", "backout_count"})
 
+TOPIC_PROPERTY = "mqps.Top"  # MQTopicString: the queue manager sets it on every copy of a publication
+
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _day_micros: dict[str, int] = {}
 
@@ -118,6 +123,12 @@ def property_text(value: object) -> str | None:
     return str(value)
 
 
+def topic_text(props: Mapping[str, object] | None) -> str | None:
+    """The topic string a publication carries (MQTopicString), None on other messages."""
+    value = props.get(TOPIC_PROPERTY) if props else None
+    return None if value is None else str(value)
+
+
 def _props(m: SequencedMessage) -> list[tuple[str, str | None]]:
     return [(k, property_text(v)) for k, v in m.properties.items()]
 
@@ -127,6 +138,7 @@ _MD_INDEX = {name: field for name, field in MD_FIELD.items() if field in FIELD_N
 _FROM_MESSAGE: dict[str, Callable[[SequencedMessage], Any]] = {
     "queue": lambda m: m.queue,
     "seq": lambda m: m.seq,
+    "topic": lambda m: topic_text(m.properties),
     "properties": _props,
     "payload": lambda m: m.data,
 }

@@ -4,8 +4,10 @@ partitions and writers.
 
 Connection options follow IBM MQ: ``queueManager``, ``connName`` (``host(port)``, a
 comma-separated list tried in order), ``channel``; ``queue`` names one queue or several,
-comma-separated. The reading and writing options follow the Kafka and Pulsar sources'
-names (``maxMessagesPerTrigger``, ``startingPosition``, ``failOnDataLoss``...).
+comma-separated. ``topic`` (with ``subscription``, and optionally ``selector`` and
+``wildcards``) reads a durable subscription instead of queues, or publishes instead of
+putting (ferrymq.spark.subscribing). The reading and writing options follow the Kafka and
+Pulsar sources' names (``maxMessagesPerTrigger``, ``startingPosition``, ``failOnDataLoss``...).
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ _QUEUE_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
 KNOWN = frozenset({
     "queuemanager", "connname", "channel", "queue", "path", "readername", "startingposition", "failondataloss",
     "maxmessagespertrigger", "maxbytespertrigger", "minpartitions", "destructive", "commitqueue", "pagemessages",
-    "writemode",
+    "writemode", "topic", "subscription", "selector", "wildcards",
 })
+# Options that only a topic read takes: refused on queue reads and on writes.
+SUBSCRIPTION_OPTIONS = ("subscription", "selector", "wildcards")
+WILDCARDS = ("topic", "char")
+MAX_TOPIC_STRING = 10240  # MQ_TOPIC_STR_LENGTH; also SubName's bound (MQ_SUB_NAME_LENGTH)
 
 
 # Options Spark itself adds or passes through to every source and sink: not ours to refuse.
@@ -53,6 +59,10 @@ class FerryOptions:
     commit_queue: str = DEFAULT_COMMIT_QUEUE
     page_messages: int = 4096
     write_rows: bool = False  # writeMode=rows: the Row writer instead of the Arrow one
+    topic: str = ""  # a topic string: read its subscription, or publish to it
+    subscription: str = ""  # the durable subscription a topic read consumes (its SubName)
+    selector: str = ""  # the subscription's selection string
+    wildcards: str = "topic"  # the subscription's wildcard scheme: topic (# +) or char (* ?)
 
     @property
     def appl_name(self) -> str:
@@ -103,12 +113,41 @@ def queue_names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _target(opts: Mapping[str, str], reading: bool) -> tuple[tuple[str, ...], str]:
+    """The queues and the topic string the options name, checked against each other.
+
+    Raises:
+        OptionError: both a queue and a topic; neither, for a read; the subscription
+            options without a topic read (or with a write).
+    """
+    queue_text = opts.get("queue") or opts.get("path") or ""
+    topic = opts.get("topic", "")
+    if queue_text.strip() and topic:
+        raise OptionError("options queue and topic exclude each other: read or write either queues or a topic")
+    if topic and (not topic.strip() or len(topic) > MAX_TOPIC_STRING):
+        raise OptionError(f"option topic must be a topic string of 1..{MAX_TOPIC_STRING} characters, not {topic!r}")
+    given = [k for k in SUBSCRIPTION_OPTIONS if opts.get(k)]
+    if given and not reading:
+        raise OptionError(f"option(s) {', '.join(given)} are for reading a topic's subscription; a write publishes "
+                          "to option topic (or a topic column) and takes none of them")
+    if given and not topic:
+        raise OptionError(f"option(s) {', '.join(given)} go with option topic (a read from a subscription); "
+                          "a queue read takes none of them")
+    if topic and reading and not opts.get("subscription", "").strip():
+        raise OptionError("option topic needs option subscription when reading: the name of the durable "
+                          "subscription the query consumes (made if it does not exist, kept between runs so that "
+                          "nothing published while the query is stopped is lost)")
+    queues = queue_names(queue_text) if (queue_text or (reading and not topic)) else ()
+    return queues, topic
+
+
 def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOptions:
-    """Validate Spark's options (case-insensitive keys).
+    """Validate Spark's options (case-insensitive keys); ``need_queue``: a read, which
+    needs a queue or a topic (a write may take its targets from columns).
 
     Raises:
         OptionError: an unknown option (named, with the known ones), a missing connName or
-            queue, or a malformed value.
+            queue, options that exclude each other, or a malformed value.
     """
     opts = {k.lower(): v for k, v in raw.items()}
     unknown = sorted(set(opts) - KNOWN - SPARK_OWN)
@@ -124,12 +163,21 @@ def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOp
     channel = opts.get("channel", "").strip()
     if len(channel) > MAX_CHANNEL:
         raise OptionError(f"option channel is at most {MAX_CHANNEL} characters, not {len(channel)}")
-    queue_text = opts.get("queue") or opts.get("path") or ""
-    queues = queue_names(queue_text) if (queue_text or need_queue) else ()
+    queues, topic = _target(opts, need_queue)
+    subscription = opts.get("subscription", "").strip()
+    if len(subscription) > MAX_TOPIC_STRING:
+        raise OptionError(f"option subscription is at most {MAX_TOPIC_STRING} characters")
+    wildcards = (opts.get("wildcards", "").strip() or "topic").lower()
+    if wildcards not in WILDCARDS:
+        raise OptionError(f"option wildcards must be topic (# and + over whole levels) or char (* and ?), "
+                          f"not {opts['wildcards']!r}")
     reader = opts.get("readername", "spark").strip() or "spark"
     if len(reader) > 256:
         raise OptionError("option readerName is at most 256 characters")
     start = opts.get("startingposition", "earliest").strip() or "earliest"
+    if topic and start.lower() not in ("earliest", "latest"):
+        raise OptionError(f"startingPosition of a topic read is earliest or latest (the subscription's queue is "
+                          f"the query's own), not {start!r}")
     starting_seqs(start, queues)  # validated now, not at the first trigger
     commit_queue = opts.get("commitqueue", DEFAULT_COMMIT_QUEUE).strip()
     queue_names(commit_queue)
@@ -148,6 +196,10 @@ def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOp
         commit_queue=commit_queue,
         page_messages=_int(opts, "pagemessages", 4096, 1),
         write_rows=_write_mode(opts.get("writemode", "arrow")),
+        topic=topic,
+        subscription=subscription,
+        selector=opts.get("selector", "").strip(),
+        wildcards=wildcards,
     )
 
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from ferrymq.client.sequence import ColumnPage
 from ferrymq.protocol.seqframes import MD_SIZE
-from ferrymq.spark.columns import MD_FIELD, property_text, put_micros
+from ferrymq.spark.columns import MD_FIELD, property_text, put_micros, topic_text
 from ferrymq.wire.layout import decode_chars
 from ferrymq.wire.mqmd import LAYOUT_V2
 
@@ -113,6 +113,15 @@ def _properties(page: ColumnPage, map_type: pa.DataType) -> pa.Array:
                                    type=map_type)
 
 
+def _topic(page: ColumnPage) -> pa.Array:
+    """Each message's MQTopicString (null where it has none): only messages with
+    properties can have one, and a page keeps those apart already."""
+    values: list[str | None] = [None] * len(page)
+    for i, props in page.columns.properties.items():
+        values[i] = topic_text(props)
+    return pa.array(values, pa.string())
+
+
 def _queue(page: ColumnPage) -> pa.Array:
     return _repeated(page.queue, len(page))
 
@@ -135,7 +144,8 @@ def _md_column(block: U8Matrix, name: str) -> pa.Array:
     return _chars(block, at, width)
 
 
-_FROM_PAGE: dict[str, Callable[[ColumnPage], pa.Array]] = {"queue": _queue, "seq": _seq, "payload": _payload}
+_FROM_PAGE: dict[str, Callable[[ColumnPage], pa.Array]] = {"queue": _queue, "seq": _seq, "topic": _topic,
+                                                            "payload": _payload}
 
 
 def page_batch(page: ColumnPage, schema: pa.Schema) -> pa.RecordBatch:

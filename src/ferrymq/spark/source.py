@@ -30,6 +30,7 @@ from ferrymq.spark.options import FerryOptions, parse_options
 from ferrymq.spark.reading import SeqRange, plan
 from ferrymq.spark.schema import SCHEMA, read_schema
 from ferrymq.spark.streaming import FerryStreamReader, RangePartition, read_range
+from ferrymq.spark.subscribing import reading_queues
 from ferrymq.spark.writers import (
     FerryBatchArrowWriter,
     FerryBatchWriter,
@@ -72,21 +73,22 @@ def _sequenced(queue: str, m: Message) -> SequencedMessage:
 
 class FerryBatchReader(DataSourceReader):
     def __init__(self, schema: StructType, opts: FerryOptions) -> None:
-        if not opts.queues:
+        if not (opts.queues or opts.topic):
             raise ValueError("cannot read from ferrymq: option queue names no queue")
         self.opts = opts
         self.arrow = read_schema(schema)
 
     def partitions(self) -> Sequence[InputPartition]:
         with using(self.opts) as c:
-            ranges = {q: c.queue_range(q) for q in self.opts.queues}
+            queues = reading_queues(c, self.opts)  # a topic read: its subscription's queue, made first
+            ranges = {q: c.queue_range(q) for q in queues}
         if self.opts.destructive:
             return [TakePartition(self.opts, q, r.depth, self.arrow) for q, r in sorted(ranges.items()) if r.depth]
         start = {q: r.first_seq for q, r in ranges.items()}
         end = {q: r.last_seq + 1 for q, r in ranges.items()}
         parts = plan(start, end, self.opts.min_partitions)
         if not parts:  # an empty read still needs one partition
-            parts = [SeqRange(self.opts.queues[0], 0, 0)]
+            parts = [SeqRange(queues[0], 0, 0)]
         return [RangePartition(self.opts, r, self.arrow) for r in parts]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:

@@ -10,6 +10,10 @@ commits one batch late and never commits a run's last batch in that run, so
 ``latestOffset(start)`` also removes below ``start`` when ``start`` is the end of a batch
 (Spark asks for the next offset only once the batch that ended there is in its commit
 log); never below an initial offset, which only says where reading starts.
+
+A topic read consumes its durable subscription's managed queue (ferrymq.spark.subscribing):
+the driver makes or checks the subscription once per reader, and from then on the offsets
+name that queue like any other.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions, starting_seqs
 from ferrymq.spark.reading import SeqRange, browse_pages, bytes_prefix, cap_rows, offset, plan, positions_of
 from ferrymq.spark.schema import read_schema
+from ferrymq.spark.subscribing import reading_queues
 
 log = logging.getLogger("ferrymq.spark")
 
@@ -58,15 +63,21 @@ def read_range(p: RangePartition) -> Iterator[pa.RecordBatch]:
 
 class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, schema: StructType, opts: FerryOptions) -> None:
-        if not opts.queues:
+        if not (opts.queues or opts.topic):
             raise ValueError("cannot read from ferrymq: option queue names no queue")
         self.opts = opts
+        self._read: tuple[str, ...] | None = None  # the queues read: option queue's, or the subscription's
         self.arrow = read_schema(schema)
         self._initial: dict[str, int] | None = None
         self._latest: dict[str, int] | None = None
         self._until: dict[str, int] | None = None  # Trigger.AvailableNow: what was there when it started
 
     # -- driver ---------------------------------------------------------------------------
+    def _queues(self, c: Client) -> tuple[str, ...]:
+        if self._read is None:
+            self._read = reading_queues(c, self.opts)
+        return self._read
+
     def _first_positions(self, c: Client, queues: Sequence[str]) -> dict[str, int]:
         how = starting_seqs(self.opts.starting_position, self.opts.queues)
         out = {}
@@ -82,7 +93,7 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
         with using(self.opts) as c:
-            self._initial = self._first_positions(c, self.opts.queues)
+            self._initial = self._first_positions(c, self._queues(c))
         return offset(self._initial)
 
     def getDefaultReadLimit(self) -> ReadLimit:
@@ -94,17 +105,18 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def prepareForTriggerAvailableNow(self) -> None:
         with using(self.opts) as c:
-            self._until = {q: c.queue_range(q).last_seq + 1 for q in self.opts.queues}
+            self._until = {q: c.queue_range(q).last_seq + 1 for q in self._queues(c)}
 
     def latestOffset(self, start: dict[str, dict[str, int]], limit: ReadLimit) -> dict[str, dict[str, int]]:
         with using(self.opts) as c:
+            queues = self._queues(c)
             s = positions_of(start)
-            missing = [q for q in self.opts.queues if q not in s]
+            missing = [q for q in queues if q not in s]
             if missing:  # a queue added to the option since the checkpoint was written
                 s.update(self._first_positions(c, missing))
             if self._initial is None or any(s[q] != self._initial.get(q) for q in s):
                 self._remove_below(c, s)
-            latest = {q: c.queue_range(q).last_seq + 1 for q in self.opts.queues}
+            latest = {q: c.queue_range(q).last_seq + 1 for q in queues}
             self._check_loss(c, s)
             if self._until is not None:
                 latest = {q: min(latest[q], self._until.get(q, latest[q])) for q in latest}
@@ -134,14 +146,14 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def _remove_below(self, c: Client, positions: dict[str, int]) -> None:
         for q, pos in positions.items():
-            if pos > 0 and q in self.opts.queues:
+            if pos > 0 and q in self._queues(c):
                 c.remove_upto(q, pos - 1, self.opts.reader_name)
 
     def _check_loss(self, c: Client, s: dict[str, int]) -> None:
         """Another reader removing past our position took messages this query had not
         read. (Destructive gets by ordinary applications and expiry leave no trace the
         source could see; docs/spark.md says so.)"""
-        for q in self.opts.queues:
+        for q in self._queues(c):
             for pos in c.reader_positions(q):
                 if pos.reader != self.opts.reader_name and pos.acked_seq >= s[q]:
                     text = (f"queue {q}: reader {pos.reader!r} removed messages up to sequence {pos.acked_seq}, "

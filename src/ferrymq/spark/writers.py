@@ -53,11 +53,11 @@ class Staged(WriterCommitMessage):
 def plan_for(opts: FerryOptions, schema: StructType, overwrite: bool) -> PutPlan:
     """Raises: ValueError for mode overwrite, several target queues, or unusable columns."""
     if overwrite:
-        raise ValueError("cannot write to ferrymq in mode overwrite: messages are appended to queues")
+        raise ValueError("cannot write to ferrymq in mode overwrite: messages are appended to queues and topics")
     if len(opts.queues) > 1:
         raise ValueError(f"cannot write to ferrymq: option queue names several queues ({', '.join(opts.queues)}); "
                          "name one, or leave it out and give a queue column")
-    return PutPlan([f.name for f in schema.fields], opts.queues[0] if opts.queues else None)
+    return PutPlan([f.name for f in schema.fields], opts.queues[0] if opts.queues else None, opts.topic or None)
 
 
 def _task() -> TaskContext:
