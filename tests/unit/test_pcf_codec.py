@@ -33,7 +33,8 @@ def test_each_parameter_structure_layout(encoding: int, bo: str) -> None:
         (P.CFIN64(F.MQIACF_Q_ATTRS, 2**40), struct.pack(bo + "4iq", 23, 24, 1002, 0, 2**40)),
         (P.CFST(C.MQCA_Q_NAME, "Q1", 1208), struct.pack(bo + "5i", 4, 24, 2016, 1208, 2) + b"Q1\0\0"),
         (P.CFIL(F.MQIACF_Q_ATTRS, (15, 3)), struct.pack(bo + "6i", 5, 24, 1002, 2, 15, 3)),
-        (P.CFSL(F.MQCACF_Q_NAMES, ("A", "BCD"), 1208), struct.pack(bo + "6i", 6, 32, 3011, 1208, 2, 3) + b"A  BCD\0\0"),
+        # each string blank-padded to a multiple of 4 (pymqi reads MQCFSL strings so)
+        (P.CFSL(F.MQCACF_Q_NAMES, ("A", "BCD"), 1208), struct.pack(bo + "6i", 6, 32, 3011, 1208, 2, 4) + b"A   BCD "),
         (P.CFBS(F.MQBACF_CONNECTION_ID, b"\x01\x02\x03\x04\x05"), struct.pack(bo + "4i", 9, 24, 7006, 5) + b"\x01\x02\x03\x04\x05\0\0\0"),
         (P.CFIF(C.MQIA_CURRENT_Q_DEPTH, F.MQCFOP_GREATER, 5), struct.pack(bo + "5i", 13, 20, 3, 4, 5)),
         (P.CFSF(C.MQCA_Q_DESC, F.MQCFOP_LIKE, "X*", 1208), struct.pack(bo + "6i", 14, 28, 2013, 18, 1208, 2) + b"X*\0\0"),

@@ -22,6 +22,7 @@ QALIAS = "QALIAS"
 QMODEL = "QMODEL"
 QMGR = "QMGR"
 TOPIC = "TOPIC"
+NAMELIST = "NAMELIST"
 QUEUE_TYPES = (QLOCAL, QALIAS, QMODEL)
 ALL_Q = frozenset(QUEUE_TYPES)
 LOCAL_LIKE = frozenset({QLOCAL, QMODEL})
@@ -266,9 +267,24 @@ TOPIC_BY_NAME = _index(TOPIC_ATTRS + TOPIC_STATUS_ATTRS)
 TOPIC_BY_SELECTOR = {a.selector: a for a in TOPIC_ATTRS + TOPIC_STATUS_ATTRS}
 
 
+# NAMELIST objects (engine.namelists). NAMES, a list of names, is the registry's own: the
+# catalog holds single values. NAMCOUNT is its length.
+_NL = {NAMELIST}
+NAMELIST_ATTRS: tuple[Attr, ...] = (
+    _str("DESCR", C.MQCA_NAMELIST_DESC, "", _NL, length=C.MQ_NAMELIST_DESC_LENGTH),
+    _enum("NLTYPE", C.MQIA_NAMELIST_TYPE, C.MQNT_NONE, _NL,
+          {"NONE": C.MQNT_NONE, "QUEUE": C.MQNT_Q, "Q": C.MQNT_Q, "CLUSTER": C.MQNT_CLUSTER,
+           "AUTHINFO": C.MQNT_AUTH_INFO}),
+    _int("NAMCOUNT", C.MQIA_NAME_COUNT, 0, _NL, high=C.MQNC_MAX_NAMELIST_NAME_COUNT, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", _NL, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", _NL, length=8, readonly=True),
+)
+NAMELIST_BY_NAME = _index(NAMELIST_ATTRS)
+NAMELIST_BY_SELECTOR = {a.selector: a for a in NAMELIST_ATTRS}
+
 def defaults_for(obj_type: str) -> dict[str, int | str]:
     """The SYSTEM.DEFAULT.* values of a new object of this type (definition attributes only)."""
-    table = QMGR_ATTRS if obj_type == QMGR else TOPIC_ATTRS if obj_type == TOPIC else QUEUE_ATTRS
+    table = {QMGR: QMGR_ATTRS, TOPIC: TOPIC_ATTRS, NAMELIST: NAMELIST_ATTRS}.get(obj_type, QUEUE_ATTRS)
     return {a.name: a.default for a in table if obj_type in a.types and not a.readonly}
 
 
@@ -278,7 +294,7 @@ def lookup(obj_type: str, name: str) -> Attr:
     Raises:
         MQError: MQRC_SELECTOR_ERROR (2067) naming the unknown attribute.
     """
-    table = QMGR_BY_NAME if obj_type == QMGR else TOPIC_BY_NAME if obj_type == TOPIC else QUEUE_BY_NAME
+    table = {QMGR: QMGR_BY_NAME, TOPIC: TOPIC_BY_NAME, NAMELIST: NAMELIST_BY_NAME}.get(obj_type, QUEUE_BY_NAME)
     attr = table.get(name.upper())
     if attr is None or obj_type not in attr.types:
         raise failed(C.MQRC_SELECTOR_ERROR, f"{name.upper()} is not an attribute of {obj_type}")

@@ -44,6 +44,7 @@ from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import KIND_MESSAGE, Message
+from ferrymq.engine.namelists import KIND_NAMELIST, decode_namelist
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, decode_object
 from ferrymq.engine.opening import Opener
 from ferrymq.engine.paging import MemoryLimits
@@ -141,6 +142,7 @@ class QueueManager:
             if qm.objects.find(qname) is None:
                 qm.objects.define(qtype, qname, overrides)
         qm.state.topics.define_system()
+        qm.state.namelists.define_system()
         qm.take_sync_lsn()
         journal.sync()
         return qm
@@ -170,6 +172,14 @@ class QueueManager:
                     continue
                 topic.record_id = rec.record_id
                 self.state.topics.load(topic)
+            elif rec.kind == KIND_NAMELIST:
+                try:
+                    namelist = decode_namelist(rec.payload, now)
+                except (ValueError, KeyError, TypeError, MQError) as exc:  # left for an operator
+                    log.error("event=unreadable_namelist record_id=%d error=%s", rec.record_id, exc)
+                    continue
+                namelist.record_id = rec.record_id
+                self.state.namelists.load(namelist)
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)

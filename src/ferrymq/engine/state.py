@@ -12,6 +12,7 @@ import time
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.api import Clock
+from ferrymq.engine.namelists import NamelistRegistry
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.paging import MemoryLimits, Pager
 from ferrymq.engine.session import Connection, Handle
@@ -38,6 +39,8 @@ class EngineState:
         self.staging = Staging(journal, self.objects)
         self.topics = TopicRegistry(self.objects, clock.now)  # TOPIC objects and the topic tree
         self.topics.attach(self.staging)
+        self.namelists = NamelistRegistry(self.objects, clock.now)  # NAMELIST objects
+        self.namelists.attach(self.staging)
         self.connections: dict[int, Connection] = {}
         self.handles: dict[int, Handle] = {}
         self.quiescing = False

@@ -166,7 +166,9 @@ def pack_param(p: Param, bo: str = ">") -> bytes:
         return struct.pack(bo + f"4i{len(p.values)}i", F.MQCFT_INTEGER_LIST, length, p.parameter, len(p.values), *p.values)
     if isinstance(p, CFSL):
         raws = [encode_text(v, p.ccsid) for v in p.values]
-        width = max((len(r) for r in raws), default=0)
+        # Each string blank-padded to a width that is a multiple of 4, as IBM's fixed-length
+        # names are (48): pymqi's MQCFSL reader rounds StringLength up to 4 for every string.
+        width = _pad4(max((len(r) for r in raws), default=0))
         body = b"".join(r.ljust(width, b" ") for r in raws)
         length = F.MQCFSL_STRUC_LENGTH_FIXED + _pad4(len(body))
         return struct.pack(bo + "6i", F.MQCFT_STRING_LIST, length, p.parameter, p.ccsid, len(raws), width) + body.ljust(_pad4(len(body)), b"\0")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands import subs, topics
+from ferrymq.engine.commands import namelists, subs, topics
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.qmgr import QueueManager
@@ -244,4 +244,5 @@ _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     F.MQCMD_INQUIRE_CONNECTION: inquire_connection,
     **topics.HANDLERS,  # TOPIC objects, DISPLAY TPSTATUS, CLEAR TOPICSTR
     **subs.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY SUB, DISPLAY SBSTATUS
+    **namelists.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY NAMELIST
 }

@@ -1,0 +1,214 @@
+"""NAMELIST objects: a named list of up to 256 names (queue names, cluster names ...).
+
+IBM MQ uses namelists where an attribute names several objects (a queue manager's
+repositories, a channel's clusters); administrators define them with DEFINE NAMELIST or
+MQCMD_CREATE_NAMELIST and read them with DISPLAY NAMELIST, MQCMD_INQUIRE_NAMELIST or
+MQOPEN + MQINQ (MQCA_NAMES, MQIA_NAME_COUNT). The registry here owns the objects and the
+rules of DEFINE/ALTER/DELETE NAMELIST; NAMES is held as a tuple beside the catalog's other
+attributes (DESCR, NLTYPE), which are single values.
+
+Definitions live in journal records (kind NAMELIST, JSON payload: our own file, never
+evaluated), written through Staging as the other definitions are, and replayed at restart.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from ferrymq.engine import attrs as A
+from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
+from ferrymq.engine.staging import Staging
+from ferrymq.errors import failed
+from ferrymq.mq import constants as C
+
+KIND_NAMELIST = 9  # journal record kind: one namelist's definition
+DEFAULT_NAMELIST = "SYSTEM.DEFAULT.NAMELIST"
+
+
+def check_names(names: Iterable[object]) -> tuple[str, ...]:
+    """NAMES as IBM allows them: at most 256, each at most 48 characters (blanks trimmed).
+
+    Raises:
+        MQError: MQRC_CHAR_ATTR_LENGTH_ERROR naming the rule and the value that broke it.
+    """
+    out = []
+    for value in names:
+        text = value.decode() if isinstance(value, bytes) else value
+        if not isinstance(text, str):
+            raise failed(C.MQRC_CHAR_ATTR_LENGTH_ERROR, f"NAMES takes names, not {value!r}")
+        text = text.strip()
+        if len(text) > C.MQ_OBJECT_NAME_LENGTH:
+            raise failed(C.MQRC_CHAR_ATTR_LENGTH_ERROR,
+                         f"a name in NAMES holds at most {C.MQ_OBJECT_NAME_LENGTH} characters: {text!r}")
+        out.append(text)
+    if len(out) > C.MQNC_MAX_NAMELIST_NAME_COUNT:
+        raise failed(C.MQRC_CHAR_ATTR_LENGTH_ERROR,
+                     f"NAMES holds at most {C.MQNC_MAX_NAMELIST_NAME_COUNT} names, not {len(out)}")
+    return tuple(out)
+
+
+class NamelistObject:
+    """One NAMELIST definition."""
+
+    __slots__ = ("altered", "attrs", "created", "name", "names", "record_id")
+
+    def __init__(self, name: str, attrs: dict[str, int | str], names: tuple[str, ...], now: float) -> None:
+        self.name = name
+        self.attrs = attrs
+        self.names = names
+        self.created = stamp(now)
+        self.altered = self.created
+        self.record_id = 0
+
+    def status(self, name: str) -> int | str | tuple[str, ...]:
+        """An attribute by its MQSC keyword (NAMES a tuple, NAMCOUNT its length)."""
+        if name == "NAMES":
+            return self.names
+        if name == "NAMCOUNT":
+            return len(self.names)
+        if name in ("ALTDATE", "ALTTIME"):
+            return self.altered[0 if name == "ALTDATE" else 1]
+        return self.attrs.get(name, A.NAMELIST_BY_NAME[name].default)
+
+    def encode(self) -> bytes:
+        return json.dumps({"name": self.name, "attrs": self.attrs, "names": list(self.names),
+                           "created": self.created, "altered": self.altered}).encode()
+
+
+def decode_namelist(payload: bytes, now: float) -> NamelistObject:
+    """A namelist from its journal record (a record that is not one raises ValueError,
+    KeyError or TypeError: the caller logs and skips it)."""
+    doc = json.loads(payload)
+    values = {k: v for k, v in dict(doc["attrs"]).items()
+              if k in A.NAMELIST_BY_NAME and isinstance(v, (int, str))}
+    obj = NamelistObject(str(doc["name"]), values, check_names(doc["names"]), now)
+    obj.created = (str(doc["created"][0]), str(doc["created"][1]))
+    obj.altered = (str(doc["altered"][0]), str(doc["altered"][1]))
+    return obj
+
+
+class NamelistRegistry:
+    """Every NAMELIST object, by name; the admin verbs over them."""
+
+    def __init__(self, objects: ObjectRegistry, now: Callable[[], float]) -> None:
+        self.objects = objects  # its ``epoch`` moves on every change here
+        self.now = now
+        self.namelists: dict[str, NamelistObject] = {}
+        self.persist: Callable[[NamelistObject], None] = lambda obj: None
+        self.unpersist: Callable[[NamelistObject], None] = lambda obj: None
+
+    def attach(self, staging: Staging) -> None:
+        """Write definitions through ``staging`` (the journal)."""
+        def persist(obj: NamelistObject) -> None:
+            obj.record_id = staging.write_record(obj.record_id, KIND_NAMELIST, obj.encode())
+            staging.need_sync()
+
+        def unpersist(obj: NamelistObject) -> None:
+            if obj.record_id:
+                staging.journal.delete(obj.record_id)
+                obj.record_id = 0
+            staging.need_sync()
+
+        self.persist, self.unpersist = persist, unpersist
+
+    def __iter__(self) -> Iterator[NamelistObject]:
+        return iter([self.namelists[n] for n in sorted(self.namelists)])
+
+    def find(self, name: str) -> NamelistObject | None:
+        return self.namelists.get(name.rstrip())
+
+    def require(self, name: str) -> NamelistObject:
+        """Raises: MQError MQRC_UNKNOWN_OBJECT_NAME (2085)."""
+        obj = self.find(name)
+        if obj is None:
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"namelist {name.rstrip()!r} is not defined")
+        return obj
+
+    def names_like(self, pattern: str = "*") -> list[str]:
+        """Namelist names matching an MQSC generic name (``APP.*``), sorted."""
+        pattern = pattern.rstrip() or "*"
+        return sorted(n for n in self.namelists if fnmatch.fnmatchcase(n, pattern))
+
+    def define(self, name: str, attrs: Mapping[str, object] | None = None, names: Iterable[object] | None = None, *,
+               like: str | None = None, replace: bool = False) -> NamelistObject:
+        """DEFINE NAMELIST: from SYSTEM.DEFAULT.NAMELIST (or LIKE another); ``names`` given
+        replaces the list taken from there.
+
+        Raises:
+            MQError: MQRC_OBJECT_NAME_ERROR (2152), MQRC_OBJECT_ALREADY_EXISTS (2100) without
+                REPLACE, MQRC_UNKNOWN_OBJECT_NAME for a missing LIKE, the rules of
+                ``check_names`` and of the attribute catalog. Nothing changes when one is raised.
+        """
+        name = check_name(name)
+        existing = self.namelists.get(name)
+        if existing is not None and not replace:
+            raise failed(C.MQRC_OBJECT_ALREADY_EXISTS, f"NAMELIST({name}) already exists; use REPLACE to redefine it")
+        given = _checked(attrs or {})
+        listed = None if names is None else check_names(names)
+        base = self.namelists.get(DEFAULT_NAMELIST) if like is None else self.namelists.get(like.rstrip())
+        if like is not None and base is None:
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE({like.rstrip()}) is not a namelist")
+        values = dict(base.attrs) if base is not None else A.defaults_for(A.NAMELIST)
+        values.update(given)
+        if listed is None:
+            listed = base.names if base is not None else ()
+        self.objects.epoch += 1
+        if existing is not None:
+            existing.attrs, existing.names = values, listed
+            existing.altered = stamp(self.now())
+            self.persist(existing)
+            return existing
+        obj = NamelistObject(name, values, listed, self.now())
+        self.namelists[name] = obj
+        self.persist(obj)
+        return obj
+
+    def alter(self, name: str, attrs: Mapping[str, object], names: Iterable[object] | None = None) -> NamelistObject:
+        """ALTER NAMELIST: ``names`` given replaces the whole list.
+
+        Raises:
+            MQError: MQRC_UNKNOWN_OBJECT_NAME and the rules of ``define``; nothing changes then.
+        """
+        obj = self.require(name)
+        values = dict(obj.attrs)
+        values.update(_checked(attrs))
+        listed = obj.names if names is None else check_names(names)
+        obj.attrs, obj.names = values, listed
+        self.objects.epoch += 1
+        obj.altered = stamp(self.now())
+        self.persist(obj)
+        return obj
+
+    def delete(self, name: str) -> None:
+        """DELETE NAMELIST.
+
+        Raises:
+            MQError: MQRC_UNKNOWN_OBJECT_NAME (2085).
+        """
+        obj = self.require(name)
+        del self.namelists[obj.name]
+        self.objects.epoch += 1
+        self.unpersist(obj)
+
+    def define_system(self) -> None:
+        """SYSTEM.DEFAULT.NAMELIST, where it is not defined yet."""
+        if DEFAULT_NAMELIST not in self.namelists:
+            self.define(DEFAULT_NAMELIST, {}, ())
+
+    def load(self, obj: NamelistObject) -> None:
+        """A definition replayed from the journal at restart."""
+        self.namelists[obj.name] = obj
+        self.objects.epoch += 1
+
+
+def _checked(attrs: Mapping[str, object]) -> dict[str, int | str]:
+    """Catalog names and values checked by the catalog's rules (NAMES is not among them)."""
+    out: dict[str, int | str] = {}
+    for key, value in attrs.items():
+        attr = A.NAMELIST_BY_NAME.get(key.upper())
+        if attr is None or attr.readonly or A.NAMELIST not in attr.types:
+            raise failed(C.MQRC_SELECTOR_ERROR, f"{key.upper()} is not a settable attribute of NAMELIST")
+        out[attr.name] = attr.check(value)
+    return out
