@@ -103,3 +103,17 @@ def test_subscription_record_round_trip_and_damage() -> None:
     for bad in (b"", b"{}", b"[1]", b'{"name": 1}', s.encode().replace(b'"id": "', b'"id": "zz')):
         with pytest.raises(DecodeError):
             decode_subscription(bad)
+
+
+def test_identifiers_made_after_a_restart_are_new(env: Env) -> None:
+    """A restart on a journal holding only a subscription (no message) still makes later
+    SUBIDs and CorrelIds (the clock has not moved: FakeClock)."""
+    first = sub(env, "t", DURABLE, sub_name="OLD")
+    crash_restart(env)
+    second = sub(env, "t", DURABLE, sub_name="NEW")
+    old = env.qm.subscriptions.find("OLD")
+    new = env.qm.subscriptions.find("NEW")
+    assert old is not None and new is not None
+    assert new.sub_id != old.sub_id and second.sub_correl_id != first.sub_correl_id
+    publish(env, "t")
+    assert len(received(env, second.hobj)) == 1

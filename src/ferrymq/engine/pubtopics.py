@@ -84,3 +84,8 @@ def matches(pattern: str, topic: str, wildcards: int) -> bool:
     """Whether a subscription to ``pattern`` (wildcards MQWS_TOPIC or MQWS_CHAR) receives a
     publication on ``topic`` (engine.topicmatch)."""
     return topicmatch.matches(pattern, topic, char_wildcards=wildcards == C.MQWS_CHAR)
+
+
+def has_wildcards(pattern: str, wildcards: int) -> bool:
+    """Whether a subscription's pattern selects more than its own topic string."""
+    return topicmatch.has_wildcards(pattern, char_wildcards=wildcards == C.MQWS_CHAR)

@@ -49,7 +49,7 @@ from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM
 from ferrymq.engine.opening import Opener
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.publishing import Publisher
-from ferrymq.engine.pubtopics import TopicView
+from ferrymq.engine.pubtopics import TopicView, has_wildcards
 from ferrymq.engine.putting import Putter
 from ferrymq.engine.reports import Reports
 from ferrymq.engine.retained import KIND_RETAINED, RetainedStore
@@ -92,7 +92,7 @@ class QueueManager:
         self.opener = opener = Opener(state, waits, units, Resolver(name, state.objects, topics))
         self.getter = getter = Getter(state, waits, reports, units)
         self.handover = handover = HandOver(waits, getter.take, reports.report_arrival)
-        self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives)
+        self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives, has_wildcards)
         subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
         self.retained = retained = RetainedStore(staging)
         self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics)

@@ -361,7 +361,9 @@ class Subscriber:
         return self.publisher.send_retained(sub, pubs, strict=strict) if pubs else 0
 
     def recovered(self, sub: Subscription) -> None:
-        """A durable subscription read back at restart: its selector compiled again."""
+        """A durable subscription read back at restart: its selector compiled again, and
+        identifiers made from now on later than its SUBID and the CorrelId made with it."""
+        self.state.recovered_id(int.from_bytes(sub.sub_id[16:], "big") + 1)
         if sub.selector_text:
             try:
                 sub.selector = _compile(sub.selector_text)

@@ -143,12 +143,17 @@ class SubscriptionRegistry:
 
     ``persist(sub)`` and ``unpersist(sub)`` write and delete a durable subscription's
     record; the composition binds them to the journal (the registry never sees it).
-    ``matches(pattern, topic, wildcards)`` is the topic tree's matching rule."""
+    ``matches(pattern, topic, wildcards)`` is the topic tree's rule for a pattern with
+    wildcards (``has_wildcards(pattern, wildcards)``); a subscription without wildcards
+    receives the publications on its own topic string, found by a dict lookup."""
 
-    def __init__(self, matches: Callable[[str, str, int], bool]) -> None:
+    def __init__(self, matches: Callable[[str, str, int], bool], has_wildcards: Callable[[str, int], bool]) -> None:
         self.by_key: dict[str, Subscription] = {}
         self.by_id: dict[bytes, Subscription] = {}
-        self._matches = matches
+        self._matches, self._has_wildcards = matches, has_wildcards
+        # By topic string (no wildcards), and those with wildcards, matched topic by topic.
+        self._exact: dict[str, list[Subscription]] = {}
+        self._wild: dict[bytes, Subscription] = {}
         self.version = 0  # moved by every add, change and removal: the match cache is stale
         self._expiring, self._expiring_version = False, -1
         self._cache: dict[str, tuple[Subscription, ...]] = {}
@@ -178,11 +183,18 @@ class SubscriptionRegistry:
         return self.by_id.get(sub_id)
 
     def add(self, sub: Subscription) -> None:
-        self.by_key[sub.key] = sub
-        self.by_id[sub.sub_id] = sub
-        self.version += 1
+        self._index(sub)
         if sub.durable:
             self.persist(sub)
+
+    def _index(self, sub: Subscription) -> None:
+        self.by_key[sub.key] = sub
+        self.by_id[sub.sub_id] = sub
+        if self._has_wildcards(sub.topic, sub.wildcards):
+            self._wild[sub.sub_id] = sub
+        else:
+            self._exact.setdefault(sub.topic, []).append(sub)
+        self.version += 1
 
     def changed(self, sub: Subscription) -> None:
         """``sub``'s definition changed: journal it (when durable) and forget matches."""
@@ -194,15 +206,18 @@ class SubscriptionRegistry:
         if self.by_key.get(sub.key) is sub:
             del self.by_key[sub.key]
             self.by_id.pop(sub.sub_id, None)
+            if self._wild.pop(sub.sub_id, None) is None:
+                same = self._exact.get(sub.topic, [])
+                same[:] = [s for s in same if s is not sub]
+                if not same:
+                    self._exact.pop(sub.topic, None)
             self.version += 1
             if sub.durable and sub.record_id:
                 self.unpersist(sub)
 
     def load(self, sub: Subscription) -> None:
         """A durable subscription read back at restart (nothing is journaled)."""
-        self.by_key[sub.key] = sub
-        self.by_id[sub.sub_id] = sub
-        self.version += 1
+        self._index(sub)
 
     def matching(self, topic: str, epoch: int) -> tuple[Subscription, ...]:
         """The subscriptions whose topic matches ``topic`` (expiry and selectors are the
@@ -215,7 +230,8 @@ class SubscriptionRegistry:
         found = self._cache.get(topic)
         if found is None:
             match = self._matches
-            found = tuple(s for s in self.by_key.values() if match(s.topic, topic, s.wildcards))
+            found = (*self._exact.get(topic, ()),
+                     *(s for s in self._wild.values() if match(s.topic, topic, s.wildcards)))
             if len(self._cache) >= _MATCH_CACHE_LIMIT:
                 self._cache.clear()
             self._cache[topic] = found
@@ -223,4 +239,4 @@ class SubscriptionRegistry:
 
     def on_topic(self, topic: str) -> list[Subscription]:
         """Subscriptions made to exactly this topic string (DISPLAY TPSTATUS SUBCOUNT)."""
-        return [s for s in self.by_key.values() if s.topic == topic]
+        return [*self._exact.get(topic, ()), *(s for s in self._wild.values() if s.topic == topic)]
