@@ -167,7 +167,8 @@ def test_rows_gather_into_batches_by_position_or_by_name() -> None:
 def test_rows_are_published_with_their_context_per_row_topic_or_queue(embedded: EmbeddedQueueManager) -> None:
     names = ["topic", "queue", "put_appl_name", "user_identifier", "properties", "payload"]
     rows = [{"topic": f"colpub/{i % 2}" if i != 3 else None, "queue": "Q1", "put_appl_name": "loader",
-             "user_identifier": "alice", "properties": {"n": str(i)} if i == 4 else None, "payload": b"r%d" % i}
+             "user_identifier": "alice", "properties": {"n": str(i)} if i == 4 else {"mqps.Top": "was/here"} if i == 3
+             else None, "payload": b"r%d" % i}
             for i in range(6)]
     with fc.connect("QM1", addr(embedded.port)) as c:
         with c.subscribe("colpub/#", durable=True, name="COLPUB") as sub:
@@ -179,8 +180,9 @@ def test_rows_are_published_with_their_context_per_row_topic_or_queue(embedded: 
         with c.open(queue) as q:
             got = sorted(q.browse(), key=lambda m: m.data)
         with c.open("Q1") as q:
-            plain = [m.data for m in q.browse()]
-    assert [m.data for m in got] == [b"r0", b"r1", b"r2", b"r4", b"r5"] and plain == [b"r3"]  # a null topic: the queue
+            plain = [(m.data, m.properties) for m in q.browse()]
+    assert [m.data for m in got] == [b"r0", b"r1", b"r2", b"r4", b"r5"]
+    assert plain == [(b"r3", {"mqps.Top": "was/here"})]  # a null topic: the queue, its properties kept
     assert [m.properties["mqps.Top"] for m in got] == ["colpub/0", "colpub/1", "colpub/0", "colpub/0", "colpub/1"]
     assert got[3].properties["n"] == "4"
     # the publisher's origin context is the row's (MQOO_SET_ALL_CONTEXT on the topic)
