@@ -230,6 +230,8 @@ def test_subscriptions_resume_after_the_client_reconnects(tmp_path: Path) -> Non
                        on_reconnect=lambda reason, detail: events.append(reason))
         durable = c.subscribe("news/#", durable=True, name="NEWS")
         plain = c.subscribe("news/#")
+        c.publish("news/own", b"own")  # opens the topic, which the client keeps for publish
+        assert durable.get(wait=5.0).data == b"own" and plain.get(wait=5.0).data == b"own"
         with fc.connect("QM1", addr(emb)) as pub:
             pub.publish("news/a", b"before", persistent=True)
             assert durable.get(wait=5.0).data == b"before" and plain.get(wait=5.0).data == b"before"
@@ -245,6 +247,8 @@ def test_subscriptions_resume_after_the_client_reconnects(tmp_path: Path) -> Non
         with fc.connect("QM1", addr(emb)) as pub:
             pub.publish("news/c", b"after")
         assert durable.get(wait=5.0).data == b"after" and plain.get(wait=5.0).data == b"after"
+        c.publish("news/own", b"on a re-opened topic")  # the topic publish kept open, opened again
+        assert durable.get(wait=5.0).data == b"on a re-opened topic"
         durable.close(remove=True)
         plain.close()
         assert subscriptions(emb) == {}
