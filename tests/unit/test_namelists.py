@@ -1,12 +1,14 @@
-"""NAMELIST objects through PCF: define, inquire, change, copy, delete, persistence, refusals."""
+"""NAMELIST objects through PCF and MQSC: define, inquire, change, copy, delete, persistence,
+refusals."""
 
 from __future__ import annotations
 
 import pytest
 from engine_helpers import Env
 
+from ferrymq.admin.session import Session
 from ferrymq.engine.api import FakeClock
-from ferrymq.engine.commands.pcfmap import answer
+from ferrymq.engine.commands.pcfmap import answer, run
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -128,3 +130,40 @@ def test_definitions_survive_a_restart(tmp_path: object) -> None:
     assert again.state.namelists.find("GONE") is None
     assert again.state.namelists.find("SYSTEM.DEFAULT.NAMELIST") is not None
     journal.close()
+
+
+def _mqsc(qm: QueueManager, text: str) -> list[str]:
+    return Session(lambda cmd: run(qm, cmd)).execute(text).messages
+
+
+def test_mqsc_define_display_alter_copy_delete() -> None:
+    qm = Env().qm
+    assert _mqsc(qm, "DEFINE NAMELIST(CL.LIST) NAMES(ONE, TWO , THREE) DESCR('my clusters') NLTYPE(CLUSTER)") == [
+        "AMQ8552I: IBM MQ namelist created."]
+    shown = " ".join(_mqsc(qm, "DISPLAY NAMELIST(CL.LIST) ALL"))
+    for part in ("NAMELIST(CL.LIST)", "NAMES(ONE, TWO, THREE)", "DESCR(my clusters)", "NLTYPE(CLUSTER)", "NAMCOUNT(3)"):
+        assert part in shown
+    _mqsc(qm, "ALTER NAMELIST(CL.LIST) NAMES(FOUR)")
+    assert qm.state.namelists.require("CL.LIST").names == ("FOUR",)
+    _mqsc(qm, "DEFINE NL(COPY) LIKE(CL.LIST)")
+    assert qm.state.namelists.require("COPY").names == ("FOUR",)
+    shown = " ".join(_mqsc(qm, "DISPLAY NAMELIST(*) NLTYPE(CLUSTER)"))
+    assert "NAMELIST(CL.LIST)" in shown and "NAMELIST(COPY)" in shown and "SYSTEM.DEFAULT.NAMELIST" not in shown
+    _mqsc(qm, "DEFINE NAMELIST(EMPTY) NAMES()")
+    assert qm.state.namelists.require("EMPTY").names == ()
+    assert "NAMELIST(EMPTY)" not in " ".join(_mqsc(qm, "DISPLAY NAMELIST(*) WHERE(NAMCOUNT GT 0)"))
+    assert _mqsc(qm, "DELETE NAMELIST(COPY)") == ["AMQ8553I: IBM MQ namelist deleted."]
+    assert qm.state.namelists.find("COPY") is None
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("DEFINE NAMELIST(CL.LIST) NAMES(X)", "AMQ8150E"),  # exists, no REPLACE
+    ("DELETE NAMELIST(NOPE)", "AMQ8147E"),
+    ("DISPLAY NAMELIST(*) NLTYPE(SOME)", "NLTYPE is ALL, NONE, QUEUE, CLUSTER or AUTHINFO"),
+    ("DEFINE NAMELIST(X) NAMCOUNT(3)", "not a settable attribute"),
+])
+def test_mqsc_refusals_say_why(text: str, says: str) -> None:
+    qm = Env().qm
+    _mqsc(qm, "DEFINE NAMELIST(CL.LIST) NAMES(A)")
+    assert says in " ".join(_mqsc(qm, text))
+    assert qm.state.namelists.require("CL.LIST").names == ("A",)

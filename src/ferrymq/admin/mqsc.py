@@ -25,18 +25,18 @@ VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", 
 TYPES = {"QLOCAL": A.QLOCAL, "QL": A.QLOCAL, "QALIAS": A.QALIAS, "QA": A.QALIAS, "QMODEL": A.QMODEL,
          "QM": A.QMODEL, "QUEUE": "QUEUE", "Q": "QUEUE", "QMGR": A.QMGR, "QSTATUS": A.QSTATUS, "QS": A.QSTATUS,
          "CONN": A.CONN, "TOPIC": A.TOPIC, "TPSTATUS": A.TPSTATUS, "TPS": A.TPSTATUS, "SUB": A.SUB,
-         "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR}
+         "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR, "NAMELIST": A.NAMELIST, "NL": A.NAMELIST}
 QTYPE_CODE = {A.QLOCAL: C.MQQT_LOCAL, A.QALIAS: C.MQQT_ALIAS, A.QMODEL: C.MQQT_MODEL}
 OPERATORS = {"LT": F.MQCFOP_LESS, "GT": F.MQCFOP_GREATER, "EQ": F.MQCFOP_EQUAL, "NE": F.MQCFOP_NOT_EQUAL,
              "LE": F.MQCFOP_NOT_GREATER, "GE": F.MQCFOP_NOT_LESS, "LK": F.MQCFOP_LIKE, "NL": F.MQCFOP_NOT_LIKE,
              "CT": F.MQCFOP_CONTAINS, "EX": F.MQCFOP_EXCLUDES, "CTG": F.MQCFOP_CONTAINS_GEN,
              "EXG": F.MQCFOP_EXCLUDES_GEN}
 # Verbs x object types that exist (the order completion offers them).
-ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.TOPIC, A.SUB),
-           "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR, A.TOPIC, A.SUB),
-           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.TOPIC, A.SUB),
+ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.TOPIC, A.SUB, A.NAMELIST),
+           "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR, A.TOPIC, A.SUB, A.NAMELIST),
+           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.TOPIC, A.SUB, A.NAMELIST),
            "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QMGR, A.QSTATUS, A.CONN, A.TOPIC, A.TPSTATUS, A.SUB,
-                       A.SBSTATUS),
+                       A.SBSTATUS, A.NAMELIST),
            "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "END": ()}
 MAX_COMMAND = 32_768  # MQ_COMMAND_MQSC_LENGTH: longer commands are refused, not read on
 MQLONG = (-(2**31), 2**31 - 1)  # every MQSC number travels as a PCF MQLONG
@@ -178,6 +178,8 @@ def _table(objtype: str) -> dict[str, A.Attr]:
         return A.TOPIC_BY_NAME | A.TPSTATUS_BY_NAME
     if objtype in (A.SUB, A.SBSTATUS):
         return A.SUB_BY_NAME
+    if objtype == A.NAMELIST:
+        return A.NAMELIST_BY_NAME
     return A.QUEUE_BY_NAME
 
 
@@ -209,7 +211,7 @@ def _where(objtype: str, value: str | None) -> Filter:
     if m is None or m.group(2) not in OPERATORS:
         raise MqscSyntaxError("WHERE takes (attribute operator value), operator one of " + " ".join(OPERATORS))
     word, op, raw = m.group(1), OPERATORS[m.group(2)], m.group(3).strip("'")
-    own = objtype in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS)
+    own = objtype in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST)
     attr = _attr(objtype if own else A.QLOCAL, word) if word not in ("QUEUE", "QNAME") else None
     selector = C.MQCA_Q_NAME if attr is None else attr.selector
     if attr is not None and attr.kind == "bytes":
@@ -247,8 +249,8 @@ def to_command(p: Parsed) -> Command:
         return Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: name})
     if verb == "DISPLAY":
         return _display(p)
-    if ot in (A.TOPIC, A.SUB):
-        return _pubsub_object(p)
+    if ot in (A.TOPIC, A.SUB, A.NAMELIST):
+        return _named_object(p)
     params: dict[int, Value] = {} if ot == A.QMGR else {C.MQCA_Q_NAME: name, C.MQIA_Q_TYPE: QTYPE_CODE[ot]}
     command = {"DEFINE": F.MQCMD_CREATE_Q, "ALTER": F.MQCMD_CHANGE_Q, "DELETE": F.MQCMD_DELETE_Q}[verb]
     if ot == A.QMGR:
@@ -286,7 +288,7 @@ def _display(p: Parsed) -> Command:
     wanted: list[int] = []
     filters: list[Filter] = []
     kind = ""
-    own = ot in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS)  # a catalog of its own, not a queue's
+    own = ot in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST)  # a catalog of its own, not a queue's
     selections: list[tuple[str, str]] = []  # DISPLAY SUB/SBSTATUS: SUBID(x) DURABLE(x) SUBTYPE(x)
     for word, value in p.keywords:
         if word == "WHERE":
@@ -295,7 +297,8 @@ def _display(p: Parsed) -> Command:
             wanted.append(F.MQIACF_ALL)
         elif word == "TYPE" and value is not None:
             kind = value
-        elif ot in (A.SUB, A.SBSTATUS) and word in ("SUBID", "DURABLE", "SUBTYPE") and value is not None:
+        elif ((ot in (A.SUB, A.SBSTATUS) and word in ("SUBID", "DURABLE", "SUBTYPE"))
+              or (ot == A.NAMELIST and word == "NLTYPE")) and value is not None:
             selections.append((word, value))
         elif value is None:
             wanted.append(_attr(ot if own else A.QLOCAL, word).selector)
@@ -314,6 +317,16 @@ def _display(p: Parsed) -> Command:
                                                   F.MQIACF_Q_STATUS_ATTRS: attrs or (F.MQIACF_ALL,)}, filters)
     if ot in (A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS):
         return _pubsub_display(p, attrs, filters, kind, selections)
+    if ot == A.NAMELIST:
+        if kind:
+            raise MqscSyntaxError("DISPLAY NAMELIST selects by NLTYPE(...), not TYPE")
+        listed: dict[int, Value] = {C.MQCA_NAMELIST_NAME: name,
+                                    F.MQIACF_NAMELIST_ATTRS: attrs or (C.MQCA_NAMELIST_NAME, *(f.parameter for f in filters))}
+        for _, value in selections:
+            if value not in _NLTYPES:
+                raise MqscSyntaxError("NLTYPE is ALL, NONE, QUEUE, CLUSTER or AUTHINFO")
+            listed[C.MQIA_NAMELIST_TYPE] = _NLTYPES[value]
+        return Command(F.MQCMD_INQUIRE_NAMELIST, listed, filters)
     if ot == A.CONN:
         info = {"": F.MQIACF_CONN_INFO_CONN, "CONN": F.MQIACF_CONN_INFO_CONN, "HANDLE": F.MQIACF_CONN_INFO_HANDLE,
                 "ALL": F.MQIACF_CONN_INFO_ALL}.get(kind)
@@ -338,17 +351,27 @@ def _hex(name: str, word: str = "CONN") -> bytes:
         raise MqscSyntaxError(f"{word}({name}) takes an identifier in hex" + (", or *" if word == "CONN" else "")) from None
 
 
-# -- topics and subscriptions -----------------------------------------------------------------
-_NAME_PARAM = {A.TOPIC: C.MQCA_TOPIC_NAME, A.SUB: F.MQCACF_SUB_NAME}
+# -- topics, subscriptions and namelists ---------------------------------------------------------
+_NAME_PARAM = {A.TOPIC: C.MQCA_TOPIC_NAME, A.SUB: F.MQCACF_SUB_NAME, A.NAMELIST: C.MQCA_NAMELIST_NAME}
 _COMMANDS = {(A.TOPIC, "DEFINE"): F.MQCMD_CREATE_TOPIC, (A.TOPIC, "ALTER"): F.MQCMD_CHANGE_TOPIC,
              (A.TOPIC, "DELETE"): F.MQCMD_DELETE_TOPIC, (A.SUB, "DEFINE"): F.MQCMD_CREATE_SUBSCRIPTION,
-             (A.SUB, "ALTER"): F.MQCMD_CHANGE_SUBSCRIPTION, (A.SUB, "DELETE"): F.MQCMD_DELETE_SUBSCRIPTION}
+             (A.SUB, "ALTER"): F.MQCMD_CHANGE_SUBSCRIPTION, (A.SUB, "DELETE"): F.MQCMD_DELETE_SUBSCRIPTION,
+             (A.NAMELIST, "DEFINE"): F.MQCMD_CREATE_NAMELIST, (A.NAMELIST, "ALTER"): F.MQCMD_CHANGE_NAMELIST,
+             (A.NAMELIST, "DELETE"): F.MQCMD_DELETE_NAMELIST}
 _COPY = {A.TOPIC: (F.MQCMD_COPY_TOPIC, F.MQCACF_FROM_TOPIC_NAME, F.MQCACF_TO_TOPIC_NAME),
-         A.SUB: (F.MQCMD_COPY_SUBSCRIPTION, F.MQCACF_FROM_SUB_NAME, F.MQCACF_TO_SUB_NAME)}
+         A.SUB: (F.MQCMD_COPY_SUBSCRIPTION, F.MQCACF_FROM_SUB_NAME, F.MQCACF_TO_SUB_NAME),
+         A.NAMELIST: (F.MQCMD_COPY_NAMELIST, F.MQCACF_FROM_NAMELIST_NAME, F.MQCACF_TO_NAMELIST_NAME)}
+_NLTYPES = {"ALL": C.MQNT_ALL, "NONE": C.MQNT_NONE, "QUEUE": C.MQNT_Q, "Q": C.MQNT_Q, "CLUSTER": C.MQNT_CLUSTER,
+            "AUTHINFO": C.MQNT_AUTH_INFO}
 
 
-def _pubsub_object(p: Parsed) -> Command:
-    """DEFINE/ALTER/DELETE TOPIC and SUB (LIKE makes a COPY, as for queues)."""
+def _name_list(value: str) -> tuple[str, ...]:
+    """NAMES(A, B, C): the names, blanks around each dropped; NAMES() is the empty list."""
+    return tuple(n.strip() for n in value.split(",")) if value.strip() else ()
+
+
+def _named_object(p: Parsed) -> Command:
+    """DEFINE/ALTER/DELETE TOPIC, SUB and NAMELIST (LIKE makes a COPY, as for queues)."""
     ot, verb = p.objtype, p.verb
     command = _COMMANDS[(ot, verb)]
     params: dict[int, Value] = {_NAME_PARAM[ot]: p.name or ""}
@@ -360,6 +383,8 @@ def _pubsub_object(p: Parsed) -> Command:
             params[from_param] = value
         elif ot == A.SUB and word == "SUBID" and value is not None and verb != "DEFINE":
             params[F.MQBACF_SUB_ID] = _hex(value, word)
+        elif ot == A.NAMELIST and word == "NAMES" and value is not None and verb != "DELETE":
+            params[C.MQCA_NAMES] = _name_list(value)
         elif verb == "DELETE":
             raise MqscSyntaxError(f"DELETE {ot} does not take {word}")
         elif value is None:
@@ -367,7 +392,7 @@ def _pubsub_object(p: Parsed) -> Command:
         else:
             sel, v = _setting(ot, word, value)
             params[sel] = v
-    if command in (F.MQCMD_COPY_TOPIC, F.MQCMD_COPY_SUBSCRIPTION):
+    if command in (F.MQCMD_COPY_TOPIC, F.MQCMD_COPY_SUBSCRIPTION, F.MQCMD_COPY_NAMELIST):
         params[_COPY[ot][2]] = params.pop(_NAME_PARAM[ot])
     return Command(command, params)
 

@@ -32,11 +32,15 @@ _DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I:
          ("DEFINE", A.TOPIC): "AMQ8690I: Topic created.", ("ALTER", A.TOPIC): "AMQ8691I: Topic changed.",
          ("DELETE", A.TOPIC): "AMQ8692I: Topic deleted.", ("DEFINE", A.SUB): "AMQ8094I: Subscription created.",
          ("ALTER", A.SUB): "AMQ8096I: Subscription changed.", ("DELETE", A.SUB): "AMQ8095I: Subscription deleted.",
-         ("CLEAR", "TOPICSTR"): "AMQ8746I: Topic string cleared."}
+         ("CLEAR", "TOPICSTR"): "AMQ8746I: Topic string cleared.",
+         ("DEFINE", A.NAMELIST): "AMQ8552I: IBM MQ namelist created.",
+         ("ALTER", A.NAMELIST): "AMQ8551I: IBM MQ namelist changed.",
+         ("DELETE", A.NAMELIST): "AMQ8553I: IBM MQ namelist deleted."}
 _TITLE = {"Q": "AMQ8409I: Display Queue details.", A.QMGR: "AMQ8408I: Display Queue Manager details.",
           A.QSTATUS: "AMQ8450I: Display queue status details.", A.CONN: "AMQ8276I: Display Connection details.",
           A.TOPIC: "AMQ8633I: Display topic details.", A.TPSTATUS: "AMQ8754I: Display topic status details.",
-          A.SUB: "AMQ8096I: Display subscription details.", A.SBSTATUS: "AMQ8099I: Display subscription status."}
+          A.SUB: "AMQ8096I: Display subscription details.", A.SBSTATUS: "AMQ8099I: Display subscription status.",
+          A.NAMELIST: "AMQ8550I: Display namelist details."}
 _ERROR = {
     C.MQRC_UNKNOWN_OBJECT_NAME: "AMQ8147E: Object {name} not found.",
     F.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: Object {name} already exists (use REPLACE to redefine it).",
@@ -82,6 +86,8 @@ def _by_selector(objtype: str) -> dict[int, A.Attr]:
         return A.SUB_BY_SELECTOR | A.TOPIC_BY_SELECTOR | {a.selector: a for a in A.TPSTATUS_ATTRS}
     if objtype in (A.SUB, A.SBSTATUS):
         return A.SUB_BY_SELECTOR
+    if objtype == A.NAMELIST:
+        return A.NAMELIST_BY_SELECTOR
     return A.QUEUE_BY_SELECTOR
 
 
@@ -115,6 +121,8 @@ def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, st
             add("TYPE", _STATUS_KIND.get(int(value), str(value)))  # type: ignore[arg-type]
         elif sel == F.MQIACF_CONN_INFO_TYPE:
             add("TYPE", {F.MQIACF_CONN_INFO_CONN: "CONN", F.MQIACF_CONN_INFO_HANDLE: "HANDLE"}.get(int(value), ""))  # type: ignore[arg-type]
+        elif sel == C.MQCA_NAMELIST_NAME:
+            add("NAMELIST", str(value).strip())
         elif sel == F.MQCACF_OBJECT_NAME:
             add("OBJNAME", str(value).strip())
         elif sel == F.MQIACF_OBJECT_TYPE:
@@ -134,6 +142,8 @@ def _show(attr: A.Attr, value: Value) -> str:
         return "SYSTEM" if value == C.MQAT_QMGR else "USER"  # runmqsc's words: a queue-manager process or not
     if isinstance(value, bytes):
         return value.hex().upper()
+    if isinstance(value, tuple):  # NAMES: runmqsc writes the list inside the parentheses
+        return ", ".join(str(v).strip() for v in value)
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, int) and (attr.kind == "enum" or value in attr.words.values()):

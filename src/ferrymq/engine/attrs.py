@@ -35,7 +35,7 @@ class Attr:
 
     name: str
     selector: int
-    kind: str  # "int", "enum", "str"
+    kind: str  # "int", "enum", "str", "bytes" (shown in hex), "list" (NAMES: a tuple, set by its registry)
     default: int | str
     types: frozenset[str]
     words: dict[str, int] = field(default_factory=dict)
@@ -267,10 +267,11 @@ TOPIC_BY_NAME = _index(TOPIC_ATTRS + TOPIC_STATUS_ATTRS)
 TOPIC_BY_SELECTOR = {a.selector: a for a in TOPIC_ATTRS + TOPIC_STATUS_ATTRS}
 
 
-# NAMELIST objects (engine.namelists). NAMES, a list of names, is the registry's own: the
-# catalog holds single values. NAMCOUNT is its length.
+# NAMELIST objects (engine.namelists). NAMES is a list of names (kind "list", a tuple): the
+# registry sets it from its own argument, so it is read-only to the single-value paths.
 _NL = {NAMELIST}
 NAMELIST_ATTRS: tuple[Attr, ...] = (
+    Attr("NAMES", C.MQCA_NAMES, "list", "", frozenset(_NL), length=C.MQ_OBJECT_NAME_LENGTH, readonly=True),
     _str("DESCR", C.MQCA_NAMELIST_DESC, "", _NL, length=C.MQ_NAMELIST_DESC_LENGTH),
     _enum("NLTYPE", C.MQIA_NAMELIST_TYPE, C.MQNT_NONE, _NL,
           {"NONE": C.MQNT_NONE, "QUEUE": C.MQNT_Q, "Q": C.MQNT_Q, "CLUSTER": C.MQNT_CLUSTER,

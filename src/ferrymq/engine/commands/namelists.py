@@ -93,19 +93,13 @@ def namelist_params(obj: NamelistObject, wanted: Iterable[int]) -> dict[int, Val
     want = set(wanted)
     every = F.MQIACF_ALL in want
     out: dict[int, Value] = {C.MQCA_NAMELIST_NAME: obj.name}
-    if every or C.MQCA_NAMES in want:
-        out[C.MQCA_NAMES] = obj.names
     for attr in A.NAMELIST_ATTRS:
         if every or attr.selector in want:
-            value = obj.status(attr.name)
-            assert not isinstance(value, tuple)
-            out[attr.selector] = value
+            out[attr.selector] = obj.status(attr.name)
     return out
 
 
 def _status_of(obj: NamelistObject, selector: int) -> Value:
-    if selector == C.MQCA_NAMES:
-        return obj.names
     attr = A.NAMELIST_BY_SELECTOR.get(selector)
     if attr is None:
         raise failed(F.MQRCCF_FILTER_ERROR, f"filter parameter {selector} is not a namelist attribute")
