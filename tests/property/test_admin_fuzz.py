@@ -50,6 +50,26 @@ SEEDS = [
     Command(F.MQCMD_INQUIRE_Q_MGR, {F.MQIACF_Q_MGR_ATTRS: (C.MQCA_Q_MGR_DESC, C.MQIA_MAX_HANDLES)}),
     Command(F.MQCMD_CHANGE_Q_MGR, {C.MQCA_Q_MGR_DESC: "test qm", C.MQIA_MAX_HANDLES: 500}),
     Command(F.MQCMD_PING_Q_MGR),
+    # Topics and subscriptions (engine/commands/topics.py, subs.py).
+    Command(F.MQCMD_CREATE_TOPIC, {C.MQCA_TOPIC_NAME: "APP.T", C.MQCA_TOPIC_STRING: "app/t", C.MQIA_DEF_PRIORITY: 4,
+                                   C.MQIA_INHIBIT_PUB: C.MQTA_PUB_INHIBITED, C.MQCA_MODEL_DURABLE_Q: "M"}),
+    Command(F.MQCMD_CHANGE_TOPIC, {C.MQCA_TOPIC_NAME: "APP.T", C.MQIA_WILDCARD_OPERATION: C.MQTA_BLOCK}),
+    Command(F.MQCMD_COPY_TOPIC, {F.MQCACF_FROM_TOPIC_NAME: "APP.T", F.MQCACF_TO_TOPIC_NAME: "APP.U",
+                                 C.MQCA_TOPIC_STRING: "app/u"}),
+    Command(F.MQCMD_DELETE_TOPIC, {C.MQCA_TOPIC_NAME: "APP.T"}),
+    Command(F.MQCMD_INQUIRE_TOPIC, {C.MQCA_TOPIC_NAME: "*", F.MQIACF_TOPIC_ATTRS: (C.MQIA_DEF_PRIORITY,)},
+            [Filter(C.MQIA_DEF_PRIORITY, F.MQCFOP_EQUAL, 4)]),
+    Command(F.MQCMD_INQUIRE_TOPIC_NAMES, {C.MQCA_TOPIC_NAME: "*"}),
+    Command(F.MQCMD_INQUIRE_TOPIC_STATUS, {C.MQCA_TOPIC_STRING: "app/#", F.MQIACF_TOPIC_STATUS_TYPE: F.MQIACF_TOPIC_SUB}),
+    Command(F.MQCMD_CLEAR_TOPIC_STRING, {C.MQCA_TOPIC_STRING: "app/t", F.MQIACF_CLEAR_TYPE: F.MQCLRT_RETAINED}),
+    Command(F.MQCMD_CREATE_SUBSCRIPTION, {F.MQCACF_SUB_NAME: "S", C.MQCA_TOPIC_STRING: "app/t",
+                                          F.MQIACF_DESTINATION_CLASS: C.MQDC_PROVIDED, F.MQCACF_DESTINATION: "APP.L",
+                                          F.MQBACF_DESTINATION_CORREL_ID: b"c" * 24}),
+    Command(F.MQCMD_CHANGE_SUBSCRIPTION, {F.MQCACF_SUB_NAME: "S", F.MQCACF_SUB_USER_DATA: "u"}),
+    Command(F.MQCMD_COPY_SUBSCRIPTION, {F.MQCACF_FROM_SUB_NAME: "S", F.MQCACF_TO_SUB_NAME: "S2"}),
+    Command(F.MQCMD_DELETE_SUBSCRIPTION, {F.MQCACF_SUB_NAME: "S"}),
+    Command(F.MQCMD_INQUIRE_SUBSCRIPTION, {F.MQCACF_SUB_NAME: "*", F.MQIACF_SUB_ATTRS: (F.MQIACF_ALL,)}),
+    Command(F.MQCMD_INQUIRE_SUB_STATUS, {F.MQBACF_SUB_ID: b"s" * 24}),
 ]
 ENCODING = {from_command(c).pack(e): e for c in SEEDS for e in (P.NATIVE, P.REVERSED)}  # request -> its encoding
 RAW = list(ENCODING)
@@ -112,6 +132,9 @@ class Admin:
         self.qm = QueueManager.start("QM1", MemoryJournal(), FakeClock())
         self.qm.objects.define("QLOCAL", "APP.L")
         self.qm.objects.define("QLOCAL", "FUZZ.REPLY")
+        # A topic object and a subscription for the topic and subscription commands to find.
+        self.qm.state.topics.define("APP.T", {"TOPICSTR": "app/t"})
+        self.qm.subscriber.define("S", {"TOPICSTR": "app/t", "DEST": "APP.L"})
         self.hconn = self.qm.connect(appl_name="fuzzer")
         self.cs = CommandServer(self.qm, lambda lsn, send: send())
         self.cs.pump()
