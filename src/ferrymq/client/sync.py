@@ -334,7 +334,7 @@ class Client(SequenceCalls):
         with the context the caller sets).
 
         Raises:
-            MQError: the queue manager refused (e.g. 2425 MQRC_TOPIC_STRING_ERROR, 2086
+            MQError: the queue manager refused (e.g. 2425 MQRC_TOPIC_STRING_ERROR, 2085
                 MQRC_UNKNOWN_OBJECT_NAME).
         """
         reply, record = self.run(mqi.open_topic(self, topic, options))
