@@ -95,7 +95,11 @@ def test_combining_refusals(qm: QueueManager) -> None:
     refused(qm, C.MQRC_TOPIC_STRING_ERROR, reg.full_string, BASE_TOPIC, "")
     assert reg.full_string(BASE_TOPIC, "x/y") == "x/y"
     reg.define("LONG", {"TOPICSTR": "x" * 10_000})
-    refused(qm, C.MQRC_TOPIC_STRING_ERROR, reg.full_string, "LONG", "y" * 300)
+    refused(qm, C.MQRC_TOPIC_STRING_ERROR, reg.full_string, "LONG", "y" * 300)  # each fits; together not
+    # ObjectString itself over MQ_TOPIC_STR_LENGTH: IBM's ObjectString field error, first.
+    refused(qm, C.MQRC_OBJECT_STRING_ERROR, reg.full_string, "", "y" * 10_241)
+    refused(qm, C.MQRC_OBJECT_STRING_ERROR, reg.full_string, "NO.SUCH.TOPIC", "y" * 10_241)
+    assert reg.full_string("", "y" * 10_240) == "y" * 10_240
 
 
 # -- the tree and ASPARENT ----------------------------------------------------------------

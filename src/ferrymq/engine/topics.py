@@ -171,10 +171,14 @@ class TopicRegistry:
         subscription's).
 
         Raises:
-            MQError: MQRC_UNKNOWN_OBJECT_NAME (2085) when neither is present or ObjectName
-                names no topic object; MQRC_TOPIC_STRING_ERROR (2425) when the result is
-                empty (a blank TOPICSTR alone) or too long.
+            MQError: MQRC_OBJECT_STRING_ERROR (2441) for an ObjectString longer than
+                MQ_TOPIC_STR_LENGTH; MQRC_UNKNOWN_OBJECT_NAME (2085) when neither is present
+                or ObjectName names no topic object; MQRC_TOPIC_STRING_ERROR (2425) when the
+                result is empty (a blank TOPICSTR alone) or too long.
         """
+        if len(object_string) > C.MQ_TOPIC_STR_LENGTH:
+            raise failed(C.MQRC_OBJECT_STRING_ERROR,
+                         f"ObjectString is {len(object_string)} characters; at most {C.MQ_TOPIC_STR_LENGTH}")
         name_present = bool(object_name) and object_name[0] not in " \0"
         string_present = bool(object_string) and object_string[0] not in " \0"
         if not name_present and not string_present:
