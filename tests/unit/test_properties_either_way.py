@@ -1,6 +1,8 @@
 """Properties put either way — through a message handle, or as an MQRFH2 at the start of the
 data in either byte order and any NameValueCCSID — are the same message to every kind of
-getter, before and after a restart (hypothesis over random typed property sets); random
+getter, before and after a restart (hypothesis over random typed property sets): the same
+typed properties and the same body, though a getter taking an MQRFH2 gets the putter's own
+headers byte for byte (as IBM returns them) where the handle's are written fresh. Random
 bytes where an MQRFH2 belongs are refused with IBM's RFH reasons and store nothing."""
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.properties import rules
 from ferrymq.properties.model import Property, PropertySet, coerce
-from ferrymq.properties.rfh2map import build_folders
+from ferrymq.properties.rfh2map import absorb, build_folders
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.rfh2 import MQRFH2
 
@@ -82,8 +84,12 @@ def _deliveries(ps: PropertySet, way: str, ccsid: int, big: bool) -> list[object
             gmo = GetOptions(option | C.MQGMO_BROWSE_FIRST, msg_handle=handle)
             res = env.qm.get(env.hconn, env.open(f"Q{i}"), MQMD(), gmo, 1 << 16)
             assert isinstance(res, GetResult)
-            out.append((phase, i, res.data, res.md.format, res.md.encoding, res.md.coded_char_set_id,
-                        _typed(res.properties)))
+            split = absorb(res.data, res.md.format, res.md.encoding, res.md.coded_char_set_id)
+            if split is None:
+                seen: tuple[object, ...] = (res.data, res.md.format, res.md.encoding, res.md.coded_char_set_id)
+            else:  # an MQRFH2: what it says, not how its bytes say it
+                seen = (_typed(split.props), split.data, split.format, split.encoding, split.ccsid)
+            out.append((phase, i, *seen, _typed(res.properties)))
         _restart(env)
     return out
 

@@ -81,10 +81,23 @@ def leave_v6(md: MQMD, data: bytes, props: PropertySet | None) -> tuple[MQMD, by
     ordinary message, its MQRFH2 read as an ordinary put would have read it. An MQRFH2 that
     does not parse stays in the data as it is (the message was accepted; it is not lost)."""
     try:
-        md, data, props, _ = on_put(md, data, props, C.MQPROP_COMPATIBILITY)
+        return _absorbed(md, data, props)
     except MQError:
         return md, data, props
-    return md, data, props
+
+
+def _read_kept(md: MQMD, data: bytes, props: PropertySet | None) -> tuple[MQMD, bytes, PropertySet | None, bool]:
+    """A message whose MQRFH2 was kept as put, read as an ordinary put would have stored it
+    (``leave_v6``), and whether its headers as put carry every one of its properties (then
+    they are what a getter taking an MQRFH2 receives, byte for byte)."""
+    try:
+        split = absorb(data, md.format, md.encoding, md.coded_char_set_id)
+    except MQError:
+        split = None
+    carried = split is not None and bool(split.props) and all(
+        split.props.find(name) == prop for name, prop in (props or PropertySet()).typed_items())
+    md, data, props = leave_v6(md, data, props)
+    return md, data, props, carried
 
 
 def check_count(props: PropertySet) -> None:
@@ -112,15 +125,33 @@ def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tu
             rules.check_carried(name, prop)
     if propctl == C.MQPROP_V6COMPAT:
         return md, data, props or None, md.format.rstrip() == "MQHRF2"
+    if not props and md.format.rstrip() == "MQHRF2":
+        # The MQRFH2 says everything about the properties: the data is kept as put (IBM
+        # returns a putter's headers byte for byte to a getter that takes them as MQRFH2;
+        # ``on_get`` takes the property folders out for one that does not).
+        split = absorb(data, md.format, md.encoding, md.coded_char_set_id)
+        assert split is not None
+        return _jms_into_md(md, split.props), data, split.props or None, True
+    md, data, props = _absorbed(md, data, props)
+    return md, data, props, False
+
+
+def _absorbed(md: MQMD, data: bytes, props: PropertySet | None) -> tuple[MQMD, bytes, PropertySet | None]:
+    """The property folders of the data's MQRFH2 taken out into the properties (the
+    handle's ``props`` win), the descriptor saying what the data now starts with.
+
+    Raises:
+        MQError: as ``on_put``.
+    """
     split = absorb(data, md.format, md.encoding, md.coded_char_set_id)
     if split is None:
-        return md, data, props or None, False
+        return md, data, props or None
     merged = split.props
     if props:
         merged.update_from(props)  # the handle's value wins over the MQRFH2's
         check_count(merged)
     md = md.replace(format=split.format, encoding=split.encoding, coded_char_set_id=split.ccsid)
-    return _jms_into_md(md, merged), split.data, merged or None, False
+    return _jms_into_md(md, merged), split.data, merged or None
 
 
 def _jms_into_md(md: MQMD, props: PropertySet) -> MQMD:
@@ -177,8 +208,12 @@ def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: 
                 body, fmt = with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id, merge=False)
                 return md.replace(format=fmt), body, None, warning
             return md, data, None, C.MQRC_NONE
-        # Any other rule reads the MQRFH2 as a put to an ordinary queue would have.
-        md, data, props = leave_v6(md, data, props)
+        # Any other rule reads the MQRFH2 as a put to an ordinary queue would have; where the
+        # headers as put already carry every property, a getter taking an MQRFH2 gets them so.
+        as_put = md, data
+        md, data, props, carried = _read_kept(md, data, props)
+    else:
+        as_put, carried = None, False
     all_props = props or PropertySet()
     if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or (chosen == 0 and propctl == C.MQPROP_FORCE_MQRFH2):
         dest = "rfh2"
@@ -193,6 +228,8 @@ def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: 
     else:  # MQPROP_NONE
         dest = "none"
     handle = (all_props.copy() if dest == "handle" else PropertySet()) if msg_handle else None
+    if dest == "rfh2" and as_put is not None and carried:
+        return as_put[0], as_put[1], handle, C.MQRC_NONE
     if dest == "rfh2" and all_props:
         written, warning = carriable(all_props)
         body, fmt = with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id)
