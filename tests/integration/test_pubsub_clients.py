@@ -89,7 +89,11 @@ def test_publish_and_subscribe_with_the_asyncio_client(embedded: EmbeddedQueueMa
             sub = await c.subscribe("async/#", durable=True, name="ASYNC.SUB")
             for i in range(3):
                 await c.publish(f"async/{i}", b"m%d" % i)
-            got = [m.data async for m in sub.messages(wait=0.5)]
+            got: list[bytes] = []
+            async for m in sub:  # waits for each publication
+                got.append(m.data)
+                break
+            got += [m.data async for m in sub.messages(wait=0.5)]
             await sub.close(remove=True)
             return got
 
