@@ -229,6 +229,16 @@ def test_inquiry_returns_jms_and_mqps_names_under_their_synonyms() -> None:
     assert h.inquire("mcd.%").name == "JMSType"
 
 
+def test_publication_properties_are_inquired_under_their_mq_names() -> None:
+    h = MessageHandleState()
+    h.props.set("mqps.Top", "a/b")  # as the queue manager writes them on a publication's copy
+    h.props.set("mqps.Sud", "desk")
+    h.props.set("mqps.Ret", True, C.MQTYPE_BOOLEAN)
+    assert h.inquire("MQSubUserData").value == "desk" and h.inquire("mqps.Sud").name == "MQSubUserData"
+    assert h.inquire("MQIsRetained").value is True and h.inquire("mqps.Ret").name == "MQIsRetained"
+    assert h.inquire("MQTopicString").value == "a/b"
+
+
 def test_missing_property() -> None:
     h = MessageHandleState()
     with pytest.raises(MQError) as exc:

@@ -65,9 +65,11 @@ JMS_NAMES: dict[str, tuple[int, str | None]] = {
 }
 
 # MQINQMP returns a property that has a well-known synonym under that synonym (once): the
-# JMS header name for jms./mcd. fields, MQTopicString for mqps.Top. (usr.x comes back as x.)
+# JMS header name for jms./mcd. fields, and the publish/subscribe names for the mqps folder
+# the queue manager writes on a publication's copy: MQTopicString (mqps.Top), MQSubUserData
+# (mqps.Sud), MQIsRetained (mqps.Ret). (usr.x comes back as x.)
 RETURNED_NAMES: dict[str, str] = {stored: jms for jms, (_t, stored) in JMS_NAMES.items() if stored is not None}
-RETURNED_NAMES["mqps.Top"] = "MQTopicString"
+RETURNED_NAMES.update({"mqps.Top": "MQTopicString", "mqps.Sud": "MQSubUserData", "mqps.Ret": "MQIsRetained"})
 SYNONYMS: dict[str, str] = {v: k for k, v in RETURNED_NAMES.items()}
 
 _S, _I, _B = C.MQTYPE_STRING, C.MQTYPE_INT32, C.MQTYPE_BYTE_STRING
