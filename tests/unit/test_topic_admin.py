@@ -301,3 +301,11 @@ def test_definitions_made_with_mqsc_govern_publish_and_subscribe() -> None:
                                                            F.MQIACF_TOPIC_STATUS_ATTRS: (C.MQIA_SUB_COUNT,
                                                                                          C.MQIA_PUB_COUNT)}))
     assert (row[C.MQIA_SUB_COUNT], row[C.MQIA_PUB_COUNT]) == (1, 1)
+
+
+def test_tab_completion_knows_the_topic_and_subscription_words() -> None:
+    from ferrymq.cli.mqsc import words
+
+    vocabulary = set(words())
+    assert {"TOPIC", "TPSTATUS", "SUB", "SBSTATUS", "TOPICSTR", "MDURMDL", "PMSGDLV", "DESTCLAS", "SUBCOUNT",
+            "CLRTYPE"} <= vocabulary
