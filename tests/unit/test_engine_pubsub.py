@@ -67,7 +67,7 @@ def test_open_topic_gives_the_full_topic_string(env: Env) -> None:
 @pytest.mark.parametrize(("od", "options", "reason"), [
     ({"object_string": "a"}, C.MQOO_INPUT_AS_Q_DEF, C.MQRC_OPTION_NOT_VALID_FOR_TYPE),
     ({"object_string": "a"}, C.MQOO_BROWSE, C.MQRC_OPTION_NOT_VALID_FOR_TYPE),
-    ({"object_string": "a"}, C.MQOO_OUTPUT | C.MQOO_INQUIRE, C.MQRC_OPTION_NOT_VALID_FOR_TYPE),
+    ({"object_string": "a"}, C.MQOO_OUTPUT | C.MQOO_SAVE_ALL_CONTEXT, C.MQRC_OPTION_NOT_VALID_FOR_TYPE),
     ({"object_string": "a"}, C.MQOO_SET, C.MQRC_OPTION_NOT_VALID_FOR_TYPE),
     ({}, C.MQOO_OUTPUT, C.MQRC_UNKNOWN_OBJECT_NAME),
     ({"object_name": "NO.SUCH.TOPIC"}, C.MQOO_OUTPUT, C.MQRC_UNKNOWN_OBJECT_NAME),

@@ -90,3 +90,17 @@ def test_managed_queue_model_from_the_topic(env: Env) -> None:
     s = sub(env, "modelled/x")
     assert env.qm.objects.require(s.queue_name)["MAXDEPTH"] == 3
     fails(C.MQRC_UNKNOWN_OBJECT_NAME, env.qm.subscribe, env.hconn, SubDescriptor(MANAGED, object_name="NO.SUCH.TOPIC"))
+
+
+def test_inquire_on_a_topic_handle_gives_its_resolved_attributes(env: Env) -> None:
+    topic(env, "INQ", "inq", DEFPRTY=4, PUB="DISABLED")
+    h = env.qm.open(env.hconn, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="inq/below"),
+                    C.MQOO_INQUIRE).hobj
+    res = env.qm.inquire(env.hconn, h, [C.MQIA_DEF_PRIORITY, C.MQIA_INHIBIT_PUB, C.MQIA_DURABLE_SUB],
+                         [C.MQCA_TOPIC_STRING])
+    assert res.ints == [4, C.MQTA_PUB_INHIBITED, C.MQSUB_DURABLE_ALLOWED]  # the last from SYSTEM.BASE.TOPIC
+    assert res.chars == ["inq"]
+    assert env.qm.inquire(env.hconn, h, [C.MQIA_CURRENT_Q_DEPTH], []).reason == C.MQRC_SELECTOR_NOT_FOR_TYPE
+    fails(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, env.qm.open, env.hconn,
+          ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="inq"), C.MQOO_SET)
+    fails(C.MQRC_NOT_OPEN_FOR_OUTPUT, env.qm.put, env.hconn, h, MQMD(), PutOptions(), b"x")

@@ -29,8 +29,9 @@ from ferrymq.wire.mqod_names import check_od_names
 
 _INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _QMGR_OPEN_OK = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
-# A topic opens to publish on (IBM: a subscription is made with MQSUB, never MQOPEN).
-_TOPIC_OPEN_OK = (C.MQOO_OUTPUT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+# A topic opens to publish on, or to inquire (IBM: a subscription is made with MQSUB,
+# never MQOPEN; only queues' attributes are set with MQSET).
+_TOPIC_OPEN_OK = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
                   | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
                   | C.MQOO_NO_MULTICAST | C.MQOO_BIND_AS_Q_DEF)
 MANAGED_PREFIX = "SYSTEM.MANAGED."  # the names of managed subscriptions' queues
@@ -142,7 +143,7 @@ class Opener:
         """MQOPEN of a topic, to publish on: the handle holds the full topic string."""
         if options & ~_TOPIC_OPEN_OK:
             raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
-                         "a topic opens for MQOO_OUTPUT (with context options) only; subscribe with MQSUB")
+                         "a topic opens for MQOO_OUTPUT (with context options) or MQOO_INQUIRE; subscribe with MQSUB")
         topic = self.resolver.resolve_topic(od.object_name, od.object_string, od.object_q_mgr_name)
         hobj = self._next_hobj
         self._next_hobj += 1

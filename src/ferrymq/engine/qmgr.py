@@ -306,27 +306,40 @@ class QueueManager:
         if not h.options & C.MQOO_INQUIRE:
             raise failed(C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{h.name} was not opened with MQOO_INQUIRE")
         obj = h.alias or h.queue
-        table = A.QMGR_BY_SELECTOR if obj is None else A.QUEUE_BY_SELECTOR
+        topic = h.topic
+        if topic is not None:  # a topic handle: the topic's attributes as they resolve at its string
+            table = A.TOPIC_BY_SELECTOR
+        else:
+            table = A.QMGR_BY_SELECTOR if obj is None else A.QUEUE_BY_SELECTOR
         result = InquireResult()
         for sel in list(int_selectors) + list(char_selectors):
             ok_range = (C.MQIA_FIRST <= sel <= C.MQIA_LAST) if sel in int_selectors else (C.MQCA_FIRST <= sel <= C.MQCA_LAST)
             if not ok_range:
                 raise failed(C.MQRC_SELECTOR_ERROR, f"selector {sel} is not an {'MQIA' if sel in int_selectors else 'MQCA'} value")
-        for sel in int_selectors:
+
+        def value_of(sel: int) -> int | str | None:
             attr = table.get(sel)
-            if attr is None or (obj is not None and obj.qtype not in attr.types):
+            if attr is None:
+                return None
+            if topic is not None:
+                return self.topics.effective(topic, attr.name)
+            if obj is None:
+                return self.objects.qmgr_status(attr.name)
+            return obj.status(attr.name) if obj.qtype in attr.types else None
+
+        for sel in int_selectors:
+            value = value_of(sel)
+            if value is None:
                 result.ints.append(C.MQIAV_NOT_APPLICABLE)
                 result.comp, result.reason = C.MQCC_WARNING, C.MQRC_SELECTOR_NOT_FOR_TYPE
                 continue
-            value = self.objects.qmgr_status(attr.name) if obj is None else obj.status(attr.name)
             result.ints.append(int(value))
         for sel in char_selectors:
-            attr = table.get(sel)
-            if attr is None or (obj is not None and obj.qtype not in attr.types):
+            value = value_of(sel)
+            if value is None:
                 result.chars.append("")
                 result.comp, result.reason = C.MQCC_WARNING, C.MQRC_SELECTOR_NOT_FOR_TYPE
                 continue
-            value = self.objects.qmgr_status(attr.name) if obj is None else obj.status(attr.name)
             result.chars.append(str(value))
         return result
 
