@@ -204,6 +204,7 @@ def test_define_refusals_change_nothing(qm: QueueManager) -> None:
     refused(qm, F.MQRCCF_PARM_MISSING, reg.define, "T2", {"TOPICSTR": "  "})
     refused(qm, C.MQRC_TOPIC_NOT_ALTERABLE, reg.define, "T1", {"TOPICSTR": "a/c"}, replace=True)
     refused(qm, C.MQRC_UNKNOWN_OBJECT_NAME, reg.define, "T2", {"TOPICSTR": "x"}, like="NOPE")
+    refused(qm, F.MQRCCF_TOPICSTR_ALREADY_EXISTS, reg.define, "T2", {}, like="T1")  # LIKE copies TOPICSTR too
     refused(qm, C.MQRC_OBJECT_NAME_ERROR, reg.define, "BAD NAME", {"TOPICSTR": "x"})
     refused(qm, C.MQRC_OBJECT_NAME_ERROR, reg.define, "X" * 49, {"TOPICSTR": "x"})
     refused(qm, C.MQRC_TOPIC_STRING_ERROR, reg.define, "T2", {"TOPICSTR": "a\0b"})

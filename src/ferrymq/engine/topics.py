@@ -264,12 +264,10 @@ class TopicRegistry:
             base = self.topics.get(like.rstrip())
             if base is None:
                 raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE({like.rstrip()}) is not a topic object")
-            values = dict(base.attrs)
-            values.pop("TOPICSTR", None)  # the string is the new object's own, never copied
+            values = dict(base.attrs)  # its TOPICSTR too: taken, unless the command gives another
         else:
             default = self.topics.get(DEFAULT_TOPIC)
             values = dict(default.attrs) if default is not None else A.defaults_for(A.TOPIC)
-        values["TOPICSTR"] = ""
         values.update(given)
         self._check_rules(name, values, existing)
         self.objects.epoch += 1
