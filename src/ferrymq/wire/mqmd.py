@@ -280,6 +280,10 @@ class MQMD:
         Raises:
             DecodeError: wrong StrucId, unknown version, or too few bytes.
         """
+        if type(buf) is bytes and len(buf) == _V2 and not offset and not big_endian and buf.startswith(V2_LE_HEAD):
+            md: MQMD = _new(cls)  # the usual case, a whole little-endian v2 descriptor: _of, inline
+            md._raw = buf
+            return md
         head = bytes(buf[offset : offset + 8])
         version = _LE_HEADS.get(head, 0) if not big_endian else 0
         if version:  # the common case, decided in one lookup
