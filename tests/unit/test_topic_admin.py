@@ -67,6 +67,8 @@ def test_create_inquire_change_copy_delete_topic(encoding: int) -> None:
     [names] = ok(env, Command(F.MQCMD_INQUIRE_TOPIC_NAMES, {C.MQCA_TOPIC_NAME: "*"}), encoding)
     assert [n.rstrip() for n in names[F.MQCACF_TOPIC_NAMES]] == [  # type: ignore[attr-defined]
         "GOLF", "SPORT", "SYSTEM.BASE.TOPIC", "SYSTEM.DEFAULT.TOPIC"]
+    assert ok(env, Command(F.MQCMD_INQUIRE_TOPIC, {C.MQCA_TOPIC_NAME: "*", C.MQIA_TOPIC_TYPE: C.MQTOPT_CLUSTER}),
+              encoding) == [{}]  # no cluster topics: the one empty final response
     ok(env, Command(F.MQCMD_DELETE_TOPIC, {C.MQCA_TOPIC_NAME: "GOLF"}), encoding)
     assert env.qm.state.topics.find("GOLF") is None
 

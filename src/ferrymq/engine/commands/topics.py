@@ -78,10 +78,11 @@ def _delete(qm: QueueManager, cmd: Command) -> list[Response]:
     return [Response()]
 
 
-def _check_type(cmd: Command) -> None:
+def _check_type(cmd: Command) -> int:
     kind = cmd.number(C.MQIA_TOPIC_TYPE, C.MQTOPT_ALL)
     if kind not in (C.MQTOPT_ALL, C.MQTOPT_LOCAL, C.MQTOPT_CLUSTER):
         raise failed(F.MQRCCF_TOPIC_TYPE_ERROR, f"TopicType {kind} is not MQTOPT_LOCAL, MQTOPT_CLUSTER or MQTOPT_ALL")
+    return kind
 
 
 def topic_params(obj: TopicObject, wanted: Iterable[int]) -> dict[int, Value]:
@@ -110,13 +111,14 @@ def _passes(obj: TopicObject, filters: list[Filter]) -> bool:
 
 
 def _matching(qm: QueueManager, cmd: Command) -> list[TopicObject]:
-    _check_type(cmd)
+    kind = _check_type(cmd)
     name = cmd.text(C.MQCA_TOPIC_NAME)
     reg = qm.state.topics
     found = [reg.topics[n] for n in reg.names(name)]
     if not found and "*" not in name:
         raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"topic object {name!r} is not defined")
-    return found
+    # Every topic object here is a local definition; cluster topics come with the cluster.
+    return [] if kind == C.MQTOPT_CLUSTER else found
 
 
 def _inquire(qm: QueueManager, cmd: Command) -> list[Response]:
