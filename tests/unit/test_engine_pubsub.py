@@ -423,3 +423,15 @@ def test_maxhands_refuses_before_anything_is_made(env: Env) -> None:
     fails(C.MQRC_HANDLE_NOT_AVAILABLE, sub, env, "t")
     assert set(env.qm.objects.queues) == queues
     assert len(env.qm.subscriptions) == 0
+
+
+def test_persistent_copy_to_a_given_temporary_queue_is_refused_not_converted(env: Env) -> None:
+    env.qm.objects.alter_qmgr({"DEADQ": ""})
+    temp = env.qm.open(env.hconn, ObjectDescriptor("SYSTEM.DEFAULT.MODEL.QUEUE"), C.MQOO_INPUT_AS_Q_DEF)
+    s = sub(env, "t", C.MQSO_CREATE, hobj=temp.hobj)
+    managed = sub(env, "t")
+    assert publish(env, "t", b"np") == C.MQRC_NONE
+    assert publish(env, "t", b"p", persistence=C.MQPER_PERSISTENT) == C.MQRC_NONE  # ALLDUR: non-durable dropped
+    assert [r.data for r in received(env, s.hobj)] == [b"np"]
+    got = received(env, managed.hobj)  # a managed temporary queue keeps it, non-persistent
+    assert [(r.data, r.md.persistence) for r in got] == [(b"np", 0), (b"p", 0)]

@@ -228,8 +228,8 @@ class Publisher:
             if props is None:
                 props = props_for[user_data] = self._copy_properties(pub, user_data, retained)
             persistence = md_persistence
-            if q is not None and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC and persistence == C.MQPER_PERSISTENT:
-                persistence = C.MQPER_NOT_PERSISTENT  # a temporary queue holds none (docs/pubsub.md)
+            if sub.managed and q is not None and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC and persistence == C.MQPER_PERSISTENT:
+                persistence = C.MQPER_NOT_PERSISTENT  # a temporary managed queue holds none (docs/pubsub.md)
             priority = sub.pub_priority
             if priority == C.MQPRI_PRIORITY_AS_PUBLISHED or (priority < 0 and q is None):
                 priority = md_priority
