@@ -149,6 +149,17 @@ class Client(SequenceCalls):
                          else ev)
             self._flush()
 
+    def _put_async(self, ev: E.Put | E.Put1) -> None:
+        """Buffer an asynchronous put (``ev.reply`` False): the one path every asynchronous
+        put takes, ``Queue.put``'s and the pymqi layer's. It leaves with the next write (at
+        64 KiB, or ahead of the next request); its outcome comes from ``stat()``."""
+        if ev.options & C.MQPMO_SYNCPOINT:  # UnitOfWorkGuard.before does nothing for other puts
+            self._uow.before(ev)
+        s = self._s
+        s.send(ev)
+        if s.out_bytes >= S.FLUSH_AT:
+            self._flush_async(ev)
+
     def _poll(self) -> None:
         """Take whatever has arrived, without waiting (heartbeats, an Ending, the end).
 
@@ -510,11 +521,7 @@ class Queue:
                               (priority, persistent, expiry, reply_to_q, reply_to_q_mgr, format, msg_type, report, feedback),
                               correl_id, msg_id, properties, c._tx.active if syncpoint is None else syncpoint, asy, md, options)
         if res is not None:
-            if ev.options & C.MQPMO_SYNCPOINT:  # UnitOfWorkGuard.before does nothing for other puts
-                c._uow.before(ev)
-            s.send(ev)
-            if s.out_bytes >= S.FLUSH_AT:
-                c._flush_async(ev)
+            c._put_async(ev)
             return res
         return S.put_result(c._call(ev))
 

@@ -38,7 +38,7 @@ from ferrymq.pymqi.pubsub import Subscription, Topic
 from ferrymq.pymqi.queue import Queue
 from ferrymq.pymqi.replies import reply_md, report_md
 from ferrymq.pymqi.rfh2 import RFH2
-from ferrymq.pymqi.structs import CD, CMHO, CNO, DMHO, DMPO, GMO, IMPO, MD, OD, PD, PMO, SCO, SD, SMPO, SRO, MQOpts
+from ferrymq.pymqi.structs import CD, CMHO, CNO, DMHO, DMPO, GMO, IMPO, MD, OD, PD, PMO, SCO, SD, SMPO, SRO, STS, MQOpts
 
 # The release of pymqi whose API this follows, and what pymqi reports about its build:
 # ferrymq is always a client of a queue manager in another process (or embedded).
@@ -64,7 +64,7 @@ __all__ = [
     "CD", "CFBF", "CFBS", "CFGR", "CFH", "CFIF", "CFIL", "CFIL64", "CFIN", "CFIN64", "CFSF", "CFSL", "CFST", "CMHO",
     "CMQC", "CMQCFC", "CMQXC", "CMQZC", "CNO", "DMHO", "DMPO", "GMO", "IMPO", "MD", "PD", "RFH2", "SMPO",
     "ByteString", "Filter", "MQMIError", "MQOpts", "MessageHandle", "OD", "PCFExecute", "PMO", "PYIFError", "SCO",
-    "SD", "SRO", "Subscription", "Topic", "Error", "Queue", "QueueManager", "cd", "connect", "ensure_bytes",
+    "SD", "SRO", "STS", "Subscription", "Topic", "Error", "Queue", "QueueManager", "cd", "connect", "ensure_bytes",
     "ensure_not_unicode", "gmo", "is_unicode", "md", "od", "padded_count", "pmo", "sd", "register_bindings",
     "reply_md", "report_md", "sco", "unregister_bindings",
 ]

@@ -10,6 +10,8 @@ is honoured as MQ clients do.
 
 Every MQI call goes through ``ferrymq.client.mqi`` with the application's MD/GMO/PMO/OD
 packed as they are; those structures are updated in place from the reply, as pymqi does.
+Asynchronous puts (MQPMO_ASYNC_RESPONSE, DEFPRESP) and read-ahead gets (MQOO_READ_AHEAD,
+DEFREADA) take the client's own paths for them instead (ferrymq.pymqi.ahead).
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ferrymq.client import local, mqi
+from ferrymq.client import session as S
 from ferrymq.client.connname import MalformedConnName, parse_conn_name
 from ferrymq.client.sync import Client
 from ferrymq.client.sync import connect as client_connect
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
-from ferrymq.pymqi import CMQXC, handles
+from ferrymq.pymqi import CMQXC, ahead, handles
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
-from ferrymq.pymqi.structs import CD, CNO, MD, OD, PMO, SCO, as_bytes, text
+from ferrymq.pymqi.structs import CD, CNO, MD, OD, PMO, SCO, STS, as_bytes, text
 
 if TYPE_CHECKING:
     from ferrymq.api import EmbeddedQueueManager
@@ -205,6 +208,7 @@ class QueueManager:
     def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
                  bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
         self._client: Client | None = None
+        self.q_defaults: dict[str, tuple[int, int]] = {}  # (DEFPRESP, DEFREADA) by queue name (see ahead)
         self._hconn = 0
         self._qmgr_hobj = 0
         self._name = ""
@@ -259,6 +263,7 @@ class QueueManager:
                 self._client = self._bindings(qmgr, user_text)
         self._name = self._client.qmgr_name
         self._hconn = next(_HCONNS)
+        self.q_defaults = {}
 
     @staticmethod
     def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False) -> Client:
@@ -378,13 +383,35 @@ class QueueManager:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE)
         props = handles.outgoing(pmo)
         data = _data(msg, md, self)
-        packed = md.wire()
         object_string = _object_string(od)
+        name = text(od.ObjectName)
+        if od.ObjectType == C.MQOT_Q and ahead.wants_async(pmo.Options, client, self.q_defaults, name):
+            with _mqcall():
+                S.od_names(name, text(od.ObjectQMgrName), text(od.AlternateUserId), 0)
+                ahead.put_async(client, name, md, data, pmo, props,
+                                {"object_q_mgr_name": text(od.ObjectQMgrName),
+                                 "alternate_user_id": text(od.AlternateUserId)})
+            return
+        packed = md.wire()
         reply = _call(lambda: mqi.mqput1(client, text(od.ObjectName), packed, data, pmo.Options,
                                          object_q_mgr_name=text(od.ObjectQMgrName), object_type=od.ObjectType,
                                          alternate_user_id=text(od.AlternateUserId), properties=props,
                                          object_string=object_string))
         _after_put(reply, md, pmo)
+
+    def stat(self, stat_type: int = C.MQSTAT_TYPE_ASYNC_ERROR, sts: STS | None = None) -> STS:
+        """MQSTAT (a ferrymq extra: pymqi has no MQSTAT): the outcomes of the asynchronous
+        puts (MQPMO_ASYNC_RESPONSE, or DEFPRESP(ASYNC)) since the last call, after sending
+        any still buffered. ``CompCode``/``Reason`` are the first failure's (or the first
+        warning's), the counts those of the puts that succeeded, warned and failed.
+
+        Raises:
+            MQMIError: 2430 (MQRC_STAT_TYPE_ERROR) for an unknown ``stat_type``.
+            PYIFError: not connected.
+        """
+        client = self._require()
+        with _mqcall():
+            return ahead.stat(client, stat_type, sts)
 
     def inquire(self, attribute: int) -> int | bytes:
         """MQINQ on the queue manager object: an int (MQIA_*) or bytes (MQCA_*)."""

@@ -15,8 +15,8 @@ from typing import Any
 from ferrymq.client import mqi
 from ferrymq.client.sync import Client
 from ferrymq.mq import constants as C
-from ferrymq.pymqi import handles
-from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
+from ferrymq.pymqi import ahead, handles
+from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _mqcall, _open
 from ferrymq.pymqi.errors import MQMIError, PYIFError
 from ferrymq.pymqi.rfh2 import RFH2
 from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, text
@@ -36,6 +36,8 @@ class Queue:
         self._hobj = 0
         self._open_opts = 0
         self._lazy = False
+        self._ahead: ahead.ReadAhead | None = None  # set at the first get of a read-ahead handle
+        self._ahead_known = False  # whether the handle's read-ahead was decided
         if self._od is not None and open_opts is not None:
             self.open(self._od, open_opts)
 
@@ -56,6 +58,7 @@ class Queue:
         self._hobj = _open(self._client(), self._od, options)
         self._open_opts = options
         self._lazy = False
+        self._ahead, self._ahead_known = None, False
 
     def _client(self) -> Client:
         return self._qmgr._require()
@@ -82,7 +85,12 @@ class Queue:
         """
         if not self._hobj:
             raise PYIFError("not open")
+        if options & C.MQCO_QUIESCE and self._ahead is not None and self._ahead.buffered():
+            # IBM: messages pushed ahead and not yet got keep the handle open
+            raise MQMIError(C.MQCC_WARNING, C.MQRC_READ_AHEAD_MSGS)
         hobj, self._hobj = self._hobj, 0
+        self._ahead, self._ahead_known = None, False
+        options &= ~C.MQCO_QUIESCE
         client = self._client()
         _call(lambda: mqi.mqclose(client, hobj, options))
 
@@ -95,6 +103,7 @@ class Queue:
         self._hobj = queue_handle
         self._open_opts = 0
         self._lazy = False
+        self._ahead, self._ahead_known = None, False
 
     @property
     def name(self) -> str:
@@ -127,6 +136,10 @@ class Queue:
         hobj = self._ensure_open(C.MQOO_OUTPUT)
         client = self._client()
         data = _data(msg, md, self._qmgr)
+        if ahead.wants_async(pmo.Options, client, self._qmgr.q_defaults, self.name):
+            with _mqcall():
+                ahead.put_async(client, client.handles.current(hobj), md, data, pmo, props)
+            return
         packed = md.wire()
         reply = _call(lambda: mqi.mqput(client, hobj, packed, data, pmo.Options, props))
         _after_put(reply, md, pmo)
@@ -174,6 +187,13 @@ class Queue:
         buffer = mqi.max_msg_length(client) if max_length is None else max_length
         match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
+        if not self._ahead_known:
+            self._ahead_known = True
+            if ahead.reads_ahead(self._open_opts, client, self._qmgr.q_defaults, self.name):
+                self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), self.name)
+        ra = self._ahead
+        if ra is not None and ra.serves(gmo.Options, match, md):
+            return self._get_ahead(ra, client, hobj, buffer, md, gmo, handle)
         token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
         packed = md.wire()
         reply = _call(lambda: mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
@@ -183,11 +203,36 @@ class Queue:
         if handle is not None:
             handles.fill(handle, reply.properties, MQMD.decode(reply.md_bytes))
         md.Version = version if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2) else md.Version
-        _update_gmo(gmo, md, reply)
+        _update_gmo(gmo, md, reply.resolved_q_name, len(reply.data), reply.msg_token)
         if reply.comp != C.MQCC_OK:
             raise MQMIError(reply.comp, reply.reason, message=reply.data, original_length=reply.data_length,
                             detail=reply.detail)
         return reply.data
+
+    def _get_ahead(self, ra: ahead.ReadAhead, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO,
+                   handle: Any) -> bytes:
+        """``get`` served by read-ahead: the next pushed message (see ferrymq.pymqi.ahead)."""
+        with _mqcall():
+            msg = ra.take(client.handles.current(hobj), gmo.Options, gmo.WaitInterval)
+        data, length, reason = msg.data, msg.data_length, C.MQRC_NONE
+        if length > buffer:
+            if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+                ra.put_back(msg)
+                reason = C.MQRC_TRUNCATED_MSG_FAILED
+            else:
+                reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
+            data = data[:buffer]
+        version = md.Version
+        md.unpack(msg.md_bytes)
+        if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            md.Version = version
+        if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
+            handles.fill(handle, msg._properties, msg.md)
+        _update_gmo(gmo, md, self.name, len(data), msg.msg_token)
+        if reason != C.MQRC_NONE:
+            comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
+            raise MQMIError(comp, reason, message=data, original_length=length)
+        return data
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
         """``get`` with MQGMO_NO_PROPERTIES: the data without an MQRFH2 folder."""
@@ -244,10 +289,10 @@ class Queue:
         return f"<Queue {self.name!r} {'open' if self._hobj else 'closed'}>"
 
 
-def _update_gmo(gmo: GMO, md: MD, reply: Any) -> None:
-    gmo.ResolvedQName = as_bytes(reply.resolved_q_name).ljust(48)
-    gmo.ReturnedLength = len(reply.data)
-    gmo.MsgToken = reply.msg_token
+def _update_gmo(gmo: GMO, md: MD, resolved_q_name: str, returned: int, msg_token: bytes) -> None:
+    gmo.ResolvedQName = as_bytes(resolved_q_name).ljust(48)
+    gmo.ReturnedLength = returned
+    gmo.MsgToken = msg_token
     flags = md.MsgFlags if md.Version >= C.MQMD_VERSION_2 else 0
     if flags & C.MQMF_LAST_MSG_IN_GROUP:
         gmo.GroupStatus = b"L"

@@ -381,6 +381,18 @@ class SCO(MQOpts):
     }
 
 
+class STS(MQOpts):
+    """Status information (MQSTS) that MQSTAT fills (``QueueManager.stat``, a ferrymq extra:
+    pymqi has no MQSTAT): attributes only, no binary form."""
+
+    _defaults: ClassVar[dict[str, Any]] = {
+        "StrucId": as_bytes(C.MQSTS_STRUC_ID), "Version": C.MQSTS_VERSION_2, "CompCode": C.MQCC_OK,
+        "Reason": C.MQRC_NONE, "PutSuccessCount": 0, "PutWarningCount": 0, "PutFailureCount": 0,
+        "ObjectType": C.MQOT_Q, "ObjectName": b"", "ObjectQMgrName": b"", "ResolvedObjectName": b"",
+        "ResolvedQMgrName": b"", "ObjectString": b"", "SubName": b"", "OpenOptions": 0, "SubOptions": 0,
+    }
+
+
 def text(value: bytes | bytearray | str) -> str:
     """A character field as text: up to the first NUL, trailing blanks dropped."""
     raw = as_bytes(value)
