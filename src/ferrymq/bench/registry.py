@@ -12,10 +12,13 @@ from ferrymq.bench.link import Link
 from ferrymq.bench.mqtt import MosquittoQos0, MosquittoQos1
 from ferrymq.bench.nats_broker import NatsCore, NatsJetStream
 from ferrymq.bench.null import NullAsyncio, NullUvloop
+from ferrymq.bench.pymqi_api import FerrymqPymqi
 from ferrymq.bench.rabbit import RabbitAioPika, RabbitPika
 
+_FERRYMQ = Ferrymq()
 CONTENDERS: dict[str, Contender] = {c.name: c for c in (
-    Ferrymq(),
+    _FERRYMQ,
+    FerrymqPymqi(_FERRYMQ),
     RabbitPika(),
     RabbitAioPika(),
     NatsCore(),
