@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ferrymq.client import mqi, sync
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
+from ferrymq.client.errors import NoMessageAvailable
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
@@ -216,7 +217,15 @@ class ReadAhead:
         wait: float | None = 0.0
         if options & C.MQGMO_WAIT:
             wait = None if wait_interval == C.MQWI_UNLIMITED else max(0, wait_interval) / 1000
-        return view.get(wait, syncpoint=False)
+        if wait:
+            return view.get(wait, syncpoint=False)
+        try:
+            return view.get(0.0, syncpoint=False)
+        except NoMessageAvailable:
+            # Nothing pushed yet is not "nothing on the queue": a round trip brings what the
+            # queue manager pushed before answering it (it answers in order), then look again.
+            view.client.ping()
+            return view.get(0.0, syncpoint=False)
 
     def put_back(self, msg: Message) -> None:
         """A message too long for the get's buffer stays first, as in IBM's read-ahead buffer."""

@@ -14,10 +14,11 @@ from typing import Any
 
 from ferrymq.client import mqi
 from ferrymq.client.sync import Client
+from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.pymqi import ahead, handles
-from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _mqcall, _open
-from ferrymq.pymqi.errors import MQMIError, PYIFError
+from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
+from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.rfh2 import RFH2
 from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, text
 from ferrymq.wire.mqmd import MQMD
@@ -130,15 +131,23 @@ class Queue:
         """MQPUT: ``put(msg, mDesc=None, putOpts=None)``. The MD comes back with the
         MsgId, PutDate/PutTime and the rest the queue manager filled in. The properties of
         PMO OriginalMsgHandle and NewMsgHandle (PMO version 3) travel with the message."""
-        md: MD = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
-        pmo: PMO = opts[1] if len(opts) > 1 and opts[1] is not None else PMO()
-        props = handles.outgoing(pmo)
-        hobj = self._ensure_open(C.MQOO_OUTPUT)
+        n = len(opts)
+        md: MD = opts[0] if n > 0 and opts[0] is not None else MD()
+        pmo: PMO = opts[1] if n > 1 and opts[1] is not None else PMO()
+        # handles.outgoing's own test, first: most puts carry no message handle
+        props = handles.outgoing(pmo) if pmo.Version >= C.MQPMO_VERSION_3 and (
+            pmo.OriginalMsgHandle or pmo.NewMsgHandle) else None
+        hobj = self._hobj if self._hobj and not self._lazy else self._ensure_open(C.MQOO_OUTPUT)
         client = self._client()
-        data = _data(msg, md, self._qmgr)
-        if ahead.wants_async(pmo.Options, client, self._qmgr.q_defaults, self.name):
-            with _mqcall():
+        data = msg if type(msg) is bytes else _data(msg, md, self._qmgr)
+        options = pmo.Options
+        if options & C.MQPMO_ASYNC_RESPONSE or (
+                not options & C.MQPMO_SYNC_RESPONSE
+                and ahead.wants_async(options, client, self._qmgr.q_defaults, self.name)):
+            try:
                 ahead.put_async(client, client.handles.current(hobj), md, data, pmo, props)
+            except MQError as exc:
+                raise from_mq_error(exc) from None
             return
         packed = md.wire()
         reply = _call(lambda: mqi.mqput(client, hobj, packed, data, pmo.Options, props))
@@ -179,10 +188,12 @@ class Queue:
         Raises:
             MQMIError: e.g. 2033 (MQRC_NO_MSG_AVAILABLE) when nothing arrived in the wait.
         """
-        md: MD = opts[0] if len(opts) > 0 and opts[0] is not None else MD()
-        gmo: GMO = opts[1] if len(opts) > 1 and opts[1] is not None else GMO()
-        handle = handles.incoming(gmo)
-        hobj = self._ensure_open(C.MQOO_BROWSE if gmo.Options & _BROWSE else C.MQOO_INPUT_AS_Q_DEF)
+        n = len(opts)
+        md: MD = opts[0] if n > 0 and opts[0] is not None else MD()
+        gmo: GMO = opts[1] if n > 1 and opts[1] is not None else GMO()
+        handle = handles.incoming(gmo) if gmo.MsgHandle else None  # MQHM_NONE is 0
+        hobj = self._hobj if self._hobj and not self._lazy else \
+            self._ensure_open(C.MQOO_BROWSE if gmo.Options & _BROWSE else C.MQOO_INPUT_AS_Q_DEF)
         client = self._client()
         buffer = mqi.max_msg_length(client) if max_length is None else max_length
         match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
@@ -212,8 +223,10 @@ class Queue:
     def _get_ahead(self, ra: ahead.ReadAhead, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO,
                    handle: Any) -> bytes:
         """``get`` served by read-ahead: the next pushed message (see ferrymq.pymqi.ahead)."""
-        with _mqcall():
+        try:
             msg = ra.take(client.handles.current(hobj), gmo.Options, gmo.WaitInterval)
+        except MQError as exc:
+            raise from_mq_error(exc) from None
         data, length, reason = msg.data, msg.data_length, C.MQRC_NONE
         if length > buffer:
             if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
@@ -289,20 +302,27 @@ class Queue:
         return f"<Queue {self.name!r} {'open' if self._hobj else 'closed'}>"
 
 
+_RESOLVED: dict[str, bytes] = {}  # a queue name as GMO ResolvedQName holds it
+
+
 def _update_gmo(gmo: GMO, md: MD, resolved_q_name: str, returned: int, msg_token: bytes) -> None:
-    gmo.ResolvedQName = as_bytes(resolved_q_name).ljust(48)
-    gmo.ReturnedLength = returned
-    gmo.MsgToken = msg_token
+    resolved = _RESOLVED.get(resolved_q_name)
+    if resolved is None:
+        resolved = as_bytes(resolved_q_name).ljust(48)
+        if len(_RESOLVED) < 1024:
+            _RESOLVED[resolved_q_name] = resolved
     flags = md.MsgFlags if md.Version >= C.MQMD_VERSION_2 else 0
     if flags & C.MQMF_LAST_MSG_IN_GROUP:
-        gmo.GroupStatus = b"L"
+        group = b"L"
     elif flags & C.MQMF_MSG_IN_GROUP:
-        gmo.GroupStatus = b"G"
+        group = b"G"
     else:
-        gmo.GroupStatus = b" "
+        group = b" "
     if flags & C.MQMF_LAST_SEGMENT:
-        gmo.SegmentStatus = b"L"
+        segment = b"L"
     elif flags & C.MQMF_SEGMENT:
-        gmo.SegmentStatus = b"S"
+        segment = b"S"
     else:
-        gmo.SegmentStatus = b" "
+        segment = b" "
+    gmo.__dict__.update(ResolvedQName=resolved, ReturnedLength=returned, MsgToken=msg_token, GroupStatus=group,
+                        SegmentStatus=segment)  # fields are plain attributes: one update, not five setattrs

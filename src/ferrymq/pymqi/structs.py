@@ -248,18 +248,60 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
     cls._defaults = defaults
 
 
+_MSG_ID, _CORREL_ID, _ID_END = 48, 72, 96  # the identifiers' offsets in a packed MQMD
+_DEFAULT_WIRE: dict[type, bytes] = {}  # a default MD's wire(), made once
+
+
 class MD(MQOpts):
     """The message descriptor. As in pymqi, Version defaults to MQMD_VERSION_1 and ``pack()``
     gives all 364 bytes (every field of version 2) whatever Version says; the queue manager
     reads the fields of the Version declared. ``wire()`` is the version's own length, as a
-    frame carries it."""
+    frame carries it.
+
+    A put or get sends ``wire()`` on every call, so the MD keeps it packed (``_w``) until a
+    field changes; the MsgId and CorrelId an asynchronous put writes back, and a program
+    sets before a get, are spliced into it rather than packing all 39 fields again."""
+
+    def __init__(self, **kw: Any) -> None:
+        d = self.__dict__
+        d.update(self._defaults)  # no list fields in an MD: the values are shared safely
+        w = _DEFAULT_WIRE.get(type(self))
+        if w is None:
+            w = _DEFAULT_WIRE[type(self)] = self._pack_layout(self.Version)
+        d["_w"] = w
+        if kw:
+            self.set(**kw)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        d[name] = value
+        w = d.get("_w")
+        if w is not None:
+            d["_w"] = _spliced(w, name, value)
 
     def pack(self) -> bytes:
         return self._pack_layout(C.MQMD_VERSION_2)
 
     def wire(self) -> bytes:
         """The MQMD in its own version's length (324 bytes for version 1, 364 for version 2)."""
-        return self._pack_layout(self.Version) if self.Version == C.MQMD_VERSION_1 else self.pack()
+        w: bytes | None = self.__dict__.get("_w")
+        if w is None:
+            w = self._pack_layout(self.Version) if self.Version == C.MQMD_VERSION_1 else self.pack()
+            self.__dict__["_w"] = w
+        return w
+
+    def unpack(self, buf: bytes | bytearray | memoryview) -> None:
+        raw = buf if type(buf) is bytes else bytes(buf)
+        if len(raw) >= C.MQMD_LENGTH_2 and raw[4:8] in _V1_V2 and raw[:4] == _MD_ID:
+            # what a get brings (a whole MQMD v2): every field at once, MQOpts.unpack's result
+            lay = self._layouts
+            assert lay is not None
+            d = self.__dict__
+            d.update(zip(_V2_NAMES, lay.structs[C.MQMD_VERSION_2].unpack_from(raw), strict=True))
+            d["_w"] = None
+            return
+        super().unpack(raw)
+        self.__dict__["_w"] = None
 
     def _layout_for(self, version: int, length: int) -> int:
         # A full-length buffer is read whole, as pymqi unpacks all 364 bytes; a version 1
@@ -283,8 +325,51 @@ class CNO(MQOpts):
     """Connect options (version 1: Options only)."""
 
 
+def _spliced(w: bytes, name: str, value: Any) -> bytes | None:
+    """``w`` (an MD's wire bytes) with field ``name`` set to ``value``; None when it cannot
+    be done in place (Version, which changes the length; a value that does not fit, which
+    ``pack`` then reports)."""
+    at = _MD_AT.get(name)
+    if at is None:
+        return None
+    start, size, kind = at
+    if kind == "l":
+        if type(value) is not int or not -0x80000000 <= value <= 0x7FFFFFFF:
+            return None
+        raw = _I32(value)
+    else:
+        raw = value if type(value) is bytes else as_bytes(value)
+        if len(raw) > size:
+            return None
+        if len(raw) < size:
+            raw = raw.ljust(size, b"\0")
+    if start + size > len(w):  # a version 2 field of a version 1 MD's 324 bytes
+        return w
+    return b"".join((w[:start], raw, w[start + size:]))
+
+
+_I32 = struct.Struct("<i").pack
+
+
+def _offsets() -> dict[str, tuple[int, int, str]]:
+    out: dict[str, tuple[int, int, str]] = {}
+    at = 0
+    lay = MD._layouts
+    assert lay is not None
+    for name, kind, size in lay.versions[C.MQMD_VERSION_2]:
+        width = 4 if kind == "l" else size
+        if name not in ("Version", "StrucId"):
+            out[name] = (at, width, kind)
+        at += width
+    return out
+
+
+_V1_V2 = (C.MQMD_VERSION_1.to_bytes(4, "little"), C.MQMD_VERSION_2.to_bytes(4, "little"))
+_MD_ID = as_bytes(C.MQMD_STRUC_ID)
 _setup(MD, _from_md(), MQMD(), StrucId=as_bytes(C.MQMD_STRUC_ID), Version=C.MQMD_VERSION_1,
        Format=as_bytes(C.MQFMT_NONE))
+_V2_NAMES = tuple(name for name, _, _ in MD._layouts.versions[C.MQMD_VERSION_2])  # type: ignore[union-attr]
+_MD_AT = _offsets()
 _setup(GMO, _from_api(A.MQGMO), A.MQGMO(), StrucId=as_bytes(C.MQGMO_STRUC_ID), Version=C.MQGMO_VERSION_4)
 _setup(PMO, _from_api(A.MQPMO), A.MQPMO(), StrucId=as_bytes(C.MQPMO_STRUC_ID), Version=C.MQPMO_VERSION_3)
 _setup(OD, _from_api(A.MQOD), A.MQOD(), StrucId=as_bytes(C.MQOD_STRUC_ID), Version=C.MQOD_VERSION_4)
