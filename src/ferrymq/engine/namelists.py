@@ -13,13 +13,12 @@ evaluated), written through Staging as the other definitions are, and replayed a
 
 from __future__ import annotations
 
-import fnmatch
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine.definitions import Definitions
 from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
-from ferrymq.engine.staging import Staging
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 
@@ -89,47 +88,12 @@ def decode_namelist(payload: bytes, now: float) -> NamelistObject:
     return obj
 
 
-class NamelistRegistry:
+class NamelistRegistry(Definitions[NamelistObject]):
     """Every NAMELIST object, by name; the admin verbs over them."""
 
     def __init__(self, objects: ObjectRegistry, now: Callable[[], float]) -> None:
-        self.objects = objects  # its ``epoch`` moves on every change here
-        self.now = now
-        self.namelists: dict[str, NamelistObject] = {}
-        self.persist: Callable[[NamelistObject], None] = lambda obj: None
-        self.unpersist: Callable[[NamelistObject], None] = lambda obj: None
-
-    def attach(self, staging: Staging) -> None:
-        """Write definitions through ``staging`` (the journal)."""
-        def persist(obj: NamelistObject) -> None:
-            obj.record_id = staging.write_record(obj.record_id, KIND_NAMELIST, obj.encode())
-            staging.need_sync()
-
-        def unpersist(obj: NamelistObject) -> None:
-            if obj.record_id:
-                staging.journal.delete(obj.record_id)
-                obj.record_id = 0
-            staging.need_sync()
-
-        self.persist, self.unpersist = persist, unpersist
-
-    def __iter__(self) -> Iterator[NamelistObject]:
-        return iter([self.namelists[n] for n in sorted(self.namelists)])
-
-    def find(self, name: str) -> NamelistObject | None:
-        return self.namelists.get(name.rstrip())
-
-    def require(self, name: str) -> NamelistObject:
-        """Raises: MQError MQRC_UNKNOWN_OBJECT_NAME (2085)."""
-        obj = self.find(name)
-        if obj is None:
-            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"namelist {name.rstrip()!r} is not defined")
-        return obj
-
-    def names_like(self, pattern: str = "*") -> list[str]:
-        """Namelist names matching an MQSC generic name (``APP.*``), sorted."""
-        pattern = pattern.rstrip() or "*"
-        return sorted(n for n in self.namelists if fnmatch.fnmatchcase(n, pattern))
+        super().__init__(objects, now, "namelist", KIND_NAMELIST)
+        self.namelists = self.by_name
 
     def define(self, name: str, attrs: Mapping[str, object] | None = None, names: Iterable[object] | None = None, *,
                like: str | None = None, replace: bool = False) -> NamelistObject:

@@ -13,11 +13,19 @@ reservations (a block of sequence numbers journaled ahead, so a restart never re
 from __future__ import annotations
 
 import json
+from typing import Protocol
 
 from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
 from ferrymq.store.journal import Journal
 
+
+class Definition(Protocol):
+    """What ``keep`` and ``forget`` write: an object standing in one record of its own."""
+
+    record_id: int
+
+    def encode(self) -> bytes: ...
 
 class Staging:
     """The journal writes of one queue manager and the LSN its current call waits for."""
@@ -94,6 +102,19 @@ class Staging:
         record_id = self.new_record_id()
         self.journal.add(record_id, kind, payload)
         return record_id
+
+    def keep(self, kind: int, obj: Definition) -> None:
+        """Write (or rewrite) the record of a definition (a topic object, a namelist ...);
+        the reply waits for it."""
+        obj.record_id = self.write_record(obj.record_id, kind, obj.encode())
+        self.need_sync()
+
+    def forget(self, obj: Definition) -> None:
+        """Delete a definition's record, if it has one; the reply waits for it."""
+        if obj.record_id:
+            self.journal.delete(obj.record_id)
+            obj.record_id = 0
+        self.need_sync()
 
     def journal_message(self, msg: Message, txid: int = 0) -> None:
         msg.record_id = self.new_record_id()

@@ -15,13 +15,12 @@ Every change moves ``ObjectRegistry.epoch``, so what a put worked out and kept i
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine.definitions import Definitions
 from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
-from ferrymq.engine.staging import Staging
 from ferrymq.engine.topicmatch import SEPARATOR, check_topic_string, has_wildcards, literal_prefix
 from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import cfc as F
@@ -114,55 +113,17 @@ def parents(topic_string: str) -> Iterator[str]:
         s = s[:cut] if cut > 0 else ""
 
 
-class TopicRegistry:
+class TopicRegistry(Definitions[TopicObject]):
     """Every TOPIC object, by name and by topic string; the admin verbs over them."""
 
     def __init__(self, objects: ObjectRegistry, now: Callable[[], float]) -> None:
-        self.objects = objects  # its ``epoch`` moves on every change here
-        self.now = now
-        self.topics: dict[str, TopicObject] = {}
+        super().__init__(objects, now, "topic object", KIND_TOPIC)
+        self.topics = self.by_name
         self.by_string: dict[str, TopicObject] = {}  # non-blank TOPICSTR -> its object
-        self.persist: Callable[[TopicObject], None] = lambda obj: None
-        self.unpersist: Callable[[TopicObject], None] = lambda obj: None
         # The root while SYSTEM.BASE.TOPIC is not defined: IBM resolves to its shipped values.
         self._shipped_base = TopicObject(BASE_TOPIC, A.defaults_for(A.TOPIC) | BASE_VALUES, now())
 
-    def attach(self, staging: Staging) -> None:
-        """Write definitions through ``staging`` (the journal), as queue definitions are."""
-        def persist(obj: TopicObject) -> None:
-            obj.record_id = staging.write_record(obj.record_id, KIND_TOPIC, obj.encode())
-            staging.need_sync()
-
-        def unpersist(obj: TopicObject) -> None:
-            if obj.record_id:
-                staging.journal.delete(obj.record_id)
-                obj.record_id = 0
-            staging.need_sync()
-
-        self.persist, self.unpersist = persist, unpersist
-
     # -- lookups ---------------------------------------------------------------------------
-    def __iter__(self) -> Iterator[TopicObject]:
-        return iter([self.topics[n] for n in sorted(self.topics)])
-
-    def __len__(self) -> int:
-        return len(self.topics)
-
-    def find(self, name: str) -> TopicObject | None:
-        return self.topics.get(name.rstrip())
-
-    def require(self, name: str) -> TopicObject:
-        """Raises: MQError MQRC_UNKNOWN_OBJECT_NAME (2085)."""
-        obj = self.find(name)
-        if obj is None:
-            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"topic object {name.rstrip()!r} is not defined")
-        return obj
-
-    def names(self, pattern: str = "*") -> list[str]:
-        """Names matching an MQSC generic name (``APP.*``), sorted."""
-        pattern = pattern.rstrip() or "*"
-        return sorted(n for n in self.topics if fnmatch.fnmatchcase(n, pattern))
-
     def full_string(self, object_name: str, object_string: str) -> str:
         """The full topic string of an MQOD or MQSD (IBM, "Combining topic strings"): the
         named object's TOPICSTR, ``/`` and ObjectString when both are present; either alone

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands import namelists, subs, topics
+from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.errors import MQError, failed
+from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
-from ferrymq.pcf.model import Command, Filter, ParameterError, Response, Value
+from ferrymq.pcf.model import Command, Filter, Response, Value
 
 QTYPE_OF = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL}
 QTYPE_CODE = {v: k for k, v in QTYPE_OF.items()}
@@ -53,21 +54,13 @@ def queue_type(cmd: Command, required: bool) -> str | None:
 
 def attributes(qtype: str, cmd: Command) -> dict[str, object]:
     """The definition attributes a CREATE/CHANGE/COPY carries, as catalog names."""
-    out: dict[str, object] = {}
-    for sel, value in cmd.params.items():
-        if sel in _CONTROL:
-            continue
-        attr = A.QMGR_BY_SELECTOR.get(sel) if qtype == A.QMGR else A.QUEUE_BY_SELECTOR.get(sel)
-        if sel == C.MQIA_DEFINITION_TYPE and qtype == A.QMODEL:
-            attr = A.QUEUE_BY_NAME["DEFTYPE"]
-        if attr is None or qtype not in attr.types or attr.readonly:
-            raise ParameterError(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
-                                 sel, f"parameter {sel} is not a settable attribute of {qtype}")
-        try:
-            out[attr.name] = attr.check(value)  # the catalog's rule, checked here to name the parameter
-        except MQError as exc:
-            raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, sel, exc.detail) from None
-    return out
+    table = A.QMGR_BY_SELECTOR if qtype == A.QMGR else A.QUEUE_BY_SELECTOR
+
+    def lookup(sel: int) -> A.Attr | None:
+        attr = A.QUEUE_BY_NAME["DEFTYPE"] if sel == C.MQIA_DEFINITION_TYPE and qtype == A.QMODEL else table.get(sel)
+        return attr if attr is not None and qtype in attr.types else None
+
+    return settable(cmd, lookup, _CONTROL, qtype)
 
 
 def _create(qm: QueueManager, cmd: Command) -> list[Response]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.params import settable
 from ferrymq.engine.namelists import NamelistObject
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.errors import MQError, failed
+from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, ParameterError, Response, Value
@@ -28,22 +29,9 @@ def _attributes(cmd: Command) -> dict[str, object]:
     """The single-valued attributes a CREATE/CHANGE/COPY carries, as catalog names.
 
     Raises:
-        ParameterError: a parameter that is not a settable namelist attribute
-            (MQRCCF_CFIN/CFST_PARM_ID_ERROR) or a value it refuses (MQRCCF_ATTR_VALUE_ERROR).
+        ParameterError: as params.settable.
     """
-    out: dict[str, object] = {}
-    for sel, value in cmd.params.items():
-        if sel in _CONTROL:
-            continue
-        attr = A.NAMELIST_BY_SELECTOR.get(sel)
-        if attr is None or attr.readonly:
-            raise ParameterError(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
-                                 sel, f"parameter {sel} is not a settable attribute of NAMELIST")
-        try:
-            out[attr.name] = attr.check(value)
-        except MQError as exc:
-            raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, sel, exc.detail) from None
-    return out
+    return settable(cmd, A.NAMELIST_BY_SELECTOR.get, _CONTROL, "NAMELIST")
 
 
 def _names(cmd: Command) -> tuple[str, ...] | None:
@@ -118,7 +106,7 @@ def _matching(qm: QueueManager, cmd: Command) -> list[NamelistObject]:
                              f"NamelistType {kind} is not MQNT_NONE, MQNT_Q, MQNT_CLUSTER, MQNT_AUTH_INFO or MQNT_ALL")
     name = cmd.text(C.MQCA_NAMELIST_NAME)
     reg = qm.state.namelists
-    found = [reg.namelists[n] for n in reg.names_like(name)]
+    found = [reg.namelists[n] for n in reg.names(name)]
     if not found and "*" not in name:
         raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"namelist {name!r} is not defined")
     return [o for o in found if kind == C.MQNT_ALL or o.status("NLTYPE") == kind]

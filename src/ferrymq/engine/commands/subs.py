@@ -11,10 +11,11 @@ from __future__ import annotations
 import fnmatch
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import connection_id
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.subscriptions import Subscription
-from ferrymq.errors import MQError, failed
+from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, ParameterError, Response, Value
@@ -34,23 +35,7 @@ def sub_attributes(cmd: Command) -> dict[str, object]:
         ParameterError: a parameter that is not a subscription attribute, or a value of the
             wrong type or out of range (MQRCCF_ATTR_VALUE_ERROR).
     """
-    out: dict[str, object] = {}
-    for sel, value in cmd.params.items():
-        if sel in _CONTROL:
-            continue
-        attr = A.SUB_BY_SELECTOR.get(sel)
-        if attr is None or attr.readonly:
-            raise ParameterError(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
-                                 sel, f"parameter {sel} is not a settable attribute of a subscription")
-        if attr.kind == "bytes":
-            if not isinstance(value, bytes) or len(value) > attr.length:
-                raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, sel, f"{attr.name} takes up to {attr.length} bytes")
-            out[attr.name] = value.ljust(attr.length, b"\0")
-            continue
-        try:
-            out[attr.name] = attr.check(value)
-        except MQError as exc:
-            raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, sel, exc.detail) from None
+    out = settable(cmd, A.SUB_BY_SELECTOR.get, _CONTROL, "a subscription")
     if out.get("TOPICSTR") == "":
         del out["TOPICSTR"]
     if out.get("TOPICOBJ") == "":

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import connection_id
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.topicmatch import has_wildcards, matches
 from ferrymq.engine.topics import TopicObject, parents
-from ferrymq.errors import MQError, failed
+from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, ParameterError, Response, Value
@@ -30,22 +31,9 @@ def topic_attributes(cmd: Command) -> dict[str, object]:
     """The definition attributes a CREATE/CHANGE/COPY_TOPIC carries, as catalog names.
 
     Raises:
-        ParameterError: a parameter that is not a settable topic attribute
-            (MQRCCF_CFIN/CFST_PARM_ID_ERROR), or a value it refuses (MQRCCF_ATTR_VALUE_ERROR).
+        ParameterError: as params.settable.
     """
-    out: dict[str, object] = {}
-    for sel, value in cmd.params.items():
-        if sel in _CONTROL:
-            continue
-        attr = A.TOPIC_BY_SELECTOR.get(sel)
-        if attr is None or attr.readonly:
-            raise ParameterError(F.MQRCCF_CFIN_PARM_ID_ERROR if isinstance(value, int) else F.MQRCCF_CFST_PARM_ID_ERROR,
-                                 sel, f"parameter {sel} is not a settable attribute of TOPIC")
-        try:
-            out[attr.name] = attr.check(value)
-        except MQError as exc:
-            raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, sel, exc.detail) from None
-    return out
+    return settable(cmd, A.TOPIC_BY_SELECTOR.get, _CONTROL, "TOPIC")
 
 
 def _replace(cmd: Command) -> bool:
