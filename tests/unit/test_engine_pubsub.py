@@ -319,8 +319,14 @@ def test_durability_follows_the_connection_and_close_options(env: Env) -> None:
     back = sub(env, "", C.MQSO_RESUME | C.MQSO_DURABLE | C.MQSO_MANAGED, sub_name="D")
     assert back.queue_name == d.queue_name
     assert [r.data for r in received(env, back.hobj)] == [b"while away"]
+    publish(env, "t", b"left behind")
     env.qm.close(env.hconn, back.hsub, C.MQCO_REMOVE_SUB)
     assert env.qm.subscriptions.find("D") is None
+    publish(env, "t", b"after the removal")
+    # IBM: the managed queue goes when its handle closes, what is left on it with it.
+    assert env.qm.objects.find(d.queue_name) is not None
+    assert env.depth(d.queue_name) == 1
+    env.qm.close(env.hconn, back.hobj)
     assert env.qm.objects.find(d.queue_name) is None
 
 

@@ -117,3 +117,13 @@ def test_identifiers_made_after_a_restart_are_new(env: Env) -> None:
     assert new.sub_id != old.sub_id and second.sub_correl_id != first.sub_correl_id
     publish(env, "t")
     assert len(received(env, second.hobj)) == 1
+
+
+def test_managed_queue_of_a_subscription_removed_before_a_crash_goes(env: Env) -> None:
+    d = sub(env, "t", DURABLE, sub_name="D")
+    publish(env, "t", b"x", persistence=C.MQPER_PERSISTENT)
+    env.qm.close(env.hconn, d.hsub, C.MQCO_REMOVE_SUB)  # its queue waits for its handle to close
+    assert env.qm.objects.find(d.queue_name) is not None
+    crash_restart(env)
+    assert env.qm.objects.find(d.queue_name) is None
+    assert not [n for n in env.qm.objects.queues if n.startswith("SYSTEM.MANAGED.")]

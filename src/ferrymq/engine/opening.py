@@ -52,6 +52,9 @@ class Opener:
         self._next_hconn = 1
         self._next_hobj = 1
         self.close_sub: Callable[[Connection, Handle, int], None] = _keep_sub_unbound
+        # Managed queues whose subscription was removed while a handle was open on them:
+        # deleted, with what is left on them, when their last handle closes (IBM).
+        self.orphans: set[str] = set()
 
     def close_sub_with(self, close_sub: Callable[[Connection, Handle, int], None]) -> None:
         """Bind what MQCLOSE of a subscription handle does (engine.subscribing), at composition."""
@@ -201,9 +204,15 @@ class Opener:
             self.state.staging.persist_object(obj)
         return obj
 
-    def drop_queue(self, q: QueueObject) -> None:
-        """Delete a dynamic queue now (a managed queue whose subscription ended)."""
-        if self.objects.find(q.name) is q:
+    def drop_queue(self, q: QueueObject, *, when_closed: bool = False) -> None:
+        """Delete a dynamic queue (a managed queue whose subscription ended): now, or with
+        ``when_closed`` once no handle has it open."""
+        if self.objects.find(q.name) is not q:
+            return
+        if when_closed and q.handles:
+            self.orphans.add(q.name)
+        else:
+            self.orphans.discard(q.name)
             self._drop_queue(q)
 
     def _input_mode(self, q: QueueObject, options: int) -> int:
@@ -264,6 +273,9 @@ class Opener:
         if q is not None and not h.deleted and q.temporary and q.owner_hobj == hobj:
             delete = True  # a temporary dynamic queue ends when the handle that created it closes
         self._release(conn, h)
+        if q is not None and q.name in self.orphans and not q.handles:
+            delete = True
+            self.orphans.discard(q.name)
         if delete and q is not None and self.objects.find(q.name) is q:
             self._drop_queue(q)
 

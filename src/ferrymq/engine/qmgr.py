@@ -136,6 +136,7 @@ class QueueManager:
         finally:
             gc.enable()
         gc.freeze()
+        qm.subscriber.drop_orphaned_queues()
         if not qm.objects.qmgr_record_id:
             qm.staging.persist_qmgr()
         for qname, qtype, overrides in SYSTEM_QUEUES:

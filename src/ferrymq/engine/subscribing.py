@@ -20,7 +20,7 @@ from typing import Any
 
 from ferrymq.engine import pubtopics
 from ferrymq.engine.api import SubDescriptor, SubResult
-from ferrymq.engine.opening import Opener
+from ferrymq.engine.opening import MANAGED_PREFIX, Opener
 from ferrymq.engine.publishing import Publisher
 from ferrymq.engine.pubtopics import TopicView
 from ferrymq.engine.retained import RetainedStore
@@ -305,7 +305,7 @@ class Subscriber:
         if sub.hsub == h.hobj:
             sub.hsub = sub.hconn = 0
         if remove or not sub.durable or sub.expired(self.clock.now()):
-            self.remove(sub)
+            self.remove(sub, drain=True)
 
     def expire(self, now: float) -> int:
         """Remove the subscriptions whose SubExpiry has passed and that no handle holds
@@ -315,15 +315,17 @@ class Subscriber:
             self.remove(sub)
         return len(ended)
 
-    def remove(self, sub: Subscription) -> None:
-        """End a subscription: its record, and its managed queue with what waits there."""
+    def remove(self, sub: Subscription, *, drain: bool = False) -> None:
+        """End a subscription: its record, and its managed queue with what waits there —
+        at once, or with ``drain`` (MQCLOSE of its hsub) when the last handle open on the
+        queue closes, so that what was published before can still be got (IBM)."""
         self.registry.remove(sub)
         if sub.durable:
             self.state.staging.need_sync()
         if sub.managed:
             q = self.objects.find(sub.destination)
             if q is not None:
-                self.opener.drop_queue(q)
+                self.opener.drop_queue(q, when_closed=drain)
         if sub.hsub:  # removed by an administrator while open: the handle no longer names it
             h = self.state.handles.get(sub.hsub)
             if h is not None:
@@ -359,6 +361,16 @@ class Subscriber:
         if sub.selector is not None:
             pubs = [p for p in pubs if self.publisher.selects(sub, p)]
         return self.publisher.send_retained(sub, pubs, strict=strict) if pubs else 0
+
+    def drop_orphaned_queues(self) -> int:
+        """After a restart: delete the managed queues no subscription names (their
+        subscription was removed while a handle held them, then the process ended)."""
+        wanted = {s.destination for s in self.registry if s.managed}
+        orphans = [q for name, q in list(self.objects.queues.items())
+                   if name.startswith(MANAGED_PREFIX) and name not in wanted]
+        for q in orphans:
+            self.opener.drop_queue(q)
+        return len(orphans)
 
     def recovered(self, sub: Subscription) -> None:
         """A durable subscription read back at restart: its selector compiled again, and
