@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, GetResult, PutOptions
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions, SubDescriptor
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.rfh2 import MQRFH2
@@ -65,3 +65,17 @@ def test_a_handle_put_with_an_mqrfh2_is_written_as_one_header() -> None:
     assert res.data != AS_PUT and res.data.endswith(BODY)
     first, _ = MQRFH2.unpack_from(res.data)
     assert any("<size" in f for f in first.folders) and any("<colour>red</colour>" in f for f in first.folders)
+
+
+def test_a_publication_put_with_an_mqrfh2_carries_each_property_once() -> None:
+    """A publication's copies gain properties of their own (mqps): its MQRFH2 is taken apart
+    at the put, never kept as put beside them."""
+    env = Env()
+    res = env.qm.subscribe(env.hconn, SubDescriptor(C.MQSO_CREATE | C.MQSO_MANAGED, object_string="t"))
+    env.qm.put1(env.hconn, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="t"),
+                MQMD(format=C.MQFMT_RF_HEADER_2, coded_char_set_id=1208), PutOptions(), SECOND.pack() + BODY)
+    got = env.qm.get(env.hconn, res.hobj, MQMD(), GetOptions(C.MQGMO_NO_WAIT), 1 << 16)
+    assert isinstance(got, GetResult)
+    header, end = MQRFH2.unpack_from(got.data)
+    assert sum(f.count("<colour>") for f in header.folders) == 1
+    assert any("<Top>t</Top>" in f for f in header.folders) and got.data[end:] == BODY

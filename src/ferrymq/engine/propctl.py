@@ -111,8 +111,11 @@ def check_count(props: PropertySet) -> None:
                                                 f"properties, not {len(props)}")
 
 
-def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tuple[MQMD, bytes, PropertySet | None, bool]:
+def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int,
+           keep_as_put: bool = True) -> tuple[MQMD, bytes, PropertySet | None, bool]:
     """The descriptor, data and properties a put stores, and whether the data is kept as put.
+    ``keep_as_put=False``: the property folders are always taken out (a publication, whose
+    copies gain properties of their own).
 
     Raises:
         MQError: MQRC_RFH_ERROR / MQRC_RFH_FORMAT_ERROR for an MQRFH2 that does not parse;
@@ -125,7 +128,7 @@ def on_put(md: MQMD, data: bytes, props: PropertySet | None, propctl: int) -> tu
             rules.check_carried(name, prop)
     if propctl == C.MQPROP_V6COMPAT:
         return md, data, props or None, md.format.rstrip() == "MQHRF2"
-    if not props and md.format.rstrip() == "MQHRF2":
+    if keep_as_put and not props and md.format.rstrip() == "MQHRF2":
         # The MQRFH2 says everything about the properties: the data is kept as put (IBM
         # returns a putter's headers byte for byte to a getter that takes them as MQRFH2;
         # ``on_get`` takes the property folders out for one that does not).

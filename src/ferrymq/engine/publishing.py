@@ -116,7 +116,7 @@ class Publisher:
                 md = md.replace(reply_to_q="", reply_to_q_mgr="")
         props = PropertySet.of(properties) if properties else None
         if props or md.format.rstrip() == "MQHRF2":
-            md, data, props, _ = propctl.on_put(md, data, props, C.MQPROP_COMPATIBILITY)
+            md, data, props, _ = propctl.on_put(md, data, props, C.MQPROP_COMPATIBILITY, keep_as_put=False)
             if props:
                 propctl.check_length(props, self.state.qmgr_attr("MAXPROPL"))
         qmgr_max = self.state.qmgr_attr("MAXMSGL")
