@@ -56,3 +56,24 @@ def test_unpack_then_wire_reads_back(sets: list[tuple[str, object]]) -> None:
     back.unpack(packed)
     assert back.wire() == packed and back.pack() == packed  # what a get brings reads back as it came
     assert back.MsgId == packed[48:72] and back.CorrelId == packed[72:96]
+
+
+@given(SETS, st.sampled_from([1, 2]))
+def test_a_received_md_reads_as_an_unpacked_one(sets: list[tuple[str, object]], version: int) -> None:
+    md = MD(Version=2)
+    for name, value in sets:
+        setattr(md, name, value)
+    try:
+        packed = md.pack()
+    except PYIFError:
+        return
+    eager, lazy = MD(), MD()
+    eager.unpack(packed)
+    eager.Version = version
+    lazy.received(packed, version)  # what a get does: decoded when first read
+    assert lazy.get() == eager.get()
+    lazy2 = MD()
+    lazy2.received(packed, version)
+    lazy2.Priority = 7  # a set decodes first: the other fields are the message's
+    eager.Priority = 7
+    assert lazy2.get() == eager.get() and lazy2.wire() == eager.wire()

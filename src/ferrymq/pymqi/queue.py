@@ -20,7 +20,7 @@ from ferrymq.pymqi import ahead, handles
 from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.rfh2 import RFH2
-from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, text
+from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, msg_flags, text
 from ferrymq.wire.mqmd import MQMD
 
 DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
@@ -207,14 +207,16 @@ class Queue:
             return self._get_ahead(ra, client, hobj, buffer, md, gmo, handle)
         token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
         packed = md.wire()
-        reply = _call(lambda: mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
-                                        handle is not None))
-        version = md.Version
-        md.unpack(reply.md_bytes)
+        try:
+            reply = mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
+                              handle is not None)
+        except MQError as exc:
+            raise from_mq_error(exc) from None
+        version = _received(md, reply.md_bytes)
         if handle is not None:
             handles.fill(handle, reply.properties, MQMD.decode(reply.md_bytes))
-        md.Version = version if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2) else md.Version
-        _update_gmo(gmo, md, reply.resolved_q_name, len(reply.data), reply.msg_token)
+        _update_gmo(gmo, msg_flags(reply.md_bytes, version), reply.resolved_q_name, len(reply.data),
+                    reply.msg_token)
         if reply.comp != C.MQCC_OK:
             raise MQMIError(reply.comp, reply.reason, message=reply.data, original_length=reply.data_length,
                             detail=reply.detail)
@@ -235,13 +237,11 @@ class Queue:
             else:
                 reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
             data = data[:buffer]
-        version = md.Version
-        md.unpack(msg.md_bytes)
-        if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
-            md.Version = version
+        raw = msg.md_bytes
+        version = _received(md, raw)
         if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
             handles.fill(handle, msg._properties, msg.md)
-        _update_gmo(gmo, md, self.name, len(data), msg.msg_token)
+        _update_gmo(gmo, msg_flags(raw, version), self.name, len(data), msg.msg_token)
         if reason != C.MQRC_NONE:
             comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
             raise MQMIError(comp, reason, message=data, original_length=length)
@@ -305,13 +305,30 @@ class Queue:
 _RESOLVED: dict[str, bytes] = {}  # a queue name as GMO ResolvedQName holds it
 
 
-def _update_gmo(gmo: GMO, md: MD, resolved_q_name: str, returned: int, msg_token: bytes) -> None:
+_WHOLE_V2 = (C.MQMD_VERSION_1.to_bytes(4, "little"), C.MQMD_VERSION_2.to_bytes(4, "little"))
+
+
+def _received(md: MD, raw: bytes) -> int:
+    """The got message's MQMD into ``md`` (which keeps its Version 1 or 2, as pymqi's does);
+    the MD's Version afterwards."""
+    version = int(md.Version)
+    if len(raw) >= C.MQMD_LENGTH_2 and raw[4:8] in _WHOLE_V2 and raw[:4] == b"MD  ":
+        if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            version = int.from_bytes(raw[4:8], "little")
+        md.received(raw, version)  # decoded when first read
+        return version
+    md.unpack(raw)
+    if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+        md.Version = version
+    return int(md.Version)
+
+
+def _update_gmo(gmo: GMO, flags: int, resolved_q_name: str, returned: int, msg_token: bytes) -> None:
     resolved = _RESOLVED.get(resolved_q_name)
     if resolved is None:
         resolved = as_bytes(resolved_q_name).ljust(48)
         if len(_RESOLVED) < 1024:
             _RESOLVED[resolved_q_name] = resolved
-    flags = md.MsgFlags if md.Version >= C.MQMD_VERSION_2 else 0
     if flags & C.MQMF_LAST_MSG_IN_GROUP:
         group = b"L"
     elif flags & C.MQMF_MSG_IN_GROUP:

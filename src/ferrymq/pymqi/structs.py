@@ -274,10 +274,36 @@ class MD(MQOpts):
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
+        if "_raw" in d:
+            self._decode()
         d[name] = value
         w = d.get("_w")
         if w is not None:
             d["_w"] = _spliced(w, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached for a field only while the MD holds a got message's MQMD undecoded.
+        d = self.__dict__
+        if "_raw" in d:
+            self._decode()
+            if name in d:
+                return d[name]
+        return super().__getattr__(name)
+
+    def received(self, raw: bytes, version: int) -> None:
+        """Become the MQMD a get brought (a whole MQMD v2, as ``unpack`` reads it) with
+        Version ``version``: its fields are decoded when one is first read or set, so a
+        program that reads only the data never pays for the 39 of them."""
+        object.__setattr__(self, "__dict__", {"_raw": raw, "_ver": version, "_w": None})
+
+    def _decode(self) -> None:
+        d = self.__dict__
+        raw = d.pop("_raw")
+        version = d.pop("_ver")
+        lay = self._layouts
+        assert lay is not None
+        d.update(zip(_V2_NAMES, lay.structs[C.MQMD_VERSION_2].unpack_from(raw), strict=True))
+        d["Version"] = version
 
     def pack(self) -> bytes:
         return self._pack_layout(C.MQMD_VERSION_2)
@@ -362,6 +388,14 @@ def _offsets() -> dict[str, tuple[int, int, str]]:
             out[name] = (at, width, kind)
         at += width
     return out
+
+
+def msg_flags(raw: bytes, version: int) -> int:
+    """MsgFlags of a packed MQMD v2 for an MD of ``version`` (0 below version 2)."""
+    if version < C.MQMD_VERSION_2:
+        return 0
+    at = _MD_AT["MsgFlags"][0]
+    return int.from_bytes(raw[at:at + 4], "little", signed=True)
 
 
 _V1_V2 = (C.MQMD_VERSION_1.to_bytes(4, "little"), C.MQMD_VERSION_2.to_bytes(4, "little"))
