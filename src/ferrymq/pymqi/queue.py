@@ -241,7 +241,7 @@ class Queue:
         version = _received(md, raw)
         if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
             handles.fill(handle, msg._properties, msg.md)
-        _update_gmo(gmo, msg_flags(raw, version), self.name, len(data), msg.msg_token)
+        _update_gmo(gmo, msg_flags(raw, version), ra.view.name, len(data), msg.msg_token)
         if reason != C.MQRC_NONE:
             comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
             raise MQMIError(comp, reason, message=data, original_length=length)
