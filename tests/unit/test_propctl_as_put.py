@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
+from ferrymq.engine import sequence_access
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions, SubDescriptor
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -79,3 +80,17 @@ def test_a_publication_put_with_an_mqrfh2_carries_each_property_once() -> None:
     header, end = MQRFH2.unpack_from(got.data)
     assert sum(f.count("<colour>") for f in header.folders) == 1
     assert any("<Top>t</Top>" in f for f in header.folders) and got.data[end:] == BODY
+
+
+def test_a_sequence_reader_gets_the_properties_apart_from_the_data() -> None:
+    """The Spark connector's reads (browse by sequence) see what a getter with a handle sees:
+    the properties in their map, the data without its property folders."""
+    env = Env()
+    env.define("Q")
+    hobj = env.open("Q")
+    env.qm.put(env.hconn, hobj, MQMD(format=C.MQFMT_RF_HEADER_2, coded_char_set_id=1208), PutOptions(), AS_PUT)
+    [msg] = sequence_access.browse_range(env.qm, "Q", 0, 10)
+    assert msg.properties is not None and dict(msg.properties) == {"mcd.Msd": "jms_text", "colour": "red"}
+    kept, end = MQRFH2.unpack_from(msg.data)
+    assert kept.folders == ("<psc><Command>RegSub</Command></psc>",) and msg.data[end:] == BODY
+    assert env.depth("Q") == 1  # browsed, not taken

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from ferrymq.engine import propctl
 from ferrymq.engine.api import Clock
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
@@ -145,9 +146,22 @@ def browse_range(qm: Engine, name: str, from_seq: int, to_seq: int, max_msgs: in
         cost = msg.data_length + overhead
         if out and ((max_msgs and len(out) >= max_msgs) or (max_bytes and size + cost > max_bytes)):
             break
-        out.append(msg)
+        out.append(_as_read(q, msg))
         size += cost
     return out
+
+
+def _as_read(q: QueueObject, msg: Message) -> Message:
+    """The message as a reader of the queue receives it with a message handle (the Spark
+    connector's rows: properties in their map, the data without them): a message whose
+    MQRFH2 was kept as put on a queue that is not PROPCTL(V6COMPAT) is read as its
+    property folders taken out (engine.propctl), in a copy; any other is itself."""
+    if not msg.v6 or q.attrs["PROPCTL"] == C.MQPROP_V6COMPAT:
+        return msg
+    md, data, props = propctl.leave_v6(msg.md, msg.body(msg.data_length), msg.properties)
+    view = Message(msg.queue, msg.seq, md, data, msg.put_at, False)
+    view.properties, view.expires_at = props, msg.expires_at
+    return view
 
 
 def remove_upto(qm: Engine, name: str, upto_seq: int, reader: str) -> int:
