@@ -25,9 +25,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from ferrymq.cli import server_options
+from ferrymq.cli import private, server_options
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, QmgrDir, list_names, now_iso, port_owner
+from ferrymq.cli.home import (
+    Config,
+    QmgrDir,
+    check_binding,
+    is_loopback,
+    list_names,
+    now_iso,
+    port_owner,
+    remote_warning,
+)
 
 RUNNING = "Running"
 STARTING = "Starting"
@@ -41,19 +50,23 @@ DAMAGED = "Damaged"
 _ACTIVE = {RUNNING, STARTING, QUIESCING, ENDING}
 
 
-def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] | None = None) -> dict[str, Any]:
+def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] | None = None,
+           allow_remote: bool = False) -> dict[str, Any]:
     """crtmqm: a data directory with its config and an initialized journal. ``server``:
-    knobs of the server kept in its config (``cli.server_options``).
+    knobs of the server kept in its config (``cli.server_options``). ``allow_remote``: a
+    ``host`` beyond loopback is accepted (``home.check_binding``).
 
     Raises:
-        CliError: EXISTS, NAME_ERROR, USAGE (port out of range), PORT_IN_USE (another queue
-            manager of this home owns the port), or DAMAGED if the new journal cannot be initialized.
+        CliError: EXISTS, NAME_ERROR, USAGE (port out of range, a host beyond loopback not
+            allowed), PORT_IN_USE (another queue manager of this home owns the port), or
+            DAMAGED if the new journal cannot be initialized.
     """
     qdir = QmgrDir(home, name)
+    check_binding(name, host, allow_remote)
     _check_port(home, name, host, port)
-    qdir.path.parent.mkdir(parents=True, exist_ok=True)
+    private.make_dir(qdir.path.parent, parents=True, exist_ok=True)
     try:
-        qdir.path.mkdir()
+        private.make_dir(qdir.path)
     except FileExistsError:
         raise CliError(Exit.EXISTS, "qmgr_exists", f"queue manager {name} already exists in {qdir.path}",
                        qmgr=name) from None
@@ -63,16 +76,21 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         lock = qdir.acquire_lock(patience=0)
         assert lock is not None  # the directory is ours: nobody else can hold it yet
         with lock:
-            config = Config(name, host, port, server=dict(server or {}))
+            config = Config(name, host, port, server=dict(server or {}), allow_remote=allow_remote)
             qdir.save_config(config)
-            qdir.journal_dir.mkdir()
+            private.make_dir(qdir.journal_dir)
             _qm, journal = open_engine(qdir, name)
             journal.close()
     except BaseException:
         shutil.rmtree(qdir.path, ignore_errors=True)
         raise
     return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso(),
-            "server": dict(server or {})}
+            "server": dict(server or {}), "allow_unauthenticated_remote": allow_remote,
+            "warnings": _warnings(name, host, port, allow_remote)}
+
+
+def _warnings(name: str, host: str, port: int, allow_remote: bool) -> list[str]:
+    return [remote_warning(name, host, port)] if allow_remote and not is_loopback(host) else []
 
 
 def _check_port(home: Path, name: str, host: str, port: int) -> None:
@@ -86,8 +104,10 @@ def _check_port(home: Path, name: str, host: str, port: int) -> None:
                        qmgr=name, holder=holder, host=host, port=port)
 
 
-def alter(home: Path, name: str, host: str | None, port: int | None) -> dict[str, Any]:
-    """Change a stopped queue manager's address (host, port) in its config.
+def alter(home: Path, name: str, host: str | None, port: int | None,
+          allow_remote: bool | None = None) -> dict[str, Any]:
+    """Change a stopped queue manager's address (host, port) in its config; ``allow_remote``
+    (None: unchanged) accepts or refuses a host beyond loopback (``home.check_binding``).
 
     Raises:
         CliError: UNKNOWN_QMGR, RUNNING, USAGE, PORT_IN_USE, DAMAGED.
@@ -97,10 +117,13 @@ def alter(home: Path, name: str, host: str | None, port: int | None) -> dict[str
         config = qdir.load_config()
         new_host = config.host if host is None else host
         new_port = config.port if port is None else port
+        new_allow = config.allow_remote if allow_remote is None else allow_remote
+        check_binding(name, new_host, new_allow)
         _check_port(home, name, new_host, new_port)
-        qdir.save_config(dataclasses.replace(config, host=new_host, port=new_port))
+        qdir.save_config(dataclasses.replace(config, host=new_host, port=new_port, allow_remote=new_allow))
     return {"name": name, "host": new_host, "port": new_port, "previous": {"host": config.host, "port": config.port},
-            "data_dir": str(qdir.path)}
+            "data_dir": str(qdir.path), "allow_unauthenticated_remote": new_allow,
+            "warnings": _warnings(name, new_host, new_port, new_allow)}
 
 
 def describe(qdir: QmgrDir) -> dict[str, Any]:
@@ -155,10 +178,12 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     server another ``timeout`` seconds, so a long recovery that advances never times out.
 
     Raises:
-        CliError: UNKNOWN_QMGR, RUNNING, DAMAGED, PORT_IN_USE, START_FAILED.
+        CliError: UNKNOWN_QMGR, RUNNING, DAMAGED, PORT_IN_USE, START_FAILED, USAGE (a host
+            beyond loopback that was not allowed, as in a config written before the rule).
     """
     qdir = QmgrDir(home, name).require()
     config = qdir.load_config()
+    check_binding(name, config.host, config.allow_remote)
     info = describe(qdir)
     if info["status"] in _ACTIVE:
         raise CliError(Exit.RUNNING, "qmgr_running", f"queue manager {name} is already running "
@@ -208,7 +233,7 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     proc.returncode = 0  # detached on purpose: keeps Popen from warning that it still runs
     return {"name": name, "status": RUNNING, "pid": reply["pid"], "host": config.host, "port": port,
             "event_loop": reply.get("event_loop"), "data_dir": str(qdir.path), "log": str(qdir.log_file),
-            "recovery": reply.get("recovery")}
+            "recovery": reply.get("recovery"), "warnings": _warnings(name, config.host, port, config.allow_remote)}
 
 
 def _open_log(qdir: QmgrDir) -> BinaryIO:
@@ -217,7 +242,7 @@ def _open_log(qdir: QmgrDir) -> BinaryIO:
     Raises:
         CliError(START_FAILED, disk_full): no space for even that line.
     """
-    logf = open(qdir.log_file, "ab")  # noqa: SIM115 - the caller closes it once the server has it
+    logf = private.append_file(qdir.log_file)  # the caller closes it once the server has it
     try:
         logf.write(f"--- {now_iso()} ferrymq start {qdir.name}\n".encode())
         logf.flush()

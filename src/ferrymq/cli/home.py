@@ -11,6 +11,9 @@ Layout of one queue manager's directory::
     qmgr.sock     the local socket applications reach it by name through (0600, while it runs)
     ferrymq.log   the detached server's stdout and stderr
 
+All of it is private to the queue manager's user: directories 0700, files 0600
+(``cli.private`` says how and why).
+
 Whether a queue manager runs is decided by the lock, not by the pid: a pid can be reused
 after a crash, a lock held by a dead process cannot. A status file that still says
 ``running`` while nobody holds the lock means the server ended without cleaning up.
@@ -21,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import ipaddress
 import json
 import os
 import re
@@ -30,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from ferrymq.cli import server_options
+from ferrymq.cli import private, server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.client.local import SOCKET_NAME
 
@@ -52,6 +56,45 @@ def check_name(name: str) -> str:
     return name
 
 
+ALLOW_REMOTE_FLAG = "--allow-unauthenticated-remote"
+
+
+def is_loopback(host: str) -> bool:
+    """Does listening on ``host`` keep the queue manager to this machine? Only a loopback
+    address or ``localhost`` does: a wildcard (0.0.0.0, ::), any other address or a host
+    name is reachable from elsewhere (or may be)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_binding(name: str, host: str, allow_remote: bool) -> None:
+    """Refuse a listener beyond loopback unless explicitly allowed: there is no
+    authentication yet, so anyone who reaches the port could act as any user.
+
+    Raises:
+        CliError(USAGE, remote_bind_unauthenticated): ``host`` is not loopback and not allowed.
+    """
+    if is_loopback(host) or allow_remote:
+        return
+    raise CliError(Exit.USAGE, "remote_bind_unauthenticated",
+                   f"queue manager {name}: listening on {host!r}, beyond loopback (127.0.0.1, ::1, localhost), "
+                   "is refused while ferrymq has no client authentication: anyone who reaches the port could "
+                   "connect as any user and read, put or delete any message, in clear text (no TLS). "
+                   f"To accept that risk, on a network you trust, add {ALLOW_REMOTE_FLAG} "
+                   "(see docs/security.md)", qmgr=name, host=host)
+
+
+def remote_warning(name: str, host: str, port: int) -> str:
+    """What every start of a queue manager allowed beyond loopback says."""
+    return (f"WARNING: queue manager {name} listens on {host}({port}), beyond loopback, with NO authentication "
+            "(any client that reaches it may act as any user) and TLS OFF (messages cross the network in clear "
+            f"text); allowed by {ALLOW_REMOTE_FLAG} (docs/security.md)")
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -59,7 +102,7 @@ def now_iso() -> str:
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Replace ``path`` atomically (a reader never sees half a file)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with os.fdopen(private.open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2, sort_keys=True)
         f.write("\n")
         f.flush()
@@ -74,10 +117,12 @@ class Config:
     port: int = DEFAULT_PORT
     disk_reserve_bytes: int = DEFAULT_DISK_RESERVE
     server: dict[str, Any] = field(default_factory=dict)  # QueueManagerServer knobs given at create
+    allow_remote: bool = False  # --allow-unauthenticated-remote: a host beyond loopback accepted
 
     def as_dict(self) -> dict[str, Any]:
         return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port,
-                "disk_reserve_bytes": self.disk_reserve_bytes, "server": self.server}
+                "disk_reserve_bytes": self.disk_reserve_bytes, "server": self.server,
+                "allow_unauthenticated_remote": self.allow_remote}
 
 
 class QmgrDir:
@@ -150,13 +195,16 @@ class QmgrDir:
             if not isinstance(server, dict):
                 raise TypeError(f"server must be an object, not {server!r}")
             server = server_options.check(server)
+            allow_remote = raw.get("allow_unauthenticated_remote", False)  # absent before it existed
+            if not isinstance(allow_remote, bool):
+                raise TypeError(f"allow_unauthenticated_remote must be true or false, not {allow_remote!r}")
         except FileNotFoundError:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} is "
                            "missing (damaged data directory)", qmgr=self.name) from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} "
                            f"is damaged: {exc}", qmgr=self.name) from None
-        return Config(name, host, port, reserve, server)
+        return Config(name, host, port, reserve, server, allow_remote)
 
     def save_config(self, config: Config) -> None:
         write_json(self.config_file, config.as_dict())
@@ -184,7 +232,7 @@ class QmgrDir:
 
         ``patience`` covers a ``list`` or ``stop`` that probes the lock at the same moment.
         """
-        f = open(self.lock_file, "ab")  # noqa: SIM115 - held for the life of the process
+        f = private.append_file(self.lock_file)  # held for the life of the process
         deadline = time.monotonic() + patience
         while True:
             try:
@@ -244,7 +292,7 @@ class HealthFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        fd = private.open_private(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC)
         try:
             os.write(fd, b" " * (self.SIZE - 1) + b"\n")
         except BaseException:

@@ -24,7 +24,7 @@ from ferrymq import __version__
 from ferrymq.cli import control, server_options
 from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import DEFAULT_HOST, DEFAULT_PORT, QmgrDir
+from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
 from ferrymq.client.local import home_dir
 
@@ -110,18 +110,33 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
     ctx.obj["output"] = output
 
 
+def _allow_remote_option(default: bool | None) -> Callable[[F], F]:
+    return click.option(ALLOW_REMOTE_FLAG + "/--loopback-only", "allow_remote", default=default,
+                         help="Accept a --host beyond loopback although ferrymq has no authentication and no "
+                              "TLS yet: anyone who reaches the port can act as any user. Warned about on "
+                              "every start (docs/security.md).")
+
+
+def _warn(info: dict[str, Any]) -> None:
+    """Security warnings on stderr, in text and JSON modes alike (JSON also carries them)."""
+    for line in info.get("warnings", ()):
+        click.echo(f"ferrymq: {line}", err=True)
+
+
 @cli.command()
 @click.argument("name")
 @click.option("--port", "-p", type=int, default=DEFAULT_PORT, show_default=True,
               help="TCP port to listen on; 0 picks a free one at each start.")
 @click.option("--host", default=DEFAULT_HOST, show_default=True,
-              help="Address to listen on (0.0.0.0 to accept connections from other machines).")
+              help="Address to listen on. Beyond loopback (e.g. 0.0.0.0) needs " + ALLOW_REMOTE_FLAG + ".")
+@_allow_remote_option(default=False)
 @server_options.click_options
 @command
-def create(home: Path, out: Out, name: str, port: int, host: str, **knobs: Any) -> None:
+def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: bool, **knobs: Any) -> None:
     """Create queue manager NAME (like crtmqm): its data directory, config and journal.
     The server's limits given here are kept in its config (docs/limits.md)."""
-    info = control.create(home, name, host, port, _knobs(knobs))
+    info = control.create(home, name, host, port, _knobs(knobs), allow_remote)
+    _warn(info)
     port_text = "any free port" if port == 0 else f"port {port}"
     out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"
                      f"Start it with: ferrymq start {name}")
@@ -130,14 +145,17 @@ def create(home: Path, out: Out, name: str, port: int, host: str, **knobs: Any) 
 @cli.command()
 @click.argument("name")
 @click.option("--port", "-p", type=int, default=None, help="New TCP port; 0 picks a free one at each start.")
-@click.option("--host", default=None, help="New address to listen on (0.0.0.0 to accept other machines).")
+@click.option("--host", default=None,
+              help="New address to listen on. Beyond loopback (e.g. 0.0.0.0) needs " + ALLOW_REMOTE_FLAG + ".")
+@_allow_remote_option(default=None)
 @command
-def alter(home: Path, out: Out, name: str, port: int | None, host: str | None) -> None:
+def alter(home: Path, out: Out, name: str, port: int | None, host: str | None, allow_remote: bool | None) -> None:
     """Change stopped queue manager NAME's port or address (its listener, as ALTER LISTENER
     does in IBM MQ). Refused while it runs, or for a port another queue manager owns."""
-    if port is None and host is None:
-        raise CliError(Exit.USAGE, "option_missing", "give --port, --host or both")
-    info = control.alter(home, name, host, port)
+    if port is None and host is None and allow_remote is None:
+        raise CliError(Exit.USAGE, "option_missing", f"give --port, --host, {ALLOW_REMOTE_FLAG} or a mix")
+    info = control.alter(home, name, host, port, allow_remote)
+    _warn(info)
     port_text = "any free port" if info["port"] == 0 else f"port {info['port']}"
     out.result(info, f"Queue manager {name} will listen on {info['host']}, {port_text}, from its next start.")
 
@@ -164,6 +182,7 @@ def start(home: Path, out: Out, name: str, foreground: bool, timeout: float, qui
         return
     info = control.start(home, name, timeout, quiesce_timeout, event_loop, server,
                          on_progress=None if out.json else _show_progress)
+    _warn(info)
     out.result(info, f"Queue manager {name} started: listening on {info['host']}({info['port']}), "
                      f"pid {info['pid']}, event loop {info['event_loop']}.\nLog: {info['log']}")
 
@@ -191,7 +210,9 @@ def _knobs(values: dict[str, Any]) -> dict[str, Any]:
 
 def _run_foreground(home: Path, out: Out, name: str, notify_fd: int | None, quiesce_timeout: float,
                     event_loop: str, server: dict[str, Any]) -> None:
-    from ferrymq.cli import runner  # the server stack is only needed here
+    from ferrymq.cli import private, runner  # the server stack is only needed here
+
+    private.restrict_umask()  # the server process: whatever it creates is its user's alone
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")

@@ -24,9 +24,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ferrymq.cli import server_options
+from ferrymq.cli import private, server_options
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import Config, HealthFile, QmgrDir, now_iso, port_owner
+from ferrymq.cli.home import (
+    Config,
+    HealthFile,
+    QmgrDir,
+    check_binding,
+    is_loopback,
+    now_iso,
+    port_owner,
+    remote_warning,
+)
 from ferrymq.cli.recovery import Recovery
 from ferrymq.client import local
 from ferrymq.engine.api import SystemClock
@@ -150,6 +159,7 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
             raise CliError(Exit.START_FAILED, "event_loop_unavailable", f"queue manager {qdir.name}: {exc}",
                            qmgr=qdir.name, event_loop=event_loop) from None
         config = qdir.require().load_config()
+        check_binding(qdir.name, config.host, config.allow_remote)
         lock = qdir.acquire_lock()
         if lock is None:
             pid = qdir.read_pid()
@@ -159,7 +169,8 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
         notifier.send({"ok": False, "error": exc.as_dict()})
         raise
     try:
-        qdir.pid_file.write_text(f"{os.getpid()}\n")
+        _make_private(qdir)
+        private.write_private(qdir.pid_file, f"{os.getpid()}\n")
         with asyncio.Runner(loop_factory=make_loop) as runner:
             return runner.run(_serve(qdir, config, notifier, quiesce_timeout, echo, server or {}))
     except CliError as exc:
@@ -172,6 +183,14 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
     finally:
         qdir.remove_pid()
         lock.close()
+
+
+def _make_private(qdir: QmgrDir) -> None:
+    """Tighten a data directory made with looser modes (before files were created private)."""
+    changed = private.tighten(qdir.path)
+    if changed:
+        log.warning("event=data_dir_tightened qmgr=%s paths=%d path=%s detail=%s", qdir.name, len(changed),
+                    qdir.path, "group and other permissions removed: directories 0700, files 0600")
 
 
 async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_timeout: float,
@@ -221,6 +240,10 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,
              server.port, running["event_loop"])
     echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
+    if not is_loopback(config.host):  # allowed (check_binding): said on every start, in the log too
+        log.warning("event=unauthenticated_remote_listener qmgr=%s host=%s port=%d tls=off %s", qdir.name,
+                    config.host, server.port, remote_warning(qdir.name, config.host, server.port))
+        echo(remote_warning(qdir.name, config.host, server.port))
     notifier.send({"ok": True, **running, "recovery": recovered})
 
     await stopper.requested.wait()

@@ -129,7 +129,7 @@ class Compaction:
     def _step(self) -> None:
         if self._fd < 0:
             path = self._dir / self._tmp
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
             self._out += rec.encode_segment_header(self._salt, self.lo, self.hi, self.base_lsn, self.end_lsn)
         budget = self._step_bytes
         while budget > 0 and self._src < len(self._sources):

@@ -64,14 +64,14 @@ class BlockWriter:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
         if self._direct:
             try:
-                return os.open(path, flags | _O_DIRECT, 0o644)
+                return os.open(path, flags | _O_DIRECT, 0o600)
             except OSError as exc:
                 if exc.errno != errno.EINVAL:
                     raise
                 # Linux checks O_DIRECT after creating the file: it may exist now, empty.
                 self._direct = False
-                return os.open(path, flags & ~os.O_EXCL | os.O_TRUNC, 0o644)
-        return os.open(path, flags, 0o644)
+                return os.open(path, flags & ~os.O_EXCL | os.O_TRUNC, 0o600)
+        return os.open(path, flags, 0o600)
 
     def write(self, fd: int, parts: Sequence[bytes | bytearray | memoryview], offset: int) -> int:
         """Write ``parts`` in order at ``offset`` of ``fd`` (from ``create``); returns the bytes

@@ -94,7 +94,7 @@ class FileJournal(JournalCore[int, int]):
         self._reserve = reserve_bytes
         try:
             if not self._dir.is_dir():
-                self._dir.mkdir(parents=True)
+                self._dir.mkdir(mode=0o700, parents=True)  # private: message bodies
                 seg.fsync_dir(self._dir.parent)  # the directory itself must survive a crash
         except OSError as exc:
             raise StoreError(f"cannot create journal directory {self._dir}: {exc}") from exc
