@@ -282,12 +282,21 @@ class MD(MQOpts):
             d["_w"] = _spliced(w, name, value)
 
     def __getattr__(self, name: str) -> Any:
-        # Reached for a field only while the MD holds a got message's MQMD undecoded.
+        # Reached for a field only while the MD holds a got message's MQMD undecoded: the
+        # field is read from the bytes (a reply's CorrelId=md.MsgId decodes nothing else).
         d = self.__dict__
-        if "_raw" in d:
-            self._decode()
-            if name in d:
-                return d[name]
+        raw = d.get("_raw")
+        if raw is not None:
+            at = _MD_AT.get(name)
+            if at is not None:
+                start, size, kind = at
+                if kind == "l":
+                    return int.from_bytes(raw[start:start + 4], "little", signed=True)
+                return raw[start:start + size]
+            if name == "Version":
+                return d["_ver"]
+            if name == "StrucId":
+                return raw[:4]
         return super().__getattr__(name)
 
     def received(self, raw: bytes, version: int) -> None:
