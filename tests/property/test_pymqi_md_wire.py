@@ -77,3 +77,17 @@ def test_a_received_md_reads_as_an_unpacked_one(sets: list[tuple[str, object]], 
     lazy2.Priority = 7  # a set decodes first: the other fields are the message's
     eager.Priority = 7
     assert lazy2.get() == eager.get() and lazy2.wire() == eager.wire()
+
+
+@given(SETS)
+def test_an_md_made_with_fields_packs_as_one_made_afresh(sets: list[tuple[str, object]]) -> None:
+    fields = dict(sets)
+    for _ in range(2):  # the second time from what the first one kept
+        try:
+            md = MD(**fields)
+            got = md.wire()
+        except PYIFError:
+            continue
+        assert md.get() == {**MD().get(), **fields}
+        md.__dict__["_w"] = None
+        assert got == md.wire()

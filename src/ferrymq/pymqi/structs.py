@@ -250,6 +250,8 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
 
 _MSG_ID, _CORREL_ID, _ID_END = 48, 72, 96  # the identifiers' offsets in a packed MQMD
 _DEFAULT_WIRE: dict[type, bytes] = {}  # a default MD's wire(), made once
+_KW_WIRE: dict[tuple[Any, ...], bytes] = {}  # MD(**fields)'s wire, by fields (ids aside)
+_IDS = ("MsgId", "CorrelId")
 
 
 class MD(MQOpts):
@@ -269,8 +271,24 @@ class MD(MQOpts):
         if w is None:
             w = _DEFAULT_WIRE[type(self)] = self._pack_layout(self.Version)
         d["_w"] = w
+        if not kw:
+            return
+        ids = {k: kw.pop(k) for k in _IDS if k in kw}  # per message: spliced, never part of the key
         if kw:
-            self.set(**kw)
+            key: tuple[Any, ...] | None = (type(self), *kw.items())
+            try:
+                cached = _KW_WIRE.get(key)  # type: ignore[arg-type]
+            except TypeError:  # an unhashable value: packed as it is
+                cached = key = None
+            if cached is not None:  # the same fields as an MD made before: names known good
+                d.update(kw)
+                d["_w"] = cached
+            else:
+                self.set(**kw)
+                if key is not None and d["_w"] is not None and len(_KW_WIRE) < 256:
+                    _KW_WIRE[key] = d["_w"]
+        if ids:
+            self.set(**ids)
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
