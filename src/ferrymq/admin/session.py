@@ -92,10 +92,10 @@ def _by_selector(objtype: str) -> dict[int, A.Attr]:
 
 
 def _group(objtype: str) -> str:
-    return "Q" if objtype in (A.QLOCAL, A.QALIAS, A.QMODEL, "QUEUE") else objtype
+    return "Q" if objtype in (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, "QUEUE") else objtype
 
 
-_TYPE_WORD = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL}
+_TYPE_WORD = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL, C.MQQT_REMOTE: A.QREMOTE}
 _STATUS_KIND = {F.MQIACF_Q_STATUS: "QUEUE", F.MQIACF_Q_HANDLE: "HANDLE"}
 
 

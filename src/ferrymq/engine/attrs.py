@@ -20,11 +20,14 @@ from ferrymq.mq import constants as C
 QLOCAL = "QLOCAL"
 QALIAS = "QALIAS"
 QMODEL = "QMODEL"
+QREMOTE = "QREMOTE"
 QMGR = "QMGR"
 TOPIC = "TOPIC"
 NAMELIST = "NAMELIST"
-QUEUE_TYPES = (QLOCAL, QALIAS, QMODEL)
-ALL_Q = frozenset(QUEUE_TYPES)
+QUEUE_TYPES = (QLOCAL, QALIAS, QMODEL, QREMOTE)
+ALL_Q = frozenset({QLOCAL, QALIAS, QMODEL})  # the queues a message is put to or got from here
+ANY_Q = frozenset(QUEUE_TYPES)  # every queue definition, remote ones (QREMOTE) included
+_R = {QREMOTE}
 LOCAL_LIKE = frozenset({QLOCAL, QMODEL})
 ENQ = frozenset({QLOCAL, QALIAS, QMODEL})
 
@@ -104,12 +107,12 @@ ENABLED_DISABLED = {"ENABLED": 0, "DISABLED": 1}
 YES_NO = {"NO": 0, "YES": 1}
 
 QUEUE_ATTRS: tuple[Attr, ...] = (
-    _str("DESCR", C.MQCA_Q_DESC, "", ALL_Q, length=64),
-    _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, ALL_Q, ENABLED_DISABLED, settable=True),
+    _str("DESCR", C.MQCA_Q_DESC, "", ANY_Q, length=64),
+    _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, ANY_Q, ENABLED_DISABLED, settable=True),
     _enum("GET", C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, ALL_Q, ENABLED_DISABLED, settable=True),
-    _int("DEFPRTY", C.MQIA_DEF_PRIORITY, 0, ALL_Q, high=9),
-    _enum("DEFPSIST", C.MQIA_DEF_PERSISTENCE, C.MQPER_NOT_PERSISTENT, ALL_Q, YES_NO),
-    _enum("DEFPRESP", C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQPRT_SYNC_RESPONSE, ALL_Q,
+    _int("DEFPRTY", C.MQIA_DEF_PRIORITY, 0, ANY_Q, high=9),
+    _enum("DEFPSIST", C.MQIA_DEF_PERSISTENCE, C.MQPER_NOT_PERSISTENT, ANY_Q, YES_NO),
+    _enum("DEFPRESP", C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQPRT_SYNC_RESPONSE, ANY_Q,
           {"SYNC": C.MQPRT_SYNC_RESPONSE, "ASYNC": C.MQPRT_ASYNC_RESPONSE}),
     _enum("DEFREADA", C.MQIA_DEF_READ_AHEAD, C.MQREADA_NO, ALL_Q,
           {"NO": C.MQREADA_NO, "YES": C.MQREADA_YES, "DISABLED": C.MQREADA_DISABLED}),
@@ -145,23 +148,31 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
           {"PERMDYN": C.MQQDT_PERMANENT_DYNAMIC, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC}),
     _str("TARGET", C.MQCA_BASE_Q_NAME, "", {QALIAS}, synonyms=("TARGQ",)),
     _enum("TARGTYPE", C.MQIA_BASE_TYPE, C.MQOT_Q, {QALIAS}, {"QUEUE": C.MQOT_Q}),
+    # Remote queue definitions, queue-manager aliases (blank RNAME) and reply-to aliases
+    # (engine.remote). SCOPE's values are MQSCO_Q_MGR (1) and MQSCO_CELL (2), which the
+    # generated constants lack (the name collides with the MQSCO structure's).
+    _str("RNAME", C.MQCA_REMOTE_Q_NAME, "", _R),
+    _str("RQMNAME", C.MQCA_REMOTE_Q_MGR_NAME, "", _R),
+    _str("XMITQ", C.MQCA_XMIT_Q_NAME, "", _R),
+    _str("CLUSTER", C.MQCA_CLUSTER_NAME, "", _R, length=C.MQ_CLUSTER_NAME_LENGTH),
+    _enum("SCOPE", C.MQIA_SCOPE, 1, _R, {"QMGR": 1, "CELL": 2}),
 )
 
 # Status of a queue: displayed and inquired, never defined.
 QUEUE_STATUS_ATTRS: tuple[Attr, ...] = (
-    _str("QUEUE", C.MQCA_Q_NAME, "", ALL_Q, readonly=True),
-    _enum("QTYPE", C.MQIA_Q_TYPE, C.MQQT_LOCAL, ALL_Q,
-          {QLOCAL: C.MQQT_LOCAL, QALIAS: C.MQQT_ALIAS, QMODEL: C.MQQT_MODEL}, readonly=True),
+    _str("QUEUE", C.MQCA_Q_NAME, "", ANY_Q, readonly=True),
+    _enum("QTYPE", C.MQIA_Q_TYPE, C.MQQT_LOCAL, ANY_Q,
+          {QLOCAL: C.MQQT_LOCAL, QALIAS: C.MQQT_ALIAS, QMODEL: C.MQQT_MODEL, QREMOTE: C.MQQT_REMOTE}, readonly=True),
     _int("CURDEPTH", C.MQIA_CURRENT_Q_DEPTH, 0, LOCAL_LIKE, readonly=True),
     _int("IPPROCS", C.MQIA_OPEN_INPUT_COUNT, 0, LOCAL_LIKE, readonly=True),
     _int("OPPROCS", C.MQIA_OPEN_OUTPUT_COUNT, 0, LOCAL_LIKE, readonly=True),
     _enum("QDEFTYPE", C.MQIA_DEFINITION_TYPE, C.MQQDT_PREDEFINED, {QLOCAL},
           {"PREDEFINED": C.MQQDT_PREDEFINED, "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
            "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC}, readonly=True),
-    _str("CRDATE", C.MQCA_CREATION_DATE, "", ALL_Q, length=12, readonly=True),
-    _str("CRTIME", C.MQCA_CREATION_TIME, "", ALL_Q, length=8, readonly=True),
-    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", ALL_Q, length=12, readonly=True),
-    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", ALL_Q, length=8, readonly=True),
+    _str("CRDATE", C.MQCA_CREATION_DATE, "", ANY_Q, length=12, readonly=True),
+    _str("CRTIME", C.MQCA_CREATION_TIME, "", ANY_Q, length=8, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", ANY_Q, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", ANY_Q, length=8, readonly=True),
 )
 
 QMGR_ATTRS: tuple[Attr, ...] = (

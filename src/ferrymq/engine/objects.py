@@ -31,6 +31,7 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.DEFAULT.LOCAL.QUEUE", A.QLOCAL, {}),
     ("SYSTEM.DEFAULT.ALIAS.QUEUE", A.QALIAS, {}),
     ("SYSTEM.DEFAULT.MODEL.QUEUE", A.QMODEL, {}),
+    ("SYSTEM.DEFAULT.REMOTE.QUEUE", A.QREMOTE, {}),
     ("SYSTEM.DEAD.LETTER.QUEUE", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Dead-letter queue"}),
     ("SYSTEM.ADMIN.COMMAND.QUEUE", A.QLOCAL, {"MAXDEPTH": 3000, "DESCR": "Command server input queue"}),
     ("SYSTEM.DURABLE.MODEL.QUEUE", A.QMODEL, {"DEFTYPE": C.MQQDT_PERMANENT_DYNAMIC}),
@@ -39,7 +40,7 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.ADMIN.QMGR.EVENT", A.QLOCAL, {}),
 )
 _DEFAULT_OF = {A.QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", A.QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
-               A.QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE"}
+               A.QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE", A.QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE"}
 
 
 def stamp(now: float) -> tuple[str, str]:
@@ -185,7 +186,7 @@ class ObjectRegistry:
     # -- admin verbs -----------------------------------------------------------------------
     def define(self, qtype: str, name: str, attrs: Mapping[str, object] | None = None, *, like: str | None = None,
                replace: bool = False, deftype: int = C.MQQDT_PREDEFINED) -> QueueObject:
-        """DEFINE QLOCAL/QALIAS/QMODEL: a new queue from the type's defaults (or LIKE another).
+        """DEFINE QLOCAL/QALIAS/QMODEL/QREMOTE: a new queue from the type's defaults (or LIKE another).
 
         Raises:
             MQError: MQRC_OBJECT_ALREADY_EXISTS without REPLACE, MQRC_OBJECT_TYPE_ERROR when

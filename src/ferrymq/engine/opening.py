@@ -16,6 +16,7 @@ from ferrymq.engine import attrs as A
 from ferrymq.engine import validate
 from ferrymq.engine.api import ObjectDescriptor, OpenResult
 from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.remote import Route
 from ferrymq.engine.routing import Resolver
 from ferrymq.engine.selection import SelectionView, selector_for_open
 from ferrymq.engine.selector import Selector
@@ -34,6 +35,10 @@ _QMGR_OPEN_OK = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USE
 _TOPIC_OPEN_OK = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
                   | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
                   | C.MQOO_NO_MULTICAST | C.MQOO_BIND_AS_Q_DEF)
+# A remote queue (an ObjectQMgrName elsewhere, a QREMOTE, an alias of one) opens to put to.
+_REMOTE_OPEN_OK = (C.MQOO_OUTPUT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+                   | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+                   | C.MQOO_BIND_AS_Q_DEF | C.MQOO_BIND_ON_OPEN | C.MQOO_BIND_NOT_FIXED)
 MANAGED_PREFIX = "SYSTEM.MANAGED."  # the names of managed subscriptions' queues
 
 
@@ -121,7 +126,13 @@ class Opener:
             return self._open_topic(conn, od, options)
         if od.object_type != C.MQOT_Q:
             raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"ObjectType {od.object_type} is not MQOT_Q, MQOT_TOPIC or MQOT_Q_MGR")
-        obj, alias = self.resolver.resolve(od.object_name, od.object_q_mgr_name)
+        obj, alias, route = self.resolver.resolve(od.object_name, od.object_q_mgr_name)
+        if (route is not None or (alias is not None and alias.qtype == A.QREMOTE)) and options & ~_REMOTE_OPEN_OK:
+            raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                         f"{od.object_name.strip()} is a queue on another queue manager (or its definition): "
+                         "it opens for output only")
+        if route is not None:
+            return self._open_remote(conn, options, alias, route)
         input_mode = 0
         if options & _INPUT:
             input_mode = self._input_mode(obj, options)
@@ -141,6 +152,14 @@ class Opener:
             obj.owner_hobj = opened.hobj
             return opened
         return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode, selector)
+
+    def _open_remote(self, conn: Connection, options: int, first: QueueObject | None, route: Route) -> OpenResult:
+        """MQOPEN of a queue on another queue manager: the handle puts to the transmission
+        queue behind an MQXQH (engine.putting); IBM reports the remote names as resolved."""
+        name = first.name if first is not None else route.q_name
+        opened = self._new_handle(conn, options, name, route.xmitq, first, 0)
+        self.handles[opened.hobj].remote = route
+        return OpenResult(opened.hobj, name, route.q_name, route.q_mgr_name)
 
     def _open_topic(self, conn: Connection, od: ObjectDescriptor, options: int) -> OpenResult:
         """MQOPEN of a topic, to publish on: the handle holds the full topic string."""

@@ -8,12 +8,16 @@ MQPUTs on one handle. Its steps, in order:
 2. the checks of the handle, options and descriptor (``_check_put``; every refusal raises
    before anything changes);
 3. the destination: the handle's queue, resolved through an alias at MQOPEN (engine.routing),
-   or its topic: a put through a topic handle is a publication (engine.publishing), which
+   or a queue on another queue manager (the handle's ``remote`` Route: the message goes on
+   the transmission queue behind an MQXQH, ``_place_remote``), or its topic: a put through a topic handle is a publication (engine.publishing), which
    makes no memo and fans out through the same arrival step;
 4. the message: properties (engine.propctl), defaults, context and identifiers
    (``fill_descriptor``), the refusals that may differ per message (PutLimits);
 5. its arrival: handed to a waiting get (engine.handover) or placed on the queue
    (engine.arrival), in the putter's unit of work under syncpoint.
+
+A ReplyToQ naming a reply-to alias is resolved before the checks (engine.remote), so the
+memo and every path see the resolved names.
 
 The result carries the answer the put made for a waiting get (PutResult.delivered): the
 driver writes it before anything else.
@@ -31,15 +35,17 @@ from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import Message
 from ferrymq.engine.publishing import Publisher
 from ferrymq.engine.putplan import PutLimits, PutPlan
+from ferrymq.engine.remote import RemoteNames, xmit_descriptor
 from ferrymq.engine.reports import Reports
 from ferrymq.engine.session import Connection, Handle
 from ferrymq.engine.state import EngineState
 from ferrymq.engine.units import Units
 from ferrymq.engine.waits import Waits
-from ferrymq.errors import MQError, failed
+from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID
+from ferrymq.wire.mqxqh import pack_xmit, unpack_xmit
 
 NO_ACCOUNTING = bytes(32)
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
@@ -86,6 +92,16 @@ class Putter:
         self.taker, self.give, self.hand_over = handover.taker, handover.give, handover.hand_over
         self.open, self.close = open_, close
         self.publish = publisher.publish
+        self.remote = RemoteNames(state.name, state.objects)
+        self._remotes_epoch = -1  # the objects' epoch when ``_remotes`` was counted
+        self._remotes = False  # any QREMOTE defined: a ReplyToQ may name a reply-to alias
+
+    def _reply_aliases(self) -> bool:
+        objects = self.objects
+        if self._remotes_epoch != objects.epoch:
+            self._remotes = any(o.qtype == "QREMOTE" for o in objects.queues.values())
+            self._remotes_epoch = objects.epoch
+        return self._remotes
 
     def put(self, req: PutRequest) -> PutResult:
         """MQPUT, MQPUT1 or a run of puts (see PutRequest and the module docstring).
@@ -105,6 +121,9 @@ class Putter:
                     and not req.properties and plan.steady == md.steady_key() and not h.deleted):
                 assert conn is not None
                 return self._put_planned(conn, h, plan, md.msg_id, md.correl_id, req.data)
+        steady = md
+        if self._reply_aliases():
+            md = self.remote.reply_alias(md)
         pmo = PutOptions(req.options, req.context)
         if req.od is not None:
             return self._put1(req.hconn, req.od, md, pmo, req.data, req.properties)
@@ -112,7 +131,8 @@ class Putter:
             return self._put_run(req, md, pmo)
         conn, h, warning = self._check_put(req.hconn, req.hobj, md, pmo)
         result = self.place(conn, h, md, pmo, req.data, warning, req.properties)
-        h.put_plan = None if req.properties or h.topic is not None else self._plan(conn, h, md, pmo, warning)
+        h.put_plan = None if req.properties or h.topic is not None else self._plan(conn, h, md, pmo, warning,
+                                                                                   steady.steady_key())
         return result
 
     def _put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
@@ -163,14 +183,18 @@ class Putter:
         q.last_put = now
         return PutResult(stored, q.name, self.name, plan.comp, plan.warning, seq, delivered)
 
-    def _plan(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, warning: int) -> PutPlan | None:
+    def _plan(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, warning: int,
+              steady: bytes) -> PutPlan | None:
         """The plan for the next put through ``h`` with these options and descriptor fields
-        (just put by ``place``); None where ``place`` decides per message (see putplan)."""
+        (just put by ``place``; ``steady``: the key of the descriptor as given, before a
+        reply-to alias was resolved); None where ``place`` decides per message (see putplan):
+        a transmission queue's messages are made by ``_place_remote`` or checked for their
+        MQXQH."""
         q = h.queue
         assert q is not None
         qa = q.attrs
         opts = pmo.options
-        if (opts & _CONTEXT_OPTIONS or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT):
+        if (h.remote is not None or qa.get("USAGE") == C.MQUS_TRANSMISSION or opts & _CONTEXT_OPTIONS or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT):
             return None
         definer = h.alias or q
         priority = int(definer.attrs["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
@@ -178,7 +202,7 @@ class Putter:
                        else md.persistence)
         base = md.with_put_context(NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr or self.name,
                                    own_context(conn, "", ""))
-        return PutPlan(self.objects.epoch, opts, md.steady_key(), warning, self.put_limits(h, persistence),
+        return PutPlan(self.objects.epoch, opts, steady, warning, self.put_limits(h, persistence),
                        qa.get("MSGDLVSQ") == C.MQMDS_FIFO, base)
 
     def _put_run(self, req: PutRequest, md: MQMD, pmo: PutOptions) -> PutResult:
@@ -218,7 +242,7 @@ class Putter:
         ids = zip(repeat(md.msg_id) if msg_ids is None else msg_ids,
                   repeat(md.correl_id) if correl_ids is None else correl_ids, datas, strict=False)
         if (not pmo.options & _PER_MESSAGE_PUT_OPTIONS and q.attrs["PROPCTL"] != C.MQPROP_V6COMPAT
-                and md.format.rstrip() != "MQHRF2"):
+                and md.format.rstrip() != "MQHRF2" and h.remote is None and q.attrs.get("USAGE") != C.MQUS_TRANSMISSION):
             outcomes = self._place_run(conn, h, md, pmo, ids, len(datas), ok)
         else:
             outcomes = []
@@ -324,14 +348,19 @@ class Putter:
         topic (shared by MQPUT and MQPUT1)."""
         if h.topic is not None:
             return self.publish(conn, h, md, pmo, data, warning, properties, self.fill_descriptor)
+        if h.remote is not None:
+            return self._place_remote(conn, h, md, pmo, data, warning, properties)
         q = h.queue
         assert q is not None
         definer = h.alias or q
         qa = q.attrs  # every put reads these: one dict, no property calls
+        if qa.get("USAGE") == C.MQUS_TRANSMISSION:
+            _check_xmit_header(q.name, data)
         props = PropertySet.of(properties) if properties else None
         v6 = False
         if props or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT:
-            rule = propctl.put_control(int(qa["PROPCTL"]), None if h.alias is None else int(h.alias["PROPCTL"]))
+            alias_rule = None if h.alias is None else h.alias.attrs.get("PROPCTL")  # a QREMOTE has none
+            rule = propctl.put_control(int(qa["PROPCTL"]), None if alias_rule is None else int(alias_rule))
             md, data, props, v6 = propctl.on_put(md, data, props, rule)
             if props:
                 propctl.check_length(props, self.state.qmgr_attr("MAXPROPL"))
@@ -356,6 +385,36 @@ class Putter:
         q.last_put = now
         comp = C.MQCC_WARNING if warning else C.MQCC_OK
         return PutResult(stored, q.name, self.name, comp, warning, msg.seq, delivered)
+
+    def _place_remote(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
+                      properties: Mapping[str, object] | None) -> PutResult:
+        """Put a validated message bound for another queue manager: on the handle's
+        transmission queue, behind an MQXQH holding the destination's names and the message's
+        own descriptor, under a descriptor of its own (engine.remote.xmit_descriptor)."""
+        route = h.remote
+        q = h.queue
+        assert route is not None and q is not None
+        definer = h.alias or q
+        priority = int(definer.attrs["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
+        persistence = (int(definer.attrs["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
+                       else md.persistence)
+        in_uow = bool(pmo.options & C.MQPMO_SYNCPOINT)
+        ccsid = int(self.state.qmgr_attr("CCSID"))
+        # the transmission queue holds the header too: its MAXMSGL counts it
+        length = C.MQXQH_LENGTH_1 + (C.MQMDE_LENGTH_2 if md.has_v2_fields else 0) + len(data)
+        refusal = self.put_limits(h, persistence).refusal(length, conn.uow if in_uow else None)
+        if refusal is not None:
+            raise refusal
+        now = self.clock.now()
+        stored = self.fill_descriptor(conn, h, md, pmo, priority, persistence, now)
+        body = pack_xmit(route.q_name, route.q_mgr_name, stored, ccsid=ccsid) + bytes(data)
+        msg = Message(q.name, self.next_sequence(q), xmit_descriptor(stored, ccsid), body, now,
+                      q.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO)
+        msg.properties = PropertySet.of(properties) if properties else None
+        self.place_message(q, msg, self.uow_of(conn) if in_uow else None)
+        q.last_put = now
+        comp = C.MQCC_WARNING if warning else C.MQCC_OK
+        return PutResult(stored, route.q_name, route.q_mgr_name, comp, warning, msg.seq)
 
     def put_limits(self, h: Handle, persistence: int) -> PutLimits:
         """What may refuse a put through ``h`` (see PutLimits), read once for a message or a run."""
@@ -411,3 +470,16 @@ class Putter:
                 if opts & C.MQPMO_PASS_ALL_CONTEXT:
                     origin = (ctx.put_appl_type, ctx.put_appl_name, ctx.put_date, ctx.put_time, ctx.appl_origin_data)
         return md.with_put_context(msg_id, correl_id, priority, persistence, reply_qmgr, (*identity, *origin))
+
+
+def _check_xmit_header(name: str, data: bytes) -> None:
+    """A message put straight to a transmission queue must begin with a valid MQXQH (IBM:
+    the application builds it, as a channel's agent does).
+
+    Raises:
+        MQError: MQRC_XQH_ERROR (2260) naming what is wrong.
+    """
+    try:
+        unpack_xmit(data)
+    except DecodeError as exc:
+        raise failed(C.MQRC_XQH_ERROR, f"{name} is a transmission queue: the message must begin with a valid MQXQH ({exc})") from None

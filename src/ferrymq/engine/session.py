@@ -21,6 +21,7 @@ from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
     from ferrymq.engine.putplan import PutPlan
+    from ferrymq.engine.remote import Route
     from ferrymq.engine.subscriptions import Subscription
 
 
@@ -71,6 +72,7 @@ class Handle:
     deleted: bool = False
     topic: str | None = None
     subscription: Subscription | None = None
+    remote: Route | None = None  # a queue on another queue manager: ``queue`` is its transmission queue
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, Response, Value
 
-QTYPE_OF = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL}
+QTYPE_OF = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL, C.MQQT_REMOTE: A.QREMOTE}
 QTYPE_CODE = {v: k for k, v in QTYPE_OF.items()}
 # Parameters a command reads itself: never treated as object attributes.
 _CONTROL = {C.MQCA_Q_NAME, C.MQIA_Q_TYPE, F.MQIACF_REPLACE, F.MQIACF_PURGE, F.MQIACF_FORCE, F.MQCACF_FROM_Q_NAME,
@@ -48,7 +48,7 @@ def queue_type(cmd: Command, required: bool) -> str | None:
             raise failed(F.MQRCCF_PARM_MISSING, "MQIA_Q_TYPE (queue type) is required by this command")
         return None
     if code not in QTYPE_OF:
-        raise failed(F.MQRCCF_Q_TYPE_ERROR, f"queue type {code!r} is not local (1), model (2) or alias (3)")
+        raise failed(F.MQRCCF_Q_TYPE_ERROR, f"queue type {code!r} is not local (1), model (2), alias (3) or remote (6)")
     return QTYPE_OF[int(code)]
 
 
