@@ -232,3 +232,16 @@ def test_a_get_by_correl_id_on_a_read_ahead_handle_asks_the_queue_manager(qmgr: 
     assert r.get(None, pymqi.MD(CorrelId=b"C2"), gmo) == b"2"
     r.close()
     assert drain(qmgr, "Q3") == [b"0", b"1"]
+
+
+def test_a_reconnecting_connection_does_not_read_ahead(qmgr: pymqi.QueueManager,
+                                                       queues: EmbeddedQueueManager) -> None:
+    put_n(qmgr, "Q1", 3)
+    rc = pymqi.QueueManager(None)
+    rc.connect_with_options("QM1", cd=pymqi.CD(ConnectionName=f"127.0.0.1({queues.port})".encode()),
+                            opts=CMQC.MQCNO_RECONNECT)
+    q = pymqi.Queue(rc, "Q1", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_READ_AHEAD)
+    assert q.get() == b"000"
+    q.close(CMQC.MQCO_QUIESCE)  # nothing was pushed ahead
+    rc.disconnect()
+    assert drain(qmgr, "Q1") == [b"001", b"002"]

@@ -108,6 +108,11 @@ def reads_ahead(open_options: int, client: Client, cache: dict[str, tuple[int, i
     if open_options & C.MQOO_NO_READ_AHEAD or not open_options & (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED
                                                                   | C.MQOO_INPUT_EXCLUSIVE):
         return False
+    if client._redial is not None:
+        # MQCNO_RECONNECT: the client's read-ahead retries a get after a reconnect on the
+        # handle it holds, which the reconnect renumbers: such handles get from the queue
+        # manager instead (a known limit, docs/pymqi.md)
+        return False
     if not open_options & C.MQOO_READ_AHEAD:  # MQOO_READ_AHEAD_AS_Q_DEF
         return queue_defaults(client, cache, name)[1] == C.MQREADA_YES
     return queue_defaults(client, cache, name)[1] != C.MQREADA_DISABLED
