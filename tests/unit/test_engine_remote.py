@@ -170,8 +170,8 @@ def test_remote_definition_reasons() -> None:
     assert refused(env, "   ", "QM2") == C.MQRC_UNKNOWN_OBJECT_NAME
 
 
-@pytest.mark.parametrize("options", [C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT, C.MQOO_BROWSE, C.MQOO_INQUIRE,
-                                     C.MQOO_SET | C.MQOO_OUTPUT, C.MQOO_INPUT_EXCLUSIVE])
+@pytest.mark.parametrize("options", [C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT, C.MQOO_BROWSE, C.MQOO_SET | C.MQOO_OUTPUT,
+                                     C.MQOO_INPUT_EXCLUSIVE, C.MQOO_INQUIRE | C.MQOO_BROWSE])
 def test_remote_queues_open_for_output_only(options: int) -> None:
     env = Env()
     xmitq(env, "QM2")
@@ -181,6 +181,19 @@ def test_remote_queues_open_for_output_only(options: int) -> None:
     assert refused(env, "APP.IN", "QM2", options) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
     assert refused(env, "R.Q", "", options) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
     assert refused(env, "R.HERE", "", options) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    remote(env, "QM1.ALIAS", RQMNAME="QM1")  # a queue-manager alias back to this queue manager
+    assert refused(env, "LOCAL.Q", "QM1.ALIAS", options) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    assert refused(env, "LOCAL.Q", "QM1.ALIAS", C.MQOO_INQUIRE) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+
+
+def test_a_local_definition_opens_to_inquire_on_its_own_attributes() -> None:
+    env = Env()
+    xmitq(env, "QM2")
+    remote(env, "R.Q", RNAME="APP.IN", RQMNAME="QM2", DEFPRTY=6)
+    assert refused(env, "APP.IN", "QM2", C.MQOO_INQUIRE) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    h = open_out(env, "R.Q", "", C.MQOO_INQUIRE | C.MQOO_OUTPUT).hobj
+    got = env.qm.inquire(env.hconn, h, [C.MQIA_Q_TYPE, C.MQIA_DEF_PRIORITY], [C.MQCA_REMOTE_Q_MGR_NAME])
+    assert (got.ints, [c.rstrip() for c in got.chars], got.reason) == ([C.MQQT_REMOTE, 6], ["QM2"], 0)
 
 
 def test_queue_manager_aliases() -> None:
@@ -240,6 +253,16 @@ def test_remote_put_under_syncpoint_put1_and_limits() -> None:
     off = open_out(env, "R.OFF").hobj
     with pytest.raises(MQError) as e:
         env.put(off, b"z")
+    assert e.value.reason == C.MQRC_PUT_INHIBITED and env.depth("QM2") == 2
+    # through an alias of it, the remote definition's PUT still counts; then the queue's
+    env.qm.objects.define("QALIAS", "A.OFF", {"TARGET": "R.OFF"})
+    with pytest.raises(MQError) as e:
+        env.put(open_out(env, "A.OFF").hobj, b"z")
+    assert e.value.reason == C.MQRC_PUT_INHIBITED and env.depth("QM2") == 2
+    env.qm.objects.alter("R.OFF", {"PUT": "ENABLED"})
+    env.qm.objects.alter("QM2", {"PUT": "DISABLED"})
+    with pytest.raises(MQError) as e:
+        env.put(open_out(env, "A.OFF").hobj, b"z")
     assert e.value.reason == C.MQRC_PUT_INHIBITED and env.depth("QM2") == 2
 
 

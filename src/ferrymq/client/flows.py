@@ -47,7 +47,14 @@ def open_queue(conv: mqi.Conversation, name: str, options: int | None, read_ahea
         if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
             raise
         record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name, selector)
-        reply = yield from mqi.open_(conv, record)
+        try:
+            reply = yield from mqi.open_(conv, record)
+        except MQError as again:
+            # a queue named at another queue manager has no attributes here to inquire on
+            if again.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE or not object_q_mgr_name.strip():
+                raise
+            record = R.OpenRecord(name, S.OUTPUT_ONLY & ~C.MQOO_INQUIRE, object_q_mgr_name, dynamic_q_name, selector)
+            reply = yield from mqi.open_(conv, record)
     return reply, R.reopen_name(record, reply.object_name)
 
 

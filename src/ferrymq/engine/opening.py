@@ -127,10 +127,16 @@ class Opener:
         if od.object_type != C.MQOT_Q:
             raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"ObjectType {od.object_type} is not MQOT_Q, MQOT_TOPIC or MQOT_Q_MGR")
         obj, alias, route = self.resolver.resolve(od.object_name, od.object_q_mgr_name)
-        if (route is not None or (alias is not None and alias.qtype == A.QREMOTE)) and options & ~_REMOTE_OPEN_OK:
+        # IBM: a local definition (a QREMOTE, an alias) may also be opened to inquire on its
+        # own attributes (MQINQ answers from Handle.alias); a queue named by ObjectQMgrName not.
+        # A queue-manager alias bringing the name back here still opens for output only (2045).
+        named_elsewhere = not self.resolver.remote.is_local(od.object_q_mgr_name)
+        remote_ok = _REMOTE_OPEN_OK | (C.MQOO_INQUIRE if alias is not None and not named_elsewhere else 0)
+        if ((route is not None or named_elsewhere or (alias is not None and alias.qtype == A.QREMOTE))
+                and options & ~remote_ok):
             raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
                          f"{od.object_name.strip()} is a queue on another queue manager (or its definition): "
-                         "it opens for output only")
+                         "it opens for output" + (" or inquire" if alias is not None else "") + " only")
         if route is not None:
             return self._open_remote(conn, options, alias, route)
         input_mode = 0

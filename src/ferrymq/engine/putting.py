@@ -94,12 +94,12 @@ class Putter:
         self.publish = publisher.publish
         self.remote = RemoteNames(state.name, state.objects)
         self._remotes_epoch = -1  # the objects' epoch when ``_remotes`` was counted
-        self._remotes = False  # any QREMOTE defined: a ReplyToQ may name a reply-to alias
+        self._remotes = False  # any QREMOTE with an RNAME: a ReplyToQ may name a reply-to alias
 
     def _reply_aliases(self) -> bool:
         objects = self.objects
         if self._remotes_epoch != objects.epoch:
-            self._remotes = any(o.qtype == "QREMOTE" for o in objects.queues.values())
+            self._remotes = any(o.qtype == "QREMOTE" and o.attrs["RNAME"] for o in objects.queues.values())
             self._remotes_epoch = objects.epoch
         return self._remotes
 
@@ -422,8 +422,11 @@ class Putter:
         assert q is not None
         qa = q.attrs
         fixed: MQError | None = None
+        remote_def = None if h.remote is None else h.remote.definition
         if h.alias is not None and h.alias["PUT"] == C.MQQA_PUT_INHIBITED:
             fixed = failed(C.MQRC_PUT_INHIBITED, f"{h.alias.name} has PUT(DISABLED)")
+        elif remote_def is not None and remote_def["PUT"] == C.MQQA_PUT_INHIBITED:
+            fixed = failed(C.MQRC_PUT_INHIBITED, f"{remote_def.name} has PUT(DISABLED)")
         elif qa["PUT"] == C.MQQA_PUT_INHIBITED:
             fixed = failed(C.MQRC_PUT_INHIBITED, f"{q.name} has PUT(DISABLED)")
         elif persistence == C.MQPER_PERSISTENT and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC:

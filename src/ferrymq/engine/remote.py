@@ -46,6 +46,7 @@ class Route:
     xmitq: QueueObject
     q_name: str
     q_mgr_name: str
+    definition: QueueObject | None = None  # the QREMOTE it was reached through: its PUT counts too
 
 
 class RemoteNames:
@@ -97,8 +98,9 @@ class RemoteNames:
         if self.is_local(rqm) and not remote["XMITQ"]:
             return None
         if remote["XMITQ"]:
-            return Route(self._named_xmitq(str(remote["XMITQ"])), rname, rqm)
-        return self.for_qmgr(rname, rqm)
+            return Route(self._named_xmitq(str(remote["XMITQ"])), rname, rqm, remote)
+        route = self.for_qmgr(rname, rqm)
+        return None if route is None else Route(route.xmitq, route.q_name, route.q_mgr_name, remote)
 
     def xmitq_of(self, qmgr: str) -> QueueObject:
         """The transmission queue for queue manager ``qmgr``: the local queue of its name, or
