@@ -7,6 +7,12 @@ made the result durable removes everything up to a sequence (``remove_upto``). R
 is idempotent and records the reader's acknowledged position, journaled, so its lag is
 visible to operators and survives a restart.
 
+Over the wire (server.seq_ops) each call needs what the MQI call it stands for needs: the
+connection must hold a handle on the queue opened for it (``require_open``): input to
+remove, browse to browse, inquire (or browse, or input) to read the range and the
+readers. Otherwise IBM's reason for that call on such a handle (2037, 2036, 2038) and
+nothing changes. Calls made in-process by the queue manager itself are not checked.
+
 Sequence numbers are handed out at put time, so a put still inside a unit of work may
 hold a lower number than a committed one. The range's ``last_seq`` therefore stops just
 below the lowest sequence still in flight: a reader that stays at or below it can never
@@ -63,6 +69,40 @@ class Engine(Protocol):
     def write_record(self, record_id: int, kind: int, payload: bytes) -> int: ...
 
     def need_sync(self) -> None: ...
+
+
+_INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """What a sequence call needs of a handle: any of ``options``, else ``reason``."""
+
+    options: int
+    reason: int
+    what: str
+
+
+NEED_INQUIRE = Need(C.MQOO_INQUIRE | C.MQOO_BROWSE | _INPUT, C.MQRC_NOT_OPEN_FOR_INQUIRE, "inquire")
+NEED_BROWSE = Need(C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE, "browse")
+NEED_INPUT = Need(_INPUT, C.MQRC_NOT_OPEN_FOR_INPUT, "input")
+
+
+def require_open(qm: Engine, hconn: int, name: str, need: Need) -> None:
+    """Refuse a sequence call on ``name`` unless connection ``hconn`` holds a handle on
+    that queue (through any alias of it) opened with one of ``need.options``.
+
+    Raises:
+        MQError: what ``local_queue`` raises; ``need.reason`` when no handle qualifies.
+    """
+    q = local_queue(qm, name)
+    conn = qm.connections.get(hconn)
+    if conn is not None:
+        for h in conn.handles.values():
+            if h.queue is q and not h.deleted and h.options & need.options:
+                return
+    raise failed(need.reason, f"queue {q.name!r} is not open for {need.what} on this connection: "
+                              f"open it (MQOPEN) before this call")
 
 
 def local_queue(qm: Engine, name: str) -> QueueObject:

@@ -1,7 +1,9 @@
 """Server side of sequence-range access and prepared units of work (seqframes 1150..1169).
 
 Each request calls the engine (sequence_access, xa) and answers after the journal has
-what it changed; an MQError becomes a REPLY through ops.handle like every other call.
+what it changed. The sequence calls need a handle this connection opened on the queue, as
+the MQI calls they stand for do (``sequence_access.require_open``). An MQError becomes a
+REPLY through ops.handle like every other call.
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ def _reply(h: ClientHandler, ev: Any, *, vectored: bool = False) -> None:
 
 
 def _range(h: ClientHandler, ev: F.SeqRange) -> None:
+    S.require_open(h.qmgr, h.hconn, ev.queue, S.NEED_INQUIRE)
     r = S.queue_range(h.qmgr, ev.queue)
     _reply(h, F.SeqRangeReply(ev.corr, r.queue, r.first_seq, r.last_seq, r.depth))
 
 
 def _browsed(h: ClientHandler, ev: F.BrowseRange, overhead: int) -> tuple[list[Message], int]:
     """The messages a browse request gets, and the byte limit its reply must keep to."""
+    S.require_open(h.qmgr, h.hconn, ev.queue, S.NEED_BROWSE)
     # The reply frame must fit the negotiated maximum: cap the bytes at it.
     limit = h.conn.max_msg_length if ev.max_bytes == 0 else min(ev.max_bytes, h.conn.max_msg_length)
     max_msgs = min(ev.max_msgs or F.MAX_BROWSE, F.MAX_BROWSE)
@@ -85,11 +89,13 @@ def _browse_columns(h: ClientHandler, ev: F.BrowseColumns) -> None:
 
 
 def _remove(h: ClientHandler, ev: F.RemoveUpto) -> None:
+    S.require_open(h.qmgr, h.hconn, ev.queue, S.NEED_INPUT)
     removed = S.remove_upto(h.qmgr, ev.queue, ev.upto_seq, ev.reader)
     _reply(h, F.RemoveUptoReply(ev.corr, removed))
 
 
 def _readers(h: ClientHandler, ev: F.Readers) -> None:
+    S.require_open(h.qmgr, h.hconn, ev.queue, S.NEED_INQUIRE)
     _reply(h, F.ReadersReply(ev.corr, S.reader_positions(h.qmgr, ev.queue)))
 
 
