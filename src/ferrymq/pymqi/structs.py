@@ -144,12 +144,16 @@ class MQOpts:
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
+    def _shown(self) -> dict[str, Any]:
+        """The fields as printed: a password (CD, SCO, CSP) only as whether it is set."""
+        return {k: ("<hidden>" if v else v) if "Password" in k else v for k, v in self.get().items()}
+
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.get().items())
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._shown().items())
         return f"{type(self).__name__}({fields})"
 
     def __str__(self) -> str:
-        return "\n".join(f"{k}: {v!r}" for k, v in self.get().items())
+        return "\n".join(f"{k}: {v!r}" for k, v in self._shown().items())
 
     # -- variable-length strings (MQCHARV) ------------------------------------------------
 
