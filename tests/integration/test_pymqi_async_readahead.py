@@ -25,6 +25,9 @@ def queues(embedded: EmbeddedQueueManager) -> EmbeddedQueueManager:
                                                      "DEFPRESP": C.MQPRT_ASYNC_RESPONSE})
         objects.define("QLOCAL", "READA.YES", {"DEFREADA": C.MQREADA_YES})
         objects.define("QLOCAL", "READA.DISABLED", {"DEFREADA": C.MQREADA_DISABLED})
+        for name, propctl in (("PROPS.COMPAT", C.MQPROP_COMPATIBILITY), ("PROPS.ALL", C.MQPROP_ALL),
+                              ("PROPS.NONE", C.MQPROP_NONE)):
+            objects.define("QLOCAL", name, {"PROPCTL": propctl})
     embedded.run(define)
     return embedded
 
@@ -245,3 +248,25 @@ def test_a_reconnecting_connection_does_not_read_ahead(qmgr: pymqi.QueueManager,
     q.close(CMQC.MQCO_QUIESCE)  # nothing was pushed ahead
     rc.disconnect()
     assert drain(qmgr, "Q1") == [b"001", b"002"]
+
+
+@pytest.mark.parametrize("queue", ["PROPS.COMPAT", "PROPS.ALL", "PROPS.NONE"])
+@pytest.mark.parametrize("props", [{"colour": "red"}, {"other.x": 1}])
+def test_a_pushed_message_brings_its_properties_as_its_queue_says(qmgr: pymqi.QueueManager,
+                                                                  queues: EmbeddedQueueManager, queue: str,
+                                                                  props: dict[str, object]) -> None:
+    import ferrymq.client as fc
+
+    with fc.connect("QM1", f"127.0.0.1({queues.port})") as c:
+        q = c.open(queue)
+        for _ in range(2):
+            q.put(b"body", persistent=False, properties=props)
+    got = []
+    for options in (CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_NO_READ_AHEAD, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_READ_AHEAD):
+        r = pymqi.Queue(qmgr, queue, options)
+        md = pymqi.MD()
+        got.append((r.get(None, md), md.Format))
+        r.close()
+    assert got[0] == got[1]  # read ahead or not, a getter without a handle receives the same
+    assert got[0][1] == (CMQC.MQFMT_RF_HEADER_2 if queue == "PROPS.ALL" or (
+        queue == "PROPS.COMPAT" and "colour" in props) else CMQC.MQFMT_NONE)

@@ -28,6 +28,7 @@ from ferrymq.client import session as S
 from ferrymq.client.errors import NoMessageAvailable
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
+from ferrymq.properties import rfh2map
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 from ferrymq.pymqi.errors import MQMIError
@@ -53,14 +54,16 @@ NOT_HERE = C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_CONVERT
 message's fall-back get is outside syncpoint; pushed messages are not converted): on a
 first get they turn read-ahead off, as NOT_PERMITTED do."""
 
+_PROPERTY_OPTIONS = (C.MQGMO_PROPERTIES_AS_Q_DEF | C.MQGMO_PROPERTIES_IN_HANDLE | C.MQGMO_NO_PROPERTIES
+                     | C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_COMPATIBILITY)
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _NO_ID = bytes(24)
 
 
 # -- the queue's defaults (DEFPRESP, DEFREADA) -----------------------------------------------
 
-def queue_defaults(client: Client, cache: dict[str, tuple[int, int]], name: str) -> tuple[int, int]:
-    """The queue's (DEFPRESP, DEFREADA), asked once per connection and queue name.
+def queue_defaults(client: Client, cache: dict[str, tuple[int, int, int]], name: str) -> tuple[int, int, int]:
+    """The queue's (DEFPRESP, DEFREADA, PROPCTL), asked once per connection and queue name.
 
     IBM's client learns them at MQOPEN; here an MQINQ on a handle of its own (the
     application's may not be open for inquire) asks the first time a put or get needs
@@ -70,30 +73,26 @@ def queue_defaults(client: Client, cache: dict[str, tuple[int, int]], name: str)
     got = cache.get(name)
     if got is not None:
         return got
-    presp, reada = C.MQPRT_SYNC_RESPONSE, C.MQREADA_NO
+    values = {C.MQIA_DEF_PUT_RESPONSE_TYPE: C.MQPRT_SYNC_RESPONSE, C.MQIA_DEF_READ_AHEAD: C.MQREADA_NO,
+              C.MQIA_PROPERTY_CONTROL: C.MQPROP_COMPATIBILITY}
     try:
         opened = mqi.mqopen(client, name, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
     except MQError:
-        cache[name] = (presp, reada)
-        return presp, reada
-    try:
-        for selector in (C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQIA_DEF_READ_AHEAD):
-            try:
-                value = mqi.mqinq(client, opened.hobj, (selector,), ()).ints[0]
-            except MQError:
-                continue
-            if selector == C.MQIA_DEF_PUT_RESPONSE_TYPE:
-                presp = value
-            else:
-                reada = value
-    finally:
-        with contextlib.suppress(MQError):
-            mqi.mqclose(client, opened.hobj)
-    cache[name] = (presp, reada)
-    return presp, reada
+        opened = None
+    if opened is not None:
+        try:
+            for selector in values:
+                with contextlib.suppress(MQError):
+                    values[selector] = mqi.mqinq(client, opened.hobj, (selector,), ()).ints[0]
+        finally:
+            with contextlib.suppress(MQError):
+                mqi.mqclose(client, opened.hobj)
+    got = cache[name] = (values[C.MQIA_DEF_PUT_RESPONSE_TYPE], values[C.MQIA_DEF_READ_AHEAD],
+                         values[C.MQIA_PROPERTY_CONTROL])
+    return got
 
 
-def wants_async(options: int, client: Client, cache: dict[str, tuple[int, int]], name: str) -> bool:
+def wants_async(options: int, client: Client, cache: dict[str, tuple[int, int, int]], name: str) -> bool:
     """Whether a put with PMO ``options`` to ``name`` is to be sent without waiting."""
     if options & C.MQPMO_ASYNC_RESPONSE:
         return True
@@ -102,7 +101,7 @@ def wants_async(options: int, client: Client, cache: dict[str, tuple[int, int]],
     return queue_defaults(client, cache, name)[0] == C.MQPRT_ASYNC_RESPONSE
 
 
-def reads_ahead(open_options: int, client: Client, cache: dict[str, tuple[int, int]], name: str) -> bool:
+def reads_ahead(open_options: int, client: Client, cache: dict[str, tuple[int, int, int]], name: str) -> bool:
     """Whether a handle opened for input with ``open_options`` reads ahead (DEFREADA(DISABLED)
     refuses even MQOO_READ_AHEAD, as IBM's queue manager does)."""
     if open_options & C.MQOO_NO_READ_AHEAD or not open_options & (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED
@@ -180,12 +179,13 @@ class ReadAhead:
     """One read-ahead handle's state: the client queue whose ``get`` serves it, and the
     options its first get fixed (None until then; ``off`` once a first get turned it off)."""
 
-    __slots__ = ("fixed", "off", "view")
+    __slots__ = ("fixed", "off", "propctl", "view")
 
-    def __init__(self, client: Client, hobj: int, name: str) -> None:
+    def __init__(self, client: Client, hobj: int, name: str, propctl: int) -> None:
         self.view = sync.Queue(client, hobj, name, WINDOW, False, R.OpenRecord(name, 0, "", ""))
         self.fixed: int | None = None
         self.off = False
+        self.propctl = propctl  # the queue's PROPCTL, for a getter without a message handle
 
     def serves(self, options: int, match: int, md: MD) -> bool:
         """Whether this get is served from the pushed messages (False: ask the queue manager).
@@ -231,6 +231,34 @@ class ReadAhead:
             # queue manager pushed before answering it (it answers in order), then look again.
             view.client.ping()
             return view.get(0.0, syncpoint=False)
+
+    def without_handle(self, msg: Message, options: int) -> tuple[bytes, bytes]:
+        """The data and MQMD bytes a getter without a message handle receives of a pushed
+        message. The queue manager pushes its properties apart (as to a handle); they go
+        into an MQRFH2 in front of the data by the queue's PROPCTL, as its own get without
+        a handle gives them: ALL, or COMPAT when one is in mcd, jms, usr or mqext; none
+        under NONE or with MQGMO_NO_PROPERTIES. (PROPCTL(FORCE) puts them in the data at
+        the queue manager already.)"""
+        props = msg._properties
+        data, raw = msg.data, msg.md_bytes
+        if not props:
+            return data, raw
+        chosen = options & _PROPERTY_OPTIONS
+        if chosen == C.MQGMO_NO_PROPERTIES or chosen == C.MQGMO_PROPERTIES_IN_HANDLE:
+            return data, raw
+        if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or self.propctl == C.MQPROP_ALL:
+            wanted = True
+        elif chosen == C.MQGMO_PROPERTIES_COMPATIBILITY or self.propctl in (C.MQPROP_COMPATIBILITY,
+                                                                           C.MQPROP_V6COMPAT):
+            wanted = any(rfh2map.is_compat_name(n) for n in props)
+        else:
+            wanted = False
+        if not wanted:
+            return data, raw
+        md = msg.md
+        written, _ = rfh2map.carriable(props)
+        body, fmt = rfh2map.with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id)
+        return body, md.replace(format=fmt).pack()
 
     def put_back(self, msg: Message) -> None:
         """A message too long for the get's buffer stays first, as in IBM's read-ahead buffer."""

@@ -208,7 +208,7 @@ class QueueManager:
     def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
                  bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
         self._client: Client | None = None
-        self.q_defaults: dict[str, tuple[int, int]] = {}  # (DEFPRESP, DEFREADA) by queue name (see ahead)
+        self.q_defaults: dict[str, tuple[int, int, int]] = {}  # (DEFPRESP, DEFREADA, PROPCTL) by name (ahead)
         self._hconn = 0
         self._qmgr_hobj = 0
         self._name = ""

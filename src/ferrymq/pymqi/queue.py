@@ -201,7 +201,8 @@ class Queue:
         if not self._ahead_known:
             self._ahead_known = True
             if ahead.reads_ahead(self._open_opts, client, self._qmgr.q_defaults, self.name):
-                self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), self.name)
+                self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), self.name,
+                                              self._qmgr.q_defaults[self.name][2])
         ra = self._ahead
         if ra is not None and ra.serves(gmo.Options, match, md):
             return self._get_ahead(ra, client, hobj, buffer, md, gmo, handle)
@@ -229,7 +230,11 @@ class Queue:
             msg = ra.take(client.handles.current(hobj), gmo.Options, gmo.WaitInterval)
         except MQError as exc:
             raise from_mq_error(exc) from None
-        data, length, reason = msg.data, msg.data_length, C.MQRC_NONE
+        if handle is None:
+            data, raw = ra.without_handle(msg, gmo.Options)
+        else:
+            data, raw = msg.data, msg.md_bytes
+        length, reason = max(len(data), msg.data_length + len(data) - len(msg.data)), C.MQRC_NONE
         if length > buffer:
             if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
                 ra.put_back(msg)
@@ -237,7 +242,6 @@ class Queue:
             else:
                 reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
             data = data[:buffer]
-        raw = msg.md_bytes
         version = _received(md, raw)
         if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
             handles.fill(handle, msg._properties, msg.md)
