@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import FakeClock, ObjectDescriptor, PutOptions
+from ferrymq.engine.api import FakeClock, ObjectDescriptor, PutOptions, PutRequest
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -264,6 +264,21 @@ def test_remote_put_under_syncpoint_put1_and_limits() -> None:
     with pytest.raises(MQError) as e:
         env.put(open_out(env, "A.OFF").hobj, b"z")
     assert e.value.reason == C.MQRC_PUT_INHIBITED and env.depth("QM2") == 2
+
+
+def test_a_run_of_puts_to_a_remote_queue_wraps_each_message() -> None:
+    env = Env()
+    xmitq(env, "QM2", MAXMSGL=C.MQXQH_LENGTH_1 + 5)
+    h = open_out(env, "APP.IN", "QM2").hobj
+    done = env.qm.put_request(PutRequest(env.hconn, h, MQMD(), C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID, b"",
+                                         datas=[b"one", b"two", b"toolong"]))
+    assert (done.resolved_q_name, done.resolved_q_mgr_name) == ("APP.IN", "QM2")
+    assert done.outcomes is not None and done.outcomes[:2] == [None, None]
+    assert isinstance(done.outcomes[2], MQError) and done.outcomes[2].reason == C.MQRC_MSG_TOO_BIG_FOR_Q
+    hin = env.open("QM2", C.MQOO_INPUT_AS_Q_DEF)
+    bodies = [unpack_xmit(env.get(hin, GET_ALL).data) for _ in range(2)]
+    assert [(x.remote_q_name, data_at) for x, _, data_at in bodies] == [("APP.IN", C.MQXQH_LENGTH_1)] * 2
+    assert env.depth("QM2") == 0
 
 
 def test_no_confirmation_of_arrival_on_the_transmission_queue() -> None:

@@ -254,6 +254,8 @@ class Putter:
                     note(exc)
                 else:
                     note(ok)
+        if h.remote is not None:  # IBM reports the remote names
+            return PutResult(md, h.remote.q_name, h.remote.q_mgr_name, outcomes=outcomes)
         return PutResult(md, q.name, self.name, outcomes=outcomes)
 
     def _place_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions,
