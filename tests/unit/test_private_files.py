@@ -114,3 +114,19 @@ def test_a_loose_data_directory_is_tightened_at_start_with_one_log_line(
     lines = [r.getMessage() for r in caplog.records if "data_dir_tightened" in r.getMessage()]
     assert len(lines) == 1 and "paths=3" in lines[0]
     assert open_to_others(qdir.path) == []
+
+
+@pytest.mark.usefixtures("loose_umask")
+def test_the_mqsc_history_is_private_new_or_old(tmp_path: Path) -> None:
+    import readline
+
+    from ferrymq.cli.mqsc import save_history
+
+    new, old = tmp_path / "new_history", tmp_path / "old_history"
+    old.write_text("DISPLAY QMGR\n")
+    old.chmod(0o644)  # as readline wrote it before
+    readline.add_history("DISPLAY QLOCAL(*)")
+    for path in (new, old):
+        save_history(path)
+        assert "DISPLAY QLOCAL(*)" in path.read_text()
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600

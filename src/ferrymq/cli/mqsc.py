@@ -2,7 +2,7 @@
 
 Commands come from a file (``--file``), from standard input when it is not a terminal
 (``ferrymq mqsc QM1 < setup.mqsc``), or from the terminal with a prompt, history
-(~/.ferrymq_mqsc_history) and Tab completion of verbs, object types and attribute names.
+(~/.ferrymq_mqsc_history, 0600) and Tab completion of verbs, object types and attribute names.
 They are sent as PCF to the queue manager's command server over a client connection,
 exactly as ``runmqsc -c`` does. Exit codes are runmqsc's: 0 every command processed,
 10 some had a syntax error or could not be processed, 20 the queue manager could not be
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ import click
 from ferrymq.admin.mqsc import OPERATORS, TYPES, VERBS
 from ferrymq.admin.pcfclient import CommandClient
 from ferrymq.admin.session import EXIT_NO_QMGR, Result, Session
-from ferrymq.cli import control
+from ferrymq.cli import control, private
 from ferrymq.cli.errors import CliError
 from ferrymq.cli.home import QmgrDir
 from ferrymq.client.connname import MalformedConnName
@@ -76,8 +77,18 @@ def _terminal_lines(prompt: str) -> Iterator[str]:
                 click.echo()
                 return
     finally:
-        with contextlib.suppress(OSError):
-            readline.write_history_file(HISTORY)
+        save_history(HISTORY)
+
+
+def save_history(path: Path) -> None:
+    """Write readline's history to ``path``, readable by this user only (0600): commands typed
+    may name things others should not read. A failure to write it is not the user's problem."""
+    import readline
+
+    with contextlib.suppress(OSError):
+        os.close(private.open_private(path, os.O_WRONLY | os.O_CREAT))  # made 0600 before readline writes it
+        os.chmod(path, private.FILE_MODE)  # one written by an older ferrymq
+        readline.write_history_file(path)
 
 
 def _print(result: Result, echo_command: bool) -> None:
