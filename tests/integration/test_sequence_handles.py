@@ -108,3 +108,28 @@ def test_the_client_opens_the_queue_for_its_sequence_calls(clients: Callable[[],
     assert c.remove_upto("Q1", r.first_seq + 1, "reader") == 2
     assert [p.reader for p in c.reader_positions("Q1")] == ["reader"]
     assert c.queue_range("Q1").depth == 3
+
+
+def test_a_handle_through_an_alias_counts_for_its_target(embedded: EmbeddedQueueManager,
+                                                         clients: Callable[[], Client]) -> None:
+    embedded.run(lambda: embedded.qmgr.objects.define("QALIAS", "A1", {"TARGET": "Q1"}))  # type: ignore[union-attr]
+    filled(clients)
+    c = clients()
+    calls = raw_calls(c)
+    with c.open("A1", options=C.MQOO_INPUT_SHARED):
+        assert calls["remove"]() == 5
+    with c.open("Q2", options=C.MQOO_INPUT_SHARED):  # a handle on another queue does not
+        assert reason(calls["remove"]) == C.MQRC_NOT_OPEN_FOR_INPUT
+
+
+def test_the_client_reopens_a_queue_deleted_and_defined_again(clients: Callable[[], Client]) -> None:
+    creator, reader = clients(), clients()
+    dyn = creator.open("SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_q_name="DYN.SEQ")
+    assert dyn.name.strip() == "DYN.SEQ"
+    dyn.put(b"first")
+    assert reader.queue_range("DYN.SEQ").depth == 1  # the reader's client opened it for inquire
+    creator.close()  # a temporary dynamic queue goes with its creator: the reader's handle is stale
+    again = clients().open("SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_q_name="DYN.SEQ")
+    again.put(b"second")
+    again.put(b"third")
+    assert reader.queue_range("DYN.SEQ").depth == 2  # refused on the stale handle, reopened once

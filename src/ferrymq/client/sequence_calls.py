@@ -49,14 +49,12 @@ class SequenceCalls:
         for attempt in (0, 1):
             if key not in opened:
                 opened[key] = self.open(queue, options=option)
-            try:
-                return self._call(build())
-            except MQError as exc:
-                if attempt or exc.reason not in _NOT_OPEN:
-                    raise
-                stale = opened.pop(key)
-                with contextlib.suppress(MQError):  # the handle is useless either way
-                    stale.close()
+            reply = self._call(build())  # a failure comes back as the reply: the caller checks it
+            if attempt or getattr(reply, "reason", 0) not in _NOT_OPEN:
+                return reply
+            stale = opened.pop(key)
+            with contextlib.suppress(MQError):  # the handle is useless either way
+                stale.close()
         raise AssertionError("unreachable")
 
     # -- sequence-range access and prepared units (see ferrymq.client.sequence) -------------
@@ -112,14 +110,12 @@ class AsyncSequenceCalls:
         for attempt in (0, 1):
             if key not in opened:
                 opened[key] = await self.open(queue, options=option)
-            try:
-                return await self._call(build())
-            except MQError as exc:
-                if attempt or exc.reason not in _NOT_OPEN:
-                    raise
-                stale = opened.pop(key)
-                with contextlib.suppress(MQError):  # the handle is useless either way
-                    await stale.close()
+            reply = await self._call(build())  # a failure comes back as the reply: the caller checks it
+            if attempt or getattr(reply, "reason", 0) not in _NOT_OPEN:
+                return reply
+            stale = opened.pop(key)
+            with contextlib.suppress(MQError):  # the handle is useless either way
+                await stale.close()
         raise AssertionError("unreachable")
 
     # -- sequence-range access and prepared units (see ferrymq.client.sequence) -------------
