@@ -149,7 +149,7 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
     Raises:
         CliError: it runs already (RUNNING), the port is taken (PORT_IN_USE), the journal is
             damaged (DAMAGED), the server cannot listen or ``event_loop`` is not available
-            (START_FAILED). The launcher is told through ``notify_fd`` before the error propagates.
+            (START_FAILED), the config listens beyond loopback without the override (USAGE). The launcher is told through ``notify_fd`` before the error propagates.
     """
     notifier = Notifier(notify_fd)
     try:
