@@ -26,6 +26,7 @@ from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
+from ferrymq.cli.users import register as register_users
 from ferrymq.client.local import home_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -100,6 +101,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq start QM1               # runs in the background, prints its port
       ferrymq list                    # status, pid and port of each
       ferrymq mqsc QM1 < setup.mqsc   # MQSC commands (like runmqsc)
+      ferrymq user add QM1 app        # a user for client connections
       ferrymq stop QM1                # quiesce and end
       ferrymq alter QM1 --port 1415   # a stopped one's port or --host
       ferrymq bench                   # beside RabbitMQ, NATS, Mosquitto
@@ -281,6 +283,7 @@ def delete(home: Path, out: Out, name: str) -> None:
 
 
 register_mqsc(cli, home_of, home_option)
+register_users(cli, command)
 register_bench(cli)
 
 
