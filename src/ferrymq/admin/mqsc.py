@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ferrymq.admin import mqsc_channels as CH
 from ferrymq.engine import attrs as A
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -21,12 +22,13 @@ from ferrymq.pcf.model import Command, Filter, Value
 
 TOPICSTR = "TOPICSTR"  # CLEAR TOPICSTR('string'): the object of a CLEAR of retained publications
 VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",
-         "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "PING": "PING", "END": "END"}
+         "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "PING": "PING", "END": "END", **CH.VERBS}
 TYPES = {"QLOCAL": A.QLOCAL, "QL": A.QLOCAL, "QALIAS": A.QALIAS, "QA": A.QALIAS, "QMODEL": A.QMODEL,
          "QREMOTE": A.QREMOTE, "QR": A.QREMOTE,
          "QM": A.QMODEL, "QUEUE": "QUEUE", "Q": "QUEUE", "QMGR": A.QMGR, "QSTATUS": A.QSTATUS, "QS": A.QSTATUS,
          "CONN": A.CONN, "TOPIC": A.TOPIC, "TPSTATUS": A.TPSTATUS, "TPS": A.TPSTATUS, "SUB": A.SUB,
-         "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR, "NAMELIST": A.NAMELIST, "NL": A.NAMELIST}
+         "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR, "NAMELIST": A.NAMELIST, "NL": A.NAMELIST,
+         **CH.TYPES}
 QTYPE_CODE = {A.QLOCAL: C.MQQT_LOCAL, A.QALIAS: C.MQQT_ALIAS, A.QMODEL: C.MQQT_MODEL, A.QREMOTE: C.MQQT_REMOTE}
 OPERATORS = {"LT": F.MQCFOP_LESS, "GT": F.MQCFOP_GREATER, "EQ": F.MQCFOP_EQUAL, "NE": F.MQCFOP_NOT_EQUAL,
              "LE": F.MQCFOP_NOT_GREATER, "GE": F.MQCFOP_NOT_LESS, "LK": F.MQCFOP_LIKE, "NL": F.MQCFOP_NOT_LIKE,
@@ -39,6 +41,8 @@ ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A
            "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.QMGR, A.QSTATUS, A.CONN, A.TOPIC, A.TPSTATUS, A.SUB,
                        A.SBSTATUS, A.NAMELIST),
            "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "END": ()}
+for _verb, _types in CH.ALLOWED.items():  # channels and listeners (admin.mqsc_channels)
+    ALLOWED[_verb] = ALLOWED.get(_verb, ()) + _types
 MAX_COMMAND = 32_768  # MQ_COMMAND_MQSC_LENGTH: longer commands are refused, not read on
 MQLONG = (-(2**31), 2**31 - 1)  # every MQSC number travels as a PCF MQLONG
 _NUMBER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: int() would also take "1_0" and other scripts' digits
@@ -248,6 +252,11 @@ def to_command(p: Parsed) -> Command:
         return _clear_topic(p)
     if verb == "CLEAR":
         return Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: name})
+    if ot in CH.ALLOWED["DISPLAY"]:
+        try:
+            return CH.to_command(verb, ot, name, p.keywords)
+        except CH.ChannelSyntaxError as exc:
+            raise MqscSyntaxError(str(exc)) from None
     if verb == "DISPLAY":
         return _display(p)
     if ot in (A.TOPIC, A.SUB, A.NAMELIST):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ferrymq.admin import mqsc_channels as CH
 from ferrymq.admin.mqsc import MqscSyntaxError, Parsed, commands, parse, to_command
 from ferrymq.engine import attrs as A
 from ferrymq.mq import cfc as F
@@ -35,14 +36,34 @@ _DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I:
          ("CLEAR", "TOPICSTR"): "AMQ8746I: Topic string cleared.",
          ("DEFINE", A.NAMELIST): "AMQ8552I: IBM MQ namelist created.",
          ("ALTER", A.NAMELIST): "AMQ8551I: IBM MQ namelist changed.",
-         ("DELETE", A.NAMELIST): "AMQ8553I: IBM MQ namelist deleted."}
+         ("DELETE", A.NAMELIST): "AMQ8553I: IBM MQ namelist deleted.",
+         ("DEFINE", CH.CHANNEL): "AMQ8014I: IBM MQ channel created.",
+         ("ALTER", CH.CHANNEL): "AMQ8016I: IBM MQ channel changed.",
+         ("DELETE", CH.CHANNEL): "AMQ8015I: IBM MQ channel deleted.",
+         ("START", CH.CHANNEL): "AMQ8018I: Start IBM MQ channel accepted.",
+         ("STOP", CH.CHANNEL): "AMQ8019I: Stop IBM MQ channel accepted.",
+         ("RESET", CH.CHANNEL): "AMQ8023I: IBM MQ channel reset.",
+         ("RESOLVE", CH.CHANNEL): "AMQ8025I: IBM MQ channel resolved.",
+         ("DEFINE", CH.LISTENER): "AMQ8626I: IBM MQ listener created.",
+         ("ALTER", CH.LISTENER): "AMQ8627I: IBM MQ listener changed.",
+         ("DELETE", CH.LISTENER): "AMQ8628I: IBM MQ listener deleted.",
+         ("START", CH.LISTENER): "AMQ8021I: Request to start IBM MQ listener accepted.",
+         ("STOP", CH.LISTENER): "AMQ8706I: Request to stop IBM MQ listener accepted."}
 _TITLE = {"Q": "AMQ8409I: Display Queue details.", A.QMGR: "AMQ8408I: Display Queue Manager details.",
           A.QSTATUS: "AMQ8450I: Display queue status details.", A.CONN: "AMQ8276I: Display Connection details.",
           A.TOPIC: "AMQ8633I: Display topic details.", A.TPSTATUS: "AMQ8754I: Display topic status details.",
           A.SUB: "AMQ8096I: Display subscription details.", A.SBSTATUS: "AMQ8099I: Display subscription status.",
-          A.NAMELIST: "AMQ8550I: Display namelist details."}
+          A.NAMELIST: "AMQ8550I: Display namelist details.", CH.CHANNEL: "AMQ8414I: Display Channel details.",
+          CH.CHSTATUS: "AMQ8417I: Display Channel Status details.",
+          CH.LISTENER: "AMQ8630I: Display listener information details.",
+          CH.LSSTATUS: "AMQ8631I: Display listener status details."}
 _ERROR = {
     C.MQRC_UNKNOWN_OBJECT_NAME: "AMQ8147E: Object {name} not found.",
+    F.MQRCCF_CHANNEL_NOT_FOUND: "AMQ9519E: Channel '{name}' not found.",
+    F.MQRCCF_CHL_STATUS_NOT_FOUND: "AMQ8420I: Channel Status not found.",
+    F.MQRCCF_CHANNEL_NOT_ACTIVE: "AMQ9533E: Channel '{name}' is not currently active.",
+    F.MQRCCF_CHANNEL_IN_USE: "AMQ9514E: Channel '{name}' is in use.",
+    F.MQRCCF_CHANNEL_INDOUBT: "AMQ9527E: Channel '{name}' is in doubt.",
     F.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: Object {name} already exists (use REPLACE to redefine it).",
     C.MQRC_Q_NOT_EMPTY: "AMQ8143E: Queue {name} is not empty (use PURGE to delete it with its messages).",
     F.MQRCCF_OBJECT_OPEN: "AMQ8148E: Object {name} is in use by an application or has uncommitted messages.",
@@ -88,6 +109,8 @@ def _by_selector(objtype: str) -> dict[int, A.Attr]:
         return A.SUB_BY_SELECTOR
     if objtype == A.NAMELIST:
         return A.NAMELIST_BY_SELECTOR
+    if objtype in CH.ALLOWED["DISPLAY"]:
+        return CH.by_selector(objtype)
     return A.QUEUE_BY_SELECTOR
 
 
@@ -123,6 +146,10 @@ def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, st
             add("TYPE", {F.MQIACF_CONN_INFO_CONN: "CONN", F.MQIACF_CONN_INFO_HANDLE: "HANDLE"}.get(int(value), ""))  # type: ignore[arg-type]
         elif sel == C.MQCA_NAMELIST_NAME:
             add("NAMELIST", str(value).strip())
+        elif sel == F.MQCACH_CHANNEL_NAME:
+            add("CHANNEL", str(value).strip())
+        elif sel == F.MQCACH_LISTENER_NAME:
+            add("LISTENER", str(value).strip())
         elif sel == F.MQCACF_OBJECT_NAME:
             add("OBJNAME", str(value).strip())
         elif sel == F.MQIACF_OBJECT_TYPE:

@@ -38,6 +38,11 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     # The model of managed queues for non-durable subscriptions (SYSTEM.BASE.TOPIC's MNDURMDL).
     ("SYSTEM.NDURABLE.MODEL.QUEUE", A.QMODEL, {"DEFTYPE": C.MQQDT_TEMPORARY_DYNAMIC}),
     ("SYSTEM.ADMIN.QMGR.EVENT", A.QLOCAL, {}),
+    # Message channels' synchronisation records (ferrymq.channels) and the channel initiator's
+    # initiation queue, as IBM names them.
+    ("SYSTEM.CHANNEL.SYNCQ", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Channel synchronisation records",
+                                        "DEFPSIST": C.MQPER_PERSISTENT}),
+    ("SYSTEM.CHANNEL.INITQ", A.QLOCAL, {"DESCR": "Channel initiation queue"}),
 )
 _DEFAULT_OF = {A.QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", A.QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
                A.QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE", A.QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE"}

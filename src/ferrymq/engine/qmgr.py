@@ -41,6 +41,7 @@ from ferrymq.engine.api import (
     PutResult,
 )
 from ferrymq.engine.arrival import Arrivals
+from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, ChannelObject, decode_channel, decode_listener
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import KIND_MESSAGE, Message
@@ -144,6 +145,8 @@ class QueueManager:
                 qm.objects.define(qtype, qname, overrides)
         qm.state.topics.define_system()
         qm.state.namelists.define_system()
+        qm.state.channels.define_system()
+        qm.state.listeners.define_system()
         qm.take_sync_lsn()
         journal.sync()
         return qm
@@ -181,6 +184,17 @@ class QueueManager:
                     continue
                 namelist.record_id = rec.record_id
                 self.state.namelists.load(namelist)
+            elif rec.kind in (KIND_CHANNEL, KIND_LISTENER):
+                try:
+                    defined = (decode_channel if rec.kind == KIND_CHANNEL else decode_listener)(rec.payload, now)
+                except (ValueError, KeyError, TypeError, AssertionError) as exc:  # left for an operator
+                    log.error("event=unreadable_definition kind=%d record_id=%d error=%s", rec.kind, rec.record_id, exc)
+                    continue
+                defined.record_id = rec.record_id
+                if isinstance(defined, ChannelObject):
+                    self.state.channels.load(defined)
+                else:
+                    self.state.listeners.load(defined)
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)

@@ -12,6 +12,8 @@ import time
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.api import Clock
+from ferrymq.engine.channels import ChannelRegistry, ListenerRegistry
+from ferrymq.engine.chlcontrol import ChannelControl
 from ferrymq.engine.namelists import NamelistRegistry
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.paging import MemoryLimits, Pager
@@ -41,6 +43,13 @@ class EngineState:
         self.topics.attach(self.staging)
         self.namelists = NamelistRegistry(self.objects, clock.now)  # NAMELIST objects
         self.namelists.attach(self.staging)
+        self.channels = ChannelRegistry(self.objects, clock.now)  # CHANNEL objects (engine.channels)
+        self.channels.attach(self.staging)
+        self.listeners = ListenerRegistry(self.objects, clock.now)  # LISTENER objects
+        self.listeners.attach(self.staging)
+        self.channel_control = ChannelControl()  # running channels and listeners (engine.chlcontrol)
+        self.channels.in_use = self.channel_control.active
+        self.listeners.in_use = self.channel_control.listening
         self.connections: dict[int, Connection] = {}
         self.handles: dict[int, Handle] = {}
         self.quiescing = False

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands import namelists, subs, topics
+from ferrymq.engine.commands import channels, namelists, subs, topics
 from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
@@ -238,4 +238,5 @@ _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     **topics.HANDLERS,  # TOPIC objects, DISPLAY TPSTATUS, CLEAR TOPICSTR
     **subs.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY SUB, DISPLAY SBSTATUS
     **namelists.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY NAMELIST
+    **channels.HANDLERS,  # CHANNEL and LISTENER objects, channel control, CHSTATUS, LSSTATUS
 }

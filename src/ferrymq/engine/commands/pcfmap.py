@@ -10,6 +10,7 @@ MQRCCF_ code are translated, e.g. 2100 -> 4001 MQRCCF_OBJECT_ALREADY_EXISTS).
 from __future__ import annotations
 
 from ferrymq.engine import attrs as A
+from ferrymq.engine import chlattrs as K
 from ferrymq.engine.commands.executor import execute
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import DecodeError, MQError
@@ -37,7 +38,9 @@ PCF_REASON = {
 PADDED = {a.selector: a.length for a in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS + A.QMGR_ATTRS + A.QSTATUS_ATTRS
           + A.TOPIC_ATTRS + A.TOPIC_STATUS_ATTRS + A.TPSTATUS_ATTRS + A.SUB_ATTRS + A.SUB_STATUS_ATTRS
           if a.kind == "str" and a.length <= 264}
+PADDED.update({a.selector: a.length for a in K.CHANNEL_ATTRS + K.LISTENER_ATTRS if a.kind == "str"})
 PADDED[F.MQCACF_Q_NAMES] = C.MQ_Q_NAME_LENGTH
+PADDED[F.MQCACH_CHANNEL_NAME] = PADDED[F.MQCACH_CHANNEL_NAMES] = C.MQ_CHANNEL_NAME_LENGTH
 PADDED[F.MQCACF_TOPIC_NAMES] = C.MQ_TOPIC_NAME_LENGTH
 PADDED[F.MQCACF_OBJECT_NAME] = C.MQ_OBJECT_NAME_LENGTH
 

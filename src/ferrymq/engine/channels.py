@@ -1,0 +1,384 @@
+"""CHANNEL and LISTENER objects: the definitions, with IBM's DEFINE/ALTER/DELETE rules.
+
+A channel definition names its type (CHLTYPE: SDR, SVR, RCVR, RQSTR, SVRCONN) and holds
+only the attributes of that type (engine.chlattrs); new definitions start from IBM's
+default objects SYSTEM.DEF.SENDER, .SERVER, .RECEIVER, .REQUESTER, .SVRCONN (and
+SYSTEM.AUTO.SVRCONN, SYSTEM.AUTO.RECEIVER), or from LIKE. A listener holds a TCP port,
+an address, a backlog and CONTROL (MANUAL, QMGR: started and stopped with the queue
+manager, STARTONLY); SYSTEM.DEFAULT.LISTENER.TCP is its default object.
+
+What a channel does at run time is the channel initiator's (ferrymq.channels, L3); the
+engine keeps only the definitions and the status table both sides read
+(engine.chlcontrol). Definitions are journaled (kinds 10 and 11, JSON: our own file,
+never evaluated) through Staging, as namelists are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+
+from ferrymq.engine import chlattrs as K
+from ferrymq.engine.attrs import Attr
+from ferrymq.engine.definitions import Definitions
+from ferrymq.engine.objects import ObjectRegistry, stamp
+from ferrymq.errors import MQError, failed
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.pcf.model import ParameterError
+
+KIND_CHANNEL = 10  # journal record kind: one channel definition
+KIND_LISTENER = 11  # journal record kind: one listener definition
+DEFAULT_CHANNEL = {K.SDR: "SYSTEM.DEF.SENDER", K.SVR: "SYSTEM.DEF.SERVER", K.RCVR: "SYSTEM.DEF.RECEIVER",
+                   K.RQSTR: "SYSTEM.DEF.REQUESTER", K.SVRCONN: "SYSTEM.DEF.SVRCONN"}
+SYSTEM_CHANNELS = (*((n, t) for t, n in DEFAULT_CHANNEL.items()), ("SYSTEM.AUTO.SVRCONN", K.SVRCONN),
+                   ("SYSTEM.AUTO.RECEIVER", K.RCVR))
+DEFAULT_LISTENER = "SYSTEM.DEFAULT.LISTENER.TCP"
+_NAME = re.compile(r"[A-Za-z0-9./_%]+")
+# One CONNAME entry: a host name or address, the port in parentheses (IPv6 in brackets or bare).
+_CONN_ENTRY = re.compile(r"([A-Za-z0-9._:\-\[\]]+)(?:\((\d{1,5})\))?")
+DEFAULT_PORT = 1414
+
+
+def check_channel_name(name: str) -> str:
+    """A channel name as IBM allows it: 1..20 of A-Z a-z 0-9 . / _ %.
+
+    Raises:
+        MQError: MQRCCF_CHANNEL_NAME_ERROR.
+    """
+    name = name.rstrip()
+    if not 1 <= len(name) <= C.MQ_CHANNEL_NAME_LENGTH or not _NAME.fullmatch(name):
+        raise failed(F.MQRCCF_CHANNEL_NAME_ERROR, f"channel name {name!r} must be 1..20 of A-Z a-z 0-9 . / _ %")
+    return name
+
+
+def connection_names(conname: str) -> list[tuple[str, int]]:
+    """CONNAME's addresses in order: ``host(port)`` entries separated by commas; a missing
+    port is 1414 (IBM's default).
+
+    Raises:
+        MQError: MQRCCF_CONN_NAME_ERROR naming the entry that does not parse.
+    """
+    out: list[tuple[str, int]] = []
+    for entry in conname.split(","):
+        entry = entry.strip()
+        m = _CONN_ENTRY.fullmatch(entry)
+        port = int(m.group(2)) if m is not None and m.group(2) else DEFAULT_PORT
+        if m is None or not 1 <= port <= 65535:
+            raise failed(F.MQRCCF_CONN_NAME_ERROR, f"CONNAME entry {entry!r} is not host or host(port)")
+        out.append((m.group(1).strip("[]"), port))
+    return out
+
+
+class ChannelObject:
+    """One channel definition: its type and the attributes of that type."""
+
+    __slots__ = ("altered", "attrs", "chltype", "created", "name", "record_id")
+
+    def __init__(self, name: str, chltype: str, attrs: dict[str, int | str], now: float) -> None:
+        self.name, self.chltype, self.attrs = name, chltype, attrs
+        self.created = stamp(now)
+        self.altered = self.created
+        self.record_id = 0
+
+    def get(self, name: str) -> int | str:
+        """An attribute by its MQSC keyword."""
+        if name == "CHLTYPE":
+            return K.CHLTYPES[self.chltype]
+        if name in ("ALTDATE", "ALTTIME"):
+            return self.altered[0 if name == "ALTDATE" else 1]
+        return self.attrs.get(name, K.CHANNEL_BY_NAME[name].default)
+
+    def number(self, name: str) -> int:
+        value = self.get(name)
+        assert isinstance(value, int)
+        return value
+
+    def text(self, name: str) -> str:
+        return str(self.get(name))
+
+    def encode(self) -> bytes:
+        return json.dumps({"name": self.name, "chltype": self.chltype, "attrs": self.attrs,
+                           "created": self.created, "altered": self.altered}).encode()
+
+
+class ListenerObject:
+    """One listener definition."""
+
+    __slots__ = ("altered", "attrs", "created", "name", "record_id")
+
+    def __init__(self, name: str, attrs: dict[str, int | str], now: float) -> None:
+        self.name, self.attrs = name, attrs
+        self.created = stamp(now)
+        self.altered = self.created
+        self.record_id = 0
+
+    def get(self, name: str) -> int | str:
+        if name in ("ALTDATE", "ALTTIME"):
+            return self.altered[0 if name == "ALTDATE" else 1]
+        return self.attrs.get(name, K.LISTENER_BY_NAME[name].default)
+
+    def encode(self) -> bytes:
+        return json.dumps({"name": self.name, "attrs": self.attrs, "created": self.created,
+                           "altered": self.altered}).encode()
+
+
+def _stamps(obj: ChannelObject | ListenerObject, doc: Mapping[str, object]) -> None:
+    created, altered = doc["created"], doc["altered"]
+    assert isinstance(created, list) and isinstance(altered, list)
+    obj.created = (str(created[0]), str(created[1]))
+    obj.altered = (str(altered[0]), str(altered[1]))
+
+
+def _kept(table: Mapping[str, Attr], attrs: object) -> dict[str, int | str]:
+    if not isinstance(attrs, dict):
+        raise TypeError("attrs is not an object")
+    return {k: v for k, v in attrs.items() if k in table and isinstance(v, (int, str))}
+
+
+def decode_channel(payload: bytes, now: float) -> ChannelObject:
+    """A channel from its journal record (a record that is not one raises ValueError,
+    KeyError or TypeError: the caller logs and skips it)."""
+    doc = json.loads(payload)
+    chltype = str(doc["chltype"])
+    if chltype not in K.CHLTYPES:
+        raise ValueError(f"unknown channel type {chltype!r}")
+    obj = ChannelObject(str(doc["name"]), chltype, _kept(K.CHANNEL_BY_NAME, doc["attrs"]), now)
+    _stamps(obj, doc)
+    return obj
+
+
+def decode_listener(payload: bytes, now: float) -> ListenerObject:
+    doc = json.loads(payload)
+    obj = ListenerObject(str(doc["name"]), _kept(K.LISTENER_BY_NAME, doc["attrs"]), now)
+    _stamps(obj, doc)
+    return obj
+
+
+def _checked(table: Mapping[str, Attr], what: str, kind: str, attrs: Mapping[str, object]) -> dict[str, int | str]:
+    """Catalog names and values checked by their rules, and against ``kind`` (a channel
+    type, or LISTENER).
+
+    Raises:
+        ParameterError: MQRCCF_WRONG_CHANNEL_TYPE for an attribute another channel type
+            has; the attribute's own reason (chlattrs.REASON) or MQRCCF_ATTR_VALUE_ERROR.
+    """
+    out: dict[str, int | str] = {}
+    for key, value in attrs.items():
+        attr = table.get(key.upper())
+        if attr is None or attr.readonly or attr.name == "CHLTYPE":
+            raise ParameterError(F.MQRCCF_PARM_SYNTAX_ERROR, 0, f"{key.upper()} is not an attribute of {what}")
+        if kind not in attr.types:
+            raise ParameterError(F.MQRCCF_WRONG_CHANNEL_TYPE, attr.selector,
+                                   f"{attr.name} is not an attribute of a {kind} {what.lower()}")
+        try:
+            out[attr.name] = attr.check(value)
+        except MQError as exc:
+            raise ParameterError(K.REASON.get(attr.name, F.MQRCCF_ATTR_VALUE_ERROR), attr.selector,
+                                   exc.detail) from None
+    return out
+
+
+def _complete(name: str, chltype: str, values: Mapping[str, int | str]) -> None:
+    """The rules that need the whole definition: a sender names where it connects and
+    the transmission queue it serves; a requester names where it connects.
+
+    Raises:
+        ParameterError: MQRCCF_MISSING_CONN_NAME, MQRCCF_CONN_NAME_ERROR,
+            MQRCCF_XMIT_Q_NAME_ERROR.
+    """
+    if name.startswith("SYSTEM."):  # IBM's default objects leave both blank
+        return
+    conname = str(values.get("CONNAME", ""))
+    if chltype in (K.SDR, K.RQSTR) and not conname.strip():
+        raise ParameterError(F.MQRCCF_MISSING_CONN_NAME, F.MQCACH_CONNECTION_NAME,
+                               f"a {chltype} channel needs CONNAME (where to connect)")
+    if conname.strip():
+        try:
+            connection_names(conname)
+        except MQError as exc:
+            raise ParameterError(exc.reason, F.MQCACH_CONNECTION_NAME, exc.detail) from None
+    xmitq = str(values.get("XMITQ", ""))
+    if chltype in K.SENDING and (not xmitq.strip() or not _NAME.fullmatch(xmitq.strip())):
+        raise ParameterError(F.MQRCCF_XMIT_Q_NAME_ERROR, F.MQCACH_XMIT_Q_NAME,
+                               f"a {chltype} channel needs XMITQ, a queue name (it is {xmitq.strip()!r})")
+
+
+class ChannelRegistry(Definitions[ChannelObject]):
+    """Every CHANNEL definition, by name; the admin verbs over them. ``in_use`` (set by the
+    engine's channel control) says whether a channel is active and may not be deleted."""
+
+    def __init__(self, objects: ObjectRegistry, now: Callable[[], float]) -> None:
+        super().__init__(objects, now, "channel", KIND_CHANNEL)
+        self.in_use: Callable[[str], bool] = lambda name: False
+
+    def require(self, name: str) -> ChannelObject:
+        """Raises: MQError MQRCCF_CHANNEL_NOT_FOUND (4032)."""
+        obj = self.find(name)
+        if obj is None:
+            raise failed(F.MQRCCF_CHANNEL_NOT_FOUND, f"channel {name.rstrip()!r} is not defined")
+        return obj
+
+    def define(self, name: str, chltype: str, attrs: Mapping[str, object] | None = None, *,
+               like: str | None = None, replace: bool = False) -> ChannelObject:
+        """DEFINE CHANNEL: from SYSTEM.DEF.<type> (or LIKE another of the same type).
+
+        Raises:
+            MQError: MQRCCF_CHANNEL_NAME_ERROR, MQRCCF_CHANNEL_TYPE_ERROR, MQRCCF_OBJECT_ALREADY_EXISTS
+                without REPLACE, MQRCCF_OBJECT_WRONG_TYPE replacing a channel of another type,
+                MQRCCF_CHANNEL_NOT_FOUND / MQRCCF_LIKE_OBJECT_WRONG_TYPE for LIKE, and the
+                attribute rules (ParameterError). Nothing changes when one is raised.
+        """
+        name = check_channel_name(name)
+        if chltype not in K.CHLTYPES:
+            raise ParameterError(F.MQRCCF_CHANNEL_TYPE_ERROR, F.MQIACH_CHANNEL_TYPE,
+                                   f"CHLTYPE({chltype}) is not one of {', '.join(K.CHLTYPES)}")
+        existing = self.find(name)
+        if existing is not None and not replace:
+            raise failed(F.MQRCCF_OBJECT_ALREADY_EXISTS, f"CHANNEL({name}) already exists; use REPLACE to redefine it")
+        if existing is not None and existing.chltype != chltype:
+            raise failed(F.MQRCCF_OBJECT_WRONG_TYPE, f"CHANNEL({name}) exists as a {existing.chltype} channel")
+        given = _checked(K.CHANNEL_BY_NAME, "CHANNEL", chltype, attrs or {})
+        base = self.find(like if like is not None else DEFAULT_CHANNEL[chltype])
+        if like is not None and base is None:
+            raise failed(F.MQRCCF_CHANNEL_NOT_FOUND, f"LIKE({like.rstrip()}) is not a channel")
+        if base is not None and base.chltype != chltype:
+            raise failed(F.MQRCCF_LIKE_OBJECT_WRONG_TYPE, f"LIKE({base.name}) is a {base.chltype} channel")
+        values = dict(base.attrs) if base is not None else defaults(chltype)
+        values.update(given)
+        _complete(name, chltype, values)
+        self.objects.epoch += 1
+        if existing is not None:
+            existing.attrs = values
+            existing.altered = stamp(self.now())
+            self.persist(existing)
+            return existing
+        obj = ChannelObject(name, chltype, values, self.now())
+        self.by_name[name] = obj
+        self.persist(obj)
+        return obj
+
+    def alter(self, name: str, chltype: str | None, attrs: Mapping[str, object]) -> ChannelObject:
+        """ALTER CHANNEL (CHLTYPE, when given, must be the channel's).
+
+        Raises:
+            MQError: MQRCCF_CHANNEL_NOT_FOUND, MQRCCF_OBJECT_WRONG_TYPE and the rules of
+                ``define``; nothing changes then.
+        """
+        obj = self.require(name)
+        if chltype is not None and chltype != obj.chltype:
+            raise failed(F.MQRCCF_OBJECT_WRONG_TYPE, f"CHANNEL({obj.name}) is a {obj.chltype} channel, not {chltype}")
+        values = dict(obj.attrs)
+        values.update(_checked(K.CHANNEL_BY_NAME, "CHANNEL", obj.chltype, attrs))
+        _complete(obj.name, obj.chltype, values)
+        obj.attrs = values
+        obj.altered = stamp(self.now())
+        self.objects.epoch += 1
+        self.persist(obj)
+        return obj
+
+    def delete(self, name: str) -> None:
+        """DELETE CHANNEL.
+
+        Raises:
+            MQError: MQRCCF_CHANNEL_NOT_FOUND; MQRCCF_CHANNEL_IN_USE while it runs.
+        """
+        obj = self.require(name)
+        if self.in_use(obj.name):
+            raise failed(F.MQRCCF_CHANNEL_IN_USE, f"channel {obj.name} is active; stop it first")
+        del self.by_name[obj.name]
+        self.objects.epoch += 1
+        self.unpersist(obj)
+
+    def define_system(self) -> None:
+        """IBM's default channel objects, where they are not defined yet."""
+        for name, chltype in SYSTEM_CHANNELS:
+            if name not in self.by_name:
+                self.define(name, chltype, {})
+
+    def load(self, obj: ChannelObject) -> None:
+        """A definition replayed from the journal at restart."""
+        self.by_name[obj.name] = obj
+        self.objects.epoch += 1
+
+
+def defaults(chltype: str) -> dict[str, int | str]:
+    """IBM's default values of a channel type's attributes."""
+    return {a.name: a.default for a in K.CHANNEL_ATTRS if chltype in a.types and a.name != "CHLTYPE"}
+
+
+class ListenerRegistry(Definitions[ListenerObject]):
+    """Every LISTENER definition, by name. ``in_use`` says whether one is running."""
+
+    def __init__(self, objects: ObjectRegistry, now: Callable[[], float]) -> None:
+        super().__init__(objects, now, "listener", KIND_LISTENER)
+        self.in_use: Callable[[str], bool] = lambda name: False
+
+    def define(self, name: str, attrs: Mapping[str, object] | None = None, *, like: str | None = None,
+               replace: bool = False) -> ListenerObject:
+        """DEFINE LISTENER: from SYSTEM.DEFAULT.LISTENER.TCP (or LIKE another).
+
+        Raises:
+            MQError: MQRCCF_OBJECT_NAME_ERROR, MQRCCF_OBJECT_ALREADY_EXISTS without REPLACE,
+                MQRC_UNKNOWN_OBJECT_NAME for LIKE, the attribute rules (ParameterError).
+        """
+        name = name.rstrip()
+        if not 1 <= len(name) <= C.MQ_LISTENER_NAME_LENGTH or not _NAME.fullmatch(name):
+            raise failed(F.MQRCCF_OBJECT_NAME_ERROR, f"listener name {name!r} must be 1..48 of A-Z a-z 0-9 . / _ %")
+        existing = self.find(name)
+        if existing is not None and not replace:
+            raise failed(F.MQRCCF_OBJECT_ALREADY_EXISTS, f"LISTENER({name}) already exists; use REPLACE to redefine it")
+        given = _checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs or {})
+        base = self.find(like if like is not None else DEFAULT_LISTENER)
+        if like is not None and base is None:
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE({like.rstrip()}) is not a listener")
+        values = dict(base.attrs) if base is not None else {
+            a.name: a.default for a in K.LISTENER_ATTRS if not a.readonly}
+        values.update(given)
+        self.objects.epoch += 1
+        if existing is not None:
+            existing.attrs = values
+            existing.altered = stamp(self.now())
+            self.persist(existing)
+            return existing
+        obj = ListenerObject(name, values, self.now())
+        self.by_name[name] = obj
+        self.persist(obj)
+        return obj
+
+    def alter(self, name: str, attrs: Mapping[str, object]) -> ListenerObject:
+        """ALTER LISTENER (a running listener keeps its socket until restarted, as IBM's).
+
+        Raises:
+            MQError: MQRC_UNKNOWN_OBJECT_NAME and the attribute rules.
+        """
+        obj = self.require(name)
+        values = dict(obj.attrs)
+        values.update(_checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs))
+        obj.attrs = values
+        obj.altered = stamp(self.now())
+        self.objects.epoch += 1
+        self.persist(obj)
+        return obj
+
+    def delete(self, name: str) -> None:
+        """DELETE LISTENER.
+
+        Raises:
+            MQError: MQRC_UNKNOWN_OBJECT_NAME; MQRCCF_OBJECT_IN_USE while it runs.
+        """
+        obj = self.require(name)
+        if self.in_use(obj.name):
+            raise failed(F.MQRCCF_OBJECT_IN_USE, f"listener {obj.name} is running; stop it first")
+        del self.by_name[obj.name]
+        self.objects.epoch += 1
+        self.unpersist(obj)
+
+    def define_system(self) -> None:
+        if DEFAULT_LISTENER not in self.by_name:
+            self.define(DEFAULT_LISTENER, {})
+
+    def load(self, obj: ListenerObject) -> None:
+        self.by_name[obj.name] = obj
+        self.objects.epoch += 1

@@ -1,0 +1,118 @@
+"""Channel control: what the channel initiator (ferrymq.channels, L3) and the channel
+commands share in the engine.
+
+The engine never calls its drivers, so the commands that act on running channels (START,
+STOP, RESET CHANNEL, START/STOP LISTENER) are requests queued here, taken by the initiator
+(``take_requests``) and carried out by it; their PCF reply says the request was accepted,
+as IBM's START CHANNEL does (AMQ8018I). What the agents report (status, sequence numbers,
+counts) is written into ``ChannelStatus`` rows that DISPLAY CHSTATUS reads; listeners
+report into ``ListenerStatus``.
+
+A sending channel's in-doubt batch is a prepared unit of work (engine.xa) under an XID
+that names the channel and the batch's sequence number (``batch_xid``); RESOLVE CHANNEL
+resolves it here, by XID, like any prepared unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+
+XID_PREFIX = b"ferrymq-channel:"
+
+
+def batch_xid(channel: str, seq: int) -> bytes:
+    """The XID of a sending channel's batch ``seq`` while it is in doubt."""
+    return XID_PREFIX + channel.encode("ascii") + b":" + str(seq).encode("ascii")
+
+
+def parse_xid(xid: bytes) -> tuple[str, int] | None:
+    """The channel and sequence number of a batch XID; None for any other XID."""
+    if not xid.startswith(XID_PREFIX):
+        return None
+    name, _, seq = xid[len(XID_PREFIX):].rpartition(b":")
+    if not name or not seq.isdigit():
+        return None
+    return name.decode("ascii", "replace"), int(seq)
+
+
+@dataclass(slots=True)
+class ChannelStatus:
+    """One channel instance as DISPLAY CHSTATUS shows it (keywords of chlattrs.CHSTATUS_ATTRS)."""
+
+    name: str
+    chltype: int
+    status: int = F.MQCHS_STARTING
+    substate: int = F.MQCHSSTATE_OTHER
+    conname: str = ""
+    xmitq: str = ""
+    rqmname: str = ""
+    msgs: int = 0
+    batches: int = 0
+    bytes_sent: int = 0
+    bytes_rcvd: int = 0
+    indoubt: bool = False
+    cur_msgs: int = 0
+    cur_seq: int = 0
+    last_seq: int = 0
+    last_msg: tuple[str, str] = ("", "")
+    started: tuple[str, str] = ("", "")
+    batchsz: int = 0
+    hbint: int = 0
+    maxmsgl: int = 0
+    short_left: int = 0
+    long_left: int = 0
+    stop_requested: bool = False
+
+
+@dataclass(slots=True)
+class ListenerStatus:
+    name: str
+    status: int = C.MQSVC_STATUS_STARTING
+    port: int = 0
+    ipaddr: str = ""
+    backlog: int = 0
+    started: tuple[str, str] = ("", "")
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A command for the channel initiator: ``verb`` START, STOP, RESET, START_LISTENER,
+    STOP_LISTENER; ``mode`` (STOP: MQMODE_*), ``status`` (STOP: MQCHS_STOPPED or
+    MQCHS_INACTIVE), ``seq`` (RESET: the next sequence number)."""
+
+    verb: str
+    name: str
+    mode: int = F.MQMODE_QUIESCE
+    status: int = F.MQCHS_STOPPED
+    seq: int = 1
+
+
+@dataclass(slots=True)
+class ChannelControl:
+    """The status table and the initiator's requests (see the module docstring).
+    ``stopped`` holds channels left STOPPED by STOP CHANNEL (IBM: they stay stopped until
+    START CHANNEL, even when their transmission queue fills)."""
+
+    channels: dict[str, ChannelStatus] = field(default_factory=dict)
+    listeners: dict[str, ListenerStatus] = field(default_factory=dict)
+    requests: list[Request] = field(default_factory=list)
+    stopped: set[str] = field(default_factory=set)
+    initiator: bool = False  # whether a channel initiator takes the requests
+
+    def request(self, req: Request) -> None:
+        self.requests.append(req)
+
+    def take_requests(self) -> list[Request]:
+        taken, self.requests = self.requests, []
+        return taken
+
+    def active(self, name: str) -> bool:
+        row = self.channels.get(name)
+        return row is not None and row.status not in (F.MQCHS_INACTIVE, F.MQCHS_STOPPED)
+
+    def listening(self, name: str) -> bool:
+        row = self.listeners.get(name)
+        return row is not None and row.status != C.MQSVC_STATUS_STOPPED

@@ -1,0 +1,162 @@
+"""CHANNEL and LISTENER objects through MQSC and PCF: IBM's defaults, the rules of each
+channel type with IBM's reasons, channel control requests, and the journal."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import Env
+from test_admin_commands import fails, ok
+
+from ferrymq.admin.session import Session
+from ferrymq.engine.api import FakeClock
+from ferrymq.engine.channels import connection_names
+from ferrymq.engine.chlcontrol import ChannelStatus, Request, batch_xid, parse_xid
+from ferrymq.engine.commands.pcfmap import run as run_command
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.errors import MQError
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.pcf.model import Command, Filter
+from ferrymq.store.file import FileJournal
+from ferrymq.wire import pcf as P
+
+
+def sender(name: str = "TO.QM2", extra: dict[int, object] | None = None) -> Command:
+    params = {F.MQCACH_CHANNEL_NAME: name, F.MQIACH_CHANNEL_TYPE: F.MQCHT_SENDER,
+              F.MQCACH_CONNECTION_NAME: "127.0.0.1(1415)", F.MQCACH_XMIT_Q_NAME: "QM2"}
+    params.update(extra or {})  # type: ignore[arg-type]
+    return Command(F.MQCMD_CREATE_CHANNEL, params)
+
+
+def mqsc(env: Env, text: str) -> list[str]:
+    return Session(lambda c: run_command(env.qm, c)).execute(text).messages
+
+
+def test_ibm_default_objects_exist() -> None:
+    env = Env()
+    names = ok(env, Command(F.MQCMD_INQUIRE_CHANNEL_NAMES, {F.MQCACH_CHANNEL_NAME: "SYSTEM.*"}))[0]
+    assert [n.rstrip() for n in names[F.MQCACH_CHANNEL_NAMES]] == [  # type: ignore[union-attr]
+        "SYSTEM.AUTO.RECEIVER", "SYSTEM.AUTO.SVRCONN", "SYSTEM.DEF.RECEIVER", "SYSTEM.DEF.REQUESTER",
+        "SYSTEM.DEF.SENDER", "SYSTEM.DEF.SERVER", "SYSTEM.DEF.SVRCONN"]
+    assert env.qm.state.listeners.find("SYSTEM.DEFAULT.LISTENER.TCP") is not None
+    assert env.qm.objects.find("SYSTEM.CHANNEL.SYNCQ") is not None
+
+
+@pytest.mark.parametrize("encoding", [P.NATIVE, P.REVERSED], ids=["normal", "reversed"])
+def test_sender_defaults_and_round_trip(encoding: int) -> None:
+    env = Env()
+    ok(env, sender(extra={F.MQIACH_BATCH_SIZE: 10}), encoding)
+    got = ok(env, Command(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2"}), encoding)[0]
+    assert got[F.MQIACH_BATCH_SIZE] == 10 and got[F.MQIACH_DISC_INTERVAL] == 6000
+    assert (got[F.MQIACH_SHORT_RETRY], got[F.MQIACH_SHORT_TIMER]) == (10, 60)
+    assert (got[F.MQIACH_LONG_RETRY], got[F.MQIACH_LONG_TIMER]) == (999_999_999, 1200)
+    assert (got[F.MQIACH_HB_INTERVAL], got[F.MQIACH_NPM_SPEED]) == (300, F.MQNPMS_FAST)
+    assert got[F.MQIACH_MAX_MSG_LENGTH] == 4_194_304 and got[F.MQIACH_SEQUENCE_NUMBER_WRAP] == 999_999_999
+    assert str(got[F.MQCACH_XMIT_Q_NAME]).rstrip() == "QM2"
+    assert F.MQIACH_PUT_AUTHORITY not in got  # a receiver's attribute
+    ok(env, Command(F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_CHANNEL_TYPE: F.MQCHT_SENDER,
+                                             F.MQIACH_HB_INTERVAL: 5}), encoding)
+    assert env.qm.state.channels.require("TO.QM2").get("HBINT") == 5
+    found = ok(env, Command(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "*"},
+                            [Filter(F.MQIACH_HB_INTERVAL, F.MQCFOP_EQUAL, 5)]), encoding)
+    assert [str(r[F.MQCACH_CHANNEL_NAME]).rstrip() for r in found] == ["TO.QM2"]
+
+
+@pytest.mark.parametrize(("cmd", "reason"), [
+    (sender(extra={F.MQIACH_BATCH_SIZE: 0}), F.MQRCCF_BATCH_SIZE_ERROR),
+    (sender(extra={F.MQIACH_DISC_INTERVAL: 1_000_000}), F.MQRCCF_DISC_INT_ERROR),
+    (sender(extra={F.MQIACH_SEQUENCE_NUMBER_WRAP: 99}), F.MQRCCF_SEQ_NUMBER_WRAP_ERROR),
+    (sender(extra={F.MQIACH_MAX_MSG_LENGTH: 104_857_601}), F.MQRCCF_MAX_MSG_LENGTH_ERROR),
+    (sender(extra={F.MQIACH_HB_INTERVAL: -1}), F.MQRCCF_HB_INTERVAL_ERROR),
+    (sender(extra={F.MQIACH_NPM_SPEED: 3}), F.MQRCCF_NPM_SPEED_ERROR),
+    (sender(extra={F.MQIACH_PUT_AUTHORITY: F.MQPA_CONTEXT}), F.MQRCCF_WRONG_CHANNEL_TYPE),
+    (sender(extra={F.MQCACH_CONNECTION_NAME: ""}), F.MQRCCF_MISSING_CONN_NAME),
+    (sender(extra={F.MQCACH_CONNECTION_NAME: "host(70000)"}), F.MQRCCF_CONN_NAME_ERROR),
+    (sender(extra={F.MQCACH_XMIT_Q_NAME: ""}), F.MQRCCF_XMIT_Q_NAME_ERROR),
+    (sender("A.NAME.LONGER.THAN.20.CHARS"), F.MQRCCF_CHANNEL_NAME_ERROR),
+    (sender(extra={F.MQIACH_CHANNEL_TYPE: 9}), F.MQRCCF_CHANNEL_TYPE_ERROR),
+    (Command(F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "R", F.MQIACH_CHANNEL_TYPE: F.MQCHT_RECEIVER,
+                                      F.MQCACH_XMIT_Q_NAME: "QM2"}), F.MQRCCF_WRONG_CHANNEL_TYPE),
+    (Command(F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "R", F.MQIACH_CHANNEL_TYPE: F.MQCHT_REQUESTER}),
+     F.MQRCCF_MISSING_CONN_NAME),
+    (Command(F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "R"}), F.MQRCCF_PARM_MISSING),
+    (Command(F.MQCMD_DELETE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "NONE"}), F.MQRCCF_CHANNEL_NOT_FOUND),
+    (Command(F.MQCMD_STOP_CHANNEL, {F.MQCACH_CHANNEL_NAME: "SYSTEM.DEF.SENDER"}), F.MQRCCF_CHANNEL_NOT_ACTIVE),
+    (Command(F.MQCMD_RESOLVE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "SYSTEM.DEF.SENDER", F.MQIACH_IN_DOUBT: 3}),
+     F.MQRCCF_INDOUBT_VALUE_ERROR),
+    (Command(F.MQCMD_INQUIRE_CHANNEL_STATUS, {F.MQCACH_CHANNEL_NAME: "TO.QM2"}), F.MQRCCF_CHL_STATUS_NOT_FOUND),
+])
+def test_refusals_name_ibms_reason_and_change_nothing(cmd: Command, reason: int) -> None:
+    env = Env()
+    before = {c.name: dict(c.attrs) for c in env.qm.state.channels}
+    fails(env, cmd, reason)
+    assert {c.name: dict(c.attrs) for c in env.qm.state.channels} == before
+    assert env.qm.state.channel_control.requests == []
+
+
+def test_replace_like_and_types() -> None:
+    env = Env()
+    ok(env, sender())
+    fails(env, sender(), F.MQRCCF_OBJECT_ALREADY_EXISTS)
+    fails(env, Command(F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_CHANNEL_TYPE: F.MQCHT_RECEIVER,
+                                                F.MQIACF_REPLACE: F.MQRP_YES}), F.MQRCCF_OBJECT_WRONG_TYPE)
+    ok(env, Command(F.MQCMD_COPY_CHANNEL, {F.MQCACF_FROM_CHANNEL_NAME: "TO.QM2", F.MQCACF_TO_CHANNEL_NAME: "TO.QM3",
+                                           F.MQIACH_CHANNEL_TYPE: F.MQCHT_SENDER, F.MQCACH_XMIT_Q_NAME: "QM3"}))
+    copy = env.qm.state.channels.require("TO.QM3")
+    assert (copy.get("CONNAME"), copy.get("XMITQ")) == ("127.0.0.1(1415)", "QM3")
+    fails(env, Command(F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_CHANNEL_TYPE: F.MQCHT_SERVER}),
+          F.MQRCCF_OBJECT_WRONG_TYPE)
+
+
+def test_mqsc_define_display_control() -> None:
+    env = Env()
+    assert mqsc(env, "DEFINE CHANNEL(TO.QM2) CHLTYPE(SDR) CONNAME('h1(1415),h2') XMITQ(QM2) BATCHSZ(10)") == [
+        "AMQ8014I: IBM MQ channel created."]
+    assert connection_names(str(env.qm.state.channels.require("TO.QM2").get("CONNAME"))) == [("h1", 1415), ("h2", 1414)]
+    shown = "\n".join(mqsc(env, "DISPLAY CHANNEL(TO.QM2) ALL"))
+    assert "CHLTYPE(SDR)" in shown and "BATCHSZ(10)" in shown and "NPMSPEED(FAST)" in shown
+    assert "needs CHLTYPE" in "\n".join(mqsc(env, "ALTER CHANNEL(TO.QM2) BATCHSZ(5)"))
+    assert mqsc(env, "DEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(RCVR) PUTAUT(CTX)") == ["AMQ8014I: IBM MQ channel created."]
+    assert mqsc(env, "START CHANNEL(TO.QM2)") == ["AMQ8018I: Start IBM MQ channel accepted."]
+    assert env.qm.state.channel_control.take_requests() == [Request("START", "TO.QM2")]
+    control = env.qm.state.channel_control
+    control.channels["TO.QM2"] = ChannelStatus("TO.QM2", F.MQCHT_SENDER, F.MQCHS_RUNNING, xmitq="QM2", cur_seq=7)
+    shown = "\n".join(mqsc(env, "DISPLAY CHSTATUS(TO.QM2) ALL"))
+    assert "STATUS(RUNNING)" in shown and "CURSEQNO(7)" in shown and "XMITQ(QM2)" in shown
+    assert "AMQ9514E" in mqsc(env, "DELETE CHANNEL(TO.QM2)")[0]  # running
+    assert mqsc(env, "STOP CHANNEL(TO.QM2) MODE(FORCE)") == ["AMQ8019I: Stop IBM MQ channel accepted."]
+    assert control.take_requests() == [Request("STOP", "TO.QM2", mode=F.MQMODE_FORCE)]
+    assert "TO.QM2" in control.stopped
+    assert mqsc(env, "RESET CHANNEL(TO.QM2) SEQNUM(5)") == ["AMQ8023I: IBM MQ channel reset."]
+    assert control.take_requests() == [Request("RESET", "TO.QM2", seq=5)]
+    assert mqsc(env, "DEFINE LISTENER(L1) TRPTYPE(TCP) PORT(0) CONTROL(QMGR)") == ["AMQ8626I: IBM MQ listener created."]
+    shown = "\n".join(mqsc(env, "DISPLAY LISTENER(L1)"))
+    assert "PORT(0)" in shown and "CONTROL(QMGR)" in shown
+    assert mqsc(env, "START LISTENER(L1)") == ["AMQ8021I: Request to start IBM MQ listener accepted."]
+
+
+def test_xids_name_channel_and_sequence() -> None:
+    xid = batch_xid("TO.QM2", 42)
+    assert parse_xid(xid) == ("TO.QM2", 42) and parse_xid(b"other") is None
+    with pytest.raises(MQError):
+        connection_names("bad host")
+
+
+def test_definitions_survive_a_restart(tmp_path: object) -> None:
+    path = str(tmp_path)
+    clock = FakeClock()
+    journal = FileJournal(path)
+    qm = QueueManager.start("QM1", journal, clock)
+    for cmd in (sender(), sender("GONE"), Command(F.MQCMD_CREATE_LISTENER, {F.MQCACH_LISTENER_NAME: "L1",
+                                                                            F.MQIACH_PORT: 0})):
+        assert run_command(qm, cmd)[0].comp == C.MQCC_OK
+    run_command(qm, Command(F.MQCMD_DELETE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "GONE"}))
+    run_command(qm, Command(F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_BATCH_SIZE: 7}))
+    qm.take_sync_lsn()
+    journal.sync()
+    journal.close()
+    again = QueueManager.start("QM1", FileJournal(path), clock)
+    kept = again.state.channels.require("TO.QM2")
+    assert (kept.chltype, kept.get("BATCHSZ"), kept.get("XMITQ")) == ("SDR", 7, "QM2")
+    assert again.state.channels.find("GONE") is None
+    assert again.state.listeners.require("L1").get("PORT") == 0
