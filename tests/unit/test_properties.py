@@ -44,6 +44,26 @@ def test_every_type_round_trips_through_the_binary_form() -> None:
     assert list(back.typed_items()) == list(ps.typed_items())
 
 
+def test_the_kept_binary_form_follows_every_change() -> None:
+    # pack keeps its result on the set (copies of a publication share one set); every
+    # change must drop it, and a copy starts from the same form.
+    ps = PropertySet({"a": 1})
+    first = model.pack(ps)
+    assert model.pack(ps) is first
+    changes = [lambda: ps.set("b", "x"), lambda: ps.put("c", model.Property(C.MQTYPE_INT8, 3)),
+               lambda: ps.__delitem__("a"), lambda: ps.update_from(PropertySet({"d": 2.5})),
+               lambda: ps.update({"e": b"y"}), lambda: ps.pop("b"), ps.clear]
+    for change in changes:
+        twin = ps.copy()
+        assert model.pack(twin) == model.pack(ps)
+        change()
+        fresh = PropertySet()
+        for name, prop in ps.typed_items():
+            fresh.put(name, prop)
+        assert model.pack(ps) == model.pack(fresh)
+        assert model.pack(twin) != model.pack(ps)
+
+
 @given(st.binary(max_size=64))
 @settings(max_examples=200)
 def test_random_bytes_only_raise_decode_error(raw: bytes) -> None:

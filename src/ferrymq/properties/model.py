@@ -132,10 +132,14 @@ def coerce(ptype: int, value: object) -> Value:
 class PropertySet(MutableMapping[str, Value]):
     """Message properties: name → value, with each property's type and descriptor kept."""
 
-    __slots__ = ("_items",)
+    # ``_packed`` keeps the binary form once made (``pack``), until the set next changes:
+    # a publication's copies share one set, which each copy's journal record, reply frame
+    # and size check would otherwise pack again.
+    __slots__ = ("_items", "_packed")
 
     def __init__(self, items: Mapping[str, object] | None = None) -> None:
         self._items: dict[str, Property] = {}
+        self._packed: bytes | None = None
         if items:
             self.update_from(items)
 
@@ -150,6 +154,7 @@ class PropertySet(MutableMapping[str, Value]):
 
     def update_from(self, items: Mapping[str, object]) -> None:
         if isinstance(items, PropertySet):
+            self._packed = None
             self._items.update(items._items)
             return
         for key, value in items.items():
@@ -164,6 +169,7 @@ class PropertySet(MutableMapping[str, Value]):
 
     def __delitem__(self, name: str) -> None:
         del self._items[name]
+        self._packed = None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)
@@ -184,9 +190,11 @@ class PropertySet(MutableMapping[str, Value]):
         """
         t = infer_type(value) if ptype is None else ptype
         self._items[name] = Property(t, coerce(t, value), pd)
+        self._packed = None
 
     def put(self, name: str, prop: Property) -> None:
         self._items[name] = prop
+        self._packed = None
 
     def property(self, name: str) -> Property:
         return self._items[name]
@@ -204,6 +212,7 @@ class PropertySet(MutableMapping[str, Value]):
     def copy(self) -> PropertySet:
         out = PropertySet()
         out._items = dict(self._items)
+        out._packed = self._packed
         return out
 
 
@@ -223,6 +232,8 @@ def pack(props: PropertySet | Mapping[str, object]) -> bytes:
         ValueError: a name longer than 65535 bytes or a value that does not fit its type.
     """
     ps = props if isinstance(props, PropertySet) else PropertySet(props)
+    if ps._packed is not None:
+        return ps._packed
     out = [_U32.pack(len(ps))]
     for name, p in ps.typed_items():
         raw = name.encode("utf-8", "surrogatepass")
@@ -243,7 +254,8 @@ def pack(props: PropertySet | Mapping[str, object]) -> bytes:
         else:
             data = v.encode("utf-8", "surrogatepass") if isinstance(v, str) else bytes(v)  # type: ignore[arg-type]
             out += [_U32.pack(len(data)), data]
-    return b"".join(out)
+    ps._packed = packed = b"".join(out)
+    return packed
 
 
 def unpack(buf: bytes | bytearray | memoryview, start: int = 0, end: int | None = None) -> PropertySet:

@@ -1,0 +1,82 @@
+"""Engine-only: publish/subscribe fan-out, for counting instructions with callgrind or
+reading the process's CPU time per delivery (no sockets, no other processes).
+
+    valgrind --tool=callgrind --callgrind-out-file=cg.N python bench/pubsub_engine_bench.py --n N
+    python bench/pubsub_engine_bench.py --n 20000 --persistent
+
+One publisher puts ``n`` publications of ``size`` bytes on one topic; ``subs`` subscriptions
+(durable with --persistent, on queues of their own; else non-durable managed ones) take them
+with ``get_many`` in batches of ``batch``: under syncpoint and committed per batch when
+persistent. The persistent run uses a FileJournal in a temporary directory, synced every
+``sync_every`` publications and after every subscriber's commit, as a group commit would.
+Run it at two counts and divide the difference by the difference of the counts for the
+cost per publication, start-up excluded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, SubDescriptor, SystemClock
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.mq import constants as C
+from ferrymq.store.file import FileJournal
+from ferrymq.store.memory import MemoryJournal
+from ferrymq.wire.mqmd import MQMD
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--subs", type=int, default=5)
+    ap.add_argument("--batch", type=int, default=200)
+    ap.add_argument("--sync-every", type=int, default=64)
+    ap.add_argument("--persistent", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        journal = FileJournal(directory) if args.persistent else MemoryJournal()
+        qm = QueueManager.start("BENCH", journal, SystemClock())
+        for model in ("SYSTEM.DURABLE.MODEL.QUEUE", "SYSTEM.NDURABLE.MODEL.QUEUE"):
+            qm.objects.alter(model, {"MAXDEPTH": 999_999_999})
+        pub = qm.connect()
+        topic = qm.open(pub, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="bench/fan"),
+                        C.MQOO_OUTPUT).hobj
+        readers = []
+        for i in range(args.subs):
+            hconn = qm.connect()
+            options = C.MQSO_CREATE | C.MQSO_MANAGED | (C.MQSO_DURABLE if args.persistent else C.MQSO_NON_DURABLE)
+            sd = SubDescriptor(options, object_string="bench/fan", sub_name=f"bench{i}" if args.persistent else "")
+            readers.append((hconn, qm.subscribe(hconn, sd).hobj))
+        md = MQMD(persistence=C.MQPER_PERSISTENT if args.persistent else C.MQPER_NOT_PERSISTENT)
+        pmo = PutOptions()
+        gmo = GetOptions(C.MQGMO_NO_WAIT | (C.MQGMO_SYNCPOINT if args.persistent else 0), 0, C.MQMO_NONE,
+                         msg_handle=True)
+        data = bytes(range(256)) * (args.size // 256) + bytes(args.size % 256)
+        got = 0
+        started, cpu = time.perf_counter(), time.process_time()
+        for i in range(args.n):
+            qm.put(pub, topic, md, pmo, data)
+            if i % args.sync_every == args.sync_every - 1 or i == args.n - 1:
+                journal.sync()
+            if i % args.batch == args.batch - 1 or i == args.n - 1:
+                for hconn, hobj in readers:
+                    while True:
+                        results, _ = qm.get_many(hconn, hobj, MQMD(), gmo, args.size, args.batch, 1 << 30)
+                        got += len(results)
+                        if args.persistent and results:
+                            qm.commit(hconn)
+                        if len(results) < args.batch:
+                            break
+                    journal.sync()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - started
+        assert got == args.n * args.subs, (got, args.n * args.subs)
+        print(f"{args.n} publications x {args.subs} subscribers: {cpu / got * 1e6:.2f} us CPU per delivery, "
+              f"{cpu / args.n * 1e6:.1f} per publication ({wall:.2f} s wall)")
+        journal.close()
+
+
+if __name__ == "__main__":
+    main()
