@@ -28,18 +28,18 @@ TYPES = {"QLOCAL": A.QLOCAL, "QL": A.QLOCAL, "QALIAS": A.QALIAS, "QA": A.QALIAS,
          "QM": A.QMODEL, "QUEUE": "QUEUE", "Q": "QUEUE", "QMGR": A.QMGR, "QSTATUS": A.QSTATUS, "QS": A.QSTATUS,
          "CONN": A.CONN, "TOPIC": A.TOPIC, "TPSTATUS": A.TPSTATUS, "TPS": A.TPSTATUS, "SUB": A.SUB,
          "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR, "NAMELIST": A.NAMELIST, "NL": A.NAMELIST,
-         **CH.TYPES}
+         "PROCESS": A.PROCESS, "PRO": A.PROCESS, **CH.TYPES}
 QTYPE_CODE = {A.QLOCAL: C.MQQT_LOCAL, A.QALIAS: C.MQQT_ALIAS, A.QMODEL: C.MQQT_MODEL, A.QREMOTE: C.MQQT_REMOTE}
 OPERATORS = {"LT": F.MQCFOP_LESS, "GT": F.MQCFOP_GREATER, "EQ": F.MQCFOP_EQUAL, "NE": F.MQCFOP_NOT_EQUAL,
              "LE": F.MQCFOP_NOT_GREATER, "GE": F.MQCFOP_NOT_LESS, "LK": F.MQCFOP_LIKE, "NL": F.MQCFOP_NOT_LIKE,
              "CT": F.MQCFOP_CONTAINS, "EX": F.MQCFOP_EXCLUDES, "CTG": F.MQCFOP_CONTAINS_GEN,
              "EXG": F.MQCFOP_EXCLUDES_GEN}
 # Verbs x object types that exist (the order completion offers them).
-ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A.NAMELIST),
-           "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.QMGR, A.TOPIC, A.SUB, A.NAMELIST),
-           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A.NAMELIST),
+ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A.NAMELIST, A.PROCESS),
+           "ALTER": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.QMGR, A.TOPIC, A.SUB, A.NAMELIST, A.PROCESS),
+           "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A.NAMELIST, A.PROCESS),
            "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.QMGR, A.QSTATUS, A.CONN, A.TOPIC, A.TPSTATUS, A.SUB,
-                       A.SBSTATUS, A.NAMELIST),
+                       A.SBSTATUS, A.NAMELIST, A.PROCESS),
            "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "END": ()}
 for _verb, _types in CH.ALLOWED.items():  # channels and listeners (admin.mqsc_channels)
     ALLOWED[_verb] = ALLOWED.get(_verb, ()) + _types
@@ -185,6 +185,8 @@ def _table(objtype: str) -> dict[str, A.Attr]:
         return A.SUB_BY_NAME
     if objtype == A.NAMELIST:
         return A.NAMELIST_BY_NAME
+    if objtype == A.PROCESS:
+        return A.PROCESS_BY_NAME
     return A.QUEUE_BY_NAME
 
 
@@ -216,7 +218,7 @@ def _where(objtype: str, value: str | None) -> Filter:
     if m is None or m.group(2) not in OPERATORS:
         raise MqscSyntaxError("WHERE takes (attribute operator value), operator one of " + " ".join(OPERATORS))
     word, op, raw = m.group(1), OPERATORS[m.group(2)], m.group(3).strip("'")
-    own = objtype in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST)
+    own = objtype in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST, A.PROCESS)
     attr = _attr(objtype if own else A.QLOCAL, word) if word not in ("QUEUE", "QNAME") else None
     selector = C.MQCA_Q_NAME if attr is None else attr.selector
     if attr is not None and attr.kind == "bytes":
@@ -259,7 +261,7 @@ def to_command(p: Parsed) -> Command:
             raise MqscSyntaxError(str(exc)) from None
     if verb == "DISPLAY":
         return _display(p)
-    if ot in (A.TOPIC, A.SUB, A.NAMELIST):
+    if ot in (A.TOPIC, A.SUB, A.NAMELIST, A.PROCESS):
         return _named_object(p)
     params: dict[int, Value] = {} if ot == A.QMGR else {C.MQCA_Q_NAME: name, C.MQIA_Q_TYPE: QTYPE_CODE[ot]}
     command = {"DEFINE": F.MQCMD_CREATE_Q, "ALTER": F.MQCMD_CHANGE_Q, "DELETE": F.MQCMD_DELETE_Q}[verb]
@@ -298,7 +300,7 @@ def _display(p: Parsed) -> Command:
     wanted: list[int] = []
     filters: list[Filter] = []
     kind = ""
-    own = ot in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST)  # a catalog of its own, not a queue's
+    own = ot in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST, A.PROCESS)  # its own catalog
     selections: list[tuple[str, str]] = []  # DISPLAY SUB/SBSTATUS: SUBID(x) DURABLE(x) SUBTYPE(x)
     for word, value in p.keywords:
         if word == "WHERE":
@@ -337,6 +339,11 @@ def _display(p: Parsed) -> Command:
                 raise MqscSyntaxError("NLTYPE is ALL, NONE, QUEUE, CLUSTER or AUTHINFO")
             listed[C.MQIA_NAMELIST_TYPE] = _NLTYPES[value]
         return Command(F.MQCMD_INQUIRE_NAMELIST, listed, filters)
+    if ot == A.PROCESS:
+        if kind:
+            raise MqscSyntaxError("DISPLAY PROCESS takes no TYPE")
+        shown = attrs or (C.MQCA_PROCESS_NAME, *(f.parameter for f in filters))
+        return Command(F.MQCMD_INQUIRE_PROCESS, {C.MQCA_PROCESS_NAME: name, F.MQIACF_PROCESS_ATTRS: shown}, filters)
     if ot == A.CONN:
         info = {"": F.MQIACF_CONN_INFO_CONN, "CONN": F.MQIACF_CONN_INFO_CONN, "HANDLE": F.MQIACF_CONN_INFO_HANDLE,
                 "ALL": F.MQIACF_CONN_INFO_ALL}.get(kind)
@@ -362,15 +369,18 @@ def _hex(name: str, word: str = "CONN") -> bytes:
 
 
 # -- topics, subscriptions and namelists ---------------------------------------------------------
-_NAME_PARAM = {A.TOPIC: C.MQCA_TOPIC_NAME, A.SUB: F.MQCACF_SUB_NAME, A.NAMELIST: C.MQCA_NAMELIST_NAME}
+_NAME_PARAM = {A.TOPIC: C.MQCA_TOPIC_NAME, A.SUB: F.MQCACF_SUB_NAME, A.NAMELIST: C.MQCA_NAMELIST_NAME,
+               A.PROCESS: C.MQCA_PROCESS_NAME}
 _COMMANDS = {(A.TOPIC, "DEFINE"): F.MQCMD_CREATE_TOPIC, (A.TOPIC, "ALTER"): F.MQCMD_CHANGE_TOPIC,
              (A.TOPIC, "DELETE"): F.MQCMD_DELETE_TOPIC, (A.SUB, "DEFINE"): F.MQCMD_CREATE_SUBSCRIPTION,
              (A.SUB, "ALTER"): F.MQCMD_CHANGE_SUBSCRIPTION, (A.SUB, "DELETE"): F.MQCMD_DELETE_SUBSCRIPTION,
              (A.NAMELIST, "DEFINE"): F.MQCMD_CREATE_NAMELIST, (A.NAMELIST, "ALTER"): F.MQCMD_CHANGE_NAMELIST,
-             (A.NAMELIST, "DELETE"): F.MQCMD_DELETE_NAMELIST}
+             (A.NAMELIST, "DELETE"): F.MQCMD_DELETE_NAMELIST, (A.PROCESS, "DEFINE"): F.MQCMD_CREATE_PROCESS,
+             (A.PROCESS, "ALTER"): F.MQCMD_CHANGE_PROCESS, (A.PROCESS, "DELETE"): F.MQCMD_DELETE_PROCESS}
 _COPY = {A.TOPIC: (F.MQCMD_COPY_TOPIC, F.MQCACF_FROM_TOPIC_NAME, F.MQCACF_TO_TOPIC_NAME),
          A.SUB: (F.MQCMD_COPY_SUBSCRIPTION, F.MQCACF_FROM_SUB_NAME, F.MQCACF_TO_SUB_NAME),
-         A.NAMELIST: (F.MQCMD_COPY_NAMELIST, F.MQCACF_FROM_NAMELIST_NAME, F.MQCACF_TO_NAMELIST_NAME)}
+         A.NAMELIST: (F.MQCMD_COPY_NAMELIST, F.MQCACF_FROM_NAMELIST_NAME, F.MQCACF_TO_NAMELIST_NAME),
+         A.PROCESS: (F.MQCMD_COPY_PROCESS, F.MQCACF_FROM_PROCESS_NAME, F.MQCACF_TO_PROCESS_NAME)}
 _NLTYPES = {"ALL": C.MQNT_ALL, "NONE": C.MQNT_NONE, "QUEUE": C.MQNT_Q, "Q": C.MQNT_Q, "CLUSTER": C.MQNT_CLUSTER,
             "AUTHINFO": C.MQNT_AUTH_INFO}
 
@@ -402,7 +412,7 @@ def _named_object(p: Parsed) -> Command:
         else:
             sel, v = _setting(ot, word, value)
             params[sel] = v
-    if command in (F.MQCMD_COPY_TOPIC, F.MQCMD_COPY_SUBSCRIPTION, F.MQCMD_COPY_NAMELIST):
+    if command in (F.MQCMD_COPY_TOPIC, F.MQCMD_COPY_SUBSCRIPTION, F.MQCMD_COPY_NAMELIST, F.MQCMD_COPY_PROCESS):
         params[_COPY[ot][2]] = params.pop(_NAME_PARAM[ot])
     return Command(command, params)
 

@@ -48,7 +48,10 @@ _DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I:
          ("ALTER", CH.LISTENER): "AMQ8627I: IBM MQ listener changed.",
          ("DELETE", CH.LISTENER): "AMQ8628I: IBM MQ listener deleted.",
          ("START", CH.LISTENER): "AMQ8021I: Request to start IBM MQ listener accepted.",
-         ("STOP", CH.LISTENER): "AMQ8706I: Request to stop IBM MQ listener accepted."}
+         ("STOP", CH.LISTENER): "AMQ8706I: Request to stop IBM MQ listener accepted.",
+         ("DEFINE", A.PROCESS): "AMQ8010I: IBM MQ process created.",
+         ("ALTER", A.PROCESS): "AMQ8011I: IBM MQ process changed.",
+         ("DELETE", A.PROCESS): "AMQ8012I: IBM MQ process deleted."}
 _TITLE = {"Q": "AMQ8409I: Display Queue details.", A.QMGR: "AMQ8408I: Display Queue Manager details.",
           A.QSTATUS: "AMQ8450I: Display queue status details.", A.CONN: "AMQ8276I: Display Connection details.",
           A.TOPIC: "AMQ8633I: Display topic details.", A.TPSTATUS: "AMQ8754I: Display topic status details.",
@@ -56,7 +59,7 @@ _TITLE = {"Q": "AMQ8409I: Display Queue details.", A.QMGR: "AMQ8408I: Display Qu
           A.NAMELIST: "AMQ8550I: Display namelist details.", CH.CHANNEL: "AMQ8414I: Display Channel details.",
           CH.CHSTATUS: "AMQ8417I: Display Channel Status details.",
           CH.LISTENER: "AMQ8630I: Display listener information details.",
-          CH.LSSTATUS: "AMQ8631I: Display listener status details."}
+          CH.LSSTATUS: "AMQ8631I: Display listener status details.", A.PROCESS: "AMQ8407I: Display Process details."}
 _ERROR = {
     C.MQRC_UNKNOWN_OBJECT_NAME: "AMQ8147E: Object {name} not found.",
     F.MQRCCF_CHANNEL_NOT_FOUND: "AMQ9519E: Channel '{name}' not found.",
@@ -111,6 +114,8 @@ def _by_selector(objtype: str) -> dict[int, A.Attr]:
         return A.NAMELIST_BY_SELECTOR
     if objtype in CH.ALLOWED["DISPLAY"]:
         return CH.by_selector(objtype)
+    if objtype == A.PROCESS:
+        return A.PROCESS_BY_SELECTOR
     return A.QUEUE_BY_SELECTOR
 
 
@@ -165,7 +170,7 @@ def keyword_values(objtype: str, params: dict[int, Value]) -> list[tuple[str, st
 
 
 def _show(attr: A.Attr, value: Value) -> str:
-    if attr.name == "APPLTYPE" and isinstance(value, int):
+    if attr.name == "APPLTYPE" and isinstance(value, int) and A.PROCESS not in attr.types:
         return "SYSTEM" if value == C.MQAT_QMGR else "USER"  # runmqsc's words: a queue-manager process or not
     if isinstance(value, bytes):
         return value.hex().upper()

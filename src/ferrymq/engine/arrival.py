@@ -22,10 +22,15 @@ from ferrymq.engine.waits import Waits
 from ferrymq.mq import constants as C
 
 _COA = C.MQRO_COA
+_TRIGGER_ON = C.MQTC_ON
 
 
 def _no_confirmation(msg: Message, uow: UnitOfWork | None = None) -> None:  # pragma: no cover - until bound
     raise RuntimeError("Arrivals used before confirm_with")
+
+
+def _no_triggers(q: QueueObject, msg: Message, uow: UnitOfWork | None) -> None:  # pragma: no cover - until bound
+    raise RuntimeError("Arrivals used before trigger_with")
 
 
 class Arrivals:
@@ -36,14 +41,22 @@ class Arrivals:
         self.pager = state.pager
         self.wake = waits.wake
         self.confirm: Callable[[Message, UnitOfWork | None], None] = _no_confirmation
+        self.trigger: Callable[[QueueObject, Message, UnitOfWork | None], None] = _no_triggers
 
     def confirm_with(self, report_arrival: Callable[[Message, UnitOfWork | None], None]) -> None:
         """Bind the confirmation of arrival (engine.reports), made once at composition."""
         self.confirm = report_arrival
 
+    def trigger_with(self, arrived: Callable[[QueueObject, Message, UnitOfWork | None], None]) -> None:
+        """Bind the trigger check (engine.triggering ``Triggers.arrived``), made once at composition."""
+        self.trigger = arrived
+
     def place(self, q: QueueObject, msg: Message, uow: UnitOfWork | None) -> None:
         """Put a message on its queue: held by ``uow`` until it commits, or visible now (with
-        its confirmation of arrival, if it asked for one)."""
+        its confirmation of arrival, if it asked for one). A queue with TRIGGER set is
+        looked at before the message counts in its depth (engine.triggering)."""
+        if q.attrs.get("TRIGGER") == _TRIGGER_ON:
+            self.trigger(q, msg, uow)
         if uow is not None:
             if msg.persistent:
                 self.staging.journal_message(msg, uow.txid)

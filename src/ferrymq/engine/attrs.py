@@ -24,6 +24,7 @@ QREMOTE = "QREMOTE"
 QMGR = "QMGR"
 TOPIC = "TOPIC"
 NAMELIST = "NAMELIST"
+PROCESS = "PROCESS"
 QUEUE_TYPES = (QLOCAL, QALIAS, QMODEL, QREMOTE)
 ALL_Q = frozenset({QLOCAL, QALIAS, QMODEL})  # the queues a message is put to or got from here
 ANY_Q = frozenset(QUEUE_TYPES)  # every queue definition, remote ones (QREMOTE) included
@@ -187,6 +188,8 @@ QMGR_ATTRS: tuple[Attr, ...] = (
          words={"NOLIMIT": C.MQPROP_UNRESTRICTED_LENGTH}),
     _int("MAXHANDS", C.MQIA_MAX_HANDLES, 256, {QMGR}, low=1),
     _int("EXPRYINT", C.MQIA_EXPIRY_INTERVAL, 1800, {QMGR}),
+    # Milliseconds between the extra trigger messages of a TRIGTYPE(FIRST) queue that is not empty.
+    _int("TRIGINT", C.MQIA_TRIGGER_INTERVAL, 999_999_999, {QMGR}),
     _str("DEFXMITQ", C.MQCA_DEF_XMIT_Q_NAME, "", {QMGR}),
     _str("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "SYSTEM.ADMIN.COMMAND.QUEUE", {QMGR}, readonly=True),
     _int("MAXPRTY", C.MQIA_MAX_PRIORITY, 9, {QMGR}, readonly=True),
@@ -294,9 +297,30 @@ NAMELIST_ATTRS: tuple[Attr, ...] = (
 NAMELIST_BY_NAME = _index(NAMELIST_ATTRS)
 NAMELIST_BY_SELECTOR = {a.selector: a for a in NAMELIST_ATTRS}
 
+# PROCESS objects (engine.processes): what a trigger monitor starts for a triggered queue.
+_P = {PROCESS}
+APPLTYPE_WORDS = {"UNIX": C.MQAT_UNIX, "DEF": C.MQAT_DEFAULT, "CICS": C.MQAT_CICS, "IMS": C.MQAT_IMS,
+                  "OS400": C.MQAT_OS400, "WINDOWS": C.MQAT_WINDOWS, "WINDOWSNT": C.MQAT_WINDOWS_NT,
+                  "JAVA": C.MQAT_JAVA, "MVS": C.MQAT_MVS, "NOTESAGENT": C.MQAT_NOTES_AGENT}
+PROCESS_ATTRS: tuple[Attr, ...] = (
+    _str("DESCR", C.MQCA_PROCESS_DESC, "", _P, length=C.MQ_PROCESS_DESC_LENGTH),
+    # A number of 65536 and up is a user-defined application type (IBM's MQAT_USER_FIRST..).
+    _int("APPLTYPE", C.MQIA_APPL_TYPE, C.MQAT_DEFAULT, _P, low=C.MQAT_USER_FIRST, high=C.MQAT_USER_LAST,
+         words=APPLTYPE_WORDS),
+    _str("APPLICID", C.MQCA_APPL_ID, "", _P, length=C.MQ_PROCESS_APPL_ID_LENGTH),
+    _str("ENVRDATA", C.MQCA_ENV_DATA, "", _P, length=C.MQ_PROCESS_ENV_DATA_LENGTH),
+    _str("USERDATA", C.MQCA_USER_DATA, "", _P, length=C.MQ_PROCESS_USER_DATA_LENGTH),
+    _str("PROCESS", C.MQCA_PROCESS_NAME, "", _P, readonly=True),
+    _str("ALTDATE", C.MQCA_ALTERATION_DATE, "", _P, length=12, readonly=True),
+    _str("ALTTIME", C.MQCA_ALTERATION_TIME, "", _P, length=8, readonly=True),
+)
+PROCESS_BY_NAME = _index(PROCESS_ATTRS)
+PROCESS_BY_SELECTOR = {a.selector: a for a in PROCESS_ATTRS}
+
+
 def defaults_for(obj_type: str) -> dict[str, int | str]:
     """The SYSTEM.DEFAULT.* values of a new object of this type (definition attributes only)."""
-    table = {QMGR: QMGR_ATTRS, TOPIC: TOPIC_ATTRS, NAMELIST: NAMELIST_ATTRS}.get(obj_type, QUEUE_ATTRS)
+    table = {QMGR: QMGR_ATTRS, TOPIC: TOPIC_ATTRS, NAMELIST: NAMELIST_ATTRS, PROCESS: PROCESS_ATTRS}.get(obj_type, QUEUE_ATTRS)
     return {a.name: a.default for a in table if obj_type in a.types and not a.readonly}
 
 
@@ -306,7 +330,8 @@ def lookup(obj_type: str, name: str) -> Attr:
     Raises:
         MQError: MQRC_SELECTOR_ERROR (2067) naming the unknown attribute.
     """
-    table = {QMGR: QMGR_BY_NAME, TOPIC: TOPIC_BY_NAME, NAMELIST: NAMELIST_BY_NAME}.get(obj_type, QUEUE_BY_NAME)
+    table = {QMGR: QMGR_BY_NAME, TOPIC: TOPIC_BY_NAME, NAMELIST: NAMELIST_BY_NAME,
+             PROCESS: PROCESS_BY_NAME}.get(obj_type, QUEUE_BY_NAME)
     attr = table.get(name.upper())
     if attr is None or obj_type not in attr.types:
         raise failed(C.MQRC_SELECTOR_ERROR, f"{name.upper()} is not an attribute of {obj_type}")

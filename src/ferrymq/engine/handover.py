@@ -52,6 +52,7 @@ _MATCH_IDS = _MATCH_MSG_ID | _MATCH_CORREL_ID
 _IN_UOW = C.MQGMO_SYNCPOINT
 _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
 _SAVE_ALL_CONTEXT, _COD, _COA = C.MQOO_SAVE_ALL_CONTEXT, C.MQRO_COD, C.MQRO_COA
+_TRIGGER_ON = C.MQTC_ON
 
 
 Taker = tuple[int, Waiter, Connection, Handle]
@@ -95,6 +96,8 @@ class HandOver:
         ids = self.queue_waiters.get(q.name)
         # GET(DISABLED): wake would answer the waits with MQRC_GET_INHIBITED.
         if not ids or q.attrs["GET"] == _GET_INHIBITED:
+            return None
+        if q.attrs.get("TRIGGER") == _TRIGGER_ON:  # the arrival is a trigger event (engine.triggering)
             return None
         waiters, connections = self.waiters, self.connections
         for wid in ids:

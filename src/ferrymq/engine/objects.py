@@ -43,6 +43,7 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.CHANNEL.SYNCQ", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Channel synchronisation records",
                                         "DEFPSIST": C.MQPER_PERSISTENT}),
     ("SYSTEM.CHANNEL.INITQ", A.QLOCAL, {"DESCR": "Channel initiation queue"}),
+    ("SYSTEM.DEFAULT.INITIATION.QUEUE", A.QLOCAL, {"DESCR": "Default initiation queue"}),
 )
 _DEFAULT_OF = {A.QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", A.QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
                A.QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE", A.QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE"}

@@ -60,6 +60,8 @@ class Opener:
         # Managed queues whose subscription was removed while a handle was open on them:
         # deleted, with what is left on them, when their last handle closes (IBM).
         self.orphans: set[str] = set()
+        # A queue's first input handle (an initiation queue: a trigger monitor starting).
+        self.opened_for_input: Callable[[QueueObject], None] = lambda q: None
 
     def close_sub_with(self, close_sub: Callable[[Connection, Handle, int], None]) -> None:
         """Bind what MQCLOSE of a subscription handle does (engine.subscribing), at composition."""
@@ -263,6 +265,8 @@ class Opener:
             if input_mode:
                 q.input_count += 1
                 q.exclusive = input_mode == C.MQOO_INPUT_EXCLUSIVE
+                if q.input_count == 1:
+                    self.opened_for_input(q)
             if options & C.MQOO_OUTPUT:
                 q.output_count += 1
         resolved = q.name if q is not None else ""

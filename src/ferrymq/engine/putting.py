@@ -286,6 +286,7 @@ class Putter:
         fifo = qa.get("MSGDLVSQ") == C.MQMDS_FIFO
         messages, name, persistent = q.messages, q.name, persistence == C.MQPER_PERSISTENT
         coa = bool(stored.report & C.MQRO_COA)
+        triggered = qa.get("TRIGGER") == C.MQTC_ON  # each arrival is looked at (engine.triggering)
         outcomes: list[MQError | None] = []
         note = outcomes.append
         placed = False
@@ -301,8 +302,8 @@ class Putter:
                     id_tail += 1
                 msg = Message(name, self.next_sequence(q), None, bytes(data), now, fifo,
                               fields=(expiry, priority, persistence, msg_id, correl_id), template=stored)
-                if in_uow:
-                    if uow is None:
+                if in_uow or triggered:
+                    if in_uow and uow is None:
                         uow = self.uow_of(conn)
                     self.place_message(q, msg, uow)
                 else:  # place_message without the wake: waiters are woken once, after the run

@@ -46,9 +46,10 @@ from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import KIND_MESSAGE, Message
 from ferrymq.engine.namelists import KIND_NAMELIST, decode_namelist
-from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, decode_object
+from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
 from ferrymq.engine.opening import Opener
 from ferrymq.engine.paging import MemoryLimits
+from ferrymq.engine.processes import KIND_PROCESS, decode_process
 from ferrymq.engine.publishing import Publisher
 from ferrymq.engine.pubtopics import TopicView, has_wildcards
 from ferrymq.engine.putting import Putter
@@ -60,6 +61,7 @@ from ferrymq.engine.state import EngineState
 from ferrymq.engine.subscribing import Subscriber
 from ferrymq.engine.subscriptions import KIND_SUBSCRIPTION, Subscription, SubscriptionRegistry, decode_subscription
 from ferrymq.engine.topics import KIND_TOPIC, decode_topic
+from ferrymq.engine.triggering import Triggers
 from ferrymq.engine.units import Units
 from ferrymq.engine.waits import Waits
 from ferrymq.engine.xa import InDoubt
@@ -87,10 +89,14 @@ class QueueManager:
         self.waits = waits = Waits(state)
         self.arrivals = arrivals = Arrivals(state, waits)
         self.reports = reports = Reports(state, arrivals)
+        self.triggers = triggers = Triggers(state, state.processes)
+        triggers.deliver_with(reports.deliver_generated)
+        arrivals.trigger_with(triggers.arrived)
         self.units = units = Units(state, waits, reports)
         self.xa = InDoubt(state, units)
         self.topics = topics = TopicView(state.objects, state.topics)
         self.opener = opener = Opener(state, waits, units, Resolver(name, state.objects, topics))
+        opener.opened_for_input = triggers.opened_for_input
         self.getter = getter = Getter(state, waits, reports, units)
         self.handover = handover = HandOver(waits, getter.take, reports.report_arrival)
         self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives, has_wildcards)
@@ -147,6 +153,7 @@ class QueueManager:
         qm.state.namelists.define_system()
         qm.state.channels.define_system()
         qm.state.listeners.define_system()
+        qm.state.processes.define_system()
         qm.take_sync_lsn()
         journal.sync()
         return qm
@@ -195,6 +202,14 @@ class QueueManager:
                     self.state.channels.load(defined)
                 else:
                     self.state.listeners.load(defined)
+            elif rec.kind == KIND_PROCESS:
+                try:
+                    process = decode_process(rec.payload, now)
+                except (ValueError, KeyError, TypeError, MQError) as exc:  # left for an operator
+                    log.error("event=unreadable_process record_id=%d error=%s", rec.record_id, exc)
+                    continue
+                process.record_id = rec.record_id
+                self.state.processes.load(process)
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)
@@ -381,8 +396,15 @@ class QueueManager:
             except MQError as exc:
                 raise failed(_SET_REASON.get(attr.name, C.MQRC_INHIBIT_VALUE_ERROR), exc.detail) from None
         self.objects.alter(obj.name, changes)
-        if changes.get("GET") == C.MQQA_GET_ALLOWED and obj.is_local:
+        self.altered(obj, changes)
+
+    def altered(self, obj: QueueObject, changes: Mapping[str, object]) -> None:
+        """After ALTER, a PCF change or MQSET of a queue: waiting gets see GET(ENABLED); TRIGGER
+        set on triggers a queue whose messages already meet the conditions (IBM)."""
+        if changes.get("GET") in (C.MQQA_GET_ALLOWED, "ENABLED") and obj.is_local:
             self.wake(obj)
+        if changes.get("TRIGGER") in (C.MQTC_ON, "TRIGGER"):
+            self.triggers.check_waiting(obj)
 
     # -- housekeeping ----------------------------------------------------------------------
     def tick(self) -> None:

@@ -17,6 +17,7 @@ from ferrymq.engine.chlcontrol import ChannelControl
 from ferrymq.engine.namelists import NamelistRegistry
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.paging import MemoryLimits, Pager
+from ferrymq.engine.processes import ProcessRegistry
 from ferrymq.engine.session import Connection, Handle
 from ferrymq.engine.staging import Staging
 from ferrymq.engine.topics import TopicRegistry
@@ -50,6 +51,8 @@ class EngineState:
         self.channel_control = ChannelControl()  # running channels and listeners (engine.chlcontrol)
         self.channels.in_use = self.channel_control.active
         self.listeners.in_use = self.channel_control.listening
+        self.processes = ProcessRegistry(self.objects, clock.now)  # PROCESS objects (triggering)
+        self.processes.attach(self.staging)
         self.connections: dict[int, Connection] = {}
         self.handles: dict[int, Handle] = {}
         self.quiescing = False

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands import channels, namelists, subs, topics
+from ferrymq.engine.commands import channels, namelists, processes, subs, topics
 from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
@@ -97,8 +97,7 @@ def _change(qm: QueueManager, cmd: Command) -> list[Response]:
     obj = _target(qm, cmd)
     changes = attributes(obj.qtype, cmd)
     qm.objects.alter(obj.name, changes)
-    if changes.get("GET") in (C.MQQA_GET_ALLOWED, "ENABLED") and obj.is_local:
-        qm.wake(obj)
+    qm.altered(obj, changes)
     qm.need_sync()
     return [Response()]
 
@@ -239,4 +238,5 @@ _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     **subs.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY SUB, DISPLAY SBSTATUS
     **namelists.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY NAMELIST
     **channels.HANDLERS,  # CHANNEL and LISTENER objects, channel control, CHSTATUS, LSSTATUS
+    **processes.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY PROCESS
 }

@@ -36,7 +36,7 @@ PCF_REASON = {
 # IBM's command server answers character attributes blank-padded to their MQCHARn length.
 # Topic strings, selectors and user data are MQCHARV fields: returned as they are.
 PADDED = {a.selector: a.length for a in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS + A.QMGR_ATTRS + A.QSTATUS_ATTRS
-          + A.TOPIC_ATTRS + A.TOPIC_STATUS_ATTRS + A.TPSTATUS_ATTRS + A.SUB_ATTRS + A.SUB_STATUS_ATTRS
+          + A.TOPIC_ATTRS + A.TOPIC_STATUS_ATTRS + A.TPSTATUS_ATTRS + A.SUB_ATTRS + A.SUB_STATUS_ATTRS + A.PROCESS_ATTRS
           if a.kind == "str" and a.length <= 264}
 PADDED.update({a.selector: a.length for a in K.CHANNEL_ATTRS + K.LISTENER_ATTRS if a.kind == "str"})
 PADDED[F.MQCACF_Q_NAMES] = C.MQ_Q_NAME_LENGTH
