@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ferrymq.channels import ChannelInitiator, EngineHost
 from ferrymq.cli import private, server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import (
@@ -232,6 +233,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot listen on "
                        f"{config.host}({config.port}): {exc}", qmgr=qdir.name, host=config.host,
                        port=config.port) from None
+    channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done), default_host=config.host)
+    await channels.start()
     pid = os.getpid()
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
                "started": now_iso(), "event_loop": eventloop.loop_name(loop)}
@@ -247,6 +250,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     notifier.send({"ok": True, **running, "recovery": recovered})
 
     await stopper.requested.wait()
+    await channels.stop()
     how = await _stop(qdir, server, stopper, running, quiesce_timeout)
     with contextlib.suppress(OSError):
         qdir.socket_file.unlink()

@@ -184,6 +184,16 @@ class QueueManagerServer:
         else:
             release()
 
+    def agent_done(self) -> int:
+        """After engine calls of the queue manager's own agents (channels): have what they
+        staged written, answer the waits they satisfied; the LSN their effects need."""
+        lsn = self.qmgr.take_sync_lsn()
+        if lsn:
+            self.committer.kick()
+        self.dispatch_deliveries()
+        self.flush_dirty()
+        return lsn
+
     def serve_commands(self) -> None:
         """Let an idle command server get again (at start, then every tick: it resumes by
         itself after GET(DISABLED) or a failed get)."""

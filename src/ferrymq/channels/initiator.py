@@ -1,0 +1,191 @@
+"""The channel initiator: listeners, agents, and the channel commands' requests.
+
+Started with the queue manager (``start``): listeners of CONTROL(QMGR) or STARTONLY
+listen; every POLL seconds it carries out the requests the commands queued
+(engine.chlcontrol: START/STOP/RESET CHANNEL, START/STOP LISTENER) and starts the
+sending channel of every transmission queue that holds messages (unless the channel was
+left STOPPED): a channel is triggered by its transmission queue, as IBM's initiation
+queue does it, without a process definition. ``stop`` ends agents and listeners;
+their units of work are backed out, a prepared batch stays in doubt for the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from ferrymq.channels.host import EngineHost
+from ferrymq.channels.link import Link
+from ferrymq.channels.receiver import ReceiverAgent
+from ferrymq.channels.sender import SenderAgent
+from ferrymq.engine import chlattrs as K
+from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Request
+from ferrymq.engine.objects import stamp
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+
+log = logging.getLogger("ferrymq.channels")
+
+POLL = 0.05
+
+
+class ChannelInitiator:
+    """One per running queue manager (see the module docstring)."""
+
+    def __init__(self, host: EngineHost, *, default_host: str = "127.0.0.1") -> None:
+        self.host, self.qm = host, host.qmgr
+        self.control = host.qmgr.state.channel_control
+        self.default_host = default_host
+        self.senders: dict[str, tuple[SenderAgent, asyncio.Task[None]]] = {}
+        self.receivers: dict[str, ReceiverAgent] = {}
+        self.inbound: set[asyncio.Task[None]] = set()
+        self.listeners: dict[str, asyncio.Server] = {}
+        self.resets: dict[str, int] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.stopping = False
+
+    async def start(self) -> None:
+        self.control.initiator = True
+        for obj in list(self.qm.state.listeners):
+            if obj.get("CONTROL") in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
+                await self.start_listener(obj.name)
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="ferrymq-channel-initiator")
+
+    async def stop(self) -> None:
+        self.stopping = True
+        self.control.initiator = False
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for name in list(self.listeners):
+            await self.stop_listener(name)
+        for agent, _ in list(self.senders.values()):
+            agent.stop(F.MQMODE_FORCE)
+        for receiver in list(self.receivers.values()):
+            receiver.abort()
+        tasks = [t for _, t in self.senders.values()] + list(self.inbound)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- listeners ------------------------------------------------------------------------
+    async def start_listener(self, name: str) -> None:
+        obj = self.qm.state.listeners.find(name)
+        if obj is None or name in self.listeners:
+            return
+        host = str(obj.get("IPADDR")) or self.default_host
+        port = int(obj.get("PORT"))
+        backlog = int(obj.get("BACKLOG")) or 100
+        row = self.control.listeners[name] = ListenerStatus(name, C.MQSVC_STATUS_STARTING, port, host, backlog)
+        try:
+            server = await asyncio.start_server(self._accepted, host, port, backlog=backlog, reuse_address=True)
+        except OSError as exc:
+            log.error("event=listener_failed listener=%s host=%s port=%d error=%s", name, host, port, exc)
+            row.status = C.MQSVC_STATUS_STOPPED
+            return
+        self.listeners[name] = server
+        row.port = server.sockets[0].getsockname()[1]
+        row.status, row.started = C.MQSVC_STATUS_RUNNING, stamp(time.time())
+        log.info("event=listener_started listener=%s host=%s port=%d", name, host, row.port)
+
+    async def stop_listener(self, name: str) -> None:
+        server = self.listeners.pop(name, None)
+        if server is not None:
+            server.close()
+            await server.wait_closed()
+        row = self.control.listeners.get(name)
+        if row is not None:
+            row.status = C.MQSVC_STATUS_STOPPED
+
+    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        where = f"{peer[0]}({peer[1]})" if isinstance(peer, tuple) else str(peer)
+        agent = ReceiverAgent(self.host, Link(reader, writer, sender=False), where, self.control.channels,
+                              self.receivers, self.control.stopped)
+        task = asyncio.current_task()
+        if task is not None:
+            self.inbound.add(task)
+        try:
+            await agent.run()
+        finally:
+            if task is not None:
+                self.inbound.discard(task)
+
+    # -- senders --------------------------------------------------------------------------
+    def start_sender(self, name: str) -> None:
+        chl = self.qm.state.channels.find(name)
+        if chl is None or chl.chltype not in K.SENDING or name in self.senders or self.stopping:
+            return
+        if not chl.text("CONNAME").strip():
+            return  # a server channel without CONNAME waits for a requester (not yet served)
+        row = self.control.channels[name] = ChannelStatus(name, K.CHLTYPES[chl.chltype], F.MQCHS_STARTING,
+                                                          xmitq=chl.text("XMITQ"))
+        agent = SenderAgent(self.host, chl, row, reset_to=self.resets.pop(name, 0))
+        task = asyncio.get_running_loop().create_task(self._sender(agent), name=f"ferrymq-channel-{name}")
+        self.senders[name] = (agent, task)
+
+    async def _sender(self, agent: SenderAgent) -> None:
+        name = agent.chl.name
+        final = F.MQCHS_STOPPED
+        try:
+            final = await agent.run()
+        except Exception:
+            log.exception("event=channel_agent_failed channel=%s", name)
+        finally:
+            self.senders.pop(name, None)
+            agent.row.status = final
+            agent.row.substate = F.MQCHSSTATE_OTHER
+            if final == F.MQCHS_STOPPED and not agent.stop_requested.is_set():
+                self.control.stopped.add(name)  # retries exhausted: stays stopped until START
+            if agent.row.status == F.MQCHS_INACTIVE and not agent.row.indoubt:
+                self.control.channels.pop(name, None)
+
+    def handle(self, req: Request) -> None:
+        if req.verb == "START":
+            self.start_sender(req.name)
+        elif req.verb == "STOP":
+            found = self.senders.get(req.name)
+            if found is not None:
+                found[0].stop(req.mode)
+            receiver = self.receivers.get(req.name)
+            if receiver is not None:
+                receiver.abort()
+            row = self.control.channels.get(req.name)
+            if row is not None and found is None:
+                row.status = req.status
+        elif req.verb == "RESET":
+            self.resets[req.name] = req.seq
+            row = self.control.channels.get(req.name)
+            if row is not None:
+                row.cur_seq = row.last_seq = req.seq - 1
+        elif req.verb == "START_LISTENER":
+            asyncio.get_running_loop().create_task(self.start_listener(req.name))
+        elif req.verb == "STOP_LISTENER":
+            asyncio.get_running_loop().create_task(self.stop_listener(req.name))
+
+    def trigger(self) -> None:
+        """Start the sending channel of each transmission queue with messages waiting, or
+        with a batch in doubt to resolve."""
+        control = self.control
+        for chl in self.qm.state.channels:
+            if chl.chltype not in K.SENDING or chl.name in self.senders or chl.name in control.stopped:
+                continue
+            q = self.qm.objects.find(chl.text("XMITQ"))
+            waiting = q is not None and q.is_local and len(q.messages.by_seq) > 0
+            row = control.channels.get(chl.name)
+            if waiting or (row is not None and row.indoubt) or any(
+                    x.startswith(b"ferrymq-channel:" + chl.name.encode() + b":") for x in self.qm.in_doubt):
+                self.start_sender(chl.name)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                for req in self.control.take_requests():
+                    self.handle(req)
+                self.trigger()
+            except Exception:  # the initiator must not die of one bad definition
+                log.exception("event=channel_initiator_tick_failed")
+            await asyncio.sleep(POLL)

@@ -1,0 +1,52 @@
+"""One channel conversation over an asyncio stream: frames in and out through the machine."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ferrymq.protocol import channel as P
+
+
+class ChannelError(Exception):
+    """The conversation cannot go on; ``reason`` is an MQRC_/MQRCCF_ code for the status."""
+
+    def __init__(self, reason: int, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
+class Link:
+    """A connected stream with its channel machine. ``sent``/``received`` count bytes."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, sender: bool) -> None:
+        self.reader, self.writer = reader, writer
+        self.conn = P.ChannelConnection(sender=sender)
+        self.pending: list[P.Event] = []
+        self.sent = self.received = 0
+
+    def write(self, ev: P.Event) -> None:
+        frame = self.conn.send(ev)
+        self.sent += len(frame)
+        self.writer.write(frame)
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+    async def next_event(self, timeout: float | None) -> P.Event:
+        """The next frame's event.
+
+        Raises:
+            ChannelError: the peer closed the connection; RemoteProtocolError from the machine;
+                TimeoutError after ``timeout`` seconds without a whole frame.
+        """
+        while not self.pending:
+            data = await asyncio.wait_for(self.reader.read(262_144), timeout)
+            if not data:
+                raise ChannelError(2009, "the remote end closed the connection")  # MQRC_CONNECTION_BROKEN
+            self.received += len(data)
+            self.conn.receive_data(data)
+            self.pending.extend(self.conn.events())
+        return self.pending.pop(0)
+
+    def close(self) -> None:
+        self.writer.close()

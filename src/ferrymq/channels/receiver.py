@@ -1,0 +1,256 @@
+"""The receiving message channel agent (CHLTYPE RCVR, RQSTR), one per inbound conversation.
+
+HELLO names a channel defined here as RCVR or RQSTR (else CLOSE with
+MQRCCF_UNKNOWN_REMOTE_CHANNEL); the answer carries the last committed sequence number from
+the channel's synchronisation record on SYSTEM.CHANNEL.SYNCQ (a RESET from the sender
+replaces it). Each MESSAGE is put under the batch's unit of work to the MQXQH's
+RemoteQName at RemoteQMgrName with the context it carries (MQPMO_SET_ALL_CONTEXT), so a
+message for a further queue manager is routed on and COA/COD are made where it arrives.
+A message that cannot be put goes, in the same unit, to the dead-letter queue behind an
+MQDLH with the reason (or is discarded with MQRO_DISCARD_MSG), with an exception report
+when its Report asks for one. BATCH_END replaces the synchronisation record in the same
+unit, commits, and CONFIRMs once the commit is durable.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import time
+from collections.abc import Callable
+
+from ferrymq.channels.host import EngineHost
+from ferrymq.channels.link import ChannelError, Link
+from ferrymq.engine import chlattrs as K
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
+from ferrymq.engine.chlcontrol import ChannelStatus
+from ferrymq.engine.deadletter import dead_letter
+from ferrymq.engine.objects import stamp
+from ferrymq.engine.reports import _EXCEPTION, data_amount, report_descriptor
+from ferrymq.errors import DecodeError, MQError
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.protocol import channel as P
+from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.wire.headers import report_data
+from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqxqh import unpack_xmit
+
+log = logging.getLogger("ferrymq.channels")
+
+SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
+_SYNC = struct.Struct(">8sI48s")
+_SYNC_ID = b"FMQSYNC1"
+_PUT = C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT
+_OWN_PUT = C.MQPMO_SYNCPOINT
+
+
+def sync_correl_id(channel: str) -> bytes:
+    """The CorrelId of a channel's synchronisation record: its name, blank-padded."""
+    return channel.encode("ascii").ljust(24)
+
+
+def read_sync(qm_get: Callable[[MQMD, GetOptions], GetResult], channel: str) -> int:
+    """The last committed sequence number in ``channel``'s record (0: none yet)."""
+    try:
+        res = qm_get(MQMD(correl_id=sync_correl_id(channel)), GetOptions(options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT,
+                                                                          match_options=C.MQMO_MATCH_CORREL_ID))
+    except MQError as exc:
+        if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return 0
+        raise
+    if len(res.data) < _SYNC.size or res.data[:8] != _SYNC_ID:
+        return 0
+    return int(_SYNC.unpack_from(res.data)[1])
+
+
+class ReceiverAgent:
+    """One inbound channel conversation (see the module docstring)."""
+
+    def __init__(self, host: EngineHost, link: Link, peer: str, rows: dict[str, ChannelStatus],
+                 running: dict[str, ReceiverAgent], stopped: set[str]) -> None:
+        self.host, self.qm = host, host.qmgr
+        self.link = link
+        self.peer = peer
+        self.rows, self.running, self.stopped = rows, running, stopped
+        self.name = ""
+        self.hconn = self.sync_hobj = 0
+        self.row: ChannelStatus | None = None
+        self.in_batch = 0
+
+    def abort(self) -> None:
+        """End now: what this batch put is backed out (the sender sends it again)."""
+        self.link.close()
+        self.release()
+
+    def release(self) -> None:
+        if self.hconn and self.hconn in self.qm.connections:
+            self.qm.backout(self.hconn)
+            self.qm.disconnect(self.hconn)
+            self.host.done()
+        self.hconn = 0
+        if self.name and self.running.get(self.name) is self:
+            del self.running[self.name]
+            if self.row is not None:
+                self.row.status = F.MQCHS_STOPPED if self.name in self.stopped else F.MQCHS_INACTIVE
+
+    async def run(self) -> None:
+        try:
+            hello = await self.link.next_event(30)
+            if not isinstance(hello, P.Hello):
+                return
+            if not self.accept(hello):
+                await self.link.flush()
+                return
+            await self.serve()
+        except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
+            log.info("event=receiver_ended channel=%s peer=%s error=%s", self.name or "?", self.peer, exc)
+        except MQError as exc:
+            log.warning("event=receiver_failed channel=%s reason=%d detail=%s", self.name, exc.reason, exc.detail)
+        finally:
+            self.link.close()
+            self.release()
+
+    def refuse(self, reason: int, text: str) -> bool:
+        self.link.write(P.HelloAck(reason, self.qm.name, 0, 0, 0, 0, text))
+        log.warning("event=channel_refused channel=%s peer=%s reason=%d %s", self.name, self.peer, reason, text)
+        return False
+
+    def accept(self, hello: P.Hello) -> bool:
+        qm = self.qm
+        self.name = hello.channel
+        chl = qm.state.channels.find(hello.channel)
+        if chl is None or chl.chltype not in K.RECEIVING:
+            return self.refuse(F.MQRCCF_UNKNOWN_REMOTE_CHANNEL,
+                               f"channel {hello.channel} is not defined at {qm.name} as a receiver")
+        if hello.channel in self.stopped:
+            return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
+        old = self.running.get(hello.channel)
+        if old is not None:  # the sender started again: the old conversation is dead
+            old.abort()
+        self.running[hello.channel] = self
+        self.hconn = qm.connect(appl_name=f"ferrymq channel {hello.channel}"[:28], user="ferrymq",
+                                appl_type=C.MQAT_QMGR)
+        self.sync_hobj = qm.open(self.hconn, ObjectDescriptor(object_name=SYNCQ),
+                                 C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT).hobj
+        last = read_sync(lambda md, gmo: self._get(self.sync_hobj, md, gmo), hello.channel)
+        if hello.reset_to:
+            last = hello.reset_to - 1
+            self.write_sync(last, hello.qmgr)
+            qm.commit(self.hconn)
+        batch, maxmsgl, hb = P.negotiate(hello, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
+                                         chl.number("HBINT"))
+        self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last))
+        self.link.conn.agreed(maxmsgl)
+        self.row = row = ChannelStatus(hello.channel, K.CHLTYPES[chl.chltype], F.MQCHS_RUNNING, conname=self.peer,
+                                       rqmname=hello.qmgr, batchsz=batch, maxmsgl=maxmsgl, hbint=hb,
+                                       last_seq=last, cur_seq=last, started=stamp(time.time()))
+        self.rows[hello.channel] = row
+        self.heartbeat = hb
+        return True
+
+    def _get(self, hobj: int, md: MQMD, gmo: GetOptions) -> GetResult:
+        res = self.qm.get(self.hconn, hobj, md, gmo, 4096)
+        assert isinstance(res, GetResult)
+        return res
+
+    def write_sync(self, seq: int, sender_qmgr: str) -> None:
+        """Replace the channel's synchronisation record inside the open unit of work."""
+        try:
+            self._get(self.sync_hobj, MQMD(correl_id=sync_correl_id(self.name)),
+                      GetOptions(options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT, match_options=C.MQMO_MATCH_CORREL_ID))
+        except MQError as exc:
+            if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+        md = MQMD(correl_id=sync_correl_id(self.name), persistence=C.MQPER_PERSISTENT)
+        self.qm.put(self.hconn, self.sync_hobj, md, PutOptions(options=_OWN_PUT),
+                    _SYNC.pack(_SYNC_ID, seq, sender_qmgr.encode("ascii", "replace")[:48].ljust(48)))
+
+    async def serve(self) -> None:
+        link, row = self.link, self.row
+        assert row is not None
+        await link.flush()
+        idle = max(self.heartbeat, 1) * 2 + 60
+        while True:
+            ev = await link.next_event(idle)
+            if isinstance(ev, P.Message):
+                row.substate = F.MQCHSSTATE_IN_MQPUT
+                self.receive(ev.data)
+                self.in_batch += 1
+            elif isinstance(ev, P.BatchEnd):
+                row.substate = F.MQCHSSTATE_END_OF_BATCH
+                if ev.count != self.in_batch:
+                    raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR,
+                                       f"batch {ev.seq} announced {ev.count} messages, {self.in_batch} arrived")
+                self.write_sync(ev.seq, row.rqmname)
+                self.qm.commit(self.hconn)
+                await self.host.durable(self.host.done())
+                link.write(P.Confirm(ev.seq))
+                await link.flush()
+                row.msgs += self.in_batch
+                row.batches += 1
+                row.last_seq = row.cur_seq = ev.seq
+                row.last_msg = stamp(time.time())
+                row.bytes_sent, row.bytes_rcvd = link.sent, link.received
+                row.substate = F.MQCHSSTATE_RECEIVING
+                self.in_batch = 0
+            elif isinstance(ev, P.Heartbeat):
+                link.write(P.Heartbeat(ack=True))
+                await link.flush()
+            elif isinstance(ev, P.Close):
+                return
+
+    def receive(self, data: bytes) -> None:
+        """Put one message where its MQXQH says, or dead-letter it (inside the batch's unit).
+
+        Raises:
+            ChannelError: an unreadable MQXQH, or a message neither its queue nor the
+                dead-letter queue takes (the batch is backed out and the channel ends).
+        """
+        qm = self.qm
+        try:
+            xqh, md, at = unpack_xmit(data)
+        except DecodeError as exc:
+            raise ChannelError(C.MQRC_XQH_ERROR, f"a message without a valid MQXQH: {exc}") from None
+        body = data[at:]
+        dest_q, dest_qm = xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()
+        try:
+            qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm), md,
+                    PutOptions(options=_PUT), body)
+            return
+        except MQError as exc:
+            reason = exc.reason
+        log.info("event=channel_undeliverable channel=%s queue=%s qmgr=%s reason=%d", self.name, dest_q, dest_qm, reason)
+        if md.report & C.MQRO_EXCEPTION:
+            self.exception_report(md, body, reason)
+        if md.report & C.MQRO_DISCARD_MSG:
+            return
+        now = qm.clock.now()
+        date, tod = qm.stamp_put(now)
+        dl_md, dl_data = dead_letter(qm.name, qm.qmgr_attr("CCSID"), md, body, reason, dest_q, date, tod)
+        dlq = str(qm.objects.qmgr.get("DEADQ", "") or "")
+        try:
+            qm.put1(self.hconn, ObjectDescriptor(object_name=dlq), dl_md, PutOptions(options=_PUT), dl_data)
+        except MQError as exc:
+            raise ChannelError(exc.reason, f"message for {dest_q} at {dest_qm} ({reason}) and the dead-letter "
+                                           f"queue {dlq!r} refused it too ({exc.reason})") from None
+
+    def exception_report(self, md: MQMD, body: bytes, reason: int) -> None:
+        """The agent's exception report (Feedback: the reason) to ReplyToQ at ReplyToQMgr,
+        which may be back across a channel."""
+        qm = self.qm
+        reply_q, reply_qm = md.reply_to_q.strip(), md.reply_to_q_mgr.strip()
+        if not reply_q:
+            return
+        date, tod = qm.stamp_put(qm.clock.now())
+        rmd = report_descriptor(md, reason, qm.new_id(), C.MQEI_UNLIMITED, qm.name, date, tod)
+        amount = data_amount(md.report, _EXCEPTION)
+        try:
+            data = report_data(body, md.format, md.encoding, md.coded_char_set_id, amount)
+        except DecodeError:
+            data = body if amount is None else body[:max(amount, 0)]
+        try:
+            qm.put1(self.hconn, ObjectDescriptor(object_name=reply_q, object_q_mgr_name=reply_qm), rmd,
+                    PutOptions(options=_PUT), data)
+        except MQError as exc:
+            log.warning("event=exception_report_undeliverable queue=%s qmgr=%s reason=%d", reply_q, reply_qm, exc.reason)

@@ -1,0 +1,263 @@
+"""The sending message channel agent (CHLTYPE SDR, SVR with a CONNAME).
+
+One session: connect to the first CONNAME address that answers, HELLO naming this queue
+manager and the batch in doubt (if any), HELLO_ACK with the receiver's last committed
+sequence number. The batch in doubt is committed when the receiver committed it (its
+sequence number is the receiver's last), else backed out: once and once only, with no
+operator. Then batches: up to BATCHSZ messages got from the transmission queue under one
+unit of work (waiting BATCHINT for more), sent, the unit prepared under the batch's XID
+and made durable, BATCH_END, and the unit committed only when CONFIRM says the receiver's
+commit is durable. Idle: heartbeats every HBINT, the channel ends after DISCINT.
+
+A session that fails backs out what it had not prepared; the retry loop (SHORTRTY times
+SHORTTMR, then LONGRTY times LONGTMR) starts the next one; STOPPED when they run out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from ferrymq.channels.host import EngineHost
+from ferrymq.channels.link import ChannelError, Link
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor
+from ferrymq.engine.channels import ChannelObject, connection_names
+from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, parse_xid
+from ferrymq.engine.objects import stamp
+from ferrymq.errors import MQError
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.protocol import channel as P
+from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.wire.mqmd import MQMD
+
+log = logging.getLogger("ferrymq.channels")
+
+_GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_NO_PROPERTIES
+IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
+CONFIRM_TIMEOUT = 60.0
+
+
+class SenderAgent:
+    """Runs one sending channel until it is stopped or its retries run out."""
+
+    def __init__(self, host: EngineHost, chl: ChannelObject, row: ChannelStatus, *, reset_to: int = 0) -> None:
+        self.host, self.qm = host, host.qmgr
+        self.chl = chl
+        self.row = row
+        self.reset_to = reset_to
+        self.stop_requested = asyncio.Event()
+        self.stop_mode = F.MQMODE_QUIESCE
+        self.hconn = 0
+        self.hobj = 0
+        self.link: Link | None = None
+
+    def stop(self, mode: int) -> None:
+        self.stop_mode = mode
+        self.row.stop_requested = True
+        self.stop_requested.set()
+        if mode != F.MQMODE_QUIESCE and self.link is not None:
+            self.link.close()  # FORCE/TERMINATE: end the conversation now
+
+    # -- the retry loop -------------------------------------------------------------------
+    async def run(self) -> int:
+        """Sessions until stopped, idle (DISCINT) or out of retries; the final MQCHS_ status."""
+        chl, row = self.chl, self.row
+        short_left, long_left = chl.number("SHORTRTY"), chl.number("LONGRTY")
+        row.short_left, row.long_left = short_left, long_left
+        try:
+            while not self.stop_requested.is_set():
+                try:
+                    await self.session()
+                    return F.MQCHS_STOPPED if self.stop_requested.is_set() else F.MQCHS_INACTIVE
+                except (OSError, ChannelError, MQError, TimeoutError, RemoteProtocolError) as exc:
+                    if self.stop_requested.is_set():
+                        break
+                    reason = getattr(exc, "reason", C.MQRC_CONNECTION_BROKEN)
+                    log.warning("event=channel_failed channel=%s reason=%s error=%s", chl.name, reason, exc)
+                    self.end_session()
+                if short_left > 0:
+                    short_left -= 1
+                    delay = chl.number("SHORTTMR")
+                elif long_left > 0:
+                    long_left -= 1
+                    delay = chl.number("LONGTMR")
+                else:
+                    log.error("event=channel_retries_exhausted channel=%s", chl.name)
+                    return F.MQCHS_STOPPED
+                row.short_left, row.long_left = short_left, long_left
+                row.status, row.substate = F.MQCHS_RETRYING, F.MQCHSSTATE_OTHER
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop_requested.wait(), max(delay, 0.05))
+            return F.MQCHS_STOPPED
+        finally:
+            self.end_session()
+            self.release_engine()
+
+    # -- one session ----------------------------------------------------------------------
+    def in_doubt(self) -> tuple[bytes, int] | None:
+        for xid in self.qm.in_doubt:
+            parsed = parse_xid(xid)
+            if parsed is not None and parsed[0] == self.chl.name:
+                return xid, parsed[1]
+        return None
+
+    async def connect(self) -> Link:
+        self.row.substate = F.MQCHSSTATE_NET_CONNECTING
+        last: Exception = ChannelError(F.MQRCCF_MISSING_CONN_NAME, "no CONNAME")
+        for host, port in connection_names(self.chl.text("CONNAME")):
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 30)
+                self.row.conname = f"{host}({port})"
+                return Link(reader, writer, sender=True)
+            except (OSError, TimeoutError) as exc:
+                last = exc
+        raise last
+
+    def open_engine(self) -> None:
+        if self.hconn:
+            return
+        qm = self.qm
+        self.hconn = qm.connect(appl_name=f"ferrymq channel {self.chl.name}"[:28], user="ferrymq",
+                                appl_type=C.MQAT_QMGR)
+        xmitq = self.chl.text("XMITQ")
+        q = qm.objects.find(xmitq)
+        if q is None or not q.is_local or q.attrs.get("USAGE") != C.MQUS_TRANSMISSION:
+            raise ChannelError(F.MQRCCF_NOT_XMIT_Q, f"XMITQ({xmitq}) is not a local queue with USAGE(XMITQ)")
+        self.hobj = qm.open(self.hconn, ObjectDescriptor(object_name=xmitq),
+                            C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INQUIRE).hobj
+
+    def release_engine(self) -> None:
+        if self.hconn and self.hconn in self.qm.connections:
+            self.qm.backout(self.hconn)
+            self.qm.disconnect(self.hconn)
+            self.host.done()
+        self.hconn = self.hobj = 0
+
+    def end_session(self) -> None:
+        if self.hconn and self.hconn in self.qm.connections:
+            self.qm.backout(self.hconn)  # what was got but not prepared goes back
+            self.host.done()
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+
+    async def session(self) -> None:
+        chl, row, qm = self.chl, self.row, self.qm
+        self.open_engine()
+        link = self.link = await self.connect()
+        doubt = self.in_doubt()
+        row.indoubt = doubt is not None
+        link.write(P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
+                           chl.number("HBINT"), chl.number("SEQWRAP"), doubt[1] if doubt else 0, self.reset_to))
+        await link.flush()
+        ack = await link.next_event(30)
+        if isinstance(ack, P.Close):
+            raise ChannelError(ack.reason, f"the receiver refused the channel: {ack.text}")
+        if not isinstance(ack, P.HelloAck):
+            raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, f"expected HELLO_ACK, got {type(ack).__name__}")
+        if ack.reason:
+            raise ChannelError(ack.reason, f"the receiver refused the channel: {ack.text}")
+        self.reset_to = 0
+        link.conn.agreed(ack.max_msg_length)
+        row.rqmname, row.batchsz, row.maxmsgl, row.hbint = ack.qmgr, ack.batch_size, ack.max_msg_length, ack.heartbeat
+        row.status, row.substate = F.MQCHS_RUNNING, F.MQCHSSTATE_OTHER
+        row.started = stamp(time.time())
+        row.short_left, row.long_left = chl.number("SHORTRTY"), chl.number("LONGRTY")
+        if doubt is not None:  # the receiver's last committed batch says what became of ours
+            committed = ack.last_seq == doubt[1]
+            qm.resolve(self.hconn, doubt[0], committed)
+            await self.host.durable(self.host.done())
+            log.info("event=channel_resynchronised channel=%s seq=%d outcome=%s", chl.name, doubt[1],
+                     "commit" if committed else "backout")
+            row.indoubt = False
+        row.last_seq = row.cur_seq = ack.last_seq
+        await self.transfer(link, ack)
+
+    def next_seq(self, seq: int) -> int:
+        return 1 if seq >= self.chl.number("SEQWRAP") else seq + 1
+
+    def take(self, limit: int, max_len: int) -> list[GetResult]:
+        """Up to ``limit`` messages from the transmission queue in the open unit of work."""
+        got: list[GetResult] = []
+        while len(got) < limit:
+            try:
+                res = self.qm.get(self.hconn, self.hobj, MQMD(), GetOptions(options=_GET), max_len + P.SLACK)
+            except MQError as exc:
+                if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            assert isinstance(res, GetResult)
+            got.append(res)
+        return got
+
+    async def transfer(self, link: Link, ack: P.HelloAck) -> None:
+        chl, row = self.chl, self.row
+        seq = ack.last_seq
+        batch_int = chl.number("BATCHINT") / 1000
+        disc, hb = chl.number("DISCINT"), ack.heartbeat
+        idle_since = last_beat = time.monotonic()
+        while not self.stop_requested.is_set():
+            row.substate = F.MQCHSSTATE_IN_MQGET
+            batch = self.take(ack.batch_size, ack.max_msg_length)
+            if batch and len(batch) < ack.batch_size and batch_int > 0:
+                deadline = time.monotonic() + batch_int
+                while len(batch) < ack.batch_size and time.monotonic() < deadline:
+                    await asyncio.sleep(min(IDLE_POLL, batch_int))
+                    batch += self.take(ack.batch_size - len(batch), ack.max_msg_length)
+            if not batch:
+                now = time.monotonic()
+                if disc and now - idle_since >= disc:
+                    link.write(P.Close(0, "disconnect interval"))
+                    await link.flush()
+                    return
+                if hb and now - last_beat >= hb:
+                    row.substate = F.MQCHSSTATE_HEARTBEATING
+                    link.write(P.Heartbeat())
+                    await link.flush()
+                    beat = await link.next_event(max(hb, 1) * 2 + 5)
+                    if not isinstance(beat, P.Heartbeat):
+                        raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, "expected a heartbeat answer")
+                    last_beat = time.monotonic()
+                row.substate = F.MQCHSSTATE_OTHER
+                await asyncio.sleep(IDLE_POLL)
+                continue
+            seq = self.next_seq(seq)
+            await self.send_batch(link, batch, seq)
+            idle_since = last_beat = time.monotonic()
+        if self.stop_mode == F.MQMODE_QUIESCE:
+            link.write(P.Close(0, "stopped"))
+            await link.flush()
+
+    async def send_batch(self, link: Link, batch: list[GetResult], seq: int) -> None:
+        row, qm = self.row, self.qm
+        row.substate, row.cur_seq, row.cur_msgs = F.MQCHSSTATE_SENDING, seq, len(batch)
+        for res in batch:
+            link.write(P.Message(res.data))
+        xid = batch_xid(self.chl.name, seq)
+        # Prepared and durable before the receiver is asked to commit: after a crash of
+        # either end the XID tells what this batch was and the receiver's sequence number
+        # whether it was committed there.
+        qm.prepare(self.hconn, xid)
+        row.indoubt = True
+        await self.host.durable(self.host.done())
+        row.substate = F.MQCHSSTATE_END_OF_BATCH
+        link.write(P.BatchEnd(seq, len(batch)))
+        await link.flush()
+        reply = await link.next_event(CONFIRM_TIMEOUT)
+        while isinstance(reply, P.Heartbeat):
+            reply = await link.next_event(CONFIRM_TIMEOUT)
+        if not isinstance(reply, P.Confirm) or reply.seq != seq or reply.reason:
+            raise ChannelError(getattr(reply, "reason", 0) or F.MQRCCF_RECEIVED_DATA_ERROR,
+                               f"batch {seq} not confirmed: {reply!r}")
+        qm.resolve(self.hconn, xid, True)
+        self.host.done()
+        row.indoubt = False
+        row.msgs += len(batch)
+        row.batches += 1
+        row.last_seq = seq
+        row.cur_msgs = 0
+        row.bytes_sent, row.bytes_rcvd = link.sent, link.received
+        row.last_msg = stamp(time.time())

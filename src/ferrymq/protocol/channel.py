@@ -1,0 +1,259 @@
+"""The ferrymq message-channel protocol: frames and a sans-IO machine for each end.
+
+Every frame is a 12-byte header and a payload (all integers big-endian):
+
+| Off | Len | Field   | Meaning                                                    |
+|----:|----:|---------|------------------------------------------------------------|
+|   0 |   4 | magic   | ``FMQC``                                                    |
+|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8 |
+|   5 |   3 | 0       | reserved                                                   |
+|   8 |   4 | length  | payload bytes; bounded before any buffer is taken: 4 KiB until the handshake ends, then the negotiated MAXMSGL plus 64 KiB |
+
+Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
+
+- HELLO (sender → receiver): version u32, channel s20, sender qmgr s48, BATCHSZ u32,
+  MAXMSGL u32, HBINT u32, SEQWRAP u32, in-doubt sequence u32 (0: none), reset-to u32
+  (0: none; RESET CHANNEL SEQNUM(n) sends n).
+- HELLO_ACK: reason u32 (0: accepted), receiver qmgr s48, BATCHSZ u32, MAXMSGL u32,
+  HBINT u32 (each the negotiated value: the smaller of both ends, HBINT the larger), last
+  committed sequence u32, then the reason's text (u16 length + UTF-8).
+- MESSAGE: the transmission-queue message's data as it is (MQXQH, MQMDE, data).
+- BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
+- HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
+
+The machine checks the order (HELLO first; HELLO_ACK answers it; MESSAGE and BATCH_END
+only from the sender after the handshake, CONFIRM only from the receiver) and raises
+RemoteProtocolError on anything else; nothing from the wire is evaluated.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
+
+MAGIC = b"FMQC"
+VERSION = 1
+_HEAD = struct.Struct(">4sB3xI")
+HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE = range(1, 9)
+HANDSHAKE_LIMIT = 4096
+SLACK = 65536  # room beyond MAXMSGL for a message's headers
+_HELLO = struct.Struct(">I20s48sIIIIII")
+_ACK = struct.Struct(">I48sIIIIH")
+_TWO = struct.Struct(">II")
+_CLOSE = struct.Struct(">IH")
+
+
+def _name(raw: bytes) -> str:
+    return raw.decode("ascii", "replace").rstrip(" \0")
+
+
+def _pad(name: str, width: int) -> bytes:
+    data = name.encode("ascii", "replace")
+    if len(data) > width:
+        raise LocalProtocolError(f"name {name!r} is longer than {width}")
+    return data.ljust(width)
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    channel: str
+    qmgr: str
+    batch_size: int
+    max_msg_length: int
+    heartbeat: int
+    seq_wrap: int
+    in_doubt_seq: int = 0
+    reset_to: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HelloAck:
+    reason: int
+    qmgr: str
+    batch_size: int
+    max_msg_length: int
+    heartbeat: int
+    last_seq: int
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class BatchEnd:
+    seq: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    seq: int
+    reason: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    ack: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    reason: int
+    text: str = ""
+
+
+Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close
+
+
+def negotiate(mine: Hello, batch_size: int, max_msg_length: int, heartbeat: int) -> tuple[int, int, int]:
+    """The values both ends use: the smaller BATCHSZ and MAXMSGL (0 MAXMSGL means the
+    other's), the larger HBINT (IBM's rule)."""
+    def smaller(a: int, b: int) -> int:
+        return min(a, b) if a and b else a or b
+    return smaller(mine.batch_size, batch_size), smaller(mine.max_msg_length, max_msg_length), max(mine.heartbeat,
+                                                                                                    heartbeat)
+
+
+def encode(ev: Event) -> bytes:
+    """One frame's bytes."""
+    if isinstance(ev, Hello):
+        kind, body = HELLO, _HELLO.pack(VERSION, _pad(ev.channel, 20), _pad(ev.qmgr, 48), ev.batch_size,
+                                        ev.max_msg_length, ev.heartbeat, ev.seq_wrap, ev.in_doubt_seq, ev.reset_to)
+    elif isinstance(ev, HelloAck):
+        text = ev.text.encode()[:1024]
+        kind, body = HELLO_ACK, _ACK.pack(ev.reason, _pad(ev.qmgr, 48), ev.batch_size, ev.max_msg_length,
+                                          ev.heartbeat, ev.last_seq, len(text)) + text
+    elif isinstance(ev, Message):
+        kind, body = MESSAGE, ev.data
+    elif isinstance(ev, BatchEnd):
+        kind, body = BATCH_END, _TWO.pack(ev.seq, ev.count)
+    elif isinstance(ev, Confirm):
+        kind, body = CONFIRM, _TWO.pack(ev.seq, ev.reason)
+    elif isinstance(ev, Heartbeat):
+        kind, body = HEARTBEAT_ACK if ev.ack else HEARTBEAT, b""
+    else:
+        text = ev.text.encode()[:1024]
+        kind, body = CLOSE, _CLOSE.pack(ev.reason, len(text)) + text
+    return _HEAD.pack(MAGIC, kind, len(body)) + body
+
+
+def _decode(kind: int, body: bytes, offset: int) -> Event:
+    try:
+        if kind == HELLO:
+            version, ch, qm, bs, ml, hb, wrap, doubt, reset = _HELLO.unpack(body)
+            if version != VERSION:
+                raise RemoteProtocolError(f"channel protocol version {version} is not {VERSION}", offset)
+            return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset)
+        if kind == HELLO_ACK:
+            reason, qm, bs, ml, hb, last, n = _ACK.unpack_from(body)
+            if len(body) != _ACK.size + n:
+                raise RemoteProtocolError("HELLO_ACK text length does not match the frame", offset)
+            return HelloAck(reason, _name(qm), bs, ml, hb, last, body[_ACK.size:].decode("utf-8", "replace"))
+        if kind == MESSAGE:
+            return Message(body)
+        if kind in (BATCH_END, CONFIRM):
+            a, b = _TWO.unpack(body)
+            return BatchEnd(a, b) if kind == BATCH_END else Confirm(a, b)
+        if kind in (HEARTBEAT, HEARTBEAT_ACK):
+            if body:
+                raise RemoteProtocolError("a heartbeat carries no payload", offset)
+            return Heartbeat(kind == HEARTBEAT_ACK)
+        if kind == CLOSE:
+            reason, n = _CLOSE.unpack_from(body)
+            if len(body) != _CLOSE.size + n:
+                raise RemoteProtocolError("CLOSE text length does not match the frame", offset)
+            return Close(reason, body[_CLOSE.size:].decode("utf-8", "replace"))
+    except struct.error as exc:
+        raise RemoteProtocolError(f"frame type {kind}: {exc}", offset) from None
+    raise RemoteProtocolError(f"unknown frame type {kind}", offset)
+
+
+# Who may send what once the handshake is done.
+_FROM_SENDER = (Message, BatchEnd, Heartbeat, Close)
+_FROM_RECEIVER = (Confirm, Heartbeat, Close)
+
+
+class ChannelConnection:
+    """One end of a channel conversation: ``sender=True`` at the sending MCA.
+
+    ``receive_data(bytes)`` then ``events()``; ``send(event) -> bytes``. The first frame
+    is the sender's HELLO, answered by one HELLO_ACK; then ``limit`` bounds a frame at the
+    negotiated MAXMSGL plus SLACK (set by ``agreed``).
+    """
+
+    def __init__(self, *, sender: bool) -> None:
+        self.sender = sender
+        self.buffer = bytearray()
+        self.offset = 0  # stream offset of buffer[0], for errors
+        self.limit = HANDSHAKE_LIMIT
+        self.said_hello = False  # HELLO sent (sender) or received (receiver)
+        self.acked = False  # HELLO_ACK received (sender) or sent (receiver)
+        self.closed = False
+
+    def agreed(self, max_msg_length: int) -> None:
+        self.limit = max_msg_length + SLACK
+
+    def send(self, ev: Event) -> bytes:
+        """Raises: LocalProtocolError for a frame this end may not send now."""
+        if isinstance(ev, Hello):
+            if not self.sender or self.said_hello:
+                raise LocalProtocolError("only the sender says HELLO, once")
+            self.said_hello = True
+        elif isinstance(ev, HelloAck):
+            if self.sender or not self.said_hello or self.acked:
+                raise LocalProtocolError("HELLO_ACK answers one HELLO")
+            self.acked = True
+        elif not isinstance(ev, Close) and not (self.said_hello and self.acked):
+            raise LocalProtocolError(f"{type(ev).__name__} before the handshake")
+        elif not isinstance(ev, _FROM_SENDER if self.sender else _FROM_RECEIVER):
+            raise LocalProtocolError(f"the {'sender' if self.sender else 'receiver'} does not send {type(ev).__name__}")
+        return encode(ev)
+
+    def receive_data(self, data: bytes) -> None:
+        self.buffer += data
+
+    def events(self) -> Iterator[Event]:
+        """Every whole frame received so far.
+
+        Raises:
+            RemoteProtocolError: bad magic, an oversized length, a frame out of order.
+        """
+        while len(self.buffer) >= _HEAD.size:
+            magic, kind, length = _HEAD.unpack_from(self.buffer)
+            if magic != MAGIC:
+                raise RemoteProtocolError("not a ferrymq channel frame (bad magic)", self.offset)
+            if length > self.limit:
+                raise RemoteProtocolError(f"frame of {length} bytes exceeds the limit {self.limit}", self.offset)
+            end = _HEAD.size + length
+            if len(self.buffer) < end:
+                return
+            body = bytes(self.buffer[_HEAD.size:end])
+            at = self.offset
+            del self.buffer[:end]
+            self.offset += end
+            ev = _decode(kind, body, at)
+            self._check(ev, at)
+            yield ev
+
+    def _check(self, ev: Event, at: int) -> None:
+        if isinstance(ev, Hello):
+            if self.sender or self.said_hello:
+                raise RemoteProtocolError("unexpected HELLO", at)
+            self.said_hello = True
+        elif isinstance(ev, HelloAck):
+            if not self.sender or not self.said_hello or self.acked:
+                raise RemoteProtocolError("unexpected HELLO_ACK", at)
+            self.acked = True
+        elif isinstance(ev, Close):
+            self.closed = True
+        elif not (self.said_hello and self.acked):
+            raise RemoteProtocolError(f"{type(ev).__name__} before the handshake", at)
+        elif not isinstance(ev, _FROM_RECEIVER if self.sender else _FROM_SENDER):
+            raise RemoteProtocolError(f"the {'receiver' if self.sender else 'sender'} may not send "
+                                      f"{type(ev).__name__}", at)

@@ -1,0 +1,91 @@
+"""Messages between two real queue managers through channels (127.0.0.1, separate processes):
+remote puts, request/reply back through the other channel, dead letters with the MQDLH at the
+receiver and the exception report coming back, channel status and control."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from channel_pair import setup_pair
+from qm_process import QueueManagerProcess
+
+import ferrymq.client as fc
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqdlh import MQDLH
+
+
+def wait_for(check: object, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def test_remote_put_request_reply_and_dead_letter(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path)
+    try:
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out = c1.open("TO.QM2.APP")
+            for i in range(120):
+                out.put(f"m{i}".encode(), persistent=i % 2 == 0, reply_to_q="APP.REPLY")
+            inq = c2.open("APP.IN")
+            got = [inq.get(wait=20.0) for _ in range(120)]
+            assert [m.data for m in got] == [f"m{i}".encode() for i in range(120)]
+            assert got[0].md.reply_to_q_mgr.strip() == "QM1" and got[0].md.put_appl_type != C.MQAT_QMGR
+            # the reply goes back: ReplyToQMgr QM1 resolves to QM2's transmission queue QM1
+            c2.open("APP.REPLY", object_q_mgr_name="QM1").put(b"reply", correl_id=got[0].md.msg_id)
+            reply = c1.open("APP.REPLY").get(wait=20.0)
+            assert reply.data == b"reply" and reply.md.correl_id == got[0].md.msg_id
+            # an unknown queue at QM2: dead letter there with the reason, exception report back
+            c1.open("NO.SUCH.QUEUE", object_q_mgr_name="QM2").put(
+                b"lost", persistent=True, reply_to_q="APP.REPLY", report=C.MQRO_EXCEPTION_WITH_DATA)
+            dead = c2.open("SYSTEM.DEAD.LETTER.QUEUE").get(wait=20.0)
+            dlh = MQDLH.unpack_from(dead.data)
+            assert (dlh.reason, dlh.dest_q_name.strip()) == (C.MQRC_UNKNOWN_OBJECT_NAME, "NO.SUCH.QUEUE")
+            assert dead.data.endswith(b"lost")
+            report = c1.open("APP.REPLY").get(wait=20.0)
+            assert (report.md.msg_type, report.md.feedback) == (C.MQMT_REPORT, C.MQRC_UNKNOWN_OBJECT_NAME)
+        status = qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2) ALL")
+        assert "STATUS(RUNNING)" in status and "RQMNAME(QM2)" in status and "INDOUBT(NO)" in status
+        sent = re.search(r"\bMSGS\((\d+)\)", status)
+        assert sent is not None and int(sent.group(1)) >= 120
+        assert "STATUS(RUNNING)" in qm2.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)")
+        assert "AMQ8019I" in qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)")
+        wait_for(lambda: "STATUS(STOPPED)" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)"))
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            c1.open("TO.QM2.APP").put(b"waits while stopped", persistent=True)
+        time.sleep(0.5)
+        assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+        assert "AMQ8018I" in qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
+        with fc.connect("QM2", qm2.conn_name) as c2:
+            assert c2.open("APP.IN").get(wait=20.0).data == b"waits while stopped"
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def test_unknown_channel_is_refused_and_retried(tmp_path: Path) -> None:
+    qm1 = QueueManagerProcess(tmp_path, "QM1")
+    qm2 = QueueManagerProcess(tmp_path, "QM2")
+    from channel_pair import free_port
+    port = free_port()
+    qm1.start()
+    qm2.start()
+    qm2.mqsc(f"DEFINE LISTENER(L) TRPTYPE(TCP) PORT({port}) CONTROL(QMGR)\nSTART LISTENER(L)\n")
+    qm1.mqsc(f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') "
+             "XMITQ(QM2) SHORTRTY(2) SHORTTMR(1) LONGRTY(0)\n")
+    try:
+        assert "AMQ8018I" in qm1.mqsc("START CHANNEL(TO.QM2)")
+        wait_for(lambda: "STATUS(RETRYING)" in qm1.mqsc("DISPLAY CHSTATUS(TO.QM2)"))
+        wait_for(lambda: "STATUS(STOPPED)" in qm1.mqsc("DISPLAY CHSTATUS(TO.QM2)"))  # retries ran out
+        qm2.mqsc("DEFINE CHANNEL(TO.QM2) CHLTYPE(RCVR)\n")
+        qm1.mqsc("START CHANNEL(TO.QM2)")
+        wait_for(lambda: "STATUS(RUNNING)" in qm1.mqsc("DISPLAY CHSTATUS(TO.QM2)"))
+        assert "STATUS(RUNNING)" in qm2.mqsc("DISPLAY LSSTATUS(L)")
+    finally:
+        qm1.stop()
+        qm2.stop()

@@ -1,0 +1,83 @@
+"""The channel protocol's frames and machine: round trips, any chunking, bounded lengths,
+the order of frames, and the negotiation."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrymq.protocol import channel as P
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
+
+HELLO = P.Hello("QM1.TO.QM2", "QM1", 50, 4_194_304, 300, 999_999_999, 7, 0)
+ACK = P.HelloAck(0, "QM2", 20, 1_048_576, 600, 6, "ok")
+
+
+def conversation() -> tuple[P.ChannelConnection, P.ChannelConnection, bytes]:
+    sender, receiver = P.ChannelConnection(sender=True), P.ChannelConnection(sender=False)
+    wire = sender.send(HELLO)
+    receiver.receive_data(wire)
+    assert list(receiver.events()) == [HELLO]
+    sender.receive_data(receiver.send(ACK))
+    assert list(sender.events()) == [ACK]
+    return sender, receiver, wire
+
+
+def test_every_frame_round_trips_in_any_chunking() -> None:
+    sender, _receiver, _ = conversation()
+    frames = [P.Message(b"\0" * 1000), P.Message(b""), P.BatchEnd(8, 2), P.Heartbeat(), P.Close(0, "bye")]
+    wire = b"".join(sender.send(f) for f in frames)
+    for size in (1, 3, 13, len(wire)):
+        r = P.ChannelConnection(sender=False)
+        r.said_hello = r.acked = True
+        got = []
+        for i in range(0, len(wire), size):
+            r.receive_data(wire[i:i + size])
+            got.extend(r.events())
+        assert got == frames
+    assert P.encode(P.Confirm(8, 0))[:4] == b"FMQC" and len(P.encode(P.Confirm(8, 0))) == 12 + 8
+
+
+def test_byte_layout_of_hello() -> None:
+    frame = P.encode(HELLO)
+    assert frame[:12] == b"FMQC\x01\x00\x00\x00" + (4 + 20 + 48 + 6 * 4).to_bytes(4, "big")
+    assert frame[12:16] == (1).to_bytes(4, "big") and frame[16:36] == b"QM1.TO.QM2".ljust(20)
+
+
+def test_lengths_are_bounded_before_reading() -> None:
+    r = P.ChannelConnection(sender=False)
+    r.receive_data(b"FMQC\x01\x00\x00\x00" + (P.HANDSHAKE_LIMIT + 1).to_bytes(4, "big"))
+    with pytest.raises(RemoteProtocolError):
+        list(r.events())
+    _sender, receiver, _ = conversation()
+    receiver.agreed(1000)
+    receiver.receive_data(b"FMQC\x03\x00\x00\x00" + (1000 + P.SLACK + 1).to_bytes(4, "big"))
+    with pytest.raises(RemoteProtocolError):
+        list(receiver.events())
+
+
+@pytest.mark.parametrize("wire", [b"XXXX\x01\x00\x00\x00\x00\x00\x00\x00", P.encode(P.Message(b"x")),
+                                  P.encode(P.Confirm(1)), b"FMQC\x09\x00\x00\x00\x00\x00\x00\x00",
+                                  b"FMQC\x01\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x01"])
+def test_bad_or_early_frames_are_refused(wire: bytes) -> None:
+    r = P.ChannelConnection(sender=False)
+    r.receive_data(wire)
+    with pytest.raises(RemoteProtocolError):
+        list(r.events())
+
+
+def test_each_end_sends_only_its_frames() -> None:
+    sender, receiver, _ = conversation()
+    with pytest.raises(LocalProtocolError):
+        receiver.send(P.Message(b"x"))
+    with pytest.raises(LocalProtocolError):
+        sender.send(P.Confirm(1))
+    receiver.receive_data(P.encode(P.Confirm(1)))
+    with pytest.raises(RemoteProtocolError):
+        list(receiver.events())
+    with pytest.raises(LocalProtocolError):
+        P.ChannelConnection(sender=True).send(P.Message(b"early"))
+
+
+def test_negotiation_takes_the_smaller_batch_and_length_the_larger_heartbeat() -> None:
+    assert P.negotiate(HELLO, 20, 1_048_576, 600) == (20, 1_048_576, 600)
+    assert P.negotiate(HELLO, 100, 0, 60) == (50, 4_194_304, 300)
