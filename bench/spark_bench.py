@@ -45,8 +45,7 @@ from qmgr_process import proc_stat, start_qmgr
 from ferrymq.client import connect
 
 QUEUE_IN, QUEUE_OUT, QUEUE_STREAM = "BENCH.SPARK.IN", "BENCH.SPARK.OUT", "BENCH.SPARK.STREAM"
-COMMITS = "FERRYMQ.SPARK.COMMITS"
-QUEUES = [(q, 5_000_000) for q in (QUEUE_IN, QUEUE_OUT, QUEUE_STREAM, COMMITS)]
+QUEUES = [(q, 5_000_000) for q in (QUEUE_IN, QUEUE_OUT, QUEUE_STREAM)]  # FERRYMQ.SPARK.COMMITS: the queue manager defines it
 
 
 def cpu_by_role(qmgr_pid: int) -> dict[str, float]:

@@ -90,7 +90,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=0, help="serve this long, then stop (0: until Ctrl-C)")
     p.add_argument("--demo", type=int, default=0, metavar="N", help="put N sample requests, answer them, show the replies")
     args = p.parse_args()
-    prepare(args, [args.requests, args.replies, "FERRYMQ.SPARK.COMMITS"])
+    prepare(args, [args.requests, args.replies])
     if args.demo:
         _demo_requests(args, args.demo)
     spark = spark_session("ferrymq-request-reply", args.master)

@@ -125,7 +125,7 @@ def test_killed_pipeline_delivers_every_message_exactly_once(tmp_path: Path) -> 
     log = (tmp_path / "driver.log").open("ab")
     proc: subprocess.Popen[bytes] | None = None
     try:
-        qmp.mqsc("DEFINE QLOCAL(IN.Q)\nDEFINE QLOCAL(IN.P)\nDEFINE QLOCAL(OUT)\nDEFINE QLOCAL(FERRYMQ.SPARK.COMMITS)\n")
+        qmp.mqsc("DEFINE QLOCAL(IN.Q)\nDEFINE QLOCAL(IN.P)\nDEFINE QLOCAL(OUT)\n")
         sent: list[str] = []
         # Killing Python workers fails the queries, which the driver starts again from their
         # checkpoints in the same JVM; killing the JVM or the driver program restarts it all

@@ -24,7 +24,7 @@ COMMITS = "FERRYMQ.SPARK.COMMITS"
 @pytest.fixture
 def qmp(tmp_path: Path) -> Iterator[QueueManagerProcess]:
     p = QueueManagerProcess(tmp_path / "home").start()
-    p.mqsc(f"DEFINE QLOCAL(OUT)\nDEFINE QLOCAL({COMMITS})\n")
+    p.mqsc("DEFINE QLOCAL(OUT)\n")  # the queue manager defines COMMITS itself
     yield p
     p.kill()
 
@@ -99,3 +99,12 @@ def test_a_missing_commit_queue_is_named_with_its_definition(qmp: QueueManagerPr
             commits.commit_batch(c, "NO.SUCH.COMMITS", "query-1", 1, [x])
         assert c.in_doubt() == [x]  # nothing was decided
         c.resolve(x, commit=False)
+
+
+def test_abort_backs_out_without_the_commit_queue(qmp: QueueManagerProcess) -> None:
+    # Abort used to browse the commit queue first and failed with 2085 when it was missing,
+    # leaving the staged units in doubt: counted in the queue's depth, invisible to gets.
+    with connect("QM1", qmp.conn_name) as c:
+        xs = [_stage(c, 3, p, [b"y%d" % p]) for p in range(2)]
+        assert commits.abort_batch(c, "NO.SUCH.COMMITS", "query-1", 3, xs[:1]) == 2
+        assert c.in_doubt() == [] and c.queue_range("OUT").depth == 0

@@ -18,7 +18,7 @@ from spark_session import spark_session
 
 # Queues the tests use (defined once): each test reads and writes its own.
 QUEUES = ("BR.IN", "BR.OUT", "BR.ROWS", "BR.BAD", "BR.TAKE", "BR.NARROW", "ST.IN", "ST.OUT", "ST.LIM", "ST.NOW",
-          "ST.A", "ST.B", "ST.SINK", "ST.ABORT", "ST.LOSS", "ST.BYTES", "EX.REQ", "EX.REPLY", "EX.REPORT")
+          "ST.A", "ST.B", "ST.SINK", "ST.ABORT", "ST.CHECK", "WP.Q", "ST.LOSS", "ST.BYTES", "EX.REQ", "EX.REPLY", "EX.REPORT")
 
 
 @pytest.fixture(scope="session")
@@ -32,8 +32,7 @@ def spark() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def qmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueueManagerProcess]:
     p = QueueManagerProcess(tmp_path_factory.mktemp("spark-qm") / "home").start()
-    p.mqsc("".join(f"DEFINE QLOCAL({q}) MAXDEPTH(100000)\n" for q in QUEUES)
-           + "DEFINE QLOCAL(FERRYMQ.SPARK.COMMITS)\n")
+    p.mqsc("".join(f"DEFINE QLOCAL({q}) MAXDEPTH(100000)\n" for q in QUEUES))  # FERRYMQ.SPARK.COMMITS: the QM's
     yield p
     p.kill()  # a quiescing stop would wait for the Spark workers' cached connections
 

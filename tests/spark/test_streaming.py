@@ -137,6 +137,30 @@ def test_a_failed_write_backs_out_every_staged_unit(spark: Any, ferry: dict[str,
         assert c.queue_range("ST.ABORT").depth == 0
 
 
+def test_the_driver_checks_every_object_before_any_data_moves(spark: Any, ferry: dict[str, str],
+                                                              qmp: QueueManagerProcess, tmp_path: Path) -> None:
+    # A missing commit queue used to fail the first commit, after every task had staged its
+    # rows (left in doubt by an abort that needed the same queue); a misnamed target failed
+    # every task. Both are refused now before the first task runs: nothing staged, nothing read.
+    _put(qmp.conn_name, "ST.CHECK", [b"c%02d" % i for i in range(10)])
+    df = spark.readStream.format("ferrymq").options(**ferry, queue="ST.CHECK").load().select("payload")
+    with connect("QM1", qmp.conn_name) as c:
+        sink_depth = c.queue_range("ST.SINK").depth  # other tests write there too
+    cases = [({"queue": "ST.SINK", "commitQueue": "NO.SUCH.COMMITS"}, r"DEFINE QLOCAL\(NO.SUCH.COMMITS\)"),
+             ({"queue": "NO.SUCH.TARGET"}, r"2085.*option queue 'NO.SUCH.TARGET' does not open for output")]
+    for i, (sink, error) in enumerate(cases):
+        q = (df.writeStream.format("ferrymq").options(**ferry, **sink)
+             .option("checkpointLocation", str(tmp_path / f"c{i}")).trigger(availableNow=True).start())
+        with pytest.raises(Exception, match=error):
+            q.awaitTermination(300)
+        with connect("QM1", qmp.conn_name) as c:
+            assert [x for x in c.in_doubt() if x.startswith(b"fsp1:" + q.id.encode())] == []
+            assert c.queue_range("ST.SINK").depth == sink_depth and c.queue_range("ST.CHECK").depth == 10
+    with pytest.raises(Exception, match=r"option queue 'NO.SUCH.TARGET' does not open for output"):
+        spark.createDataFrame([(b"x",)], "payload binary").write.format("ferrymq").options(
+            **ferry, queue="NO.SUCH.TARGET").mode("append").save()
+
+
 def test_fail_on_data_loss(spark: Any, ferry: dict[str, str], qmp: QueueManagerProcess, tmp_path: Path) -> None:
     _put(qmp.conn_name, "ST.LOSS", [b"a", b"b"])
 

@@ -156,3 +156,14 @@ def test_properties_survive_a_crash(env: Env) -> None:
     qm = QueueManager.start("QM1", env.journal.crash(), FakeClock())
     msg = next(iter(qm.objects.require("Q1").messages.by_seq.values()))
     assert msg.properties == {"colour": "red", "n": 3, "ok": False, "r": 1.5}
+
+
+def test_the_spark_commit_queue_is_a_system_object_defined_again_at_start(env: Env) -> None:
+    # The Spark connector's streaming writes need it: a new queue manager has it, and one
+    # created before it existed (here: deleted) gets it at its next start, as MQ's system
+    # objects are.
+    q = env.qm.objects.require("FERRYMQ.SPARK.COMMITS")
+    assert (q.qtype, q["DEFPSIST"]) == ("QLOCAL", C.MQPER_PERSISTENT)
+    env.qm.objects.delete("FERRYMQ.SPARK.COMMITS")
+    restart(env)
+    assert env.qm.objects.find("FERRYMQ.SPARK.COMMITS") is not None

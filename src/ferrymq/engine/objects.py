@@ -27,6 +27,7 @@ KIND_SEQUENCE = 4
 # journal write per message (Spark reads queues by sequence number).
 SEQUENCE_BLOCK = 100_000
 
+SPARK_COMMIT_QUEUE = "FERRYMQ.SPARK.COMMITS"
 SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.DEFAULT.LOCAL.QUEUE", A.QLOCAL, {}),
     ("SYSTEM.DEFAULT.ALIAS.QUEUE", A.QALIAS, {}),
@@ -44,6 +45,11 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
                                         "DEFPSIST": C.MQPER_PERSISTENT}),
     ("SYSTEM.CHANNEL.INITQ", A.QLOCAL, {"DESCR": "Channel initiation queue"}),
     ("SYSTEM.DEFAULT.INITIATION.QUEUE", A.QLOCAL, {"DESCR": "Default initiation queue"}),
+    # The queue manager's own Spark connector keeps one commit marker per streaming query
+    # here (ferrymq.spark.commits): defined like the other system objects, so a query's
+    # first commit never meets a queue nobody thought to define.
+    (SPARK_COMMIT_QUEUE, A.QLOCAL, {"DEFPSIST": C.MQPER_PERSISTENT,
+                                    "DESCR": "Commit markers of ferrymq's Spark streaming writes"}),
 )
 _DEFAULT_OF = {A.QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", A.QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
                A.QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE", A.QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE"}

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ferrymq.client import Client, NoMessageAvailable, UnknownObjectName
 from ferrymq.mq import constants as C
+from ferrymq.spark.preflight import commit_queue_missing
 
 log = logging.getLogger("ferrymq.spark")
 
@@ -80,15 +81,17 @@ class Outcome:
     backed_out: int  # stale or duplicate units backed out
 
 
-def _markers(client: Client, commit_queue: str, scope: str) -> dict[int, tuple[bytes, list[bytes]]]:
-    """batch -> (marker MsgId, XIDs) for this scope's markers on the commit queue."""
+def _markers(client: Client, commit_queue: str, scope: str,
+             missing_ok: bool = False) -> dict[int, tuple[bytes, list[bytes]]]:
+    """batch -> (marker MsgId, XIDs) for this scope's markers on the commit queue.
+    ``missing_ok``: a commit queue that is not defined holds no marker (abort's view)."""
     out: dict[int, tuple[bytes, list[bytes]]] = {}
     try:
         q = client.open(commit_queue, options=C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
     except UnknownObjectName:
-        raise UnknownObjectName(C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME,
-                                f"the commit queue {commit_queue} of exactly-once streaming writes is not defined: "
-                                f"DEFINE QLOCAL({commit_queue}) (or name another with option commitQueue)") from None
+        if missing_ok:
+            return out
+        raise commit_queue_missing(commit_queue) from None
     with q:
         for msg in q.browse():
             try:
@@ -149,7 +152,9 @@ def abort_batch(client: Client, commit_queue: str, scope: str, batch: int, xids:
     every unit of this scope up to this batch that no marker lists is backed out too. A task
     that prepares after this runs leaves its unit in doubt until the query's next commit or
     abort settles it (see docs/spark.md)."""
-    markers = _markers(client, commit_queue, scope)
+    # Abort never depends on the commit queue: without it no marker can list a unit, so
+    # everything the batch staged is backed out rather than left in doubt.
+    markers = _markers(client, commit_queue, scope, missing_ok=True)
     listed = set(markers.get(batch, (b"", []))[1])
     backed_out = 0
     for x in xids:

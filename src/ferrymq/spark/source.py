@@ -27,6 +27,8 @@ from ferrymq.protocol.seqframes import RangeEntry
 from ferrymq.spark.columns import record_batch
 from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions, parse_options
+from ferrymq.spark.preflight import check_write
+from ferrymq.spark.puts import PutPlan
 from ferrymq.spark.reading import SeqRange, plan
 from ferrymq.spark.schema import SCHEMA, read_schema
 from ferrymq.spark.streaming import FerryStreamReader, RangePartition, read_range
@@ -117,12 +119,19 @@ class FerryDataSource(DataSource):
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         return FerryStreamReader(schema, self._opts(True))
 
-    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+    def _checked_plan(self, schema: StructType, overwrite: bool, streaming: bool) -> tuple[FerryOptions, PutPlan]:
+        """The write's options and plan, its objects checked on the driver before any task
+        runs (ferrymq.spark.preflight)."""
         opts = self._opts(False)
         plan = plan_for(opts, schema, overwrite)
+        with using(opts) as c:
+            check_write(c, plan, opts.commit_queue if streaming else None)
+        return opts, plan
+
+    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        opts, plan = self._checked_plan(schema, overwrite, False)
         return FerryBatchWriter(opts, plan) if opts.write_rows else FerryBatchArrowWriter(opts, plan)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
-        opts = self._opts(False)
-        plan = plan_for(opts, schema, overwrite)
+        opts, plan = self._checked_plan(schema, overwrite, True)
         return FerryStreamWriter(opts, plan) if opts.write_rows else FerryStreamArrowWriter(opts, plan)
