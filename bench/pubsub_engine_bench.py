@@ -73,8 +73,10 @@ def main() -> None:
                     journal.sync()
         cpu, wall = time.process_time() - cpu, time.perf_counter() - started
         assert got == args.n * args.subs, (got, args.n * args.subs)
+        stats = journal.stats()
         print(f"{args.n} publications x {args.subs} subscribers: {cpu / got * 1e6:.2f} us CPU per delivery, "
-              f"{cpu / args.n * 1e6:.1f} per publication ({wall:.2f} s wall)")
+              f"{cpu / args.n * 1e6:.1f} per publication ({wall:.2f} s wall); journal: "
+              f"{stats.bytes_written / args.n:,.0f} bytes written and {stats.compactions} compactions")
         journal.close()
 
 

@@ -351,7 +351,7 @@ class Getter:
                 self.report_delivery(msg, uow)  # in the same unit: gone again on backout
             return
         if msg.record_id:
-            self.journal.delete(msg.record_id)
+            self.staging.drop_message(msg)
             msg.record_id = 0
             self.staging.need_sync()
         if msg.md.report & C.MQRO_COD:
@@ -391,7 +391,7 @@ class Getter:
         q.messages.remove(msg)
         msg.restore(record)
         if msg.record_id:
-            self.journal.delete(msg.record_id)
+            self.staging.drop_message(msg)
             msg.record_id = 0
         for hobj in q.handles:
             h = self.handles.get(hobj)

@@ -16,6 +16,12 @@ Record payload (kind MESSAGE), little-endian:
 |     |     | records without flag 1 hold a GPacket properties section) |
 |     |   … | application data                                |
 
+Record version 2 (a persistent publication's copy, one of several; engine.publishing) is
+the same but for its end: in place of the application data, the 8-byte little-endian
+record id of the record (kind MESSAGE_DATA) that holds the data, journaled once for all
+the copies. That record's payload is the data alone; the engine deletes it with the last
+copy's record (engine.staging), in the same transaction.
+
 The put time is kept so the remaining Expiry is computed from the clock, not from a
 counter that restarts would reset.
 
@@ -43,6 +49,7 @@ FLAG_TYPED_PROPERTIES = 1
 FLAG_V6_BODY = 2  # put to a PROPCTL(V6COMPAT) queue: the data holds its MQRFH2 exactly as put
 
 KIND_MESSAGE = 1
+KIND_MESSAGE_DATA = 32  # the data several message records share (record version 2); clear of the definitions' 2..n
 # A priority above MaxPriority is kept in the MQMD but queued at MaxPriority (IBM).
 MAX_PRIORITY = 9
 
@@ -50,6 +57,8 @@ _HEAD = struct.Struct("<BBHQdI")
 HEAD_SIZE = _HEAD.size
 _TOKEN_TAIL = bytes(8)
 _RECORD_VERSION = 1
+_SHARED_DATA_VERSION = 2  # the data in a record of its own, named by record id
+_DATA_REF = struct.Struct("<Q")
 
 
 class Source(Protocol):
@@ -81,9 +90,9 @@ class Message:
     (``_md_off`` into ``_buf``, or into the record read back through ``_source``).
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "_rlen", "_source", "_tpl", "correl_id", "expires_at", "key",
-                 "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id", "seq",
-                 "v6")
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_rlen", "_source", "_tpl", "correl_id", "data_record", "expires_at",
+                 "key", "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id",
+                 "seq", "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
@@ -109,6 +118,9 @@ class Message:
         self.expires_at: float | None = None if expiry == C.MQEI_UNLIMITED else put_at + expiry / 10.0
         self.key: tuple[int, int] = (0 if fifo else -min(self.priority, MAX_PRIORITY), seq)
         self.record_id = 0  # non-zero while the message has a journal record
+        # Non-zero: the record holding the data, shared with other messages (record version
+        # 2); the data itself is then the same bytes object in each of them.
+        self.data_record = 0
         self.locked_by = 0  # the object handle holding a browse lock, if any
         self.properties: Properties | None = None  # message properties, typed (None: none)
         self.v6 = False  # the data's MQRFH2 is kept exactly as the putter wrote it (PROPCTL V6COMPAT)
@@ -173,7 +185,10 @@ class Message:
 
     def record_layout(self) -> tuple[int, int, int]:
         """Where the descriptor and the data start in this message's record, and its length
-        (what ``encode`` makes, without making it)."""
+        (what ``encode`` makes, without making it). With its data in a record of its own
+        (``data_record``): -1, and that record's data offset and length."""
+        if self.data_record:
+            return -1, 0, self._rlen if self._buf is None else len(self._buf)
         if self._md_off >= 0:
             assert self._buf is not None or self._rlen
             return self._md_off, self._off, self._rlen if self._buf is None else len(self._buf)
@@ -186,6 +201,9 @@ class Message:
         """Drop the descriptor and data from memory: ``source`` reads them back from the
         record (which must be durable and hold exactly what ``encode`` would make now)."""
         if self._buf is None:
+            return
+        if self.data_record:  # the descriptor stays (its template is shared); the data goes
+            self._rlen, self._buf, self._source = len(self._buf), None, source
             return
         self._md_off, self._off, self._rlen = self.record_layout()
         self._buf = self._md = self._tpl = None
@@ -240,14 +258,26 @@ class Message:
     def record_parts(self) -> tuple[bytes, ...]:
         """``encode()``'s bytes in parts, the data as it is held: what the journal is given,
         so that a large body is not copied into a joined record first."""
-        if self._buf is None and self._md is None:  # paged out and unchanged: the record as it is
+        shared = self.data_record
+        if self._buf is None and self._md is None and not shared:  # paged out and unchanged: the record as it is
             return (self._record(),)
         name = self.queue.encode("ascii")
         raw = self.md_bytes()
         props = props_model.pack(self.properties) if self.properties else b""
         flags = FLAG_TYPED_PROPERTIES | (FLAG_V6_BODY if self.v6 else 0)
-        return (_HEAD.pack(_RECORD_VERSION, flags, len(name), self.seq, self.put_at, len(props)), name, raw, props,
-                self.data)
+        head = _HEAD.pack(_SHARED_DATA_VERSION if shared else _RECORD_VERSION, flags, len(name), self.seq, self.put_at,
+                          len(props))
+        return head, name, raw, props, _DATA_REF.pack(shared) if shared else self.data
+
+    def share_data(self, record_id: int, data: bytes) -> None:
+        """From now on the data is ``data`` (the same bytes object as the messages that share
+        it) held in record ``record_id`` (set before the message's own record is written)."""
+        self.data_record, self._buf, self._off = record_id, data, 0
+
+    def page_out_shared(self, source: Source, length: int) -> None:
+        """A recovered message whose shared data record was not loaded (``length``: its
+        length): the data is read through ``source`` when asked."""
+        self._buf, self._off, self._rlen, self._source = None, 0, length, source
 
     def reposition(self, fifo: bool) -> None:
         self.key = (0 if fifo else -min(self.priority, MAX_PRIORITY), self.seq)
@@ -265,7 +295,7 @@ def head_length(payload: bytes | memoryview) -> int:
     """How much of a message record ``decode_message`` needs when the rest is read later
     (the message paged out): up to the fields it keeps of the MQMD, or through the
     properties when there are some. The whole length when the record is too short to say."""
-    if len(payload) < _HEAD.size:
+    if len(payload) < _HEAD.size or payload[0] == _SHARED_DATA_VERSION:  # small: its data is elsewhere
         return len(payload)
     name_len = int.from_bytes(payload[2:4], "little")
     prop_len = int.from_bytes(payload[20:24], "little")
@@ -276,6 +306,8 @@ def head_length(payload: bytes | memoryview) -> int:
 def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -> Message:
     """Rebuild a Message from its record; ``length``: the whole record's, when ``payload``
     is only its head (``head_length``): the message is then made paged out by the caller.
+    A record of version 2 gives a message whose ``data_record`` is set and whose data the
+    caller provides (``share_data`` or ``page_out_shared``).
 
     Raises:
         DecodeError: the record is not a message record this version can read.
@@ -283,8 +315,8 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -
     if len(payload) < _HEAD.size:
         raise DecodeError("message record", 0, "shorter than its header")
     version, flags, name_len, seq, put_at, prop_len = _HEAD.unpack_from(payload, 0)
-    if version != _RECORD_VERSION:
-        raise DecodeError("message record", 0, f"record version {version} is not {_RECORD_VERSION}")
+    if version not in (_RECORD_VERSION, _SHARED_DATA_VERSION):
+        raise DecodeError("message record", 0, f"record version {version} is not 1 or 2")
     off = _HEAD.size
     whole = len(payload) if length < 0 else length
     if (name_len > C.MQ_Q_NAME_LENGTH or off + name_len + C.MQMD_LENGTH_2 + prop_len > whole
@@ -301,7 +333,18 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -
     if fields[4] == NONE_ID:  # most messages have none: one shared object, not a copy each
         fields = (*fields[:4], NONE_ID)
     data_off = md_off + C.MQMD_LENGTH_2 + prop_len
-    msg = Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)
+    if version == _SHARED_DATA_VERSION:
+        if len(payload) != data_off + _DATA_REF.size:
+            raise DecodeError("message record", data_off, "a shared-data record ends with 8 bytes, its data's record id")
+        (ref,) = _DATA_REF.unpack_from(payload, data_off)
+        if not ref:
+            raise DecodeError("message record", data_off, "record id 0 for the shared data")
+        # The descriptor is decoded now: the record kept is the data's, not this one.
+        md = MQMD.decode(payload[md_off : md_off + C.MQMD_LENGTH_2], big_endian=False)
+        msg = Message(queue, seq, md, b"", put_at, fifo_of.get(queue, False))
+        msg.data_record = ref
+    else:
+        msg = Message(queue, seq, None, payload, put_at, fifo_of.get(queue, False), md_off, fields, data_off)
     if prop_len:
         start = md_off + C.MQMD_LENGTH_2
         if flags & FLAG_TYPED_PROPERTIES:

@@ -28,6 +28,10 @@ The policy (``MemoryLimits``):
 - At restart, records are loaded whole while their data fits ``persistent_bytes`` (in the
   journal's order, oldest first); beyond it only their head (descriptor and properties),
   and the data is read when asked (``trim``).
+- A message whose data is in a record shared with others (a persistent publication's
+  copies, engine.message record version 2) pages out its data only; it is read back from
+  the shared record (one cache entry for all the copies). Each copy counts the data in the
+  budget as if it were its own.
 
 The accounting lives with the queues' indexes (``msgqueue.Meter``): an index counts the bytes
 held by the messages it holds, so every way a message enters or leaves a queue is counted
@@ -41,9 +45,9 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Final
 
-from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message, head_length
+from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message, decode_message, head_length
 from ferrymq.engine.msgqueue import MessageQueue, Meter
-from ferrymq.errors import StoreError, failed
+from ferrymq.errors import DecodeError, StoreError, failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal, Record
 
@@ -79,6 +83,7 @@ class Pager:
         self._cache: OrderedDict[int, bytes] = OrderedDict()  # record_id -> payload
         self._cache_bytes = 0
         self._kept_at_load = 0
+        self._loaded_data: dict[int, bytes | None] = {}  # at load: shared data records (None: not kept)
         self.waiting_bytes = 0
         self.behind = False  # waiting_bytes above limits.unsynced_bytes: read no more requests
         self.reads = 0
@@ -119,7 +124,7 @@ class Pager:
             MQError: MQRC_OBJECT_DAMAGED (2101) when the record cannot be read back, or is
                 not the one the message was paged out to.
         """
-        rid = msg.record_id
+        rid = msg.data_record or msg.record_id
         cache = self._cache
         buf = cache.get(rid)
         if buf is not None:
@@ -135,7 +140,7 @@ class Pager:
 
     def take(self, msg: Message) -> bytes:
         """A paged-out message's record, for a message taken back into memory for good."""
-        buf = self._cache.pop(msg.record_id, None)
+        buf = self._cache.pop(msg.data_record or msg.record_id, None)
         if buf is None:
             return self._read(msg)
         self._cache_bytes -= len(buf)
@@ -143,16 +148,17 @@ class Pager:
 
     def _read(self, msg: Message) -> bytes:
         # The queue's storage failing to give a message back is IBM's "object damaged" (2101).
+        rid = msg.data_record or msg.record_id
         try:
-            buf = self.journal.read(msg.record_id)
+            buf = self.journal.read(rid)
         except StoreError as exc:
             log.error("event=paged_message_unreadable queue=%s seq=%d record_id=%d error=%s", msg.queue, msg.seq,
-                      msg.record_id, exc)
+                      rid, exc)
             raise failed(C.MQRC_OBJECT_DAMAGED, f"message {msg.seq} on {msg.queue} cannot be read back "
                                                 f"from the journal: {exc}") from exc
         self.reads += 1
         if len(buf) != msg.record_layout()[2]:
-            raise failed(C.MQRC_OBJECT_DAMAGED, f"journal record {msg.record_id} is not the one message {msg.seq} "
+            raise failed(C.MQRC_OBJECT_DAMAGED, f"journal record {rid} is not the one message {msg.seq} "
                                                 f"on {msg.queue} was paged out to")
         return buf
 
@@ -161,11 +167,11 @@ class Pager:
         """``Journal.load``'s trim: message records whole while their data fits the budget,
         then only their head (the record's header, queue name, MQMD and properties)."""
         size = len(payload)
-        if kind != KIND_MESSAGE or self._kept_at_load + size <= self.limits.persistent_bytes:
-            if kind == KIND_MESSAGE:
+        if kind not in (KIND_MESSAGE, KIND_MESSAGE_DATA) or self._kept_at_load + size <= self.limits.persistent_bytes:
+            if kind in (KIND_MESSAGE, KIND_MESSAGE_DATA):
                 self._kept_at_load += size
             return size
-        return head_length(payload)
+        return 0 if kind == KIND_MESSAGE_DATA else head_length(payload)
 
     def recover(self, record: Record, fifo_of: dict[str, bool]) -> Message:
         """The message of a record ``load`` returned, paged out when ``trim`` cut it.
@@ -176,9 +182,29 @@ class Pager:
         length = self.journal.size(record.record_id)
         msg = decode_message(record.payload, fifo_of, length)
         msg.record_id = record.record_id
-        if length != len(record.payload):
+        rid = msg.data_record
+        if rid:
+            if rid not in self._loaded_data:
+                raise DecodeError("message record", 0, f"its data record {rid} is not in the journal")
+            data = self._loaded_data[rid]
+            if data is None:
+                msg.page_out_shared(self, self.journal.size(rid))
+            else:
+                msg.share_data(rid, data)
+        elif length != len(record.payload):
             msg.page_out_recovered(self, length)
         return msg
+
+    def recover_data(self, record: Record) -> None:
+        """A shared data record ``load`` returned (before the messages that name it):
+        kept for them, or read when asked when ``trim`` cut it."""
+        whole = self.journal.size(record.record_id) == len(record.payload)
+        self._loaded_data[record.record_id] = record.payload if whole else None
+
+    def loaded_data(self) -> dict[int, bytes | None]:
+        """The shared data records seen at load, handed over once recovery is done."""
+        seen, self._loaded_data = self._loaded_data, {}
+        return seen
 
     def stats(self) -> dict[str, int]:
         m = self.meter

@@ -21,7 +21,9 @@ topic handle to ``Publisher.publish``, which:
    nothing is dropped silently.
 5. places every copy through arrival.Arrivals.place: in the putter's unit of work under
    syncpoint (visible at commit), else at once; persistent copies outside syncpoint are
-   journaled in one transaction, so a crash delivers all of them or none;
+   journaled in one transaction, so a crash delivers all of them or none. When several
+   copies are journaled, the data is journaled once, in a record of its own that their
+   records name (engine.message, record version 2; engine.staging counts them);
 6. keeps the publication as its topic's retained one (MQPMO_RETAIN; engine.retained).
 
 Retained publications reach a new subscription, or one that asks with MQSUBRQ, through
@@ -139,7 +141,7 @@ class Publisher:
         plans = self._plan(pub, subs, False)
         if in_uow:
             uow = self.units.uow_of(conn)
-        self._place(plans, uow, pub.persistent)
+        self._place(plans, uow, pub.persistent, pub.data)
         if opts & C.MQPMO_RETAIN:
             self.retained.keep(Retained(topic, stored, pub.data, props, now), uow)
         reason = warning
@@ -315,14 +317,21 @@ class Publisher:
         return out
 
     def _place(self, plans: list[tuple[QueueObject, Message, Subscription | None]], uow: UnitOfWork | None,
-               persistent: bool) -> None:
+               persistent: bool, data: bytes | None = None) -> None:
         """Place planned copies: in ``uow``; or, for persistent copies to more than one
         queue, in a unit of their own committed at once (one journal transaction); or one
-        by one."""
+        by one. The persistent copies of ``data`` (not a dead letter's) share one data
+        record when there are several."""
         if not plans:
             return
         own_unit = uow is None and persistent and len(plans) > 1
         unit = UnitOfWork(self.staging.new_txid()) if own_unit else uow
+        if data is not None and unit is not None:
+            sharing = [msg for _, msg, sub in plans if sub is not None and msg.persistent]
+            if len(sharing) > 1:
+                rid = self.staging.journal_data(data, unit.txid)
+                for msg in sharing:
+                    msg.share_data(rid, data)
         next_sequence, place = self.next_sequence, self.place_message
         for q, msg, sub in plans:
             msg.seq = next_sequence(q)

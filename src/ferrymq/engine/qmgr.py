@@ -44,7 +44,7 @@ from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, ChannelObject, decode_channel, decode_listener
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
-from ferrymq.engine.message import KIND_MESSAGE, Message
+from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message
 from ferrymq.engine.namelists import KIND_NAMELIST, decode_namelist
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
 from ferrymq.engine.opening import Opener
@@ -67,7 +67,7 @@ from ferrymq.engine.waits import Waits
 from ferrymq.engine.xa import InDoubt
 from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import constants as C
-from ferrymq.store.journal import Journal, LoadResult
+from ferrymq.store.journal import Journal, LoadResult, Record
 from ferrymq.wire.mqmd import MQMD
 
 log = logging.getLogger("ferrymq.engine")
@@ -161,6 +161,7 @@ class QueueManager:
     # -- recovery --------------------------------------------------------------------------
     def recover(self, loaded: LoadResult) -> None:
         messages: list[Message] = []
+        message_records: list[Record] = []
         reserved: dict[str, tuple[int, int]] = {}
         fifo_of: dict[str, bool] = {}
         now = self.clock.now()
@@ -225,15 +226,20 @@ class QueueManager:
                 self.retained.recover(rec.record_id, rec.payload)
             elif rec.kind == sequence_access.KIND_READER:
                 sequence_access.load_reader(self, rec)
+            elif rec.kind == KIND_MESSAGE_DATA:
+                self.pager.recover_data(rec)
             elif rec.kind == KIND_MESSAGE:
-                try:
-                    msg = self.pager.recover(rec, fifo_of)
-                except DecodeError as exc:
-                    # Passed its checksum yet unreadable: never delivered, left in the journal
-                    # for an operator, and the rest of the queue manager still starts.
-                    log.error("event=unreadable_message record_id=%d error=%s", rec.record_id, exc)
-                    continue
-                messages.append(msg)
+                message_records.append(rec)  # decoded once every data record they may name is known
+        for rec in message_records:
+            try:
+                msg = self.pager.recover(rec, fifo_of)
+            except DecodeError as exc:
+                # Passed its checksum yet unreadable: never delivered, left in the journal
+                # for an operator, and the rest of the queue manager still starts.
+                log.error("event=unreadable_message record_id=%d error=%s", rec.record_id, exc)
+                continue
+            messages.append(msg)
+        self.staging.count_shared(messages)
         by_queue: dict[str, list[Message]] = {}
         last_id = 0
         for msg in messages:
@@ -256,6 +262,7 @@ class QueueManager:
                 q.next_seq = max(q.next_seq, value + 1)
                 q.seq_reserved, q.seq_record_id = value, rid
         self.xa.restore(loaded.prepared)
+        self.staging.drop_unnamed_data(self.pager.loaded_data())
         self.staging.recovered(last_record, max([0] + [tx.txid for tx in loaded.prepared]))
         if loaded.torn_bytes or loaded.bad_records:
             log.warning("event=journal_damage torn_bytes=%d bad_records=%d", loaded.torn_bytes, loaded.bad_records)

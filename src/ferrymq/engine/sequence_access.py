@@ -32,6 +32,7 @@ from ferrymq.engine.api import Clock
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.session import Connection, Handle, ReaderPosition, UnitOfWork
+from ferrymq.engine.staging import Staging
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal, Record
@@ -65,6 +66,7 @@ class Engine(Protocol):
     readers: dict[tuple[str, str], ReaderPosition]
     clock: Clock
     journal: Journal
+    staging: Staging
 
     def write_record(self, record_id: int, kind: int, payload: bytes) -> int: ...
 
@@ -235,7 +237,7 @@ def _remove_through(qm: Engine, q: QueueObject, upto: int) -> int:
     gone = q.messages.remove_through(upto)
     for msg in gone:
         if msg.record_id:
-            qm.journal.delete(msg.record_id)
+            qm.staging.drop_message(msg)
             msg.record_id = 0
         if msg.locked_by:
             holder = qm.handles.get(msg.locked_by)

@@ -6,16 +6,24 @@ driver reads ``take_sync_lsn`` after the call. A waiting get answered during som
 else's call has its own durability: ``apart`` begins it and ``rejoin`` ends it, so the
 call that woke it keeps its own LSN.
 
-Owns the journal's record and transaction numbering and each queue's sequence
-reservations (a block of sequence numbers journaled ahead, so a restart never reuses one).
+Owns the journal's record and transaction numbering, each queue's sequence
+reservations (a block of sequence numbers journaled ahead, so a restart never reuses one),
+and the shared data records (kind MESSAGE_DATA: a persistent publication's data, journaled
+once for all its copies, engine.message). ``shared`` counts, per data record, the messages
+whose own record is live or whose delete is not yet final (a get in an open or prepared
+unit of work may still be backed out); once the last of them is final, the data record is
+deleted, at once (``dropped``). So the journal never holds a message record without its
+data; a crash between the two deletes leaves at most a data record no message names,
+which recovery deletes (``drop_unnamed_data``).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Protocol
 
-from ferrymq.engine.message import KIND_MESSAGE, Message
+from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
 from ferrymq.store.journal import Journal
 
@@ -30,7 +38,7 @@ class Definition(Protocol):
 class Staging:
     """The journal writes of one queue manager and the LSN its current call waits for."""
 
-    __slots__ = ("_next_record", "_next_txid", "_sync_lsn", "journal", "objects")
+    __slots__ = ("_next_record", "_next_txid", "_sync_lsn", "journal", "objects", "shared")
 
     def __init__(self, journal: Journal, objects: ObjectRegistry) -> None:
         self.journal = journal
@@ -38,6 +46,7 @@ class Staging:
         self._next_record = 1
         self._next_txid = 1
         self._sync_lsn = 0
+        self.shared: dict[int, int] = {}  # data record id -> messages counted (module docstring)
         objects.persist = self.persist_object
         objects.unpersist = self.unpersist_object
         objects.persist_qmgr = self.persist_qmgr
@@ -119,6 +128,60 @@ class Staging:
     def journal_message(self, msg: Message, txid: int = 0) -> None:
         msg.record_id = self.new_record_id()
         self.journal.add(msg.record_id, KIND_MESSAGE, msg.record_parts(), txid)
+        if msg.data_record:
+            self.shared[msg.data_record] += 1
+
+    def journal_data(self, data: bytes, txid: int) -> int:
+        """A data record for messages to share (``Message.share_data``), in ``txid`` with
+        their own records; its id."""
+        rid = self.new_record_id()
+        self.journal.add(rid, KIND_MESSAGE_DATA, data, txid)
+        self.shared[rid] = 0
+        return rid
+
+    def drop_message(self, msg: Message, txid: int = 0) -> None:
+        """Stage the delete of a message's record: in ``txid`` (the caller calls ``dropped``
+        when that unit commits), or at once. The caller clears ``record_id`` once final."""
+        self.journal.delete(msg.record_id, txid)
+        if not txid:
+            self.dropped(msg)
+
+    def dropped(self, msg: Message) -> None:
+        """The delete of ``msg``'s record is final: its shared data record goes with the
+        last message counting on it."""
+        if msg.data_record and self.release(msg):
+            self.journal.delete(msg.data_record)
+
+    def release(self, msg: Message) -> bool:
+        """``msg`` no longer counts on its shared data record (its delete is final, or its
+        put undone with the data record's add): whether it was the last."""
+        rid = msg.data_record
+        left = self.shared.get(rid, 0) - 1
+        if left > 0:
+            self.shared[rid] = left
+            return False
+        self.shared.pop(rid, None)
+        return True
+
+    def count_shared(self, messages: Iterable[Message]) -> None:
+        """Recovery: count the recovered messages on their shared data records."""
+        shared = self.shared
+        for msg in messages:
+            rid = msg.data_record
+            if rid:
+                shared[rid] = shared.get(rid, 0) + 1
+
+    def drop_unnamed_data(self, data_records: Iterable[int]) -> None:
+        """Recovery: delete the shared data records no message counts on (their last
+        message's delete was journaled, theirs was not)."""
+        for rid in data_records:
+            if rid not in self.shared:
+                self.journal.delete(rid)
+
+    def count_on(self, msg: Message) -> None:
+        """A message recovered from a prepared unit's add counts on its data record."""
+        if msg.data_record:
+            self.shared[msg.data_record] = self.shared.get(msg.data_record, 0) + 1
 
     def persist_object(self, obj: QueueObject) -> None:
         obj.record_id = self.write_record(obj.record_id, KIND_OBJECT, obj.encode())
@@ -127,7 +190,7 @@ class Staging:
     def unpersist_object(self, obj: QueueObject) -> None:
         for msg in obj.messages.clear():
             if msg.record_id:
-                self.journal.delete(msg.record_id)
+                self.drop_message(msg)
         for rid in (obj.record_id, obj.seq_record_id):
             if rid:
                 self.journal.delete(rid)

@@ -50,7 +50,7 @@ class Units:
         uow.gets.append((q, msg))
         q.messages.uncommitted += 1
         if msg.record_id:
-            self.journal.delete(msg.record_id, uow.txid)
+            self.staging.drop_message(msg, uow.txid)
             uow.journaled = True
         return uow
 
@@ -71,9 +71,12 @@ class Units:
             msg.reposition(q.fifo)
             q.messages.insert(msg)
             woken[q.name] = q
+        dropped = self.staging.dropped
         for q, msg in uow.gets:
             q.messages.uncommitted -= 1
-            msg.record_id = 0
+            if msg.record_id:
+                dropped(msg)
+                msg.record_id = 0
         for q in woken.values():
             self.wake(q)
         if woken:
@@ -97,8 +100,11 @@ class Units:
         if uow.journaled:
             self.journal.rollback(uow.txid)
             self.staging.need_sync()
+        staging = self.staging
         for q, msg in uow.puts:
             q.messages.uncommitted -= 1
+            if msg.record_id and msg.data_record:
+                staging.release(msg)  # its data record's add is undone with it
             msg.record_id = 0
         woken: dict[str, QueueObject] = {}
         for q, msg in uow.gets:
@@ -159,10 +165,12 @@ class Units:
         moved.properties, moved.v6 = props, v6
         txid = self.new_txid()
         if msg.record_id:
-            self.journal.delete(msg.record_id, txid)
+            staging.drop_message(msg, txid)
         if moved.persistent:
             staging.journal_message(moved, txid)
         self.journal.commit(txid)
+        if msg.record_id:
+            staging.dropped(msg)
         staging.need_sync()
         target.messages.insert(moved)
         log.info("event=poison_message_moved queue=%s to=%s backout_count=%d reason=%d", q.name, target.name,
@@ -174,7 +182,7 @@ class Units:
 
     def _discard_poison(self, q: QueueObject, msg: Message, reason: int) -> None:
         if msg.record_id:
-            self.journal.delete(msg.record_id)
+            self.staging.drop_message(msg)
             msg.record_id = 0
         self.staging.need_sync()
         log.info("event=poison_message_discarded queue=%s backout_count=%d reason=%d", q.name, msg.md.backout_count,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from ferrymq.engine.message import KIND_MESSAGE, Message, decode_message
+from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message, decode_message
 from ferrymq.engine.session import Connection, UnitOfWork
 from ferrymq.engine.state import EngineState
 from ferrymq.engine.units import Units
@@ -89,13 +89,19 @@ class InDoubt:
                     if msg.record_id:
                         by_record[msg.record_id] = (q.name, msg)
         fifo_of = {name: q.fifo for name, q in self.objects.queues.items()}
+        staging = self.units.staging
         for tx in prepared:
             uow = UnitOfWork(tx.txid, journaled=True)
+            shared = {rec.record_id: rec.payload for rec in tx.adds if rec.kind == KIND_MESSAGE_DATA}
             for rec in tx.adds:
                 if rec.kind != KIND_MESSAGE:
                     continue
                 try:
                     msg = decode_message(rec.payload, fifo_of)
+                    if msg.data_record:
+                        if msg.data_record not in shared:
+                            raise DecodeError("message record", 0, f"data record {msg.data_record} is not in its unit")
+                        msg.share_data(msg.data_record, shared[msg.data_record])
                 except DecodeError as exc:
                     log.error("event=unreadable_prepared_message record_id=%d error=%s", rec.record_id, exc)
                     continue
@@ -104,6 +110,7 @@ class InDoubt:
                     log.error("event=orphan_prepared_message queue=%s xid=%s", msg.queue, tx.xid.hex())
                     continue
                 msg.record_id = rec.record_id
+                staging.count_on(msg)  # as when it was journaled
                 target.next_seq = max(target.next_seq, msg.seq + 1)
                 target.messages.uncommitted += 1
                 uow.puts.append((target, msg))
