@@ -28,6 +28,11 @@ the old files or the new one in charge, never a mixture.
 The work runs in slices of about ``step_bytes`` read per call (``run_step``), on the
 writer thread after a batch is durable, so neither the owner nor one fdatasync waits for a
 whole rewrite.
+
+Files of the prefix that the owner knows hold nothing still needed (``skip``; file.py's
+``_unneeded`` says when) are passed over without being read: replaying them would emit
+nothing. A queue drained in order leaves its oldest files wholly dead, so its journal is
+compacted without reading back the messages it just delivered.
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ class Compaction:
     """
 
     def __init__(self, directory: Path, sources: list[seg.SegmentFile], base_lsn: int, end_lsn: int,
-                 snapshot: dict[int, int], step_bytes: int) -> None:
+                 snapshot: dict[int, int], step_bytes: int, *, skip: list[bool] | None = None) -> None:
         self.lo = sources[0].lo
         self.hi = sources[-1].hi
         self.base_lsn = base_lsn
@@ -83,6 +88,7 @@ class Compaction:
         self.renamed = False
         self.error = ""
         self.out_size = 0
+        self.framing = 0  # bytes of out_size that are never live: the header and the closing BATCH
         self.bad_records = 0
         self.moved: dict[int, int] = {}
         self._dir = directory
@@ -95,6 +101,7 @@ class Compaction:
         self._fd = -1
         self._out = bytearray()
         self._src = 0
+        self._skip = skip or [False] * len(sources)
         self._mm: mmap.mmap | None = None
         self._mv: memoryview | None = None
         self._pos = 0
@@ -130,9 +137,14 @@ class Compaction:
         if self._fd < 0:
             path = self._dir / self._tmp
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-            self._out += rec.encode_segment_header(self._salt, self.lo, self.hi, self.base_lsn, self.end_lsn)
+            header = rec.encode_segment_header(self._salt, self.lo, self.hi, self.base_lsn, self.end_lsn)
+            self._out += header
+            self.framing += len(header)
         budget = self._step_bytes
         while budget > 0 and self._src < len(self._sources):
+            if self._skip[self._src]:
+                self._src += 1
+                continue
             if self._mm is None:
                 self._open_source()
             assert self._mm is not None and self._mv is not None
@@ -250,7 +262,9 @@ class Compaction:
             if txid in self._prepares:
                 lsn, xid = self._prepares[txid]
                 self._emit(PREPARE, 0, 0, lsn, 0, txid, xid)
+        before = len(self._out)
         self._emit(BATCH, 0, 0, self.end_lsn, 0, 0, b"")
+        self.framing += len(self._out) - before
         self._flush()
         os.fsync(self._fd)
         os.close(self._fd)

@@ -16,10 +16,16 @@ whose results the owner reads in ``mark_durable`` — after the driver has seen
 Segment size is a soft limit: a batch never spans two files, so a segment is closed by the
 first batch that starts after it reached ``segment_size``.
 
-Compaction policy: the files before the one being appended to form the prefix; when their
-dead bytes reach ``compact_min_bytes`` and ``compact_ratio`` of their size, the prefix is
-rewritten as one file (store/compact.py). Disk use therefore stays within about
-``live / (1 - compact_ratio)`` plus ``compact_min_bytes`` and one segment.
+Compaction policy: the files before the one being appended to form the prefix. Files
+wholly dead are passed over unread (``_unneeded``), so the first choice is the shortest
+part of the prefix that frees at least ``compact_min_bytes`` and at least what rewriting it
+costs (bytes read and copied): a queue drained in order is compacted without reading its
+messages back, once its oldest files are wholly dead. Failing that, the whole prefix is
+rewritten as one file (store/compact.py) when its dead bytes reach ``compact_ratio`` of its
+size and ``compact_min_bytes`` plus two segments. Disk use therefore stays within about
+``live / (1 - compact_ratio)`` plus ``compact_min_bytes`` and four segments (two for the
+fallback's margin, one that the first choice may leave dead beyond the part it took, and the
+one being appended to).
 
 Reading a live record back (``read``): the owner keeps each live record's file offset
 beside the index (``record_id -> offset`` of the record holding its content; the file follows
@@ -40,6 +46,7 @@ Recovery is store/replay.py; the directory rules and lock are store/segments.py.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from bisect import bisect_left
 from pathlib import Path
@@ -56,8 +63,12 @@ from ferrymq.store.journal import Content, JournalStats, LoadResult, Pending, Tr
 from ferrymq.store.reader import SegmentReaders
 from ferrymq.store.replay import OFFSET_SHIFT, SIZE_MASK, SegmentInfo, load_directory
 
+log = logging.getLogger("ferrymq.store")
+
 MiB: Final = 1024 * 1024
 MIN_SEGMENT_SIZE: Final = 256
+EMPTY_FILE: Final = rec.SEGMENT_RECORD_SIZE + rec.HEADER_SIZE
+"""A compacted file that holds nothing: its header and its closing BATCH (both dead)."""
 DEFAULT_RESERVE: Final = 8 * MiB
 """Free space kept for what drains queues (deletes, commits) and for the one message that
 may be accepted as the limit is crossed; ``reserve_bytes`` changes it."""
@@ -100,6 +111,15 @@ class FileJournal(JournalCore[int, int]):
             raise StoreError(f"cannot create journal directory {self._dir}: {exc}") from exc
         self._lock = seg.DirectoryLock(self._dir)
         self._where: dict[int, int] = {}  # record_id -> file offset of its content (see read)
+        # Which files a compaction may pass over without reading them (_unneeded):
+        # record_id -> LSN of the record that holds a live record's place in the order, for
+        # those whose content is a later record (updated ones);
+        self._anchors: dict[int, int] = {}
+        # files with LSNs at or below this may hold what the owner cannot see (written before
+        # load, or before an id was added again): they are always read;
+        self._skip_floor = 0
+        self._max_added = 0
+        self._ending_from = 0  # first LSN of the transaction whose COMMIT/ROLLBACK is being logged
         self._readers = SegmentReaders(self._dir)
         # Owner side.
         self._batch = rec.Gather()
@@ -151,6 +171,15 @@ class FileJournal(JournalCore[int, int]):
         self._appended_bytes += size
         if rtype in (rec.COMMIT, rec.ROLLBACK):
             info.dead += size
+            if self._ending_from <= info.base_lsn:  # the transaction began in an earlier file
+                info.ends_older_tx = True
+        elif rtype == rec.ADD:
+            # An id added again could have its earlier life's DELETE in a file that would be
+            # passed over; the engine never does it (ids only grow), but the contract allows it.
+            if record_id <= self._max_added:
+                self._skip_floor = lsn
+            else:
+                self._max_added = record_id
         if self._out_bytes + self._batch.size > self._limit and not self.refusal:
             self.refresh()
         return offset << OFFSET_SHIFT | size
@@ -160,6 +189,8 @@ class FileJournal(JournalCore[int, int]):
         old = self._live.get(record_id)
         if old is not None:
             self._dead(old >> 32, old & SIZE_MASK)
+            if record_id not in self._anchors:  # the old record was its first: it keeps the place
+                self._anchors[record_id] = old >> 32
         self._live[record_id] = lsn << 32 | value & SIZE_MASK
         self._where[record_id] = value >> OFFSET_SHIFT
 
@@ -168,6 +199,7 @@ class FileJournal(JournalCore[int, int]):
         if old is not None:
             self._dead(old >> 32, old & SIZE_MASK)
             del self._where[record_id]
+            self._anchors.pop(record_id, None)
         self._dead(lsn, value & SIZE_MASK)
 
     def _discard(self, value: int, lsn: int) -> None:
@@ -207,6 +239,8 @@ class FileJournal(JournalCore[int, int]):
             raise StoreError(f"cannot read journal {self._dir}: {exc}") from exc
         self._live = loaded.index
         self._where = loaded.where
+        self._skip_floor = loaded.max_lsn
+        self._max_added = max(self._live, default=0)
         self._segs = loaded.segments
         self._bases = [s.base_lsn for s in self._segs]
         self._active = self._segs[-1].hi if self._segs else 0
@@ -221,6 +255,37 @@ class FileJournal(JournalCore[int, int]):
         self.refresh()
         self._roll_back_incomplete(loaded.incomplete)
         return loaded.result
+
+    def commit(self, txid: int) -> int:
+        """As JournalCore.commit (notes where the transaction began, for ``_unneeded``).
+
+        Raises:
+            StoreError: txid out of range, or the journal is not loaded / closed.
+        """
+        self._ending_from = self._first_lsn(txid)
+        try:
+            return super().commit(txid)
+        finally:
+            self._ending_from = 0
+
+    def rollback(self, txid: int) -> int:
+        """As JournalCore.rollback (notes where the transaction began, for ``_unneeded``).
+
+        Raises:
+            StoreError: txid out of range, or the journal is not loaded / closed.
+        """
+        self._ending_from = self._first_lsn(txid)
+        try:
+            return super().rollback(txid)
+        finally:
+            self._ending_from = 0
+
+    def _first_lsn(self, txid: int) -> int:
+        tx = self._txs.get(txid) if type(txid) is int else None
+        if tx is None:
+            return 0
+        first = tx.ops[0][2] if tx.ops else tx.prepare_lsn
+        return min(first, tx.prepare_lsn) if tx.prepare_value is not None else first
 
     def take_pending(self) -> Pending | None:
         """The batch appended since the last call; may carry a compaction slice (see journal.py)."""
@@ -449,18 +514,70 @@ class FileJournal(JournalCore[int, int]):
         count = len(self._segs) if self._sealed else len(self._segs) - 1
         if count <= 0:
             return None
+        # First choice, the shortest prefix that frees at least ``compact_min`` and at least
+        # what the job would cost: the bytes it reads (files it cannot pass over, see
+        # _unneeded) and those it copies. A queue drained in order thus waits until its oldest
+        # files are wholly dead, rather than rewriting messages about to be got.
         prefix = self._segs[:count]
-        dead = sum(s.dead for s in prefix)
-        if dead < self._compact_min or dead < self._compact_ratio * sum(s.size for s in prefix):
-            return None
-        return self._start_job(count)
+        skip = self._skippable(prefix)
+        freed = -EMPTY_FILE  # the job writes a header and a BATCH of its own
+        cost = 0
+        for n, info in enumerate(prefix, 1):
+            freed += info.dead
+            if not skip[n - 1]:
+                cost += info.size + info.size - info.dead
+            if freed >= self._compact_min and freed >= cost:
+                return self._start_job(n)
+        # Else the whole prefix, once its dead bytes are ``compact_ratio`` of it and two
+        # segments more than ``compact_min`` (what a queue drained in order holds dead before
+        # its oldest files are: the file being drained, and the first file, which also
+        # holds the definitions and so is never passed over).
+        size = sum(info.size for info in prefix)
+        if freed >= self._compact_min + 2 * self._segment_size and freed >= self._compact_ratio * size:
+            return self._start_job(count)
+        return None
+
+    def _skippable(self, prefix: list[SegmentInfo]) -> list[bool]:
+        """By the counts: files wholly dead, written since load, ending no transaction begun
+        in an earlier file."""
+        return [s.dead >= s.size and not s.ends_older_tx and s.base_lsn >= self._skip_floor for s in prefix]
+
+    def _unneeded(self, count: int) -> list[bool]:
+        """Which of the first ``count`` files a compaction may pass over without reading:
+        wholly dead by the byte counts, written since load, ending no transaction begun in
+        an earlier file (its operations would look open), and holding no live record's
+        content or place (``_anchors``) nor any record of an open transaction. The last
+        three are checked against the index rather than trusted to the counts."""
+        prefix = self._segs[:count]
+        skip = self._skippable(prefix)
+        if not any(skip):
+            return skip
+        last = self._bases[count] if count < len(self._bases) else self._lsn
+        ranges = [(i, s.base_lsn, self._bases[i + 1] if i + 1 < len(self._bases) else last)
+                  for i, s in enumerate(prefix) if skip[i]]
+        needed = [v >> 32 for v in self._live.values()]
+        for tx in self._txs.values():
+            needed += [lsn for _op, _rid, lsn, _value in tx.ops]
+            if tx.prepare_value is not None:
+                needed.append(tx.prepare_lsn)
+        anchors = self._anchors.values()
+        for i, lo, hi in ranges:
+            if any(lo < lsn <= hi for lsn in needed):
+                # The counts said nothing lives there: they are wrong; read it to be safe.
+                log.warning("event=compaction_counts_disagree file=%d-%d lsns=%d..%d", prefix[i].lo, prefix[i].hi,
+                            lo + 1, hi)
+                skip[i] = False
+            elif any(lo < lsn <= hi for lsn in anchors):
+                skip[i] = False  # an updated record's first place (counted dead, holds the order)
+        return skip
 
     def _start_job(self, count: int) -> Compaction:
         # Called only when every operation so far is durable or about to be written ahead of
         # the job, so the snapshot describes durable state by the time the job reads it.
         prefix = self._segs[:count]
         sources = [seg.SegmentFile(s.lo, s.hi) for s in prefix]
-        job = Compaction(self._dir, sources, prefix[0].base_lsn, self._lsn, dict(self._live), self._compact_step)
+        job = Compaction(self._dir, sources, prefix[0].base_lsn, self._lsn, dict(self._live), self._compact_step,
+                         skip=self._unneeded(count))
         self._readers.pin([(s.lo, s.hi) for s in prefix])  # the job unlinks them before _job_done
         self._job, self._job_segs, self._job_dead0 = job, count, sum(s.dead for s in prefix)
         return job
@@ -470,7 +587,7 @@ class FileJournal(JournalCore[int, int]):
         old = self._segs[:self._job_segs]
         if job.renamed:
             # Deaths counted against the old files since the snapshot are dead in the new one.
-            dead = max(0, sum(s.dead for s in old) - self._job_dead0)
+            dead = max(0, sum(s.dead for s in old) - self._job_dead0) + job.framing
             self._segs[:self._job_segs] = [SegmentInfo(job.lo, job.hi, old[0].base_lsn, job.out_size, dead)]
             self._bases = [s.base_lsn for s in self._segs]
             self._compactions += 1

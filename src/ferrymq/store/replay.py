@@ -88,6 +88,7 @@ class SegmentInfo:
     base_lsn: int
     size: int
     dead: int
+    ends_older_tx: bool = False  # holds the COMMIT/ROLLBACK of a transaction begun in an earlier file
 
 
 @dataclass(slots=True)
