@@ -7,9 +7,10 @@ is fastest for each scenario:
   put under syncpoint and commit every ``uow`` messages;
 - non-persistent consumers read ahead (the server pushes messages before they are asked
   for); persistent consumers and consumers in units of work take up to 200 (or ``uow``)
-  messages per round trip with ``Queue.get_batch`` under syncpoint (room for all of them,
-  up to the negotiated frame size) and commit each batch (one fsync per batch), because
-  persistent messages are never sent ahead;
+  messages per unit of work with ``Queue.get_batch`` under syncpoint (one round trip while
+  they fit the negotiated frame size, more when they do not: 63 messages of 64 KiB fill
+  4 MiB) and commit each unit (one fsync per 200), because persistent messages are never
+  sent ahead;
 - request/reply: asynchronous put of the request, then a get waiting on its CorrelId; the
   responder answers with an asynchronous put.
 """
@@ -180,13 +181,19 @@ class Ferrymq(pubsub_ferry.FerrymqFanOut, Contender):
             if batched:
                 size = flow.uow or BATCH
                 # Room for the whole batch (get_batch's default is 1 MiB: 15 messages of 64 KiB);
-                # the client holds it to the negotiated frame size.
+                # the client holds it to the negotiated frame size, so large messages take
+                # several get_batch calls to make up one unit of work of ``size`` messages.
                 room = max(1024 * 1024, size * (flow.size + 512))
                 while True:
-                    got = q.get_batch(size, wait=POLL, syncpoint=True, max_bytes=room)
-                    if got:
+                    taken = 0
+                    while taken < size:
+                        got = q.get_batch(size - taken, wait=0 if taken else POLL, syncpoint=True, max_bytes=room)
+                        if not got:
+                            break
+                        taken += len(got)
+                    if taken:
                         qm.commit()
-                        if tally.add(len(got)):
+                        if tally.add(taken):
                             break
                     elif tally.idle():
                         break
