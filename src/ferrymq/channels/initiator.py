@@ -132,8 +132,9 @@ class ChannelInitiator:
         final = F.MQCHS_STOPPED
         try:
             final = await agent.run()
-        except Exception:
+        except Exception:  # a defect: logged; the channel is started again by its queue
             log.exception("event=channel_agent_failed channel=%s", name)
+            final = F.MQCHS_INACTIVE
         finally:
             self.senders.pop(name, None)
             agent.row.status = final

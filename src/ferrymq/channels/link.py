@@ -27,7 +27,10 @@ class Link:
     def write(self, ev: P.Event) -> None:
         frame = self.conn.send(ev)
         self.sent += len(frame)
-        self.writer.write(frame)
+        try:
+            self.writer.write(frame)
+        except RuntimeError as exc:  # its transport was closed under it (reset, STOP FORCE)
+            raise ChannelError(2009, f"the connection is closed: {exc}") from None
 
     async def flush(self) -> None:
         await self.writer.drain()
