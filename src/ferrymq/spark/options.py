@@ -8,10 +8,16 @@ comma-separated. ``topic`` (with ``subscription``, and optionally ``selector`` a
 ``wildcards``) reads a durable subscription instead of queues, or publishes instead of
 putting (ferrymq.spark.subscribing). The reading and writing options follow the Kafka and
 Pulsar sources' names (``maxMessagesPerTrigger``, ``startingPosition``, ``failOnDataLoss``...).
+
+``queueManagers`` reads the same queues on several queue managers instead of one:
+``QM1=host1(1414);QM2=host2(1414),host2b(1414)``, each entry a queue manager's name and
+its connName (entries apart by ``;``, since a connName is itself a comma-separated list).
+It replaces ``queueManager`` and ``connName``; writes go to one queue manager and refuse it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -23,11 +29,12 @@ DEFAULT_COMMIT_QUEUE = "FERRYMQ.SPARK.COMMITS"
 MAX_CHANNEL = 20  # MQ_CHANNEL_NAME_LENGTH
 MAX_QUEUE_NAME = 48  # MQ_Q_NAME_LENGTH
 _QUEUE_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
+PLACE_SEPARATOR = ":"  # in no MQ name: QMGR:QUEUE names a queue of a read over several queue managers
 
 KNOWN = frozenset({
     "queuemanager", "connname", "channel", "queue", "path", "readername", "startingposition", "failondataloss",
     "maxmessagespertrigger", "maxbytespertrigger", "minpartitions", "destructive", "commitqueue", "pagemessages",
-    "writemode", "topic", "subscription", "selector", "wildcards",
+    "writemode", "topic", "subscription", "selector", "wildcards", "queuemanagers",
 })
 # Options that only a topic read takes: refused on queue reads and on writes.
 SUBSCRIPTION_OPTIONS = ("subscription", "selector", "wildcards")
@@ -63,6 +70,23 @@ class FerryOptions:
     subscription: str = ""  # the durable subscription a topic read consumes (its SubName)
     selector: str = ""  # the subscription's selection string
     wildcards: str = "topic"  # the subscription's wildcard scheme: topic (# +) or char (* ?)
+    qmgrs: tuple[tuple[str, str], ...] = ()  # queueManagers: (name, connName) of each queue manager read
+
+    def one_per_qmgr(self) -> tuple[FerryOptions, ...]:
+        """The options of each queue manager read: this one, or one per queueManagers entry."""
+        if not self.qmgrs:
+            return (self,)
+        return tuple(dataclasses.replace(self, queue_manager=name, conn_name=conn, qmgrs=()) for name, conn in self.qmgrs)
+
+    def place(self, qmgr_opts: FerryOptions, queue: str) -> str:
+        """The key of ``queue`` of one of the queue managers read in offsets and plans:
+        ``QMGR:QUEUE`` when reading several, the queue's name alone otherwise (so that the
+        checkpoints of a one-queue-manager read stay as they always were)."""
+        return f"{qmgr_opts.queue_manager}{PLACE_SEPARATOR}{queue}" if self.qmgrs else queue
+
+    def places(self) -> tuple[str, ...]:
+        """The keys of option queue's queues on every queue manager read."""
+        return tuple(self.place(one, q) for one in self.one_per_qmgr() for q in self.queues)
 
     @property
     def appl_name(self) -> str:
@@ -153,8 +177,16 @@ def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOp
     unknown = sorted(set(opts) - KNOWN - SPARK_OWN)
     if unknown:
         raise OptionError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(KNOWN))}")
+    qmgrs = _queue_managers(opts.get("queuemanagers", ""), need_queue)
     conn = opts.get("connname", "").strip()
-    if not conn:
+    if qmgrs:
+        given = [spelled for k, spelled in (("queuemanager", "queueManager"), ("connname", "connName"))
+                 if opts.get(k, "").strip()]
+        if given:
+            raise OptionError(f"option queueManagers names each queue manager with its connName: leave out "
+                              f"{' and '.join(given)}")
+        conn = qmgrs[0][1]
+    elif not conn:
         raise OptionError("option connName is required (MQ style: host(port), or a comma-separated list)")
     try:
         parse_conn_name(conn)
@@ -178,11 +210,12 @@ def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOp
     if topic and start.lower() not in ("earliest", "latest"):
         raise OptionError(f"startingPosition of a topic read is earliest or latest (the subscription's queue is "
                           f"the query's own), not {start!r}")
-    starting_seqs(start, queues)  # validated now, not at the first trigger
+    places = tuple(f"{name}{PLACE_SEPARATOR}{q}" for name, _ in qmgrs for q in queues) if qmgrs else queues
+    starting_seqs(start, places)  # validated now, not at the first trigger
     commit_queue = opts.get("commitqueue", DEFAULT_COMMIT_QUEUE).strip()
     queue_names(commit_queue)
     return FerryOptions(
-        queue_manager=opts.get("queuemanager", "").strip(),
+        queue_manager=qmgrs[0][0] if qmgrs else opts.get("queuemanager", "").strip(),
         conn_name=conn,
         channel=channel,
         queues=queues,
@@ -200,7 +233,36 @@ def parse_options(raw: Mapping[str, str], *, need_queue: bool = True) -> FerryOp
         subscription=subscription,
         selector=opts.get("selector", "").strip(),
         wildcards=wildcards,
+        qmgrs=qmgrs,
     )
+
+
+def _queue_managers(text: str, reading: bool) -> tuple[tuple[str, str], ...]:
+    """Option queueManagers: ``QM1=host1(1414);QM2=host2(1414),host2b(1414)``.
+
+    Raises:
+        OptionError: on a write, a malformed entry, a name twice or a bad connName.
+    """
+    if not text.strip():
+        return ()
+    if not reading:
+        raise OptionError("option queueManagers is for reads: a write goes to one queue manager (give queueManager "
+                          "and connName)")
+    out: list[tuple[str, str]] = []
+    for entry in (e.strip() for e in text.split(";")):
+        name, eq, conn = entry.partition("=")
+        name, conn = name.strip(), conn.strip()
+        if not entry or not eq or not _QUEUE_NAME.match(name) or not conn:
+            raise OptionError(f"option queueManagers takes NAME=connName entries apart by ';' "
+                              f"(QM1=host1(1414);QM2=host2(1414)), not {entry!r}")
+        try:
+            parse_conn_name(conn)
+        except ValueError as exc:
+            raise OptionError(f"option queueManagers, {name}: {exc}") from None
+        if any(n == name for n, _ in out):
+            raise OptionError(f"option queueManagers names queue manager {name} twice")
+        out.append((name, conn))
+    return tuple(out)
 
 
 def _write_mode(text: str) -> bool:
@@ -227,5 +289,6 @@ def starting_seqs(position: str, queues: tuple[str, ...]) -> str | dict[str, int
         raise OptionError(f"startingPosition JSON must map queue names to sequence numbers >= 0: {position!r}")
     stray = sorted(set(doc) - set(queues))
     if stray:
-        raise OptionError(f"startingPosition names queue(s) {', '.join(stray)} that option queue does not read")
+        raise OptionError(f"startingPosition names queue(s) {', '.join(stray)} that option queue does not read "
+                          f"(read: {', '.join(queues)})")
     return {str(k): int(v) for k, v in doc.items()}

@@ -31,7 +31,7 @@ from ferrymq.spark.preflight import check_write
 from ferrymq.spark.puts import PutPlan
 from ferrymq.spark.reading import SeqRange, plan
 from ferrymq.spark.schema import SCHEMA, read_schema
-from ferrymq.spark.streaming import FerryStreamReader, RangePartition, read_range
+from ferrymq.spark.streaming import FerryStreamReader, RangePartition, partition_of, read_range
 from ferrymq.spark.subscribing import reading_queues
 from ferrymq.spark.writers import (
     FerryBatchArrowWriter,
@@ -81,17 +81,24 @@ class FerryBatchReader(DataSourceReader):
         self.arrow = read_schema(schema)
 
     def partitions(self) -> Sequence[InputPartition]:
-        with using(self.opts) as c:
-            queues = reading_queues(c, self.opts)  # a topic read: its subscription's queue, made first
-            ranges = {q: c.queue_range(q) for q in queues}
+        """At least one partition per queue manager and queue holding messages (more with
+        minPartitions), each read through its own queue manager's connection."""
+        where: dict[str, tuple[FerryOptions, str]] = {}
+        ranges = {}
+        for one in self.opts.one_per_qmgr():
+            with using(one) as c:
+                for q in reading_queues(c, one):  # a topic read: its subscription's queue, made first
+                    key = self.opts.place(one, q)
+                    where[key] = (one, q)
+                    ranges[key] = c.queue_range(q)
         if self.opts.destructive:
-            return [TakePartition(self.opts, q, r.depth, self.arrow) for q, r in sorted(ranges.items()) if r.depth]
-        start = {q: r.first_seq for q, r in ranges.items()}
-        end = {q: r.last_seq + 1 for q, r in ranges.items()}
+            return [TakePartition(*where[k], r.depth, self.arrow) for k, r in sorted(ranges.items()) if r.depth]
+        start = {k: r.first_seq for k, r in ranges.items()}
+        end = {k: r.last_seq + 1 for k, r in ranges.items()}
         parts = plan(start, end, self.opts.min_partitions)
         if not parts:  # an empty read still needs one partition
-            parts = [SeqRange(queues[0], 0, 0)]
-        return [RangePartition(self.opts, r, self.arrow) for r in parts]
+            parts = [SeqRange(next(iter(where)), 0, 0)]
+        return [partition_of(*where[r.queue], r, self.arrow) for r in parts]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if isinstance(partition, TakePartition):

@@ -14,6 +14,10 @@ log); never below an initial offset, which only says where reading starts.
 A topic read consumes its durable subscription's managed queue (ferrymq.spark.subscribing):
 the driver makes or checks the subscription once per reader, and from then on the offsets
 name that queue like any other.
+
+A read over several queue managers (option queueManagers) keys each queue by
+``QMGR:QUEUE`` (``FerryOptions.place``): offsets, limits, partitions and removal are per
+queue manager and per queue, each through that queue manager's own connection.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from ferrymq.client import Client
+from ferrymq.client.sequence import QueueRange
 from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions, starting_seqs
 from ferrymq.spark.reading import SeqRange, browse_pages, bytes_prefix, cap_rows, offset, plan, positions_of
@@ -56,6 +60,12 @@ class RangePartition(InputPartition):
     arrow: pa.Schema
 
 
+def partition_of(qmgr_opts: FerryOptions, queue: str, r: SeqRange, arrow: pa.Schema) -> RangePartition:
+    """The partition reading planned range ``r`` (keyed by place) of ``queue`` on the queue
+    manager of ``qmgr_opts``: executors connect to that queue manager only."""
+    return RangePartition(qmgr_opts, SeqRange(queue, r.start, r.end), arrow)
+
+
 def read_range(p: RangePartition) -> Iterator[pa.RecordBatch]:
     with using(p.opts) as c:
         yield from browse_pages(c, p.range, p.arrow, p.opts.page_messages)
@@ -66,34 +76,52 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if not (opts.queues or opts.topic):
             raise ValueError("cannot read from ferrymq: option queue names no queue")
         self.opts = opts
-        self._read: tuple[str, ...] | None = None  # the queues read: option queue's, or the subscription's
+        # place key -> (its queue manager's options, queue name): option queue's queues, or
+        # the subscription's, on each queue manager read
+        self._where: dict[str, tuple[FerryOptions, str]] | None = None
         self.arrow = read_schema(schema)
         self._initial: dict[str, int] | None = None
         self._latest: dict[str, int] | None = None
         self._until: dict[str, int] | None = None  # Trigger.AvailableNow: what was there when it started
 
     # -- driver ---------------------------------------------------------------------------
-    def _queues(self, c: Client) -> tuple[str, ...]:
-        if self._read is None:
-            self._read = reading_queues(c, self.opts)
-        return self._read
+    def _places(self) -> dict[str, tuple[FerryOptions, str]]:
+        if self._where is None:
+            where = {}
+            for one in self.opts.one_per_qmgr():
+                with using(one) as c:
+                    for q in reading_queues(c, one):
+                        where[self.opts.place(one, q)] = (one, q)
+            self._where = where
+        return self._where
 
-    def _first_positions(self, c: Client, queues: Sequence[str]) -> dict[str, int]:
-        how = starting_seqs(self.opts.starting_position, self.opts.queues)
+    def _place(self, key: str) -> tuple[FerryOptions, str]:
+        try:
+            return self._places()[key]
+        except KeyError:
+            raise ValueError(f"the query's checkpoint names {key}, which the options no longer read: start the "
+                             "query with a new checkpoint, or give back the queue or queue manager") from None
+
+    def _range(self, key: str) -> QueueRange:
+        one, q = self._place(key)
+        with using(one) as c:
+            return c.queue_range(q)
+
+    def _first_positions(self, keys: Sequence[str]) -> dict[str, int]:
+        how = starting_seqs(self.opts.starting_position, self.opts.places())
         out = {}
-        for q in queues:
-            r = c.queue_range(q)
-            if isinstance(how, dict) and q in how:
-                out[q] = how[q]
+        for k in keys:
+            r = self._range(k)
+            if isinstance(how, dict) and k in how:
+                out[k] = how[k]
             elif how == "latest":
-                out[q] = r.last_seq + 1
+                out[k] = r.last_seq + 1
             else:
-                out[q] = r.first_seq
+                out[k] = r.first_seq
         return out
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
-        with using(self.opts) as c:
-            self._initial = self._first_positions(c, self._queues(c))
+        self._initial = self._first_positions(list(self._places()))
         return offset(self._initial)
 
     def getDefaultReadLimit(self) -> ReadLimit:
@@ -104,60 +132,65 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self) -> None:
-        with using(self.opts) as c:
-            self._until = {q: c.queue_range(q).last_seq + 1 for q in self._queues(c)}
+        self._until = {k: self._range(k).last_seq + 1 for k in self._places()}
 
     def latestOffset(self, start: dict[str, dict[str, int]], limit: ReadLimit) -> dict[str, dict[str, int]]:
-        with using(self.opts) as c:
-            queues = self._queues(c)
-            s = positions_of(start)
-            missing = [q for q in queues if q not in s]
-            if missing:  # a queue added to the option since the checkpoint was written
-                s.update(self._first_positions(c, missing))
-            if self._initial is None or any(s[q] != self._initial.get(q) for q in s):
-                self._remove_below(c, s)
-            latest = {q: c.queue_range(q).last_seq + 1 for q in queues}
-            self._check_loss(c, s)
-            if self._until is not None:
-                latest = {q: min(latest[q], self._until.get(q, latest[q])) for q in latest}
-            self._latest = latest
-            ends = {q: max(latest[q], s[q]) for q in latest}
-            if not isinstance(limit, ReadAllAvailable):
-                rows = limit.max_rows if isinstance(limit, ReadMaxRows) else self.opts.max_messages_per_trigger
-                size = limit.max_bytes if isinstance(limit, ReadMaxBytes) else self.opts.max_bytes_per_trigger
-                if rows:
-                    ends = cap_rows(s, ends, rows)
-                if size:
-                    ends = self._cap_bytes(c, s, ends, size)
+        keys = list(self._places())
+        s = positions_of(start)
+        missing = [k for k in keys if k not in s]
+        if missing:  # a queue added to the options since the checkpoint was written
+            s.update(self._first_positions(missing))
+        if self._initial is None or any(s[k] != self._initial.get(k) for k in s):
+            self._remove_below(s)
+        latest = {k: self._range(k).last_seq + 1 for k in keys}
+        self._check_loss(s)
+        if self._until is not None:
+            latest = {k: min(latest[k], self._until.get(k, latest[k])) for k in latest}
+        self._latest = latest
+        ends = {k: max(latest[k], s[k]) for k in latest}
+        if not isinstance(limit, ReadAllAvailable):
+            rows = limit.max_rows if isinstance(limit, ReadMaxRows) else self.opts.max_messages_per_trigger
+            size = limit.max_bytes if isinstance(limit, ReadMaxBytes) else self.opts.max_bytes_per_trigger
+            if rows:
+                ends = cap_rows(s, ends, rows)
+            if size:
+                ends = self._cap_bytes(s, ends, size)
         return offset(ends)
 
-    def _cap_bytes(self, c: Client, start: dict[str, int], ends: dict[str, int], max_bytes: int) -> dict[str, int]:
+    def _cap_bytes(self, start: dict[str, int], ends: dict[str, int], max_bytes: int) -> dict[str, int]:
         """Ends holding at most ``max_bytes`` of payload in all (at least one message per
         queue that has any, so a stream always advances). The sizes are only known by
         browsing, so this browses the batch on the driver: the price of a byte limit."""
         out = dict(ends)
-        todo = sorted(q for q in ends if ends[q] > start[q])
+        todo = sorted(k for k in ends if ends[k] > start[k])
         left = max_bytes
-        for i, q in enumerate(todo):
+        for i, k in enumerate(todo):
             share = max(1, left // (len(todo) - i))
-            out[q], used = bytes_prefix(c, q, start[q], ends[q], share, self.opts.page_messages)
+            one, q = self._place(k)
+            with using(one) as c:
+                out[k], used = bytes_prefix(c, q, start[k], ends[k], share, self.opts.page_messages)
             left -= used
         return out
 
-    def _remove_below(self, c: Client, positions: dict[str, int]) -> None:
-        for q, pos in positions.items():
-            if pos > 0 and q in self._queues(c):
-                c.remove_upto(q, pos - 1, self.opts.reader_name)
+    def _remove_below(self, positions: dict[str, int]) -> None:
+        places = self._places()
+        for k, pos in positions.items():
+            if pos > 0 and k in places:
+                one, q = places[k]
+                with using(one) as c:
+                    c.remove_upto(q, pos - 1, self.opts.reader_name)
 
-    def _check_loss(self, c: Client, s: dict[str, int]) -> None:
+    def _check_loss(self, s: dict[str, int]) -> None:
         """Another reader removing past our position took messages this query had not
         read. (Destructive gets by ordinary applications and expiry leave no trace the
         source could see; docs/spark.md says so.)"""
-        for q in self._queues(c):
-            for pos in c.reader_positions(q):
-                if pos.reader != self.opts.reader_name and pos.acked_seq >= s[q]:
-                    text = (f"queue {q}: reader {pos.reader!r} removed messages up to sequence {pos.acked_seq}, "
-                            f"past this query's position {s[q]}: those messages were never read by this query")
+        for k, (one, q) in self._places().items():
+            with using(one) as c:
+                positions = c.reader_positions(q)
+            for pos in positions:
+                if pos.reader != self.opts.reader_name and pos.acked_seq >= s[k]:
+                    text = (f"queue {k}: reader {pos.reader!r} removed messages up to sequence {pos.acked_seq}, "
+                            f"past this query's position {s[k]}: those messages were never read by this query")
                     if self.opts.fail_on_data_loss:
                         raise DataLossError(text + " (set failOnDataLoss=false to go on)")
                     log.warning("event=data_loss %s", text)
@@ -167,11 +200,10 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start: dict[str, dict[str, int]], end: dict[str, dict[str, int]]) -> Sequence[InputPartition]:
         s, e = positions_of(start), positions_of(end)
-        return [RangePartition(self.opts, r, self.arrow) for r in plan(s, e, self.opts.min_partitions)]
+        return [partition_of(*self._place(r.queue), r, self.arrow) for r in plan(s, e, self.opts.min_partitions)]
 
     def commit(self, end: dict[str, dict[str, int]]) -> None:
-        with using(self.opts) as c:
-            self._remove_below(c, positions_of(end))
+        self._remove_below(positions_of(end))
 
     def stop(self) -> None:
         pass  # connections belong to the process (ferrymq.spark.connection), which Spark ends
