@@ -42,6 +42,8 @@ class Arrivals:
         self.wake = waits.wake
         self.confirm: Callable[[Message, UnitOfWork | None], None] = _no_confirmation
         self.trigger: Callable[[QueueObject, Message, UnitOfWork | None], None] = _no_triggers
+        self.objects = state.objects
+        self.counted: Callable[[QueueObject], None] = lambda q: None  # engine.events: depth events
 
     def confirm_with(self, report_arrival: Callable[[Message, UnitOfWork | None], None]) -> None:
         """Bind the confirmation of arrival (engine.reports), made once at composition."""
@@ -63,12 +65,16 @@ class Arrivals:
                 uow.journaled = True
             uow.puts.append((q, msg))
             q.messages.uncommitted += 1
+            if q.events_on or q.events_epoch != self.objects.epoch:
+                self.counted(q)
             return
         if msg.persistent:
             staging = self.staging
             staging.journal_message(msg)
             staging.need_sync()
         q.messages.insert(msg)
+        if q.events_on or q.events_epoch != self.objects.epoch:
+            self.counted(q)
         if msg.persistent:
             self.pager.settle()
         self.wake(q)

@@ -106,6 +106,7 @@ def _str(name: str, sel: int, default: str, types: Iterable[str], length: int = 
 
 ENABLED_DISABLED = {"ENABLED": 0, "DISABLED": 1}
 YES_NO = {"NO": 0, "YES": 1}
+EVENT_WORDS = {"DISABLED": F.MQEVR_DISABLED, "ENABLED": F.MQEVR_ENABLED}  # MQEVR_*: event switches
 
 QUEUE_ATTRS: tuple[Attr, ...] = (
     _str("DESCR", C.MQCA_Q_DESC, "", ANY_Q, length=64),
@@ -144,6 +145,10 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
     _int("RETINTVL", C.MQIA_RETENTION_INTERVAL, 999_999_999, LOCAL_LIKE),
     _int("QDEPTHHI", C.MQIA_Q_DEPTH_HIGH_LIMIT, 80, LOCAL_LIKE, high=100),
     _int("QDEPTHLO", C.MQIA_Q_DEPTH_LOW_LIMIT, 20, LOCAL_LIKE, high=100),
+    # Performance events (engine.events): the queue manager switches these as events happen.
+    _enum("QDPHIEV", C.MQIA_Q_DEPTH_HIGH_EVENT, F.MQEVR_DISABLED, LOCAL_LIKE, EVENT_WORDS),
+    _enum("QDPLOEV", C.MQIA_Q_DEPTH_LOW_EVENT, F.MQEVR_DISABLED, LOCAL_LIKE, EVENT_WORDS),
+    _enum("QDPMAXEV", C.MQIA_Q_DEPTH_MAX_EVENT, F.MQEVR_ENABLED, LOCAL_LIKE, EVENT_WORDS),
     _enum("DISTL", C.MQIA_DIST_LISTS, C.MQDL_NOT_SUPPORTED, LOCAL_LIKE, YES_NO, settable=True),
     _enum("DEFTYPE", C.MQIA_DEFINITION_TYPE, C.MQQDT_TEMPORARY_DYNAMIC, {QMODEL},
           {"PERMDYN": C.MQQDT_PERMANENT_DYNAMIC, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC}),
@@ -191,6 +196,14 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     # Milliseconds between the extra trigger messages of a TRIGTYPE(FIRST) queue that is not empty.
     _int("TRIGINT", C.MQIA_TRIGGER_INTERVAL, 999_999_999, {QMGR}),
     _str("DEFXMITQ", C.MQCA_DEF_XMIT_Q_NAME, "", {QMGR}),
+    # Instrumentation events (engine.events): which kinds the queue manager reports.
+    _enum("PERFMEV", C.MQIA_PERFORMANCE_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
+    _enum("INHIBTEV", C.MQIA_INHIBIT_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
+    _enum("LOCALEV", C.MQIA_LOCAL_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
+    _enum("STRSTPEV", C.MQIA_START_STOP_EVENT, F.MQEVR_ENABLED, {QMGR}, EVENT_WORDS),
+    _enum("CONFIGEV", C.MQIA_CONFIGURATION_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
+    _enum("CMDEV", C.MQIA_COMMAND_EVENT, F.MQEVR_DISABLED, {QMGR},
+          {"DISABLED": F.MQEVR_DISABLED, "ENABLED": F.MQEVR_ENABLED, "NODISPLAY": F.MQEVR_NO_DISPLAY}),
     _str("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "SYSTEM.ADMIN.COMMAND.QUEUE", {QMGR}, readonly=True),
     _int("MAXPRTY", C.MQIA_MAX_PRIORITY, 9, {QMGR}, readonly=True),
     _int("CMDLEVEL", C.MQIA_COMMAND_LEVEL, C.MQCMDL_CURRENT_LEVEL, {QMGR}, readonly=True),

@@ -9,7 +9,7 @@ nothing and may wait is registered with the waits (engine.waits), which answer i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ferrymq.engine import propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, Waiting
@@ -58,6 +58,7 @@ class Getter:
         self.connections, self.handles, self.objects, self.clock = (state.connections, state.handles, state.objects,
                                                                     state.clock)
         self.journal, self.staging = state.journal, state.staging
+        self.removed: Callable[[QueueObject], None] = lambda q: None  # bound at composition (engine.events)
         self.waits = waits
         self.wake = waits.wake
         self.report_delivery, self.report_expiry = reports.report_delivery, reports.report_expiry
@@ -343,6 +344,8 @@ class Getter:
             msg.locked_by = 0
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = msg.md
+        if q.events_on or q.events_epoch != self.objects.epoch:
+            self.removed(q)  # engine.events: depth events
         if in_uow:
             uow = self.join_get(conn, q, msg)
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:

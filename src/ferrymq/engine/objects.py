@@ -39,6 +39,9 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     # The model of managed queues for non-durable subscriptions (SYSTEM.BASE.TOPIC's MNDURMDL).
     ("SYSTEM.NDURABLE.MODEL.QUEUE", A.QMODEL, {"DEFTYPE": C.MQQDT_TEMPORARY_DYNAMIC}),
     ("SYSTEM.ADMIN.QMGR.EVENT", A.QLOCAL, {}),
+    ("SYSTEM.ADMIN.PERFM.EVENT", A.QLOCAL, {}),  # the other event queues (engine.events)
+    ("SYSTEM.ADMIN.CONFIG.EVENT", A.QLOCAL, {}),
+    ("SYSTEM.ADMIN.COMMAND.EVENT", A.QLOCAL, {}),
     # Message channels' synchronisation records (ferrymq.channels) and the channel initiator's
     # initiation queue, as IBM names them.
     ("SYSTEM.CHANNEL.SYNCQ", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Channel synchronisation records",
@@ -96,6 +99,8 @@ class QueueObject:
         self.owner_hobj = 0  # the handle whose MQOPEN made this dynamic queue
         self.last_put: float = 0.0
         self.last_get: float = 0.0
+        self.events_epoch = -1  # the registry epoch ``events_on`` was worked out at (engine.events)
+        self.events_on = False
 
     def __getitem__(self, name: str) -> Any:
         return self.attrs[name]

@@ -286,7 +286,8 @@ class Putter:
         fifo = qa.get("MSGDLVSQ") == C.MQMDS_FIFO
         messages, name, persistent = q.messages, q.name, persistence == C.MQPER_PERSISTENT
         coa = bool(stored.report & C.MQRO_COA)
-        triggered = qa.get("TRIGGER") == C.MQTC_ON  # each arrival is looked at (engine.triggering)
+        # each arrival is looked at (engine.triggering, engine.events)
+        triggered = qa.get("TRIGGER") == C.MQTC_ON or q.events_on or q.events_epoch != self.objects.epoch
         outcomes: list[MQError | None] = []
         note = outcomes.append
         placed = False

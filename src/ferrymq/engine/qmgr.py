@@ -34,14 +34,19 @@ from ferrymq.engine import attrs as A
 from ferrymq.engine import sequence_access
 from ferrymq.engine.api import (
     Clock,
+    GetOptions,
+    GetResult,
     InquireResult,
     ObjectDescriptor,
+    OpenResult,
     PutOptions,
     PutRequest,
     PutResult,
+    Waiting,
 )
 from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, ChannelObject, decode_channel, decode_listener
+from ferrymq.engine.events import Events
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message
@@ -72,6 +77,7 @@ from ferrymq.wire.mqmd import MQMD
 
 log = logging.getLogger("ferrymq.engine")
 
+_PUT_EVENTS = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED, C.MQRC_UNKNOWN_OBJECT_NAME})
 _SET_REASON = {"PUT": C.MQRC_INHIBIT_VALUE_ERROR, "GET": C.MQRC_INHIBIT_VALUE_ERROR,
                "DISTL": C.MQRC_INHIBIT_VALUE_ERROR, "TRIGGER": C.MQRC_TRIGGER_CONTROL_ERROR,
                "TRIGTYPE": C.MQRC_TRIGGER_TYPE_ERROR, "TRIGDPTH": C.MQRC_TRIGGER_DEPTH_ERROR,
@@ -92,12 +98,16 @@ class QueueManager:
         self.triggers = triggers = Triggers(state, state.processes)
         triggers.deliver_with(reports.deliver_generated)
         arrivals.trigger_with(triggers.arrived)
+        self.events = events = Events(state)
+        events.deliver_with(reports.deliver_generated)
+        arrivals.counted = events.arrived
         self.units = units = Units(state, waits, reports)
         self.xa = InDoubt(state, units)
         self.topics = topics = TopicView(state.objects, state.topics)
         self.opener = opener = Opener(state, waits, units, Resolver(name, state.objects, topics))
         opener.opened_for_input = triggers.opened_for_input
         self.getter = getter = Getter(state, waits, reports, units)
+        getter.removed = events.removed
         self.handover = handover = HandOver(waits, getter.take, reports.report_arrival)
         self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives, has_wildcards)
         subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
@@ -111,10 +121,9 @@ class QueueManager:
         self.waiters, self.queue_waiters, self.deliveries = waits.waiters, waits.queue_waiters, waits.deliveries
         # The MQI, bound once: a call through the facade is the collaborator's own call.
         self.connect, self.disconnect = opener.connect, opener.disconnect
-        self.open, self.close = opener.open, opener.close
+        self.close = opener.close
         self.subscribe, self.sub_request = subscriber.subscribe, subscriber.sub_request
-        self.put_request = self.putter.put
-        self.get, self.get_many = getter.get, getter.get_many
+        self.get_many = getter.get_many
         # What drivers, the command server and admin use of the collaborators.
         self.take_sync_lsn, self.need_sync = staging.take_sync_lsn, staging.need_sync
         self.next_sequence, self.new_record_id = staging.next_sequence, staging.new_record_id
@@ -276,6 +285,66 @@ class QueueManager:
             sub.record_id = 0
 
     # -- the MQI that is not bound in __init__ ---------------------------------------------
+    # MQOPEN, MQPUT/MQPUT1 and MQGET pass their refusals by engine.events (inhibit, local and
+    # queue-full events) on the way out; a call that succeeds pays only the try.
+    def open(self, hconn: int, od: ObjectDescriptor, options: int) -> OpenResult:
+        """MQOPEN (engine.opening).
+
+        Raises:
+            MQError: IBM's reason for every refusal.
+        """
+        try:
+            return self.opener.open(hconn, od, options)
+        except MQError as exc:
+            if exc.reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+                self.events.refused(self.connections.get(hconn), exc.reason, od.object_name.strip(),
+                                    od.object_type, od.object_q_mgr_name.strip())
+            raise
+
+    def put_request(self, req: PutRequest) -> PutResult:
+        """The one put entry (engine.putting).
+
+        Raises:
+            MQError: IBM's reason for every refusal.
+        """
+        try:
+            return self.putter.put(req)
+        except MQError as exc:
+            if exc.reason in _PUT_EVENTS:
+                self._put_refused(req, exc.reason)
+            raise
+
+    def _put_refused(self, req: PutRequest, reason: int) -> None:
+        conn = self.connections.get(req.hconn)
+        if req.od is not None:
+            name = req.od.object_name.strip()
+            q = self.objects.find(name)
+        else:
+            h = conn.handles.get(req.hobj) if conn is not None else None
+            if h is None:
+                return
+            name, q = h.name, h.queue
+        if reason == C.MQRC_Q_FULL:
+            if q is not None:
+                self.events.full(q)
+        else:
+            self.events.refused(conn, reason, name)
+
+    def get(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int) -> GetResult | Waiting:
+        """MQGET (engine.getting).
+
+        Raises:
+            MQError: IBM's reason for every refusal.
+        """
+        try:
+            return self.getter.get(hconn, hobj, md, gmo, buffer_length)
+        except MQError as exc:
+            if exc.reason == C.MQRC_GET_INHIBITED:
+                conn = self.connections.get(hconn)
+                h = conn.handles.get(hobj) if conn is not None else None
+                self.events.refused(conn, exc.reason, h.name if h is not None else "")
+            raise
+
     def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes,
             properties: Mapping[str, object] | None = None) -> PutResult:
         """MQPUT (see engine.putting). ``properties`` are the message handle's.

@@ -312,6 +312,26 @@ MQBACF_RESPONSE_SET: Final[int] = 7003
 MQGACF_FIRST: Final[int] = 8001
 MQGACF_COMMAND_CONTEXT: Final[int] = 8001
 MQGACF_COMMAND_DATA: Final[int] = 8002
+
+# Instrumentation events (engine.events): event recording values, reason qualifiers, the
+# event context parameters and origins.
+MQEVR_DISABLED: Final[int] = 0
+MQEVR_ENABLED: Final[int] = 1
+MQEVR_EXCEPTION: Final[int] = 2
+MQEVR_NO_DISPLAY: Final[int] = 3
+MQRQ_Q_MGR_STOPPING: Final[int] = 5
+MQRQ_Q_MGR_QUIESCING: Final[int] = 6
+MQCACF_EVENT_USER_ID: Final[int] = 3045
+MQCACF_EVENT_Q_MGR: Final[int] = 3047
+MQCACF_EVENT_APPL_IDENTITY: Final[int] = 3049
+MQCACF_EVENT_APPL_NAME: Final[int] = 3050
+MQCACF_EVENT_APPL_ORIGIN: Final[int] = 3051
+MQEVO_OTHER: Final[int] = 0
+MQEVO_CONSOLE: Final[int] = 1
+MQEVO_INIT: Final[int] = 2
+MQEVO_MSG: Final[int] = 3
+MQEVO_MQSET: Final[int] = 4
+MQEVO_INTERNAL: Final[int] = 5
 MQQSOT_ALL: Final[int] = 1
 MQQSOT_INPUT: Final[int] = 2
 MQQSOT_OUTPUT: Final[int] = 3

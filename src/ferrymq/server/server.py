@@ -118,6 +118,9 @@ class QueueManagerServer:
             if self._local_socket is not None:
                 self._local = await loop.create_unix_server(lambda: LocalClientHandler(self), sock=self._local_socket)
         log.info("event=server_started qmgr=%s host=%s port=%s", self.qmgr.name, self.host, self.port if listen else "-")
+        self.qmgr.events.started()  # Queue Manager Active (STRSTPEV): the service is up
+        self.dispatch_deliveries()
+        self.flush_dirty()
 
     async def connect_local(self) -> socket.socket:
         """Bindings mode: a connected socket whose other end this server serves (no TCP)."""
@@ -139,6 +142,7 @@ class QueueManagerServer:
         for listener in (self._server, self._local):
             if listener is not None:
                 listener.close()
+        self.qmgr.events.stopping(quiesce)  # Queue Manager Not Active (STRSTPEV)
         if quiesce:
             self.quiescing = True
             self.qmgr.quiesce()

@@ -19,7 +19,9 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pcf.messages import from_command, to_param
 from ferrymq.pcf.model import Command, Filter, Response, Value
+from ferrymq.wire import pcf as P
 
 QTYPE_OF = {C.MQQT_LOCAL: A.QLOCAL, C.MQQT_ALIAS: A.QALIAS, C.MQQT_MODEL: A.QMODEL, C.MQQT_REMOTE: A.QREMOTE}
 QTYPE_CODE = {v: k for k, v in QTYPE_OF.items()}
@@ -38,7 +40,58 @@ def execute(qm: QueueManager, cmd: Command) -> list[Response]:
     handler = _HANDLERS.get(cmd.command)
     if handler is None:
         raise failed(F.MQRCCF_CFH_COMMAND_ERROR, f"PCF command {cmd.command} is not supported by ferrymq")
-    return handler(qm, cmd)
+    watched = cmd.command in _CONFIGURING and qm.events.on("CONFIGEV")
+    before = _described(qm, cmd, cmd.command) if watched else None
+    out = handler(qm, cmd)
+    if watched:
+        _configured(qm, cmd, before)
+    if qm.events.on("CMDEV"):
+        qm.events.commanded(cmd.command, from_command(cmd).params, cmd.command in _INQUIRIES)
+    return out
+
+
+# Configuration events (engine.events): the commands that create, change or delete a queue
+# or a process, and whether the object is named by the command's own or its TO parameter.
+_CONFIGURING = {F.MQCMD_CREATE_Q: C.MQRC_CONFIG_CREATE_OBJECT, F.MQCMD_COPY_Q: C.MQRC_CONFIG_CREATE_OBJECT,
+                F.MQCMD_CHANGE_Q: C.MQRC_CONFIG_CHANGE_OBJECT, F.MQCMD_DELETE_Q: C.MQRC_CONFIG_DELETE_OBJECT,
+                F.MQCMD_CREATE_PROCESS: C.MQRC_CONFIG_CREATE_OBJECT, F.MQCMD_COPY_PROCESS: C.MQRC_CONFIG_CREATE_OBJECT,
+                F.MQCMD_CHANGE_PROCESS: C.MQRC_CONFIG_CHANGE_OBJECT,
+                F.MQCMD_DELETE_PROCESS: C.MQRC_CONFIG_DELETE_OBJECT}
+_INQUIRIES = frozenset(v for k, v in vars(F).items() if k.startswith("MQCMD_INQUIRE_"))
+
+
+def _object_of(cmd: Command) -> tuple[int, int, str]:
+    """(MQOT_*, name parameter, name) of the object a configuring command is about."""
+    if cmd.command in (F.MQCMD_CREATE_PROCESS, F.MQCMD_COPY_PROCESS, F.MQCMD_CHANGE_PROCESS, F.MQCMD_DELETE_PROCESS):
+        name = cmd.text(F.MQCACF_TO_PROCESS_NAME if cmd.command == F.MQCMD_COPY_PROCESS else C.MQCA_PROCESS_NAME)
+        return C.MQOT_PROCESS, C.MQCA_PROCESS_NAME, name.strip()
+    name = cmd.text(F.MQCACF_TO_Q_NAME if cmd.command == F.MQCMD_COPY_Q else C.MQCA_Q_NAME)
+    return C.MQOT_Q, C.MQCA_Q_NAME, name.strip()
+
+
+def _described(qm: QueueManager, cmd: Command, command: int) -> list[P.Param] | None:
+    """The object's attributes as a configuration event carries them (None: no such object)."""
+    kind, _, name = _object_of(cmd)
+    if kind == C.MQOT_PROCESS:
+        process = qm.state.processes.find(name)
+        values = processes.process_params(process, (F.MQIACF_ALL,)) if process is not None else None
+    else:
+        queue = qm.objects.find(name)
+        values = queue_params(queue, (F.MQIACF_ALL,)) if queue is not None else None
+    return None if values is None else [to_param(k, v) for k, v in values.items()]
+
+
+def _configured(qm: QueueManager, cmd: Command, before: list[P.Param] | None) -> None:
+    reason = _CONFIGURING[cmd.command]
+    kind, param, name = _object_of(cmd)
+    if reason == C.MQRC_CONFIG_DELETE_OBJECT:
+        qm.events.configured(reason, kind, param, name, before or [])
+        return
+    after = _described(qm, cmd, cmd.command) or []
+    if reason == C.MQRC_CONFIG_CHANGE_OBJECT:
+        qm.events.configured(reason, kind, param, name, after, before or [])
+    else:
+        qm.events.configured(reason, kind, param, name, after)
 
 
 def queue_type(cmd: Command, required: bool) -> str | None:

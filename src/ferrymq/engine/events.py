@@ -1,0 +1,230 @@
+"""Instrumentation events: PCF messages the queue manager puts on its event queues when
+something an operator watches happens, switched by the queue manager's attributes.
+
+The message (IBM's "event message format"): an MQMD of format MQEVENT, MsgType DATAGRAM,
+the event queue's default priority and persistence, PutApplType MQAT_QMGR; then an MQCFH
+of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its parameters.
+
+| switch   | queue                       | events (reason)                                             |
+|----------|-----------------------------|-------------------------------------------------------------|
+| PERFMEV  | SYSTEM.ADMIN.PERFM.EVENT    | Queue Depth High 2224, Queue Depth Low 2225, Queue Full 2053 |
+| INHIBTEV | SYSTEM.ADMIN.QMGR.EVENT     | Put Inhibited 2051, Get Inhibited 2016                      |
+| LOCALEV  | SYSTEM.ADMIN.QMGR.EVENT     | Unknown Object Name 2085                                    |
+| STRSTPEV | SYSTEM.ADMIN.QMGR.EVENT     | Queue Manager Active 2222, Not Active 2223                  |
+| CONFIGEV | SYSTEM.ADMIN.CONFIG.EVENT   | Create 2367, Change 2368 (two messages), Delete 2369        |
+| CMDEV    | SYSTEM.ADMIN.COMMAND.EVENT  | Command 2413 (NODISPLAY: not for inquiries)                 |
+
+Queue depth events follow IBM's enabling rules, per queue, on top of PERFMEV: a put that
+brings the depth (uncommitted messages count) to QDEPTHHI percent of MAXDEPTH or more makes
+Queue Depth High if QDPHIEV is enabled, which then disables QDPHIEV and enables QDPLOEV and
+QDPMAXEV; a get that brings it to QDEPTHLO percent or less makes Queue Depth Low (QDPLOEV),
+which enables QDPHIEV and QDPMAXEV and disables QDPLOEV; a put refused because the queue
+is full makes Queue Full (QDPMAXEV), which enables QDPLOEV and disables QDPMAXEV. Each
+carries the queue's statistics since the last performance event on it (TimeSinceReset,
+HighQDepth, MsgEnqCount, MsgDeqCount), which it then resets. The statistics count what
+the event checks see: puts and gets while the queue's depth events are on (a message handed
+straight to a waiting get never changes the depth, and is not counted).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.session import Connection, UnitOfWork
+from ferrymq.engine.state import EngineState
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.wire import pcf as P
+from ferrymq.wire.mqmd import MQMD
+
+log = logging.getLogger("ferrymq.engine")
+
+QMGR_EVENTS = "SYSTEM.ADMIN.QMGR.EVENT"
+PERFM_EVENTS = "SYSTEM.ADMIN.PERFM.EVENT"
+CONFIG_EVENTS = "SYSTEM.ADMIN.CONFIG.EVENT"
+COMMAND_EVENTS = "SYSTEM.ADMIN.COMMAND.EVENT"
+_ON, _OFF = F.MQEVR_ENABLED, F.MQEVR_DISABLED
+
+Deliver = Callable[[MQMD, bytes, str, str, UnitOfWork | None], None]
+
+
+def _not_bound(md: MQMD, data: bytes, queue: str, qmgr: str, uow: UnitOfWork | None) -> None:  # pragma: no cover
+    raise RuntimeError("Events used before deliver_with")
+
+
+@dataclass(slots=True)
+class QueueStatistics:
+    """A queue's performance statistics since the last performance event on it."""
+
+    reset_at: float
+    enqueued: int = 0
+    dequeued: int = 0
+    high_depth: int = 0
+
+
+class Events:
+    """The instrumentation events of one queue manager (see the module docstring)."""
+
+    def __init__(self, state: EngineState) -> None:
+        self.state = state
+        self.objects = state.objects
+        self.deliver: Deliver = _not_bound
+        self.statistics: dict[str, QueueStatistics] = {}
+
+    def deliver_with(self, deliver: Deliver) -> None:
+        """Bind how generated messages are delivered (engine.reports), once at composition."""
+        self.deliver = deliver
+
+    def on(self, switch: str) -> bool:
+        """Whether the queue manager attribute ``switch`` (PERFMEV, INHIBTEV ...) is enabled."""
+        return self.state.qmgr_attr(switch) != _OFF
+
+    # -- putting one ---------------------------------------------------------------------
+    def emit(self, queue: str, command: int, reason: int, params: Sequence[P.Param], *, seq: int = 1,
+             last: bool = True, correl_id: bytes = bytes(24)) -> None:
+        """Put one event message on ``queue`` (outside any unit of work, as IBM does)."""
+        state = self.state
+        target = self.objects.find(queue)
+        now = state.clock.now()
+        date, tod = state.stamp_put(now)
+        priority = int(target.attrs.get("DEFPRTY", 0)) if target is not None else 0
+        persistence = int(target.attrs.get("DEFPSIST", 0)) if target is not None else C.MQPER_NOT_PERSISTENT
+        md = MQMD(version=C.MQMD_VERSION_2, msg_type=C.MQMT_DATAGRAM, format=C.MQFMT_EVENT.rstrip(),
+                  encoding=C.MQENC_NATIVE, coded_char_set_id=state.qmgr_attr("CCSID"), priority=priority,
+                  persistence=persistence, msg_id=state.new_id(), correl_id=correl_id, reply_to_q_mgr=state.name,
+                  put_appl_type=C.MQAT_QMGR, put_appl_name=state.name[:28], put_date=date, put_time=tod)
+        header = P.CFH(type=F.MQCFT_EVENT, command=command, msg_seq_number=seq,
+                       control=F.MQCFC_LAST if last else F.MQCFC_NOT_LAST, comp_code=C.MQCC_WARNING, reason=reason,
+                       version=F.MQCFH_VERSION_2 if command == F.MQCMD_CONFIG_EVENT else F.MQCFH_VERSION_1)
+        data = P.PCFMessage(header, tuple(params)).pack(C.MQENC_NATIVE)
+        log.info("event=instrumentation queue=%s reason=%d", queue, reason)
+        self.deliver(md, data, queue, "", None)
+
+    def _qmgr_name(self) -> P.CFST:
+        return P.CFST(C.MQCA_Q_MGR_NAME, self.state.name)
+
+    # -- performance: queue depth --------------------------------------------------------
+    def watching(self, q: QueueObject) -> bool:
+        """Whether puts and gets on ``q`` are checked for depth events (worked out again when
+        the registry's epoch has moved since)."""
+        q.events_epoch = self.objects.epoch
+        a = q.attrs
+        q.events_on = (q.is_local and self.on("PERFMEV")
+                       and bool(a.get("QDPHIEV") or a.get("QDPLOEV") or a.get("QDPMAXEV")))
+        if q.events_on and q.name not in self.statistics:
+            self.statistics[q.name] = QueueStatistics(self.state.clock.now())
+        return q.events_on
+
+    def arrived(self, q: QueueObject) -> None:
+        """A message now counts on ``q`` (placed, or held by a unit of work)."""
+        if not self.watching(q):
+            return
+        stats = self.statistics[q.name]
+        stats.enqueued += 1
+        depth = q.messages.depth
+        stats.high_depth = max(stats.high_depth, depth)
+        limit = _percent(q, "QDEPTHHI")
+        if q.attrs.get("QDPHIEV") == _ON and depth >= limit:
+            self._depth_event(q, C.MQRC_Q_DEPTH_HIGH, {"QDPHIEV": _OFF, "QDPLOEV": _ON, "QDPMAXEV": _ON})
+
+    def removed(self, q: QueueObject) -> None:
+        """A message was taken from ``q`` by a destructive get."""
+        if not self.watching(q):
+            return
+        stats = self.statistics[q.name]
+        stats.dequeued += 1
+        if q.attrs.get("QDPLOEV") == _ON and q.messages.depth <= _percent(q, "QDEPTHLO"):
+            self._depth_event(q, C.MQRC_Q_DEPTH_LOW, {"QDPLOEV": _OFF, "QDPHIEV": _ON, "QDPMAXEV": _ON})
+
+    def full(self, q: QueueObject) -> None:
+        """A put to ``q`` was refused with MQRC_Q_FULL."""
+        if self.watching(q) and q.attrs.get("QDPMAXEV") == _ON:
+            self._depth_event(q, C.MQRC_Q_FULL, {"QDPMAXEV": _OFF, "QDPLOEV": _ON})
+
+    def _depth_event(self, q: QueueObject, reason: int, switches: dict[str, int]) -> None:
+        now = self.state.clock.now()
+        stats = self.statistics[q.name]
+        params: list[P.Param] = [self._qmgr_name(), P.CFST(C.MQCA_BASE_OBJECT_NAME, q.name),
+                                 P.CFIN(C.MQIA_TIME_SINCE_RESET, int(now - stats.reset_at)),
+                                 P.CFIN(C.MQIA_HIGH_Q_DEPTH, stats.high_depth),
+                                 P.CFIN(C.MQIA_MSG_ENQ_COUNT, stats.enqueued),
+                                 P.CFIN(C.MQIA_MSG_DEQ_COUNT, stats.dequeued)]
+        self.statistics[q.name] = QueueStatistics(now, high_depth=q.messages.depth)
+        self.objects.alter(q.name, switches)
+        self.emit(PERFM_EVENTS, F.MQCMD_PERFM_EVENT, reason, params)
+
+    # -- queue manager events: refusals of MQI calls ------------------------------------
+    def refused(self, conn: Connection | None, reason: int, name: str, object_type: int = C.MQOT_Q,
+                object_q_mgr: str = "") -> None:
+        """An MQI call failed with ``reason`` on the object ``name``: the inhibit and local
+        events it makes, when they are switched on."""
+        if reason in (C.MQRC_PUT_INHIBITED, C.MQRC_GET_INHIBITED):
+            if not self.on("INHIBTEV"):
+                return
+        elif reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+            if not self.on("LOCALEV"):
+                return
+        else:
+            return
+        params: list[P.Param] = [self._qmgr_name()]
+        if reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+            params.append(P.CFIN(F.MQIACF_OBJECT_TYPE, object_type))
+        params.append(P.CFST(C.MQCA_Q_NAME if object_type == C.MQOT_Q else F.MQCACF_OBJECT_NAME, name))
+        params += [P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type if conn is not None else C.MQAT_DEFAULT),
+                   P.CFST(F.MQCACF_APPL_NAME, conn.appl_name if conn is not None else "")]
+        if object_q_mgr and object_q_mgr != self.state.name:
+            params.append(P.CFST(F.MQCACF_OBJECT_Q_MGR_NAME, object_q_mgr))
+        if conn is not None and conn.conn_name:
+            params.append(P.CFST(F.MQCACH_CONNECTION_NAME, conn.conn_name))
+        self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, reason, params)
+
+    # -- start and stop ------------------------------------------------------------------
+    def started(self) -> None:
+        """The queue manager is active (STRSTPEV)."""
+        if self.on("STRSTPEV"):
+            self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_ACTIVE, [self._qmgr_name()])
+
+    def stopping(self, quiescing: bool) -> None:
+        """The queue manager is ending (STRSTPEV): quiescing, or now."""
+        if self.on("STRSTPEV"):
+            qualifier = F.MQRQ_Q_MGR_QUIESCING if quiescing else F.MQRQ_Q_MGR_STOPPING
+            self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_NOT_ACTIVE,
+                      [self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier)])
+
+    # -- configuration and command events ------------------------------------------------
+    def configured(self, reason: int, object_type: int, name_param: int, name: str,
+                   attributes: Sequence[P.Param], before: Sequence[P.Param] = (), user: str = "") -> None:
+        """An object was created, changed (``before``: its attributes before) or deleted."""
+        if not self.on("CONFIGEV"):
+            return
+        context: list[P.Param] = [P.CFST(F.MQCACF_EVENT_USER_ID, user), P.CFIN(F.MQIACF_EVENT_ORIGIN, F.MQEVO_MSG),
+                                  P.CFST(F.MQCACF_EVENT_Q_MGR, self.state.name),
+                                  P.CFIN(F.MQIACF_OBJECT_TYPE, object_type)]
+        if not any(p.parameter == name_param for p in attributes):  # the attributes name it first
+            context.append(P.CFST(name_param, name))
+        if reason == C.MQRC_CONFIG_CHANGE_OBJECT:
+            correl = self.state.new_id()
+            self.emit(CONFIG_EVENTS, F.MQCMD_CONFIG_EVENT, reason, [*context, *before], seq=1, last=False,
+                      correl_id=correl)
+            self.emit(CONFIG_EVENTS, F.MQCMD_CONFIG_EVENT, reason, [*context, *attributes], seq=2, correl_id=correl)
+            return
+        self.emit(CONFIG_EVENTS, F.MQCMD_CONFIG_EVENT, reason, [*context, *attributes])
+
+    def commanded(self, command: int, data: Sequence[P.Param], inquiry: bool, user: str = "") -> None:
+        """A command was run by the command server (CMDEV; NODISPLAY leaves out inquiries)."""
+        switch = self.state.qmgr_attr("CMDEV")
+        if switch == _OFF or (switch == F.MQEVR_NO_DISPLAY and inquiry):
+            return
+        context = P.CFGR(F.MQGACF_COMMAND_CONTEXT, (
+            P.CFST(F.MQCACF_EVENT_USER_ID, user), P.CFIN(F.MQIACF_EVENT_ORIGIN, F.MQEVO_MSG),
+            P.CFST(F.MQCACF_EVENT_Q_MGR, self.state.name), P.CFIN(F.MQIACF_COMMAND, command)))
+        self.emit(COMMAND_EVENTS, F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_PCF,
+                  [context, P.CFGR(F.MQGACF_COMMAND_DATA, tuple(data))])
+
+
+def _percent(q: QueueObject, limit: str) -> int:
+    """QDEPTHHI / QDEPTHLO as a number of messages (a percentage of MAXDEPTH)."""
+    return int(q.attrs.get("MAXDEPTH", 0)) * int(q.attrs.get(limit, 0)) // 100

@@ -1,0 +1,94 @@
+"""Instrumentation events read as a pymqi monitoring program reads them on IBM MQ: switched
+on with PCF, got from the SYSTEM.ADMIN.*.EVENT queues with ``ferrymq.pymqi`` over TCP, and
+decoded with pymqi's PCF structures."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+import pytest
+
+import ferrymq.pymqi as pymqi
+from ferrymq.api import EmbeddedQueueManager
+from ferrymq.pymqi import CMQC, CMQCFC
+
+
+@pytest.fixture
+def qmgr(embedded: EmbeddedQueueManager) -> Iterator[pymqi.QueueManager]:
+    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({embedded.port})")
+    yield qm
+    if qm.is_connected:
+        qm.disconnect()
+
+
+def decode_event(message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:
+    """An event message taken apart with pymqi's structures (PCFExecute.unpack refuses a
+    header whose CompCode is not MQCC_OK, and an event's is MQCC_WARNING, on IBM MQ too)."""
+    header = pymqi.CFH()
+    header.unpack(message[:CMQCFC.MQCFH_STRUC_LENGTH])
+    params: dict[int, object] = {}
+    cursor = CMQCFC.MQCFH_STRUC_LENGTH
+    for _ in range(header.ParameterCount):
+        kind, length = struct.unpack_from("<2i", message, cursor)
+        if kind == CMQCFC.MQCFT_STRING:
+            fixed = pymqi.CFST()
+            fixed.unpack(message[cursor:cursor + CMQCFC.MQCFST_STRUC_LENGTH_FIXED])
+            param = pymqi.CFST(StringLength=fixed.StringLength)
+            param.unpack(message[cursor:cursor + length])
+            params[param.Parameter] = param.String[:fixed.StringLength]
+        elif kind == CMQCFC.MQCFT_INTEGER:
+            param = pymqi.CFIN()
+            param.unpack(message[cursor:cursor + length])
+            params[param.Parameter] = param.Value
+        cursor += length
+    return header, params
+
+
+def take_events(qmgr: pymqi.QueueManager, queue: bytes) -> list[tuple[pymqi.CFH, dict[int, object]]]:
+    q = pymqi.Queue(qmgr, queue, CMQC.MQOO_INPUT_AS_Q_DEF)
+    out = []
+    try:
+        while True:
+            md = pymqi.MD()
+            try:
+                data = q.get(None, md)
+            except pymqi.MQMIError as e:
+                if e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                    return out
+                raise
+            assert md.Format == CMQC.MQFMT_EVENT and md.MsgType == CMQC.MQMT_DATAGRAM
+            assert md.PutApplType == CMQC.MQAT_QMGR
+            with pytest.raises(pymqi.MQMIError) as ei:  # as pymqi does with any event
+                pymqi.PCFExecute.unpack(data)
+            assert ei.value.comp == CMQC.MQCC_WARNING
+            out.append(decode_event(data))
+    finally:
+        q.close()
+
+
+def test_queue_depth_high_and_put_inhibited_reach_a_pymqi_monitor(qmgr: pymqi.QueueManager) -> None:
+    pcf = pymqi.PCFExecute(qmgr)
+    pcf.MQCMD_CHANGE_Q_MGR({CMQC.MQIA_PERFORMANCE_EVENT: CMQCFC.MQEVR_ENABLED,
+                            CMQC.MQIA_INHIBIT_EVENT: CMQCFC.MQEVR_ENABLED})
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"EVENTS.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_MAX_Q_DEPTH: 5,
+                        CMQC.MQIA_Q_DEPTH_HIGH_LIMIT: 60, CMQC.MQIA_Q_DEPTH_HIGH_EVENT: CMQCFC.MQEVR_ENABLED})
+    q = pymqi.Queue(qmgr, b"EVENTS.Q", CMQC.MQOO_OUTPUT)
+    for i in range(3):
+        q.put(b"m%d" % i)
+    q.close()
+    [(header, params)] = take_events(qmgr, b"SYSTEM.ADMIN.PERFM.EVENT")
+    assert (header.Type, header.Command, header.Reason) == (CMQCFC.MQCFT_EVENT, CMQCFC.MQCMD_PERFM_EVENT,
+                                                            CMQC.MQRC_Q_DEPTH_HIGH)
+    assert params[CMQC.MQCA_BASE_OBJECT_NAME] == b"EVENTS.Q" and params[CMQC.MQIA_HIGH_Q_DEPTH] == 3
+    assert params[CMQC.MQIA_MSG_ENQ_COUNT] == 3
+
+    pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"EVENTS.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                        CMQC.MQIA_INHIBIT_PUT: CMQC.MQQA_PUT_INHIBITED})
+    with pytest.raises(pymqi.MQMIError):
+        pymqi.Queue(qmgr, b"EVENTS.Q", CMQC.MQOO_OUTPUT).put(b"refused")
+    started, *rest = take_events(qmgr, b"SYSTEM.ADMIN.QMGR.EVENT")
+    assert started[0].Reason == CMQC.MQRC_Q_MGR_ACTIVE  # the server announced its start
+    [(header, params)] = rest
+    assert (header.Command, header.Reason) == (CMQCFC.MQCMD_Q_MGR_EVENT, CMQC.MQRC_PUT_INHIBITED)
+    assert params[CMQC.MQCA_Q_NAME] == b"EVENTS.Q" and params[CMQC.MQCA_Q_MGR_NAME] == b"QM1"

@@ -1,0 +1,147 @@
+"""Instrumentation events against IBM's rules: queue depth high/low/full with their enabling
+and statistics, inhibit, unknown object, start/stop, configuration and command events,
+each decoded with ferrymq's PCF codec."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import Env
+
+from ferrymq.engine.api import ObjectDescriptor, PutOptions
+from ferrymq.engine.commands.pcfmap import run
+from ferrymq.errors import MQError
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
+from ferrymq.pcf.model import Command
+from ferrymq.wire import pcf as P
+from ferrymq.wire.mqmd import MQMD
+
+_IN = C.MQOO_INPUT_AS_Q_DEF
+
+
+def events(env: Env, queue: str) -> list[tuple[P.CFH, dict[int, object]]]:
+    """Take every event message on ``queue`` and decode it."""
+    q = env.qm.objects.require(queue)
+    out = []
+    for msg in list(q.messages.by_seq.values()):
+        assert msg.md.format == C.MQFMT_EVENT.rstrip() and msg.md.put_appl_type == C.MQAT_QMGR
+        decoded = P.PCFMessage.unpack(msg.data, msg.md.encoding)
+        params: dict[int, object] = {}
+        for p in decoded.params:
+            params[p.parameter] = p.params if isinstance(p, P.CFGR) else getattr(p, "value", getattr(p, "values", None))
+        out.append((decoded.header, params))
+        q.messages.remove(msg)
+    return out
+
+
+def test_depth_high_full_and_low_follow_the_enabling_rules() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"PERFMEV": "ENABLED"})
+    env.define("DEEP", MAXDEPTH=10, QDEPTHHI=80, QDEPTHLO=20, QDPHIEV="ENABLED", QDPMAXEV="DISABLED")
+    h = env.open("DEEP")
+    for _ in range(7):
+        env.put(h)
+    assert events(env, "SYSTEM.ADMIN.PERFM.EVENT") == []
+    env.put(h)  # the 8th: 80 % of MAXDEPTH
+    [(cfh, params)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
+    assert (cfh.type, cfh.command, cfh.comp_code, cfh.reason) == (F.MQCFT_EVENT, F.MQCMD_PERFM_EVENT, C.MQCC_WARNING,
+                                                                  C.MQRC_Q_DEPTH_HIGH)
+    assert params[C.MQCA_Q_MGR_NAME] == "QM1" and params[C.MQCA_BASE_OBJECT_NAME] == "DEEP"
+    assert (params[C.MQIA_HIGH_Q_DEPTH], params[C.MQIA_MSG_ENQ_COUNT], params[C.MQIA_MSG_DEQ_COUNT]) == (8, 8, 0)
+    attrs = env.qm.objects.require("DEEP").attrs
+    assert (attrs["QDPHIEV"], attrs["QDPLOEV"], attrs["QDPMAXEV"]) == (F.MQEVR_DISABLED, F.MQEVR_ENABLED, F.MQEVR_ENABLED)
+    env.put(h)
+    env.put(h)
+    with pytest.raises(MQError) as refused:
+        env.put(h)
+    assert refused.value.reason == C.MQRC_Q_FULL
+    [(cfh, params)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
+    assert cfh.reason == C.MQRC_Q_FULL and params[C.MQIA_MSG_ENQ_COUNT] == 2  # reset by the high event
+    with pytest.raises(MQError):
+        env.put(h)
+    assert events(env, "SYSTEM.ADMIN.PERFM.EVENT") == []  # Queue Full disabled itself
+    for _ in range(8):
+        env.get(h)
+    [(cfh, params)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
+    assert cfh.reason == C.MQRC_Q_DEPTH_LOW and params[C.MQIA_MSG_DEQ_COUNT] == 8
+    assert env.qm.objects.require("DEEP").attrs["QDPHIEV"] == F.MQEVR_ENABLED
+
+
+def test_no_performance_events_without_perfmev() -> None:
+    env = Env()
+    env.define("DEEP", MAXDEPTH=2, QDEPTHHI=50, QDPHIEV="ENABLED")
+    h = env.open("DEEP")
+    env.put(h)
+    env.put(h)
+    assert events(env, "SYSTEM.ADMIN.PERFM.EVENT") == []
+
+
+def test_inhibit_and_unknown_object_events() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"INHIBTEV": "ENABLED", "LOCALEV": "ENABLED"})
+    env.define("SHUT", PUT="DISABLED", GET="DISABLED")
+    h = env.open("SHUT")
+    with pytest.raises(MQError):
+        env.put(h)
+    with pytest.raises(MQError):
+        env.get(h)
+    with pytest.raises(MQError):
+        env.open("NOT.THERE")
+    got = events(env, "SYSTEM.ADMIN.QMGR.EVENT")
+    assert [cfh.reason for cfh, _ in got] == [C.MQRC_PUT_INHIBITED, C.MQRC_GET_INHIBITED, C.MQRC_UNKNOWN_OBJECT_NAME]
+    assert all(cfh.command == F.MQCMD_Q_MGR_EVENT for cfh, _ in got)
+    assert got[0][1][C.MQCA_Q_NAME] == "SHUT" and got[0][1][F.MQCACF_APPL_NAME] == "tests"
+    assert got[2][1][C.MQCA_Q_NAME] == "NOT.THERE" and got[2][1][F.MQIACF_OBJECT_TYPE] == C.MQOT_Q
+
+
+@pytest.mark.parametrize("switched", [False, True])
+def test_put1_inhibit_event_only_when_switched_on(switched: bool) -> None:
+    env = Env()
+    if switched:
+        env.qm.objects.alter_qmgr({"INHIBTEV": "ENABLED"})
+    env.define("SHUT", PUT="DISABLED")
+    with pytest.raises(MQError):
+        env.qm.put1(env.hconn, ObjectDescriptor(object_name="SHUT"), MQMD(), PutOptions(0), b"x")
+    assert [c.reason for c, _ in events(env, "SYSTEM.ADMIN.QMGR.EVENT")] == ([C.MQRC_PUT_INHIBITED] if switched else [])
+
+
+def test_start_and_stop_events() -> None:
+    env = Env()  # the server announces the start and the end (server.server); the engine's part:
+    env.qm.events.started()
+    [(cfh, params)] = events(env, "SYSTEM.ADMIN.QMGR.EVENT")
+    assert cfh.reason == C.MQRC_Q_MGR_ACTIVE and params[C.MQCA_Q_MGR_NAME] == "QM1"
+    env.qm.events.stopping(quiescing=True)
+    env.qm.events.stopping(quiescing=False)
+    got = events(env, "SYSTEM.ADMIN.QMGR.EVENT")
+    assert [(c.reason, p[F.MQIACF_REASON_QUALIFIER]) for c, p in got] == [
+        (C.MQRC_Q_MGR_NOT_ACTIVE, F.MQRQ_Q_MGR_QUIESCING), (C.MQRC_Q_MGR_NOT_ACTIVE, F.MQRQ_Q_MGR_STOPPING)]
+    env.qm.objects.alter_qmgr({"STRSTPEV": "DISABLED"})
+    env.qm.events.started()
+    assert events(env, "SYSTEM.ADMIN.QMGR.EVENT") == []
+
+
+def test_configuration_events_for_create_change_delete() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"CONFIGEV": "ENABLED"})
+    run(env.qm, Command(F.MQCMD_CREATE_Q, {C.MQCA_Q_NAME: "CFG.Q", C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQIA_MAX_Q_DEPTH: 7}))
+    run(env.qm, Command(F.MQCMD_CHANGE_Q, {C.MQCA_Q_NAME: "CFG.Q", C.MQIA_MAX_Q_DEPTH: 9}))
+    run(env.qm, Command(F.MQCMD_DELETE_Q, {C.MQCA_Q_NAME: "CFG.Q"}))
+    got = events(env, "SYSTEM.ADMIN.CONFIG.EVENT")
+    assert [(c.reason, c.msg_seq_number, c.control) for c, _ in got] == [
+        (C.MQRC_CONFIG_CREATE_OBJECT, 1, F.MQCFC_LAST), (C.MQRC_CONFIG_CHANGE_OBJECT, 1, F.MQCFC_NOT_LAST),
+        (C.MQRC_CONFIG_CHANGE_OBJECT, 2, F.MQCFC_LAST), (C.MQRC_CONFIG_DELETE_OBJECT, 1, F.MQCFC_LAST)]
+    assert [p[C.MQIA_MAX_Q_DEPTH] for _, p in got] == [7, 7, 9, 9]
+    assert all(p[F.MQIACF_OBJECT_TYPE] == C.MQOT_Q and p[C.MQCA_Q_NAME] == "CFG.Q" for _, p in got)
+    assert all(c.command == F.MQCMD_CONFIG_EVENT for c, _ in got)
+
+
+def test_command_events_and_nodisplay() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"CMDEV": "NODISPLAY"})
+    run(env.qm, Command(F.MQCMD_INQUIRE_Q_MGR, {F.MQIACF_Q_MGR_ATTRS: (F.MQIACF_ALL,)}))
+    run(env.qm, Command(F.MQCMD_CREATE_Q, {C.MQCA_Q_NAME: "CMD.Q", C.MQIA_Q_TYPE: C.MQQT_LOCAL}))
+    [(cfh, params)] = events(env, "SYSTEM.ADMIN.COMMAND.EVENT")
+    assert (cfh.command, cfh.reason) == (F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_PCF)
+    context, data = params[F.MQGACF_COMMAND_CONTEXT], params[F.MQGACF_COMMAND_DATA]
+    assert P.CFIN(F.MQIACF_COMMAND, F.MQCMD_CREATE_Q) in context  # type: ignore[operator]
+    assert any(getattr(p, "value", None) == "CMD.Q" for p in data)  # type: ignore[attr-defined]
