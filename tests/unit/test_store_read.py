@@ -103,3 +103,36 @@ def test_replay_in_windows_releases_pages_and_loads_everything(tmp_path: Path, m
     assert {r.record_id: r.payload for r in loaded.records} == model and loaded.bad_records == 1
     assert len(released) > 10
     j.close()
+
+
+def test_a_run_of_records_is_read_with_one_pread_per_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A queue paged out to the journal is got in order: its records are cut from windows
+    of reader.WINDOW bytes, one pread each, never reading past the durable end."""
+    j = FileJournal(tmp_path, segment_size=64 << 20)
+    j.load()
+    bodies = {rid: bytes([rid]) * 65536 for rid in range(1, 41)}
+    for rid, body in bodies.items():
+        j.add(rid, 1, body)
+        if rid % 8 == 0:
+            j.sync()
+    j.add(99, 1, b"in flight" * 1000)
+    in_flight = j.take_pending()  # taken, not yet written: beyond what reads may look at
+    assert in_flight is not None
+    reads: list[tuple[int, int]] = []
+    real = reader.os.pread
+
+    def spy(fd: int, n: int, offset: int) -> bytes:
+        reads.append((n, offset))
+        return real(fd, n, offset)
+
+    monkeypatch.setattr(reader.os, "pread", spy)
+    assert all(j.read(rid) == body for rid, body in bodies.items())
+    # 40 records of 64 KiB in windows of 1 MiB (the segment header's read aside).
+    data_reads = [r for r in reads if r[0] > rec.SEGMENT_RECORD_SIZE]
+    assert len(data_reads) <= 40 * 65600 // reader.WINDOW + 1
+    durable_end = max(offset + n for n, offset in data_reads)
+    assert durable_end <= j.stats().disk_bytes - len(b"".join(bytes(p) for p in in_flight.data))
+    j.write_pending(in_flight)
+    j.mark_durable(in_flight.lsn)
+    assert j.read(99) == b"in flight" * 1000
+    j.close()

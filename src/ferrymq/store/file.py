@@ -49,6 +49,7 @@ import contextlib
 import logging
 import os
 from bisect import bisect_left
+from collections import deque
 from pathlib import Path
 from typing import Final
 
@@ -130,6 +131,10 @@ class FileJournal(JournalCore[int, int]):
         self._segs: list[SegmentInfo] = []
         self._bases: list[int] = []
         self._taken = 0
+        # Batches handed to the writer, (LSN, segment, where the batch ends), until durable;
+        # then the newest durable one's segment and end: reads never look past it (reader.py).
+        self._taken_ends: deque[tuple[int, int, int]] = deque()
+        self._durable_end = (0, 0)
         self._appended_bytes = 0
         self._job: Compaction | None = None
         self._job_segs = 0
@@ -301,6 +306,7 @@ class FileJournal(JournalCore[int, int]):
             self._out_bytes += self._batch.size
             data = self._batch.take()
             self._taken = self._lsn
+            self._taken_ends.append((self._lsn, self._active, info.size))
             task = self._job if self._job is not None else self._maybe_compact()
             return Pending(data, self._lsn, self._active, task)
         if self._taken != self._durable:
@@ -406,6 +412,10 @@ class FileJournal(JournalCore[int, int]):
             raise StoreError(f"mark_durable({lsn}) beyond the last appended LSN {self._lsn}")
         if lsn > self._durable:
             self._durable = lsn
+        ends = self._taken_ends
+        while ends and ends[0][0] <= lsn:
+            _lsn, segment, end = ends.popleft()
+            self._durable_end = (segment, end)
         job = self._job
         if job is not None and job.finished:
             self._job_done(job)
@@ -436,7 +446,9 @@ class FileJournal(JournalCore[int, int]):
             raise StoreError(f"record {record_id} is not durable yet (LSN {lsn} > {self._durable})")
         bases = self._bases
         info = self._segs[-1] if lsn > bases[-1] else self._segs[bisect_left(bases, lsn) - 1]
-        return self._readers.read(info.lo, info.hi, self._where[record_id], record_id, value & SIZE_MASK)
+        segment, end = self._durable_end
+        limit = end if info.lo == info.hi == segment else -1  # older files are durable whole
+        return self._readers.read(info.lo, info.hi, self._where[record_id], record_id, value & SIZE_MASK, limit)
 
     def size(self, record_id: int) -> int:
         """The length of live record ``record_id``'s payload.

@@ -11,6 +11,14 @@ the finished job in; an open descriptor still reads an unlinked file.
 
 Every read checks the record's header (magic, type, id, length) and its salted CRC32C, so a
 damaged record is an error, never content.
+
+Reads come in runs: a queue paged out to the journal is got in order, and its records lie
+one after another in a file (written past the page cache, so every read goes to the
+device). One pread therefore takes a window of up to ``WINDOW`` bytes from the record
+asked for onwards, and the records after it are cut from that window: one system call and
+one sequential device read for a run of 64 KiB messages rather than two calls each. The
+window never reaches past what the caller says is durable (``limit``: bytes beyond it
+may be in flight), and is dropped when its file is superseded.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from ferrymq.store import records as rec
 from ferrymq.store import segments as seg
 
 MAX_OPEN: Final = 64
+WINDOW: Final = 1024 * 1024
+"""Bytes one read takes ahead (about 16 records of 64 KiB)."""
 
 
 class SegmentReaders:
@@ -37,6 +47,7 @@ class SegmentReaders:
         self._dir = directory
         self._open: OrderedDict[tuple[int, int], tuple[int, int]] = OrderedDict()  # (lo, hi) -> (fd, salt)
         self._pinned: dict[tuple[int, int], tuple[int, int]] = {}
+        self._window: tuple[tuple[int, int], int, bytes] | None = None  # (file, its offset, bytes)
 
     def pin(self, files: list[tuple[int, int]]) -> None:
         """Open ``files`` now and keep them open until ``unpin`` (a compaction deletes them).
@@ -62,14 +73,16 @@ class SegmentReaders:
 
     def forget(self, files: list[tuple[int, int]]) -> None:
         """Close the descriptors of ``files`` (pinned or not): they were superseded."""
+        self._window = None  # a file compacted alone keeps its name, not its content
         for key in files:
             for table in (self._pinned, self._open):
                 entry = table.pop(key, None)
                 if entry is not None:
                     _close(entry[0])
 
-    def read(self, lo: int, hi: int, offset: int, record_id: int, size: int) -> bytes:
-        """The payload of the ADD or UPDATE of ``record_id`` at ``offset`` in file lo-hi.
+    def read(self, lo: int, hi: int, offset: int, record_id: int, size: int, limit: int = -1) -> bytes:
+        """The payload of the ADD or UPDATE of ``record_id`` at ``offset`` in file lo-hi;
+        ``limit``: where the file's durable bytes end (-1: all of it is durable).
 
         Raises:
             StoreError: the file cannot be read, or the bytes there are not that record
@@ -88,12 +101,19 @@ class SegmentReaders:
                 self._open.move_to_end(key)
         fd, salt = entry
         name = seg.segment_name(lo, hi)
-        try:
-            header = os.pread(fd, rec.HEADER_SIZE, offset)
-            length = size - rec.HEADER_SIZE
-            payload = os.pread(fd, length, offset + rec.HEADER_SIZE) if length else b""
-        except OSError as exc:
-            raise StoreError(f"cannot read record {record_id} in {name}: {exc}") from exc
+        length = size - rec.HEADER_SIZE
+        window = self._window
+        if window is None or window[0] != key or not window[1] <= offset <= offset + size <= window[1] + len(window[2]):
+            want = max(size, WINDOW) if limit < 0 else max(size, min(WINDOW, limit - offset))
+            try:
+                window = (key, offset, os.pread(fd, want, offset))
+            except OSError as exc:
+                raise StoreError(f"cannot read record {record_id} in {name}: {exc}") from exc
+            self._window = window
+        start = offset - window[1]
+        data = window[2]
+        header = data[start : start + rec.HEADER_SIZE]
+        payload = data[start + rec.HEADER_SIZE : start + size]
         if len(header) < rec.HEADER_SIZE or len(payload) != length:
             raise StoreError(f"record {record_id} in {name} at offset {offset} is cut short")
         crc, magic, rtype, flags, plen, _kind, _lsn, rid, _txid = rec.HEADER.unpack(header)
@@ -105,6 +125,7 @@ class SegmentReaders:
         return payload
 
     def close(self) -> None:
+        self._window = None
         for table in (self._pinned, self._open):
             for fd, _salt in table.values():
                 _close(fd)
