@@ -20,7 +20,12 @@ straight-line functions with no loop over the fields and no dict per frame:
 end, corr, flags) -> event`` (reading the body ``buf[start:end]`` where it lies in the
 receive buffer). Each writes and reads the usual value of a kind inline (an OK status, an
 MQMD version 2 as x86-64 writes it, no properties) and leaves the rest, and every error,
-to ferrymq.protocol.body. Their source is kept on the Frame (``pack_source``, ``decode_source``).
+to ferrymq.protocol.body. ``decode`` reads each run of fields of known size (fixed fields,
+a status, an MQMD, a properties field, a string's length) with one ``unpack`` and tests the
+usual values among them at once; a body with any other value goes, from its start, to
+``decode_general``, which reads field by field (tests/property/test_codec_usual_decoders.py
+holds the two to the same results). Their source is kept on the Frame (``pack_source``,
+``decode_source``).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import body
 from ferrymq.protocol.body import Reader
 from ferrymq.wire import gpacket
-from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
+from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD, v2_le
 
 Ev = TypeVar("Ev")
 
@@ -109,23 +114,32 @@ class Frame(Generic[Ev]):
                                        "_NAMES": body.NAME_TABLE, "_detail": body.detail, "_charv": body.charv, "_md": body.md,
                                        "_props": body.props, "_status": body.status, "_MAX_BATCH": body.MAX_BATCH,
                                        "_OK": body.OK_STATUS, "_NO_PROPS": body.NO_PROPS, "_V2": V2_LE_HEAD,
-                                       "_V2_LENGTH": C.MQMD_LENGTH_2, "_MQMD": MQMD, "_Reader": Reader,
+                                       "_V2_LENGTH": C.MQMD_LENGTH_2, "_MQMD": MQMD, "_v2_le": v2_le, "_Reader": Reader,
                                        "_DecodeError": DecodeError, "_NAME": name,
                                        "_str": body.read_string}
         self.pack_source = self._pack_source()
-        self.decode_source = self._decode_source(md_as_bytes=False)
         self.pack = cast(Callable[[Ev], list[bytes]], self._compile(self.pack_source, "pack"))
-        self.decode = cast(Decode[Ev], self._compile(self.decode_source, "decode"))
+        self.decode_general, self.decode, self.decode_source = self._decoders(md_as_bytes=False)
 
     def decoder(self, *, md_as_bytes: bool) -> Decode[Ev]:
         """``decode``, or with ``md_as_bytes`` one that keeps every ``md`` field as its bytes
         (checked to be an MQMD: a driver that decodes it only when it must)."""
-        if not md_as_bytes:
-            return self.decode
-        return cast(Decode[Ev], self._compile(self._decode_source(md_as_bytes=True), "decode"))
+        return self.decode if not md_as_bytes else self._decoders(md_as_bytes=True)[1]
 
-    def _compile(self, source: str, fn: str) -> object:
+    def _decoders(self, *, md_as_bytes: bool) -> tuple[Decode[Ev], Decode[Ev], str]:
+        """The general decoder; ``decode``, the usual values' decoder, which hands every
+        other body to the general one (the general one itself when the frame has a field
+        only it reads); and the source of ``decode``."""
+        source = self._decode_source(md_as_bytes=md_as_bytes)
+        general = cast(Decode[Ev], self._compile(source, "decode"))
+        usual = self._usual_decode_source(md_as_bytes=md_as_bytes)
+        if usual is None:
+            return general, general, source
+        return general, cast(Decode[Ev], self._compile(usual, "decode", general)), usual
+
+    def _compile(self, source: str, fn: str, general: object = None) -> object:
         ns = dict(self._ns)
+        ns["_general"] = general
         exec(compile(source, f"<frame {self.name} {fn}>", "exec"), ns)  # the code generated from our own declaration
         return ns[fn]
 
@@ -296,6 +310,102 @@ class Frame(Generic[Ev]):
         if not any(kind == "rest" for _, kind in self.fields):
             lines.append("if pos != end:")
             lines.append("    raise _DecodeError(_NAME, pos - start, f'{end - pos} bytes after the end of the body')")
+        lines.append(f"return _E({self._arguments(values)})")
+        return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
+
+    def _usual_decode_source(self, *, md_as_bytes: bool) -> str | None:
+        """A decoder of bodies whose every field has its usual value (an OK status, an MQMD
+        version 2 in little-endian, no properties, ASCII text), reading each run of fields
+        of known size with one ``unpack`` and testing the usual values among them at once;
+        any other body goes to the general decoder (``_general``), from its start. None when
+        a field is read only by the general decoder (a Part, a charv)."""
+        if any(isinstance(kind, Part) or kind == "charv" for _, kind in self.fields):
+            return None
+        general = "return _general(buf, start, end, corr, flags)"
+        lines: list[str] = ["pos = start"]
+        values: dict[str, str] = {}
+        if self.corr:
+            values["corr"] = "corr"
+        for bit, attr in self.flags:
+            if attr:
+                values[attr] = f"flags & {bit} != 0"
+        codes: list[str] = []  # the run's struct codes
+        names: list[str] = []  # the variables its unpack assigns
+        unusual: list[str] = []  # the tests that its values are not the usual ones
+        after: list[str] = []  # lines that read the run's fields, ``pos`` still at its start
+        size = 0
+
+        def flush() -> None:
+            nonlocal size
+            if not codes:
+                return
+            st = f"_S{len(self._ns)}"
+            self._ns[st] = struct.Struct(">" + "".join(codes))
+            assert self._ns[st].size == size  # type: ignore[attr-defined]
+            lines.append(f"if end - pos < {size}: {general}")
+            lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
+            if unusual:
+                lines.append(f"if {' or '.join(unusual)}: {general}")
+            lines.extend(after)
+            lines.append(f"pos += {size}")
+            for done in (codes, names, unusual, after):
+                done.clear()
+            size = 0
+
+        for attr, kind in self.fields:
+            assert isinstance(kind, str)
+            v = f"v_{attr}"
+            if _is_fixed(kind):
+                codes.append(_code(kind))
+                names.append(v)
+                if kind == "batch":
+                    unusual.append(f"not 0 < {v} <= _MAX_BATCH")
+                size += struct.calcsize(">" + _code(kind))
+                values[attr] = v
+            elif kind == "status":
+                codes.append("10s")
+                names.append("h_status")
+                unusual.append("h_status != _OK")
+                size += 10
+                values.update(comp="0", reason="0", detail="''")
+            elif kind in ("md", "md_bytes"):
+                codes.append(f"8s{C.MQMD_LENGTH_2 - 8}x")
+                names.append(f"h_{attr}")
+                unusual.append(f"h_{attr} != _V2")
+                at = f"pos + {size}" if size else "pos"
+                if kind == "md_bytes" or md_as_bytes:
+                    after.append(f"{v} = buf[{at}:{at} + _V2_LENGTH]")
+                    after.append(f"if type({v}) is not bytes: {v} = bytes({v})")
+                else:
+                    after.append(f"{v} = _v2_le(buf, {at})")
+                size += C.MQMD_LENGTH_2
+                values[attr] = v
+            elif kind == "props":
+                codes.append("4s")
+                names.append(f"h_{attr}")
+                unusual.append(f"h_{attr} != _NO_PROPS")
+                size += 4
+                values[attr] = "None"
+            elif kind == "rest":
+                flush()
+                lines += [f"{v} = buf[pos:end]", f"if type({v}) is not bytes: {v} = bytes({v})", "pos = end"]
+                values[attr] = v
+            else:  # a string: its length ends the run, its text follows
+                assert _VARIABLE[kind][1] == "string"
+                codes.append("H")
+                names.append(f"n_{attr}")
+                size += 2
+                flush()
+                lines.append(f"if n_{attr} > end - pos: {general}")
+                lines.append("try:")
+                lines.append(f"    {v} = str(buf[pos:pos + n_{attr}], 'ascii')")
+                lines.append("except UnicodeDecodeError:")
+                lines.append(f"    {general}")
+                lines.append(f"pos += n_{attr}")
+                values[attr] = v
+        flush()
+        if not any(kind == "rest" for _, kind in self.fields):
+            lines.append(f"if pos != end: {general}")
         lines.append(f"return _E({self._arguments(values)})")
         return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
 

@@ -280,7 +280,7 @@ class MQMD:
         Raises:
             DecodeError: wrong StrucId, unknown version, or too few bytes.
         """
-        if type(buf) is bytes and len(buf) == _V2 and not offset and not big_endian and buf.startswith(V2_LE_HEAD):
+        if type(buf) is bytes and len(buf) == _V2 and buf[:8] == V2_LE_HEAD and not offset and not big_endian:
             md: MQMD = _new(cls)  # the usual case, a whole little-endian v2 descriptor: _of, inline
             md._raw = buf
             return md
@@ -558,6 +558,16 @@ def queue_fields(buf: bytes | bytearray | memoryview, offset: int = 0) -> tuple[
     MQMD made (a restart reads these for every message it recovers)."""
     fields: tuple[int, int, int, bytes, bytes] = _QUEUE_FIELDS.unpack_from(buf, offset)
     return fields
+
+
+def v2_le(buf: bytes | bytearray | memoryview, offset: int) -> MQMD:
+    """The MQMD whose little-endian version-2 image lies at ``offset`` in ``buf``: a
+    decoder's way once it has seen that the descriptor starts with V2_LE_HEAD and that its
+    364 bytes are there (nothing else can be wrong with one: see ``end_of``)."""
+    raw = buf[offset : offset + _V2]
+    md: MQMD = _new(MQMD)
+    md._raw = raw if type(raw) is bytes else bytes(raw)
+    return md
 
 
 def detect_big_endian(buf: bytes | bytearray | memoryview, offset: int, name: str, versions: tuple[int, ...]) -> bool:

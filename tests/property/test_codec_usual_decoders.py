@@ -1,0 +1,113 @@
+"""Each frame's decoder of usual values against its general decoder (ferrymq.protocol.layout):
+for any body, the same event or the same DecodeError.
+
+Bodies are made from each frame's declaration, field by field, mostly with the usual values
+(an OK status, an MQMD version 2 in little-endian, no properties, ASCII text) and otherwise
+with any other (a failed status, a version-1 or big-endian MQMD, properties, UTF-8 text,
+bytes that are none of these), then sometimes damaged (cut short, lengthened, a byte
+changed), in a bytes object and in a bytearray (a server's receive buffer).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ferrymq.errors import DecodeError
+from ferrymq.protocol import body, codec
+from ferrymq.protocol import events as E
+from ferrymq.protocol.layout import Frame, Part
+from ferrymq.wire.mqmd import MQMD
+
+_DECODERS: list[tuple[str, Frame[Any], Any]] = [
+    (f.name, f, f.decode) for f in codec.FRAMES.values() if f.decode is not f.decode_general]
+_DECODERS.append(("PUT md_bytes", codec.FRAMES[E.Put], codec.CLIENT_FRAMES_MD_BYTES[codec.T_PUT]))
+
+
+def _general(frame: Frame[Any], decode: Any) -> Any:
+    return frame.decode_general if decode is frame.decode else frame._decoders(md_as_bytes=True)[0]
+
+
+def test_frames_with_their_own_fields_have_no_usual_decoder() -> None:
+    for f in codec.FRAMES.values():
+        if any(isinstance(kind, Part) or kind == "charv" for _, kind in f.fields):
+            assert f.decode is f.decode_general
+    assert {name for name, _, _ in _DECODERS} >= {"PUT", "GET", "GET_REPLY", "REPLY", "PUT_REPLY", "PUT md_bytes"}
+
+
+def _text(usual: bool) -> st.SearchStrategy[bytes]:
+    if usual:
+        raw = st.text(st.characters(max_codepoint=127), max_size=12).map(lambda s: s.encode("ascii"))
+    else:
+        raw = st.text(max_size=6).map(lambda s: s.encode("utf-8", "surrogatepass")) | st.binary(max_size=8)
+    return raw.map(lambda b: struct.pack(">H", len(b)) + b)
+
+
+def _md(usual: bool) -> st.SearchStrategy[bytes]:
+    if usual:
+        return st.binary(min_size=356, max_size=356).map(lambda rest: b"MD  \x02\x00\x00\x00" + rest)
+    md = MQMD(priority=3, msg_id=b"m" * 24, reply_to_q="Q")
+    return st.sampled_from([md.pack(version=1), md.pack(big_endian=True), md.pack(version=1, big_endian=True),
+                            b"MD  \x03\x00\x00\x00" + bytes(356), b"XX" * 182])
+
+
+def _field(kind: str, usual: bool) -> st.SearchStrategy[bytes]:
+    if kind == "status":
+        return st.just(body.OK_STATUS) if usual else st.sampled_from(
+            [body.status(2, 2033, ""), body.status(1, 2079, "truncated"), body.status(0, 0, "note")])
+    if kind in ("md", "md_bytes"):
+        return _md(usual)
+    if kind == "props":
+        return st.just(body.NO_PROPS) if usual else st.sampled_from(
+            [b"\0\0\0\x03abc", b"\0\0\0\x00", b"\xff\xff\xff\xff"])
+    if kind == "rest":
+        return st.binary(max_size=40)
+    if kind in ("str", "name", "detail"):
+        return _text(usual)
+    code = "I" if kind == "batch" else kind
+    size = struct.calcsize(">" + code)
+    if kind == "batch" and usual:
+        return st.integers(1, body.MAX_BATCH).map(lambda n: struct.pack(">I", n))
+    return st.binary(min_size=size, max_size=size)
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> tuple[str, Frame[Any], Any, bytes]:
+    name, frame, decode = draw(st.sampled_from(_DECODERS))
+    parts = []
+    for _, kind in frame.fields:
+        assert isinstance(kind, str)
+        parts.append(draw(_field(kind, draw(st.booleans() | st.just(True)))))
+    raw = b"".join(parts)
+    damage = draw(st.sampled_from(["none", "none", "cut", "longer", "byte"]))
+    if damage == "cut" and raw:
+        raw = raw[: draw(st.integers(0, len(raw) - 1))]
+    elif damage == "longer":
+        raw += draw(st.binary(min_size=1, max_size=4))
+    elif damage == "byte" and raw:
+        at = draw(st.integers(0, len(raw) - 1))
+        raw = raw[:at] + bytes([draw(st.integers(0, 255))]) + raw[at + 1 :]
+    return name, frame, decode, raw
+
+
+def _outcome(fn: Any, buf: Any, start: int, end: int, corr: int, flags: int) -> Any:
+    try:
+        return fn(buf, start, end, corr, flags)
+    except DecodeError as exc:
+        return ("DecodeError", str(exc))
+
+
+@given(bodies(), st.binary(max_size=5), st.integers(0, 2**40), st.integers(0, 3),
+       st.sampled_from([bytes, bytearray]))
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_usual_decoder_is_the_general_one(case: tuple[str, Frame[Any], Any, bytes], before: bytes, corr: int,
+                                          flags: int, kind: type) -> None:
+    """Where the body lies in the buffer (after other bytes, before others) changes nothing."""
+    _, frame, decode, raw = case
+    buf = kind(before + raw + b"tail")
+    start, end = len(before), len(before) + len(raw)
+    assert _outcome(decode, buf, start, end, corr, flags) == _outcome(_general(frame, decode), buf, start, end,
+                                                                       corr, flags)
