@@ -349,6 +349,8 @@ CLIENT_FRAMES_MD_BYTES: dict[int, Decoder] = {**CLIENT_FRAMES, T_PUT: FRAMES[E.P
 SERVER_FRAMES: dict[int, Decoder] = {f.ptype: f.decode for f in _SERVER_SIDE}
 """Frames a client accepts (sent by servers)."""
 NAMES: dict[int, str] = {f.ptype: f.name for f in FRAMES.values()}
+EVENTS: dict[int, type] = {f.ptype: f.event for f in FRAMES.values()}
+"""Every frame's event class by its packet type."""
 
 
 def pack(ev: object) -> list[bytes]:

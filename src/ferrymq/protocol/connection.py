@@ -47,15 +47,27 @@ Next = E.Event | _Sentinel
 _PACKERS = codec.PACKERS
 _ENCODING_ERRORS = (ValueError, OverflowError, TypeError, struct.error)
 
+Incoming = dict[int, tuple[codec.Decoder, rules.Rule]]
+"""The frames one end accepts: packet type -> its decoder and the rule of its event."""
+Outgoing = dict[type, tuple[rules.Rule, codec.Packer]]
+"""The events one end sends: class -> its rule and its frame's packer."""
+
+
+def _incoming(frames: dict[int, codec.Decoder], theirs: dict[type, rules.Rule]) -> Incoming:
+    return {ptype: (decode, theirs[codec.EVENTS[ptype]]) for ptype, decode in frames.items()}
+
+
+def _outgoing(mine: dict[type, rules.Rule]) -> Outgoing:
+    return {t: (rule, _PACKERS[t]) for t, rule in mine.items()}
+
 
 class _Machine(Conversation):
     """What both ends share: the byte buffer, the frame reader, the writer, and the
     conversation's state with the rules of each side (``_mine`` for what this end sends,
-    ``_theirs`` for what it receives)."""
+    ``_theirs`` for what it receives), one lookup each per frame."""
 
-    _frames: dict[int, codec.Decoder]  # the frames this end accepts, by packet type
-    _mine: dict[type, rules.Rule]
-    _theirs: dict[type, rules.Rule]
+    _theirs: Incoming
+    _mine: Outgoing
 
     def __init__(self) -> None:
         super().__init__()
@@ -125,16 +137,17 @@ class _Machine(Conversation):
             if frame is None:
                 return self._no_frame() if self._eof else NEED_DATA
             ptype, flags, corr, props_size, buf, start, end = frame
-            decode = self._frames.get(ptype)
-            if decode is None or props_size:
+            entry = self._theirs.get(ptype)
+            if entry is None or props_size:
                 raise self._refused(ptype, props_size, end - start)
+            decode, rule = entry
             try:
                 ev: E.Event = decode(buf, start, end, corr, flags)  # type: ignore[assignment, arg-type]
             except DecodeError as exc:
                 raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
                                           self._fed - reader.buffered - (end - start + HEADER_SIZE)) from None
             try:
-                self._theirs[type(ev)](self, ev)
+                rule(self, ev)
             except CrossedInFlight:  # no breach: the driver ignores such a frame
                 pass
             except LocalProtocolError as exc:  # the rule is the peer's to keep: its breach is theirs
@@ -164,15 +177,14 @@ class _Machine(Conversation):
     def _send(self, ev: E.Event | columnframes.PutColumns) -> list[bytes]:
         """The packet of ``ev`` as pieces, once the rule of ``ev`` has allowed it and
         applied it (an event that cannot be encoded changes nothing)."""
-        t = type(ev)
-        rule = self._mine.get(t)
-        pack = _PACKERS.get(t)
-        if rule is None or pack is None:
-            raise LocalProtocolError(f"{t.__name__} is not a frame this side sends")
+        entry = self._mine.get(type(ev))
+        if entry is None:
+            raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
+        rule, pack = entry
         try:
             parts = pack(ev)
         except _ENCODING_ERRORS as exc:
-            raise LocalProtocolError(f"cannot encode {t.__name__}: {exc}") from None
+            raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
         rule(self, ev)
         return parts
 
@@ -216,22 +228,21 @@ class _Machine(Conversation):
 class ClientConnection(_Machine):
     """The client's end: sends requests, receives replies and pushed messages."""
 
-    _frames = codec.SERVER_FRAMES
-    _mine = rules.CLIENT_SENDS
-    _theirs = rules.SERVER_SENDS
+    _theirs = _incoming(codec.SERVER_FRAMES, rules.SERVER_SENDS)
+    _mine = _outgoing(rules.CLIENT_SENDS)
 
 
 class ServerConnection(_Machine):
     """The server's end: receives requests, sends replies, pushed messages, heartbeats."""
 
-    _frames = codec.CLIENT_FRAMES
-    _mine = rules.SERVER_SENDS
-    _theirs = rules.CLIENT_SENDS
+    _theirs = _incoming(codec.CLIENT_FRAMES, rules.CLIENT_SENDS)
+    _mine = _outgoing(rules.SERVER_SENDS)
+    _theirs_md_bytes = _incoming(codec.CLIENT_FRAMES_MD_BYTES, rules.CLIENT_SENDS)
 
     def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024, raw_put_md: bool = False) -> None:
         """``raw_put_md``: a Put event's ``md`` is the MQMD's bytes (checked to be one), for
         a driver that decodes it only when it must."""
         super().__init__()
         if raw_put_md:
-            self._frames = codec.CLIENT_FRAMES_MD_BYTES
+            self._theirs = self._theirs_md_bytes
         self.server_max_msg_length = max_msg_length
