@@ -10,9 +10,11 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
+_decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
+
 
 def _md(md: MQMD | bytes) -> MQMD:
-    return md if isinstance(md, MQMD) else MQMD.decode(md)
+    return md if isinstance(md, MQMD) else _decode(md)
 
 
 class _Described:
@@ -49,7 +51,7 @@ class Message(_Described):
 
     def __init__(self, md: MQMD | bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
                  properties: PropertySet | None = None, reason: int = C.MQRC_NONE) -> None:
-        self.md = md if isinstance(md, MQMD) else MQMD.decode(md)  # _md, inline
+        self.md = md if isinstance(md, MQMD) else _decode(md)  # _md, inline
         self.data = data
         self.data_length = len(data) if data_length < 0 else data_length
         self.msg_token = msg_token
@@ -117,7 +119,9 @@ class PutResult(_Described):
 
     def __init__(self, md_bytes: MQMD | bytes, md: MQMD | None = None, resolved_q_name: str = "",
                  resolved_q_mgr_name: str = "") -> None:
-        self.md = _md(md_bytes) if md is None else md
+        if md is None:
+            md = md_bytes if isinstance(md_bytes, MQMD) else _decode(md_bytes)  # _md, inline
+        self.md = md
         self.resolved_q_name = resolved_q_name
         self.resolved_q_mgr_name = resolved_q_mgr_name
 
