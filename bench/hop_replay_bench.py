@@ -59,6 +59,21 @@ def record(ports: Any, stop: Any, out: Any) -> None:
         inner(h, data)
 
     hd.ClientHandler.data_received = data_received  # type: ignore[method-assign]
+    # The transports read into the handler's buffer (asyncio.BufferedProtocol): what a
+    # read put there is recorded as the chunk it would have been.
+    rooms: dict[int, memoryview] = {}
+    get_buffer, buffer_updated = hd.ClientHandler.get_buffer, hd.ClientHandler.buffer_updated
+
+    def recorded_room(h: Any, sizehint: int) -> memoryview:
+        room = rooms[id(h)] = get_buffer(h, sizehint)
+        return room
+
+    def recorded_read(h: Any, nbytes: int) -> None:
+        chunks.append((numbers.setdefault(id(h), len(numbers)), bytes(rooms[id(h)][:nbytes])))
+        buffer_updated(h, nbytes)
+
+    hd.ClientHandler.get_buffer = recorded_room  # type: ignore[method-assign]
+    hd.ClientHandler.buffer_updated = recorded_read  # type: ignore[method-assign]
 
     async def main() -> None:
         qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
