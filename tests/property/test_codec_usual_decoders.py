@@ -1,5 +1,6 @@
 """Each frame's decoder of usual values against its general decoder (ferrymq.protocol.layout):
-for any body, the same event or the same DecodeError.
+for any body, the same event or the same DecodeError; and each frame's packer against its
+general packer: for the events those bodies decode to, the same bytes.
 
 Bodies are made from each frame's declaration, field by field, mostly with the usual values
 (an OK status, an MQMD version 2 in little-endian, no properties, ASCII text) and otherwise
@@ -25,6 +26,8 @@ from ferrymq.wire.mqmd import MQMD
 _DECODERS: list[tuple[str, Frame[Any], Any]] = [
     (f.name, f, f.decode) for f in codec.FRAMES.values() if f.decode is not f.decode_general]
 _DECODERS.append(("PUT md_bytes", codec.FRAMES[E.Put], codec.CLIENT_FRAMES_MD_BYTES[codec.T_PUT]))
+_PACKERS: list[tuple[str, Frame[Any], Any]] = [
+    (f.name, f, f.decode_general) for f in codec.FRAMES.values() if f.pack is not f.pack_general]
 
 
 def _general(frame: Frame[Any], decode: Any) -> Any:
@@ -65,7 +68,7 @@ def _field(kind: str, usual: bool) -> st.SearchStrategy[bytes]:
             [b"\0\0\0\x03abc", b"\0\0\0\x00", b"\xff\xff\xff\xff"])
     if kind == "rest":
         return st.binary(max_size=40)
-    if kind in ("str", "name", "detail"):
+    if kind in ("str", "name", "detail", "charv"):
         return _text(usual)
     code = "I" if kind == "batch" else kind
     size = struct.calcsize(">" + code)
@@ -75,8 +78,8 @@ def _field(kind: str, usual: bool) -> st.SearchStrategy[bytes]:
 
 
 @st.composite
-def bodies(draw: st.DrawFn) -> tuple[str, Frame[Any], Any, bytes]:
-    name, frame, decode = draw(st.sampled_from(_DECODERS))
+def bodies(draw: st.DrawFn, frames: list[tuple[str, Frame[Any], Any]] = _DECODERS) -> tuple[str, Frame[Any], Any, bytes]:
+    name, frame, decode = draw(st.sampled_from(frames))
     parts = []
     for _, kind in frame.fields:
         assert isinstance(kind, str)
@@ -111,3 +114,23 @@ def test_usual_decoder_is_the_general_one(case: tuple[str, Frame[Any], Any, byte
     start, end = len(before), len(before) + len(raw)
     assert _outcome(decode, buf, start, end, corr, flags) == _outcome(_general(frame, decode), buf, start, end,
                                                                        corr, flags)
+
+
+def test_every_reply_that_packs_its_status_with_the_header_is_drawn() -> None:
+    assert {name for name, _, _ in _PACKERS} >= {"GET_REPLY", "OPEN_REPLY", "CONNECT_REPLY", "STAT_REPLY"}
+    for _, frame, _ in _PACKERS:
+        assert not any(isinstance(kind, Part) for _, kind in frame.fields)
+
+
+@given(bodies(_PACKERS), st.sampled_from([(0, 0, ""), (0, 0, ""), (1, 2079, ""), (2, 2033, "refused"), (0, 0, "note")]))
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_packer_is_the_general_one(case: tuple[str, Frame[Any], Any, bytes], status: tuple[int, int, str]) -> None:
+    """A reply's usual status is packed with its header: the same bytes as on its own."""
+    _, frame, _, raw = case
+    try:
+        ev = frame.decode_general(raw, 0, len(raw), 7, 0)
+    except DecodeError:
+        return
+    if hasattr(ev, "comp"):
+        ev.comp, ev.reason, ev.detail = status
+    assert b"".join(frame.pack(ev)) == b"".join(frame.pack_general(ev))

@@ -23,9 +23,10 @@ MQMD version 2 as x86-64 writes it, no properties) and leaves the rest, and ever
 to ferrymq.protocol.body. ``decode`` reads each run of fields of known size (fixed fields,
 a status, an MQMD, a properties field, a string's length) with one ``unpack`` and tests the
 usual values among them at once; a body with any other value goes, from its start, to
-``decode_general``, which reads field by field (tests/property/test_codec_usual_decoders.py
-holds the two to the same results). Their source is kept on the Frame (``pack_source``,
-``decode_source``).
+``decode_general``, which reads field by field. ``pack`` packs a reply's OK status with the
+header and the fixed fields after it, in one ``pack``; ``pack_general`` packs the status
+on its own (tests/property/test_codec_usual_decoders.py holds each pair to the same
+results). Their source is kept on the Frame (``pack_source``, ``decode_source``).
 """
 
 from __future__ import annotations
@@ -117,8 +118,10 @@ class Frame(Generic[Ev]):
                                        "_V2_LENGTH": C.MQMD_LENGTH_2, "_MQMD": MQMD, "_v2_le": v2_le, "_Reader": Reader,
                                        "_DecodeError": DecodeError, "_NAME": name,
                                        "_str": body.read_string}
-        self.pack_source = self._pack_source()
+        self.pack_source = self._pack_source(fold_status=True)
         self.pack = cast(Callable[[Ev], list[bytes]], self._compile(self.pack_source, "pack"))
+        self.pack_general = self.pack if not self._folds_status() else cast(
+            Callable[[Ev], list[bytes]], self._compile(self._pack_source(fold_status=False), "pack"))
         self.decode_general, self.decode, self.decode_source = self._decoders(md_as_bytes=False)
 
     def decoder(self, *, md_as_bytes: bool) -> Decode[Ev]:
@@ -164,7 +167,13 @@ class Frame(Generic[Ev]):
 
     # -- the packer --------------------------------------------------------------------
 
-    def _pack_source(self) -> str:
+    def _folds_status(self) -> bool:
+        """A reply whose status has fixed fields after it: its usual status (OK) is packed
+        with the header and them."""
+        segments = self._segments()
+        return (len(segments) > 1 and segments[0] == ("one", ("status", "status")) and segments[1][0] == "fixed")
+
+    def _pack_source(self, *, fold_status: bool) -> str:
         lines: list[str] = []
         pieces: list[str] = []  # expressions of the packet's pieces after the first
         sizes: list[str] = []  # expressions of the pieces' lengths
@@ -174,13 +183,21 @@ class Frame(Generic[Ev]):
         if segments and segments[0][0] == "fixed":
             head_fields = cast(list[tuple[str, str]], segments.pop(0)[1])
             fixed_size += struct.calcsize(">" + _codes(head_fields))
+        # A reply's status, when it is the usual one (OK), is packed with the header and the
+        # fixed fields after it; any other is its own piece, as below.
+        status_head: list[tuple[str, str]] | None = None
+        if fold_status and self._folds_status():
+            status_head = cast(list[tuple[str, str]], segments[1][1])
+            lines.append("usual = not (e.comp or e.reason or e.detail)")
+            lines.append("if not usual: p0 = _status(e.comp, e.reason, e.detail)")
         for i, (what, spec) in enumerate(segments):
             var = f"p{i}"
             if what == "fixed":
                 fields = cast(list[tuple[str, str]], spec)
                 lines += self._checks(fields)
                 st = self._struct(">", fields)
-                lines.append(f"{var} = {st}.pack({', '.join(f'e.{a}' for a, _ in fields)})")
+                packed = f"{var} = {st}.pack({', '.join(f'e.{a}' for a, _ in fields)})"
+                lines.append(f"if not usual: {packed}" if i == 1 and status_head is not None else packed)
                 fixed_size += struct.calcsize(">" + _codes(fields))
                 pieces.append(var)
                 continue
@@ -194,13 +211,15 @@ class Frame(Generic[Ev]):
                 continue
             # The usual value of each kind is written inline; the rest (and every check) is body's.
             if kind == "status":
-                lines.append(f"{var} = _OK if not (e.comp or e.reason or e.detail) else _status(e.comp, e.reason, e.detail)")
+                if status_head is None:
+                    lines.append(f"{var} = _OK if not (e.comp or e.reason or e.detail) else "
+                                 f"_status(e.comp, e.reason, e.detail)")
             elif kind == "rest":  # bytes, or any buffer (copied here: refused here if it is none)
                 lines.append(f"{var} = e.{attr}")
                 lines.append(f"if type({var}) is not bytes: {var} = memoryview({var}).tobytes()")
             elif kind in ("md", "md_bytes"):
                 lines.append(f"{var} = e.{attr}")
-                lines.append(f"if type({var}) is not bytes or len({var}) != _V2_LENGTH or not {var}.startswith(_V2): "
+                lines.append(f"if type({var}) is not bytes or len({var}) != _V2_LENGTH or {var}[:8] != _V2: "
                              f"{var} = _md({var})")
             elif kind == "props":
                 lines.append(f"{var} = _props(e.{attr}) if e.{attr} else _NO_PROPS")
@@ -212,12 +231,20 @@ class Frame(Generic[Ev]):
             sizes.append(f"len({var})")
         lines = self._checks(head_fields) + lines
         flags = " | ".join(str(bit) if not attr else f"({bit} if e.{attr} else 0)" for bit, attr in self.flags) or "0"
+        args = [str(gpacket.VERSION), str(self.ptype), "", str(gpacket.MAGIC), "0", "0",
+                "e.corr" if self.corr else "0", flags]
+
+        def packet(head: str, head_args: list[str], size: int, rest: list[str], rest_sizes: list[str]) -> str:
+            args[2] = " + ".join([str(size), *rest_sizes])
+            packed = f"{head}.pack({', '.join(args + head_args)})"
+            return f"return [{packed}, {', '.join(rest)}]" if rest else f"return [{packed}]"
+
+        if status_head is not None:
+            usual_head = self._struct(HEADER + "10s", status_head)
+            lines.append("if usual: " + packet(usual_head, ["_OK", *(f"e.{a}" for a, _ in status_head)],
+                                               fixed_size + len(body.OK_STATUS), pieces[2:], sizes[1:]))
         head = self._struct(HEADER, head_fields)
-        size = " + ".join([str(fixed_size), *sizes])
-        args = [str(gpacket.VERSION), str(self.ptype), size, str(gpacket.MAGIC), "0", "0",
-                "e.corr" if self.corr else "0", flags, *(f"e.{a}" for a, _ in head_fields)]
-        lines.append(f"return [{head}.pack({', '.join(args)}), {', '.join(pieces)}]" if pieces
-                     else f"return [{head}.pack({', '.join(args)})]")
+        lines.append(packet(head, [f"e.{a}" for a, _ in head_fields], fixed_size, pieces, sizes))
         return "def pack(e):\n" + "".join(f"    {line}\n" for line in lines)
 
     def _checks(self, fields: list[tuple[str, str]]) -> list[str]:
