@@ -182,6 +182,10 @@ async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | No
         qm.objects.define("QLOCAL", name, {"MAXDEPTH": 999_999_999})
     server = QueueManagerServer(qm, "127.0.0.1", 0)
     await server.start(listen=False)
+    # As live, the command server opens its queue before any client connects (it is called
+    # soon after the start): object handles are numbered across the queue manager, and the
+    # clients' frames name the ones the live run gave them.
+    await asyncio.sleep(0)
     handlers: dict[int, ClientHandler] = {}
     transports: dict[int, CountingTransport] = {}
     for number, _ in chunks:
