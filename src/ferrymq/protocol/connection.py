@@ -199,7 +199,16 @@ class _Machine(Conversation):
             LocalProtocolError: a frame the conversation does not allow now, or one that
                 cannot be encoded.
         """
-        parts = self._send(ev)
+        # _send's work, inline: every reply a server writes comes through here
+        entry = self._mine.get(type(ev))
+        if entry is None:
+            raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
+        rule, pack = entry
+        try:
+            parts = pack(ev)
+        except _ENCODING_ERRORS as exc:
+            raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
+        rule(self, ev)
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def send_parts(self, ev: E.Event | columnframes.PutColumns) -> list[bytes]:
