@@ -47,6 +47,7 @@ from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID
 from ferrymq.wire.mqxqh import pack_xmit, unpack_xmit
 
+_decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
 NO_ACCOUNTING = bytes(32)
 _PASS_IDENT_OK = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
                   | C.MQOO_SET_ALL_CONTEXT)
@@ -114,13 +115,15 @@ class Putter:
         h = None if conn is None else conn.handles.get(req.hobj)
         md = req.md
         if isinstance(md, bytes):  # decoding is taking the bytes: nothing is read until asked
-            md = MQMD.decode(md)
+            md = _decode(md)
         if h is not None and req.datas is None:  # MQPUT1 opens its own handle: never one of these
             plan = h.put_plan
             if (plan is not None and plan.epoch == self.objects.epoch and plan.options == req.options
-                    and not req.properties and plan.steady == md.steady_key() and not h.deleted):
-                assert conn is not None
-                return self._put_planned(conn, h, plan, md.msg_id, md.correl_id, req.data)
+                    and not req.properties and not h.deleted):
+                key, msg_id, correl_id = md.steady_ids()
+                if plan.steady == key:
+                    assert conn is not None
+                    return self._put_planned(conn, h, plan, msg_id, correl_id, req.data)
         steady = md
         if self._reply_aliases():
             md = self.remote.reply_alias(md)

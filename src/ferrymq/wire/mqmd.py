@@ -358,9 +358,11 @@ class MQMD:
         raw = self._raw
         if put_date is None or put_time is None:
             return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:])))
-        return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:_PUT_DATE],
-                                  _encode_cached(put_date, 8, True, "put_date"),
-                                  _encode_cached(put_time, 8, True, "put_time"), raw[_PUT_TIME_END:])))
+        stamp = _put_stamps.get((put_date, put_time))  # one stamp serves every put of its 1/100 s
+        if stamp is None:
+            stamp = _put_stamp(put_date, put_time)
+        return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:_PUT_DATE], stamp,
+                                  raw[_PUT_TIME_END:])))
 
     def with_msg_id(self, msg_id: bytes) -> MQMD:
         """``replace(msg_id=...)``, spliced."""
@@ -411,6 +413,13 @@ class MQMD:
         raw = self._raw
         return raw[:_MSG_ID] + raw[_CORREL_END:_PUT_DATE] + raw[_PUT_TIME_END:]
 
+    def steady_ids(self) -> tuple[bytes, bytes, bytes]:
+        """``steady_key()``, MsgId and CorrelId at once: what a put's plan compares and the
+        identifiers it then stores."""
+        raw = self._raw
+        return (raw[:_MSG_ID] + raw[_CORREL_END:_PUT_DATE] + raw[_PUT_TIME_END:], raw[_MSG_ID:_CORREL_ID],
+                raw[_CORREL_ID:_CORREL_END])
+
     def queue_fields(self) -> tuple[int, int, int, bytes, bytes]:
         """Expiry, Priority, Persistence, MsgId and CorrelId, read at once (``queue_fields``)."""
         return queue_fields(self._raw)
@@ -447,6 +456,18 @@ class MQMD:
 
     def __deepcopy__(self, memo: Any) -> MQMD:
         return self
+
+
+_put_stamps: dict[tuple[str, str], bytes] = {}
+
+
+def _put_stamp(put_date: str, put_time: str) -> bytes:
+    """PutDate and PutTime as they lie side by side; the last few are kept."""
+    stamp = _encode_cached(put_date, 8, True, "put_date") + _encode_cached(put_time, 8, True, "put_time")
+    if len(_put_stamps) >= 64:
+        _put_stamps.clear()
+    _put_stamps[(put_date, put_time)] = stamp
+    return stamp
 
 
 _ZERO_LONG = bytes(4)
