@@ -1,27 +1,31 @@
 """What the client hands back: ``Message`` (a got or browsed message) and ``PutResult``.
 
-Both hold the message descriptor as an ``MQMD``, which is the bytes that came off the
-wire: a consumer that reads ``data`` and ``msg_id`` never pays for decoding 29 fields.
+Both hold the message descriptor as the bytes that came off the wire (checked by the codec
+to be an MQMD) and make the ``MQMD`` when it is first asked for: a consumer that reads
+``data`` and ``msg_id`` never pays for making one.
 """
 
 from __future__ import annotations
 
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqmd import MQMD, correl_id_of, msg_id_of
 
 _decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
 
 
-def _md(md: MQMD | bytes) -> MQMD:
-    return md if isinstance(md, MQMD) else _decode(md)
-
-
 class _Described:
-    __slots__ = ("md",)
+    __slots__ = ("_md",)
 
-    md: MQMD
-    """The full message descriptor."""
+    _md: MQMD | bytes  # bytes until ``md`` is first read
+
+    @property
+    def md(self) -> MQMD:
+        """The full message descriptor."""
+        md = self._md
+        if isinstance(md, bytes):
+            md = self._md = _decode(md)
+        return md
 
     @property
     def md_bytes(self) -> bytes:
@@ -30,11 +34,13 @@ class _Described:
 
     @property
     def msg_id(self) -> bytes:
-        return self.md.msg_id
+        md = self._md
+        return msg_id_of(md) if isinstance(md, bytes) else md.msg_id
 
     @property
     def correl_id(self) -> bytes:
-        return self.md.correl_id
+        md = self._md
+        return correl_id_of(md) if isinstance(md, bytes) else md.correl_id
 
 
 class Message(_Described):
@@ -51,7 +57,8 @@ class Message(_Described):
 
     def __init__(self, md: MQMD | bytes, data: bytes, data_length: int = -1, msg_token: bytes = bytes(16),
                  properties: PropertySet | None = None, reason: int = C.MQRC_NONE) -> None:
-        self.md = md if isinstance(md, MQMD) else _decode(md)  # _md, inline
+        """``md``: the descriptor, or the bytes of one (as the codec checked them)."""
+        self._md = md
         self.data = data
         self.data_length = len(data) if data_length < 0 else data_length
         self.msg_token = msg_token
@@ -119,9 +126,8 @@ class PutResult(_Described):
 
     def __init__(self, md_bytes: MQMD | bytes, md: MQMD | None = None, resolved_q_name: str = "",
                  resolved_q_mgr_name: str = "") -> None:
-        if md is None:
-            md = md_bytes if isinstance(md_bytes, MQMD) else _decode(md_bytes)  # _md, inline
-        self.md = md
+        """``md_bytes``: the descriptor, or the bytes of one (as packed or checked), unless ``md`` is given."""
+        self._md = md_bytes if md is None else md
         self.resolved_q_name = resolved_q_name
         self.resolved_q_mgr_name = resolved_q_mgr_name
 

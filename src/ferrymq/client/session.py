@@ -31,7 +31,7 @@ from ferrymq.protocol.columnframes import check as check_columns
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
-from ferrymq.wire.mqmd import MQMD, v2_le
+from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqod_names import check_dynamic_q_name, check_od_names
 
 FLUSH_AT = 64 * 1024
@@ -528,8 +528,7 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
         ev = E.Put1(corr, hobj, md_bytes, raw, opts, properties=props, reply=not async_put)
     else:
         ev = E.Put(corr, hobj, md_bytes, raw, opts, 0, props, not async_put)  # positional: cheaper to bind
-    # md_bytes is an MQMD version 2 in little-endian (a template's splice, or _pack_v2's)
-    return ev, (PutResult(v2_le(md_bytes, 0)) if async_put else None)
+    return ev, (PutResult(md_bytes) if async_put else None)
 
 
 def send_columns(session: Session, uow: Any, hobj: int, offsets: bytes, data: bytes | memoryview, *,

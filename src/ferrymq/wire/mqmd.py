@@ -581,6 +581,17 @@ def queue_fields(buf: bytes | bytearray | memoryview, offset: int = 0) -> tuple[
     return fields
 
 
+def msg_id_of(raw: bytes) -> bytes:
+    """MsgId of a packed MQMD, either version, either byte order (it lies at the same place
+    in each: only the integers turn round)."""
+    return raw[_MSG_ID:_CORREL_ID]
+
+
+def correl_id_of(raw: bytes) -> bytes:
+    """CorrelId of a packed MQMD, as ``msg_id_of``."""
+    return raw[_CORREL_ID:_CORREL_END]
+
+
 def v2_le(buf: bytes | bytearray | memoryview, offset: int) -> MQMD:
     """The MQMD whose little-endian version-2 image lies at ``offset`` in ``buf``: a
     decoder's way once it has seen that the descriptor starts with V2_LE_HEAD and that its
