@@ -49,6 +49,15 @@ def test_remote_put_request_reply_and_dead_letter(tmp_path: Path) -> None:
             assert dead.data.endswith(b"lost")
             report = c1.open("APP.REPLY").get(wait=20.0)
             assert (report.md.msg_type, report.md.feedback) == (C.MQMT_REPORT, C.MQRC_UNKNOWN_OBJECT_NAME)
+            # properties cross; COA made at QM2 and COD at the get there come back to QM1
+            sent = out.put(b"with properties", persistent=True, reply_to_q="APP.REPLY",
+                           report=C.MQRO_COA | C.MQRO_COD, properties={"colour": "blue", "size": 7})
+            arrived = inq.get(wait=20.0)
+            assert arrived.data == b"with properties"
+            assert dict(arrived.properties) == {"colour": "blue", "size": 7}
+            reports = [c1.open("APP.REPLY").get(wait=20.0) for _ in range(2)]
+            assert sorted(r.md.feedback for r in reports) == [C.MQFB_COA, C.MQFB_COD]
+            assert all(r.md.correl_id == sent.msg_id for r in reports)
         status = qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2) ALL")
         assert "STATUS(RUNNING)" in status and "RQMNAME(QM2)" in status and "INDOUBT(NO)" in status
         sent = re.search(r"\bMSGS\((\d+)\)", status)

@@ -24,7 +24,7 @@ def conversation() -> tuple[P.ChannelConnection, P.ChannelConnection, bytes]:
 
 def test_every_frame_round_trips_in_any_chunking() -> None:
     sender, _receiver, _ = conversation()
-    frames = [P.Message(b"\0" * 1000), P.Message(b""), P.BatchEnd(8, 2), P.Heartbeat(), P.Close(0, "bye")]
+    frames = [P.Message(b"\0" * 1000), P.Message(b""), P.Message(b"data", b"props"), P.BatchEnd(8, 2), P.Heartbeat(), P.Close(0, "bye")]
     wire = b"".join(sender.send(f) for f in frames)
     for size in (1, 3, 13, len(wire)):
         r = P.ChannelConnection(sender=False)
@@ -56,7 +56,8 @@ def test_lengths_are_bounded_before_reading() -> None:
 
 
 @pytest.mark.parametrize("wire", [b"XXXX\x01\x00\x00\x00\x00\x00\x00\x00", P.encode(P.Message(b"x")),
-                                  P.encode(P.Confirm(1)), b"FMQC\x09\x00\x00\x00\x00\x00\x00\x00",
+                                  P.encode(P.Confirm(1)),
+                                  b"FMQC\x03\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x09x", b"FMQC\x09\x00\x00\x00\x00\x00\x00\x00",
                                   b"FMQC\x01\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x01"])
 def test_bad_or_early_frames_are_refused(wire: bytes) -> None:
     r = P.ChannelConnection(sender=False)

@@ -331,3 +331,24 @@ def test_definitions_and_queued_messages_survive_a_restart(tmp_path: Path) -> No
     q = qm2.objects.require("QM2")
     assert q.messages.depth == 1
     qm2.journal.close()
+
+
+def test_reports_for_a_remote_reply_to_qmgr_go_through_its_transmission_queue() -> None:
+    env = Env()
+    xmitq(env, "QM2")
+    env.define("APP.Q")
+    h = env.open("APP.Q")
+    sent = env.put(h, b"request", report=C.MQRO_COA | C.MQRO_COD, reply_to_q="REPLIES", reply_to_q_mgr="QM2",
+                   persistence=C.MQPER_PERSISTENT)
+    env.get(h)  # the COD
+    assert env.depth("QM2") == 2 and env.depth("SYSTEM.DEAD.LETTER.QUEUE") == 0
+    hx = env.open("QM2", C.MQOO_INPUT_AS_Q_DEF)
+    for feedback in (C.MQFB_COA, C.MQFB_COD):
+        got = env.get(hx, GET_ALL)
+        xqh, md, _ = unpack_xmit(got.data)
+        assert (xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()) == ("REPLIES", "QM2")
+        assert (md.msg_type, md.feedback, md.correl_id) == (C.MQMT_REPORT, feedback, sent.md.msg_id)
+        assert got.md.format.strip() == "MQXMIT"
+    # no route to the queue manager: the dead-letter queue, as before
+    env.put(h, b"again", report=C.MQRO_COA, reply_to_q="REPLIES", reply_to_q_mgr="NOWHERE")
+    assert env.depth("SYSTEM.DEAD.LETTER.QUEUE") == 1

@@ -30,6 +30,7 @@ from ferrymq.engine.reports import _EXCEPTION, data_amount, report_descriptor
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
 from ferrymq.wire.headers import report_data
@@ -175,7 +176,7 @@ class ReceiverAgent:
             ev = await link.next_event(idle)
             if isinstance(ev, P.Message):
                 row.substate = F.MQCHSSTATE_IN_MQPUT
-                self.receive(ev.data)
+                self.receive(ev.data, ev.properties)
                 self.in_batch += 1
             elif isinstance(ev, P.BatchEnd):
                 row.substate = F.MQCHSSTATE_END_OF_BATCH
@@ -200,7 +201,7 @@ class ReceiverAgent:
             elif isinstance(ev, P.Close):
                 return
 
-    def receive(self, data: bytes) -> None:
+    def receive(self, data: bytes, packed_properties: bytes = b"") -> None:
         """Put one message where its MQXQH says, or dead-letter it (inside the batch's unit).
 
         Raises:
@@ -213,10 +214,14 @@ class ReceiverAgent:
         except DecodeError as exc:
             raise ChannelError(C.MQRC_XQH_ERROR, f"a message without a valid MQXQH: {exc}") from None
         body = data[at:]
+        try:
+            properties = props_model.unpack(packed_properties) if packed_properties else None
+        except DecodeError as exc:
+            raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, f"unreadable message properties: {exc}") from None
         dest_q, dest_qm = xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()
         try:
             qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm), md,
-                    PutOptions(options=_PUT), body)
+                    PutOptions(options=_PUT), body, properties)
             return
         except MQError as exc:
             reason = exc.reason

@@ -29,13 +29,14 @@ from ferrymq.engine.objects import stamp
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
 from ferrymq.wire.mqmd import MQMD
 
 log = logging.getLogger("ferrymq.channels")
 
-_GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_NO_PROPERTIES
+_GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT  # properties into the result (msg_handle), not the data
 IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
 CONFIRM_TIMEOUT = 60.0
 
@@ -184,7 +185,7 @@ class SenderAgent:
         got: list[GetResult] = []
         while len(got) < limit:
             try:
-                res = self.qm.get(self.hconn, self.hobj, MQMD(), GetOptions(options=_GET), max_len + P.SLACK)
+                res = self.qm.get(self.hconn, self.hobj, MQMD(), GetOptions(options=_GET, msg_handle=True), max_len + P.SLACK)
             except MQError as exc:
                 if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
                     break
@@ -235,7 +236,7 @@ class SenderAgent:
         row, qm = self.row, self.qm
         row.substate, row.cur_seq, row.cur_msgs = F.MQCHSSTATE_SENDING, seq, len(batch)
         for res in batch:
-            link.write(P.Message(res.data))
+            link.write(P.Message(res.data, props_model.pack(res.properties) if res.properties else b""))
         xid = batch_xid(self.chl.name, seq)
         # Prepared and durable before the receiver is asked to commit: after a crash of
         # either end the XID tells what this batch was and the receiver's sequence number

@@ -31,12 +31,14 @@ from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
+from ferrymq.engine.remote import RemoteNames, xmit_descriptor
 from ferrymq.engine.session import UnitOfWork
 from ferrymq.engine.state import EngineState
-from ferrymq.errors import DecodeError
+from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.headers import report_data
 from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqxqh import pack_xmit
 
 log = logging.getLogger("ferrymq.engine")
 
@@ -98,6 +100,7 @@ class Reports:
         self.objects = state.objects
         self.place_message = arrivals.place
         self.next_sequence = state.staging.next_sequence
+        self.remote = RemoteNames(state.name, state.objects)
         arrivals.confirm_with(self.report_arrival)
 
     def report_arrival(self, msg: Message, uow: UnitOfWork | None = None) -> None:
@@ -139,9 +142,12 @@ class Reports:
         self.deliver_generated(md, data, original.reply_to_q.strip(), original.reply_to_q_mgr.strip(), uow)
 
     def deliver_generated(self, md: MQMD, data: bytes, queue: str, qmgr: str, uow: UnitOfWork | None) -> None:
-        """Put a message the queue manager made to ``queue`` at ``qmgr``; if it cannot go
-        there, to the dead-letter queue (unless it asks to be discarded)."""
+        """Put a message the queue manager made to ``queue`` at ``qmgr``: at another queue
+        manager, on the transmission queue that leads there behind an MQXQH, as a put would;
+        if it cannot go there, to the dead-letter queue (unless it asks to be discarded)."""
         target, reason = self._route(queue, qmgr, md, data)
+        if reason == C.MQRC_UNKNOWN_REMOTE_Q_MGR:
+            target, reason, md, data = self._route_remote(queue, qmgr, md, data)
         if target is None:
             if md.report & C.MQRO_DISCARD_MSG:
                 log.info("event=report_discarded queue=%s qmgr=%s reason=%d", queue, qmgr, reason)
@@ -178,6 +184,24 @@ class Reports:
         if md.persistence == C.MQPER_PERSISTENT and obj.temporary:
             return None, C.MQRC_PERSISTENT_NOT_ALLOWED
         return obj, C.MQRC_NONE
+
+    def _route_remote(self, queue: str, qmgr: str, md: MQMD, data: bytes) -> tuple[QueueObject | None, int, MQMD,
+                                                                                   bytes]:
+        """A generated message for another queue manager: the transmission queue of the
+        route there, and the message as it goes on it (engine.remote, as MQPUT makes it)."""
+        try:
+            route = self.remote.for_qmgr(queue, qmgr)
+        except MQError as exc:
+            return None, exc.reason, md, data
+        if route is None:  # a queue-manager alias that leads back here
+            target, reason = self._route(queue, self.name, md, data)
+            return target, reason, md, data
+        ccsid = int(self.state.qmgr_attr("CCSID"))
+        wrapped = pack_xmit(route.q_name, route.q_mgr_name, md, ccsid=ccsid) + data
+        xmd = xmit_descriptor(md, ccsid)
+        if not self._fits(route.xmitq, xmd, wrapped):
+            return None, C.MQRC_Q_FULL, md, data
+        return route.xmitq, C.MQRC_NONE, xmd, wrapped
 
     def _fits(self, q: QueueObject, md: MQMD, data: bytes) -> bool:
         return (q.is_local and q["PUT"] == C.MQQA_PUT_ALLOWED and q.messages.depth < int(q["MAXDEPTH"])

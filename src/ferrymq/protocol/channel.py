@@ -17,7 +17,9 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
 - HELLO_ACK: reason u32 (0: accepted), receiver qmgr s48, BATCHSZ u32, MAXMSGL u32,
   HBINT u32 (each the negotiated value: the smaller of both ends, HBINT the larger), last
   committed sequence u32, then the reason's text (u16 length + UTF-8).
-- MESSAGE: the transmission-queue message's data as it is (MQXQH, MQMDE, data).
+- MESSAGE: properties length u32, the message's properties in ferrymq's typed binary form
+  (ferrymq.properties.model; 0 bytes: none), then the transmission-queue message's data
+  as it is (MQXQH, MQMDE, data).
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
 - HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
 
@@ -44,6 +46,7 @@ _HELLO = struct.Struct(">I20s48sIIIIII")
 _ACK = struct.Struct(">I48sIIIIH")
 _TWO = struct.Struct(">II")
 _CLOSE = struct.Struct(">IH")
+_U32 = struct.Struct(">I")
 
 
 def _name(raw: bytes) -> str:
@@ -83,6 +86,7 @@ class HelloAck:
 @dataclass(frozen=True, slots=True)
 class Message:
     data: bytes
+    properties: bytes = b""  # ferrymq.properties.model's binary form, decoded by the agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +134,7 @@ def encode(ev: Event) -> bytes:
         kind, body = HELLO_ACK, _ACK.pack(ev.reason, _pad(ev.qmgr, 48), ev.batch_size, ev.max_msg_length,
                                           ev.heartbeat, ev.last_seq, len(text)) + text
     elif isinstance(ev, Message):
-        kind, body = MESSAGE, ev.data
+        kind, body = MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
     elif isinstance(ev, BatchEnd):
         kind, body = BATCH_END, _TWO.pack(ev.seq, ev.count)
     elif isinstance(ev, Confirm):
@@ -156,7 +160,10 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
                 raise RemoteProtocolError("HELLO_ACK text length does not match the frame", offset)
             return HelloAck(reason, _name(qm), bs, ml, hb, last, body[_ACK.size:].decode("utf-8", "replace"))
         if kind == MESSAGE:
-            return Message(body)
+            (n,) = _U32.unpack_from(body)
+            if n > len(body) - 4:
+                raise RemoteProtocolError(f"MESSAGE properties of {n} bytes exceed the frame", offset)
+            return Message(body[4 + n:], body[4:4 + n])
         if kind in (BATCH_END, CONFIRM):
             a, b = _TWO.unpack(body)
             return BatchEnd(a, b) if kind == BATCH_END else Confirm(a, b)
