@@ -26,6 +26,7 @@ from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
+from ferrymq.cli.status import register as register_status
 from ferrymq.cli.trigmon import register as register_trigger_monitor
 from ferrymq.cli.users import register as register_users
 from ferrymq.client.local import home_dir
@@ -285,6 +286,7 @@ def delete(home: Path, out: Out, name: str) -> None:
 
 register_mqsc(cli, home_of, home_option)
 register_trigger_monitor(cli, home_of, home_option)
+register_status(cli, command)
 register_users(cli, command)
 register_bench(cli)
 
