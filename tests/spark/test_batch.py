@@ -54,7 +54,8 @@ def test_read_gives_every_documented_column(spark: Any, ferry: dict[str, str], q
     rows = sorted(df.collect(), key=lambda r: r.seq)
     assert len(rows) == 3
     r = rows[1]
-    assert (r.queue, r.msg_id, r.correl_id, r.group_id) == ("BR.IN", b"MSG%021d" % 1, b"COR%021d" % 1, b"G" * 24)
+    assert (r.queue_manager, r.queue) == ("QM1", "BR.IN")
+    assert (r.msg_id, r.correl_id, r.group_id) == (b"MSG%021d" % 1, b"COR%021d" % 1, b"G" * 24)
     assert (r.msg_type, r.priority, r.persistence, r.expiry, r.feedback) == (C.MQMT_REQUEST, 1, 1, -1, 1)
     assert (r.report, r.encoding, r.ccsid, r.format) == (C.MQRO_COA | C.MQRO_PASS_MSG_ID, C.MQENC_NATIVE, 1208, "MQSTR")
     assert (r.reply_to_q, r.reply_to_qmgr, r.user_identifier, r.accounting_token) == ("BR.REPLY", "QMR", "alice", b"A" * 32)

@@ -47,8 +47,9 @@ def test_a_batch_read_splits_per_queue_manager_and_queue(spark: Any, qmp: QueueM
             sent += names
     df = spark.read.format("ferrymq").options(**_both(qmp, qm2), queue=",".join(QUEUES)).load()
     assert df.rdd.getNumPartitions() == 4  # one per queue manager and queue
-    rows = df.select("queue", "seq", "payload").collect()
+    rows = df.select("queue_manager", "queue", "seq", "payload").collect()
     assert sorted(r.payload.decode() for r in rows) == sorted(sent)
+    assert all(r.payload.decode().startswith(f"{r.queue_manager}-{r.queue}-") for r in rows)  # where each came from
     # Each queue manager numbers its own messages: the same sequence numbers on both.
     assert sorted(r.seq for r in rows if r.payload.startswith(b"QM2-MQ.A")) == sorted(
         r.seq for r in rows if r.payload.startswith(b"QM1-MQ.A"))

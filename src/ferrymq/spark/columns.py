@@ -2,8 +2,9 @@
 becomes column values (a whole page at a time, as Arrow arrays), and the column types.
 
 Names follow the MQMD fields in snake_case (``ReplyToQMgr`` -> ``reply_to_qmgr``), with
-``ccsid`` for CodedCharSetId and ``put_timestamp`` for PutDate + PutTime. ``queue`` and
-``seq`` say where a message was read, ``topic`` the topic string a publication was
+``ccsid`` for CodedCharSetId and ``put_timestamp`` for PutDate + PutTime.
+``queue_manager``, ``queue`` and ``seq`` say where a message was read (the queue manager
+by the name it gave on connect: a read over several tells its rows apart by it), ``topic`` the topic string a publication was
 published on (its MQTopicString property, ``mqps.Top``; null on a message that is no
 publication), so a queue read and a topic read have the same columns. Properties are a
 ``map<string,string>``: Spark's Python sources cannot produce a map of variants, so every
@@ -55,6 +56,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("backout_count", "INT"),
     ("properties", "MAP<STRING, STRING>"),
     ("payload", "BINARY"),
+    # Added after the others so that the columns before it keep their places.
+    ("queue_manager", "STRING"),
 )
 NAMES = tuple(name for name, _ in COLUMNS)
 SCHEMA_DDL = ", ".join(f"`{name}` {kind}" for name, kind in COLUMNS)
@@ -75,7 +78,7 @@ CONTEXT = frozenset({"user_identifier", "accounting_token", "appl_identity_data"
                      "put_timestamp", "appl_origin_data"})
 # Columns a put cannot set: the queue manager assigns them (accepted on write, so that a
 # DataFrame read from ferrymq can be written back as it is, and ignored).
-ASSIGNED = frozenset({"seq", "backout_count"})
+ASSIGNED = frozenset({"queue_manager", "seq", "backout_count"})
 
 TOPIC_PROPERTY = "mqps.Top"  # MQTopicString: the queue manager sets it on every copy of a publication
 
@@ -142,7 +145,7 @@ _FROM_MESSAGE: dict[str, Callable[[SequencedMessage], Any]] = {
     "properties": _props,
     "payload": lambda m: m.data,
 }
-KNOWN = frozenset(_MD_INDEX) | frozenset(_FROM_MESSAGE) | {"put_timestamp"}
+KNOWN = frozenset(_MD_INDEX) | frozenset(_FROM_MESSAGE) | {"put_timestamp", "queue_manager"}
 assert frozenset(NAMES) == KNOWN
 
 
@@ -157,9 +160,10 @@ def check_columns(names: Sequence[str], what: str) -> None:
         raise ValueError(f"{what}: unknown column(s) {', '.join(unknown)}; ferrymq columns are {', '.join(NAMES)}")
 
 
-def record_batch(messages: Sequence[SequencedMessage], schema: pa.Schema) -> pa.RecordBatch:
+def record_batch(messages: Sequence[SequencedMessage], schema: pa.Schema, qmgr: str = "") -> pa.RecordBatch:
     """One Arrow record batch of ``messages`` in exactly ``schema`` (Spark compares it field
-    by field: the types come from the schema, never inferred)."""
+    by field: the types come from the schema, never inferred); ``qmgr``: the name of the
+    queue manager they were read from."""
     mds: list[MQMD] = [m.md for m in messages]
     arrays = []
     for f in schema:
@@ -175,6 +179,8 @@ def record_batch(messages: Sequence[SequencedMessage], schema: pa.Schema) -> pa.
                 if v == -1:
                     v = seen[key] = put_micros(*key)
                 values.append(v)
+        elif f.name == "queue_manager":
+            values = [qmgr] * len(messages)
         else:
             values = list(map(_FROM_MESSAGE[f.name], messages))
         arrays.append(pa.array(values, type=f.type))

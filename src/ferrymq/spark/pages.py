@@ -148,9 +148,10 @@ _FROM_PAGE: dict[str, Callable[[ColumnPage], pa.Array]] = {"queue": _queue, "seq
                                                             "payload": _payload}
 
 
-def page_batch(page: ColumnPage, schema: pa.Schema) -> pa.RecordBatch:
+def page_batch(page: ColumnPage, schema: pa.Schema, qmgr: str = "") -> pa.RecordBatch:
     """One Arrow record batch of the page in exactly ``schema`` (any subset of the
-    documented columns, in any order; columns.record_batch's values)."""
+    documented columns, in any order; columns.record_batch's values); ``qmgr``: the name
+    of the queue manager it was browsed on."""
     block: U8Matrix = np.frombuffer(page.columns.mds, dtype=np.uint8).reshape(len(page), MD_SIZE)
     arrays = []
     for f in schema:
@@ -160,6 +161,8 @@ def page_batch(page: ColumnPage, schema: pa.Schema) -> pa.RecordBatch:
             a = _timestamps(block)
         elif f.name == "properties":
             a = _properties(page, f.type)
+        elif f.name == "queue_manager":
+            a = _repeated(qmgr, len(page))
         else:
             a = _FROM_PAGE[f.name](page)
         arrays.append(a if a.type == f.type else a.cast(f.type))

@@ -103,12 +103,13 @@ def browse_pages(client: Client, r: SeqRange, schema: pa.Schema, page_messages: 
     """The range's messages as Arrow record batches, one per browse round trip (pages come
     as columns, built into arrays without a Python step per message: ferrymq.spark.pages)."""
     keep_freed_pages()  # pages are megabytes: reuse their memory (ferrymq.spark.memory)
+    qmgr = client.qmgr_name.strip()
     pos = r.start
     while pos < r.end:
         page = client.browse_columns(r.queue, pos, r.end, max_msgs=page_messages, max_bytes=PAGE_BYTES)
         if not len(page):
             return
-        yield page_batch(page, schema)
+        yield page_batch(page, schema, qmgr)
         pos = page.last_seq + 1
 
 

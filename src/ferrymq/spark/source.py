@@ -63,7 +63,7 @@ def _take(p: TakePartition) -> Iterator[pa.RecordBatch]:
                 break
             left -= len(got)
             page = [_sequenced(p.queue, m) for m in got]
-            yield record_batch(page, p.arrow)
+            yield record_batch(page, p.arrow, c.qmgr_name.strip())
 
 
 def _sequenced(queue: str, m: Message) -> SequencedMessage:
