@@ -91,7 +91,8 @@ def run(n: int, size: int, batched: bool) -> dict[str, float]:
     if batched:  # what the server's pump gathers: up to 256 KiB per PushedBatch
         per = max(1, 256 * 1024 // (size + 420))
         for i in range(0, n, per):
-            items = [(r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token) for r in results[i : i + per]]  # type: ignore[union-attr]
+            items = [(r.md_bytes or pack_md(r.md), r.data, r.data_length, r.msg_token, r.properties)  # type: ignore[union-attr]
+                     for r in results[i : i + per]]
             out += len(server.send(E.PushedBatch(2, items)))
     else:
         for r in results:

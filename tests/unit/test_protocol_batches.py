@@ -8,6 +8,8 @@ import pytest
 
 from ferrymq.client.session import Session
 from ferrymq.mq import constants as C
+from ferrymq.properties import model as props_model
+from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import codec
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import NEED_DATA, ClientConnection, ServerConnection
@@ -59,12 +61,19 @@ def test_pushed_batch_round_trip_and_layout() -> None:
     c, s = pair()
     s.receive_data(c.send(E.Consume(2, 5, 10)))
     assert isinstance(s.next_event(), E.Consume)
-    items = [(MDB, b"one", 3, b"a" * 16), (MDB, b"tw", 9, b"b" * 16)]
+    props = PropertySet({"mqps.Top": "news"})
+    items: list[codec.MessageItem] = [(MDB, b"one", 3, b"a" * 16, None), (MDB, b"tw", 9, b"b" * 16, props)]
     raw = s.send(E.PushedBatch(5, items))
     body = GPacket.unpack_from(raw).payload
     assert struct.unpack_from(">II", body) == (5, 2)
     assert struct.unpack_from(">I16sI", body, 8) == (3, b"a" * 16, 3)
-    assert body[8 + 24 : 8 + 24 + len(MDB)] == MDB
+    at = 8 + 24 + len(MDB)
+    assert body[8 + 24 : at] == MDB
+    assert body[at : at + 4 + 3] == bytes(4) + b"one"  # no properties: length 0
+    second = at + 7 + 24 + len(MDB)
+    packed = props_model.pack(props)
+    assert struct.unpack_from(">I", body, second) == (len(packed),)
+    assert body[second + 4 : second + 4 + len(packed) + 2] == packed + b"tw"
     c.receive_data(raw)
     ev = c.next_event()
     assert isinstance(ev, E.PushedBatch) and ev.items == items
@@ -110,7 +119,7 @@ def test_batches_need_version_2_on_both_ends() -> None:
 def test_pushed_batch_for_a_handle_not_consuming_is_refused() -> None:
     _c, s = pair()
     with pytest.raises(LocalProtocolError, match="not consuming"):
-        s.send(E.PushedBatch(9, [(MDB, b"x", 1, bytes(16))]))
+        s.send(E.PushedBatch(9, [(MDB, b"x", 1, bytes(16), None)]))
 
 
 # -- the client session's coalescing ------------------------------------------------------

@@ -124,5 +124,5 @@ def test_the_charv_limit_is_checked_on_decode_too() -> None:
     assert isinstance(ev, E.Open) and len(ev.object_string) == C.MQ_TOPIC_STR_LENGTH
 
 
-def test_version_3_is_the_only_one_served() -> None:
-    assert (E.MIN_PROTOCOL_VERSION, E.PROTOCOL_VERSION) == (3, 3)
+def test_version_4_is_the_only_one_served() -> None:
+    assert (E.MIN_PROTOCOL_VERSION, E.PROTOCOL_VERSION) == (4, 4)

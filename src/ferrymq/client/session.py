@@ -244,8 +244,7 @@ class Session:
                 self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
                     (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
             elif t is E.PushedBatch:
-                self.consumers[ev.hobj].buffer.extend(  # type: ignore[union-attr]
-                    (*item, None) for item in ev.items)  # type: ignore[union-attr]
+                self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
             elif t is E.PersistentNext:
                 self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
             elif t is E.Heartbeat:

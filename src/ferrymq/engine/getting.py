@@ -163,7 +163,9 @@ class Getter:
         """get_many's loop. With ``head`` (the get selects every message) the search is the
         queue's first key; a message that needs one of MQGET's decisions (a browse lock, an
         expiry, properties or an MQRFH2 to re-form, a buffer too short) goes through
-        ``attempt``, as every message does without ``head``. ``room``: what is left of the
+        ``attempt``, as every message does without ``head``. Properties a getter's handle
+        takes as they are (propctl.in_handle_as_stored: a publication's copies read with a
+        handle) need no decision. ``room``: what is left of the
         frame bound; the next message is looked at before it is taken (one taken outside
         syncpoint cannot be put back if it does not fit)."""
         q = h.queue
@@ -172,6 +174,8 @@ class Getter:
         order, by_seq = messages.order, messages.by_seq
         opts, qname, now = gmo.options, q.name, self.clock.now()
         skip_persistent = gmo.non_persistent_only
+        definer = h.alias or q
+        props_as_stored = head and propctl.in_handle_as_stored(int(definer["PROPCTL"]), opts, gmo.msg_handle)
         bounded = room != _UNBOUNDED
         under_cursor = opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
         taken = False
@@ -180,19 +184,21 @@ class Getter:
                 if not order:
                     break
                 m = by_seq[order[0][1]]
-                if not (m.locked_by or m.properties or m.v6 or m.expires_at is not None
+                props = m.properties
+                if not (m.locked_by or (props and not props_as_stored) or m.v6 or m.expires_at is not None
                         or m.data_length > buffer_length):
                     if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
                         return out, PersistentNext(qname)
                     if bounded:
-                        room -= m.data_length + framing
+                        room -= _cost(m.data_length, props, framing)
                         if room < 0:
                             break
                     self.take(conn, h, q, m, opts, first=True)
                     taken = True
                     # No properties: a handle would be empty (None here, as on the wire).
                     out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK,
-                                         C.MQRC_NONE, m.seq, m.queue, None, m.md_bytes()))
+                                         C.MQRC_NONE, m.seq, m.queue, props.copy() if props else None,
+                                         m.md_bytes()))
                     size += m.data_length
                     continue
             if bounded:

@@ -177,6 +177,27 @@ def _jms_into_md(md: MQMD, props: PropertySet) -> MQMD:
     return md.replace(**changes) if changes else md
 
 
+def _destination(chosen: int, propctl: int, msg_handle: bool) -> str:
+    """Where on_get puts a message's properties: "rfh2", "none", "handle", or "compat"
+    (an MQRFH2 when one of them has a compatibility name, else none)."""
+    if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or (chosen == 0 and propctl == C.MQPROP_FORCE_MQRFH2):
+        return "rfh2"
+    if chosen == C.MQGMO_NO_PROPERTIES:
+        return "none"
+    if chosen == C.MQGMO_PROPERTIES_IN_HANDLE or msg_handle:
+        return "handle"
+    if chosen == C.MQGMO_PROPERTIES_COMPATIBILITY or propctl in (C.MQPROP_COMPATIBILITY, C.MQPROP_V6COMPAT):
+        return "compat"
+    return "rfh2" if propctl == C.MQPROP_ALL else "none"
+
+
+def in_handle_as_stored(propctl: int, options: int, msg_handle: bool) -> bool:
+    """Whether on_get gives a message with properties (not one kept as put under V6COMPAT)
+    as it is stored, its properties (a copy) in the getter's handle: what a get may take
+    without calling on_get."""
+    return msg_handle and _destination(options & PROPERTY_OPTIONS, propctl, msg_handle) == "handle"
+
+
 def _int(value: object) -> int | None:
     if isinstance(value, bool):
         return None
@@ -218,18 +239,9 @@ def on_get(md: MQMD, data: bytes, props: PropertySet | None, v6: bool, propctl: 
     else:
         as_put, carried = None, False
     all_props = props or PropertySet()
-    if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or (chosen == 0 and propctl == C.MQPROP_FORCE_MQRFH2):
-        dest = "rfh2"
-    elif chosen == C.MQGMO_NO_PROPERTIES:
-        dest = "none"
-    elif chosen == C.MQGMO_PROPERTIES_IN_HANDLE or msg_handle:
-        dest = "handle"
-    elif chosen == C.MQGMO_PROPERTIES_COMPATIBILITY or propctl in (C.MQPROP_COMPATIBILITY, C.MQPROP_V6COMPAT):
+    dest = _destination(chosen, propctl, msg_handle)
+    if dest == "compat":
         dest = "rfh2" if any(is_compat_name(n) for n in all_props) else "none"
-    elif propctl == C.MQPROP_ALL:
-        dest = "rfh2"
-    else:  # MQPROP_NONE
-        dest = "none"
     handle = (all_props.copy() if dest == "handle" else PropertySet()) if msg_handle else None
     if dest == "rfh2" and as_put is not None and carried:
         return as_put[0], as_put[1], handle, C.MQRC_NONE

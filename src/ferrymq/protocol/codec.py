@@ -43,7 +43,7 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1130 | PUT_BATCH      | u32 hobj, i32 pmo_options, u32 context, u32 n, md, n x (24 msg_id, u32 len, len bytes data) |
 | 1132 | GET_BATCH      | u32 hobj, i32 gmo_options, i32 wait_ms, u32 max_messages, u32 max_bytes, u32 buffer_length |
 | 1133 | GET_BATCH_REPLY| status, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, props, len bytes data) |
-| 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, len bytes data) |
+| 1131 | PUSHED_BATCH   | u32 hobj, u32 n, n x (u32 data_length, 16 msg_token, u32 len, md, props, len bytes data) |
 | 1134 | SUB            | i32 options, u32 hobj, i32 pub_priority, i32 sub_expiry, i32 sub_level, 24 sub_correl_id, 32 pub_accounting_token, str object_name, charv object_string, charv sub_name, charv sub_user_data, str pub_appl_identity_data, charv selection_string, str altuser |
 | 1135 | SUB_REPLY      | status, u32 hsub, u32 hobj, u8 described, i32 options, i32 pub_priority, i32 sub_expiry, i32 sub_level, 24 sub_correl_id, 32 pub_accounting_token, str queue_name, charv res_object_string, str object_name, charv sub_user_data, str pub_appl_identity_data, charv selection_string |
 | 1136 | SUBRQ          | u32 hsub, i32 action, i32 sro_options                                   |
@@ -199,45 +199,47 @@ def _dec_put_items(r: Reader) -> tuple[object, list[tuple[bytes, bytes]]]:
     return md, items
 
 
-def _enc_pushed_items(e: E.PushedBatch) -> list[bytes]:
-    parts = [_U32.pack(_batch_size(len(e.items)))]
-    item = _PUSHED_ITEM.pack
-    for md_bytes, data, data_length, token in e.items:
-        parts += (item(data_length, token, len(data)), md_bytes, data)
+MessageItem = tuple[bytes, bytes, int, bytes, PropertySet | None]
+"""A message in a PUSHED_BATCH or GET_BATCH_REPLY: MQMD, data, data length, token, properties."""
+
+
+def _enc_message_items(items: list[MessageItem], parts: list[bytes]) -> list[bytes]:
+    parts.append(_U32.pack(_batch_size(len(items))))
+    item, props = _PUSHED_ITEM.pack, body.props
+    for md_bytes, data, data_length, token, p in items:
+        parts += (item(data_length, token, len(data)), md_bytes, props(p), data)
     return parts
 
 
-def _dec_pushed_items(r: Reader) -> tuple[list[tuple[bytes, bytes, int, bytes]]]:
+def _dec_message_items(r: Reader) -> list[MessageItem]:
     (n,) = r.unpack(_U32)
     r.batch_count(n)
-    items: list[tuple[bytes, bytes, int, bytes]] = []
-    for _ in range(n):
-        data_length, token, length = r.unpack(_PUSHED_ITEM)
-        md = r.md_bytes()
-        items.append((md, _item_data(r, length, len(items)), data_length, token))
-    return (items,)
-
-
-def _enc_got_items(e: E.GetBatchReply) -> list[bytes]:
-    parts = [OK_STATUS, _U32.pack(_batch_size(len(e.items)))]
-    item = _PUSHED_ITEM.pack
-    for md_bytes, data, data_length, token, props in e.items:
-        parts += (item(data_length, token, len(data)), md_bytes, body.props(props), data)
-    return parts
-
-
-def _dec_got_items(r: Reader) -> tuple[list[tuple[bytes, bytes, int, bytes, PropertySet | None]]]:
-    comp, _, _ = r.status()
-    if comp != C_OK:  # failures come as REPLY frames
-        raise r.fail(f"GET_BATCH_REPLY with completion code {comp}")
-    (n,) = r.unpack(_U32)
-    r.batch_count(n)
-    items: list[tuple[bytes, bytes, int, bytes, PropertySet | None]] = []
+    items: list[MessageItem] = []
     for _ in range(n):
         data_length, token, length = r.unpack(_PUSHED_ITEM)
         md = r.md_bytes()
         props = r.props()
         items.append((md, _item_data(r, length, len(items)), data_length, token, props))
+    return items
+
+
+def _enc_pushed_items(e: E.PushedBatch) -> list[bytes]:
+    return _enc_message_items(e.items, [])
+
+
+def _dec_pushed_items(r: Reader) -> tuple[list[MessageItem]]:
+    return (_dec_message_items(r),)
+
+
+def _enc_got_items(e: E.GetBatchReply) -> list[bytes]:
+    return _enc_message_items(e.items, [OK_STATUS])
+
+
+def _dec_got_items(r: Reader) -> tuple[list[MessageItem]]:
+    comp, _, _ = r.status()
+    if comp != C_OK:  # failures come as REPLY frames
+        raise r.fail(f"GET_BATCH_REPLY with completion code {comp}")
+    items = _dec_message_items(r)
     return (items,)
 
 

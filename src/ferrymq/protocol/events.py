@@ -21,12 +21,14 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 """2 added the batch frames and carries typed message properties in the payload of PUT,
 PUT1, GET_REPLY and PUSHED; 3 added publish/subscribe: a topic string in OPEN, OPEN_REPLY
-and PUT1 (their layouts changed) and the SUB and SUBRQ frames. A peer of an older version
-is refused at CONNECT (its frames have the old layout), so every conversation speaks 3."""
-MIN_PROTOCOL_VERSION = 3
+and PUT1 (their layouts changed) and the SUB and SUBRQ frames; 4 gives each PUSHED_BATCH
+item its properties (a publication's copies carry them), as GET_BATCH_REPLY's have. A
+peer of an older version is refused at CONNECT (its frames have the old layout), so every
+conversation speaks 4."""
+MIN_PROTOCOL_VERSION = 4
 BATCH_VERSION = 2
 
 Properties = PropertySet  # typed message properties (a plain mapping is accepted when sending)
@@ -386,10 +388,11 @@ class Pushed:
 
 @dataclass(slots=True)
 class PushedBatch:
-    """Several messages sent ahead at once, in delivery order, none with properties."""
+    """Several messages sent ahead at once, in delivery order."""
 
     hobj: int
-    items: list[tuple[bytes, bytes, int, bytes]]  # (packed MQMD, data, data length, MsgToken)
+    # (packed MQMD, data, data length, MsgToken, properties or None), as GetBatchReply's
+    items: list[tuple[bytes, bytes, int, bytes, Properties | None]]
 
 
 @dataclass(slots=True)

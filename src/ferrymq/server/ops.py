@@ -27,7 +27,9 @@ from ferrymq.engine.api import (
 )
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
+from ferrymq.properties import model as props_model
 from ferrymq.protocol import events as E
+from ferrymq.protocol.codec import MessageItem
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.server import gc_policy, seq_ops
@@ -361,15 +363,14 @@ def pump(h: ClientHandler, c: Consumer) -> None:
     when its writes drain); when the queue is empty, wait in the engine.
 
     The engine takes a run of messages per call (get_many: one MQGET's checks, then the
-    takes), and a get with MQGMO_WAIT either returns a message or registers the wait. On a
-    connection that agreed protocol version 2, consecutive messages without properties
-    leave as one PushedBatch frame (what one Pushed frame per message costs both ends is
-    most of the read-ahead path).
+    takes), and a get with MQGMO_WAIT either returns a message or registers the wait.
+    Consecutive messages leave as one PushedBatch frame, with their properties (what one
+    Pushed frame per message costs both ends is most of the read-ahead path).
     """
     qmgr = h.qmgr
     gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True, msg_handle=True)  # read-ahead: the Pythonic API gets with a handle
     limit = min(PUSH_BATCH_BYTES, h.conn.batch_limit())
-    batch: list[tuple[bytes, bytes, int, bytes]] = []
+    batch: list[MessageItem] = []
     size = 0
     try:
         while c.credit > 0 and not h.closed and h.hconn:
@@ -381,8 +382,10 @@ def pump(h: ClientHandler, c: Consumer) -> None:
                                           max(limit, 1))
             lsn = qmgr.take_sync_lsn()
             for r in results:
-                item_size = len(r.data) + 420  # MQMD v2 and the item's header, generously
-                if r.properties or lsn > 0 or item_size > limit:
+                props = r.properties
+                # MQMD v2 and the item's header, generously, and the properties' binary form
+                item_size = len(r.data) + 420 + (len(props_model.pack(props)) if props else 0)
+                if lsn > 0 or item_size > limit:
                     _push_batch(h, c, batch)
                     size = 0
                     push(h, c, r, lsn)
@@ -391,7 +394,7 @@ def pump(h: ClientHandler, c: Consumer) -> None:
                     _push_batch(h, c, batch)
                     size = 0
                 c.credit -= 1
-                batch.append((r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token))
+                batch.append((r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, props))
                 size += item_size
             if stop is None:
                 continue
@@ -408,14 +411,13 @@ def pump(h: ClientHandler, c: Consumer) -> None:
         _push_batch(h, c, batch)
 
 
-def _push_batch(h: ClientHandler, c: Consumer, batch: list[tuple[bytes, bytes, int, bytes]]) -> None:
+def _push_batch(h: ClientHandler, c: Consumer, batch: list[MessageItem]) -> None:
     """Send what ``pump`` gathered (one message goes as a plain Pushed) and empty the list."""
     if not batch or h.closed:  # closed: the connection and its unsent pushes are gone
         batch.clear()
         return
     if len(batch) == 1:
-        md, data, length, token = batch[0]
-        h.emit(E.Pushed(c.hobj, md, data, length, token))
+        h.emit(E.Pushed(c.hobj, *batch[0]))
     else:
         h.emit(E.PushedBatch(c.hobj, batch.copy()))
     batch.clear()
