@@ -185,21 +185,22 @@ class Getter:
                     break
                 m = by_seq[order[0][1]]
                 props = m.properties
+                length = m.data_length
                 if not (m.locked_by or (props and not props_as_stored) or m.v6 or m.expires_at is not None
-                        or m.data_length > buffer_length):
+                        or length > buffer_length):
                     if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
                         return out, PersistentNext(qname)
                     if bounded:
-                        room -= _cost(m.data_length, props, framing)
+                        room -= _cost(length, props, framing)
                         if room < 0:
                             break
                     self.take(conn, h, q, m, opts, first=True)
                     taken = True
+                    md = m.md
                     # No properties: a handle would be empty (None here, as on the wire).
-                    out.append(GetResult(m.md, m.body(buffer_length), m.data_length, m.token, qname, C.MQCC_OK,
-                                         C.MQRC_NONE, m.seq, m.queue, props.copy() if props else None,
-                                         m.md_bytes()))
-                    size += m.data_length
+                    out.append(GetResult(md, m.body(buffer_length), length, m.token, qname, C.MQCC_OK, C.MQRC_NONE,
+                                         m.seq, m.queue, props.copy() if props else None, md.pack()))
+                    size += length
                     continue
             if bounded:
                 nxt = h.under_cursor if under_cursor else self.search(q, h, md, gmo, None, self.clock.now())
@@ -356,14 +357,14 @@ class Getter:
             uow = self.join_get(conn, q, msg)
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:
                 uow.marked_skip = msg
-            if msg.md.report & C.MQRO_COD:
+            if msg.report & C.MQRO_COD:
                 self.report_delivery(msg, uow)  # in the same unit: gone again on backout
             return
         if msg.record_id:
             self.staging.drop_message(msg)
             msg.record_id = 0
             self.staging.need_sync()
-        if msg.md.report & C.MQRO_COD:
+        if msg.report & C.MQRO_COD:
             self.report_delivery(msg, None)
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int,
