@@ -175,3 +175,16 @@ def test_queue_fields_read_in_place() -> None:
 def test_repr_names_what_differs_from_the_default() -> None:
     assert repr(MQMD(priority=4)) == "MQMD(version=1, priority=4)"
     assert set(MQMD().asdict()) == set(FIELD_NAMES)
+
+
+@pytest.mark.parametrize(("user", "token", "appl_id"), [("", bytes(32), ""), ("subuser", b"t" * 32, "identity data"),
+                                                         ("twelve_chars", bytes(range(32)), "x" * 32)])
+def test_a_copy_identity_spliced_is_what_put_context_makes(user: str, token: bytes, appl_id: str) -> None:
+    put = MQMD(format="MQSTR", report=C.MQRO_COA, reply_to_q="RQ", expiry=50, correl_id=b"c" * 24, msg_type=2)
+    context = ("publisher", b"p" * 32, "appl", 28, "pubapp", "20261127", "00011122", "orig")
+    stored = put.with_put_context(b"m" * 24, b"c" * 24, 4, 1, "QM1", context)
+    spliced = stored.with_copy_identity(7, 0, user, token, appl_id)
+    made = stored.with_put_context(bytes(24), bytes(24), 7, 0, "QM1", (user, token, appl_id, *context[3:]))
+    assert spliced.pack() == made.pack()
+    with pytest.raises(ValueError):
+        stored.with_copy_identity(1, 0, user, b"short", appl_id)

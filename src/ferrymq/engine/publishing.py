@@ -218,7 +218,6 @@ class Publisher:
         # sets (identity, priority, persistence): one stored descriptor (a template, see
         # Message) per distinct setting, each copy its identifiers.
         templates: dict[tuple[str, bytes, str, int, int], MQMD] = {}
-        origin = (md.put_appl_type, md.put_appl_name, md.put_date, md.put_time, md.appl_origin_data)
         props_for: dict[str, PropertySet] = {}
         failures: list[tuple[Subscription, Message, int, str]] = []
         queues, refusal = self.objects.queues, self._refusal
@@ -240,9 +239,8 @@ class Publisher:
             key = (sub.user, sub.pub_accounting_token, sub.pub_appl_identity_data, priority, persistence)
             template = templates.get(key)
             if template is None:
-                template = templates[key] = md.with_put_context(
-                    NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr,
-                    (sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data, *origin))
+                template = templates[key] = md.with_copy_identity(
+                    priority, persistence, sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data)
             correl = sub.correl_id if sub.correl_id != NONE_ID else md_correl
             msg_id = id_prefix + id_tail.to_bytes(8, "big")
             id_tail += 1

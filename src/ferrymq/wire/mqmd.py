@@ -448,6 +448,28 @@ class MQMD:
                    if v != d or n == "version"]
         return f"MQMD({', '.join(changed)})"
 
+    def with_copy_identity(self, priority: int, persistence: int, user: str, token: bytes, appl_id: str) -> MQMD:
+        """A stored descriptor (``with_put_context``'s) as a publication's copy stores it:
+        no MsgId or CorrelId yet, this priority and persistence and this identity context
+        (UserIdentifier, AccountingToken, ApplIdentityData); the rest, origin context
+        included, as it is: what ``with_put_context`` gives from these, spliced."""
+        key = (user, token, appl_id)
+        identity = _identities.get(key)  # a subscription's identity repeats from copy to copy
+        if identity is None:
+            if not isinstance(token, bytes) or len(token) != 32:
+                raise ValueError("MQMD accounting_token must be 32 bytes")
+            identity = b"".join((encode_chars(user, 12, nul_if_empty=True, name="user_identifier"), token,
+                                 encode_chars(appl_id, 32, nul_if_empty=True, name="appl_identity_data")))
+            if len(_identities) < _CACHE_LIMIT:
+                _identities[key] = identity
+        try:
+            numbers = _TWO_LONGS.pack(priority, persistence)
+        except struct.error as exc:
+            raise ValueError(f"MQMD: {exc}") from None
+        raw = self._raw
+        return MQMD._of(b"".join((raw[:_PRIORITY], numbers, _NO_IDS, _ZERO_LONG, raw[_REPLY_Q:_USER], identity,
+                                  raw[_USER + _IDENTITY_LENGTH:])))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (MQMD._of, (self._raw,))
 
@@ -471,6 +493,10 @@ def _put_stamp(put_date: str, put_time: str) -> bytes:
 
 
 _ZERO_LONG = bytes(4)
+_NO_IDS = bytes(48)
+_IDENTITY_LENGTH = 12 + 32 + 32  # UserIdentifier, AccountingToken, ApplIdentityData
+_identities: dict[tuple[str, bytes, str], bytes] = {}
+assert _BACKOUT == _CORREL_END and _AT["accounting_token"] == _USER + 12 and _AT["appl_identity_data"] == _USER + 44
 _contexts: dict[tuple[str, bytes, str, int, str, str], tuple[bytes, bytes]] = {}
 _canonicals: dict[tuple[bytes, bool], bytes] = {}
 
