@@ -61,6 +61,8 @@ USER_DATA_PROPERTY = "mqps.Sud"  # MQSubUserData
 RETAINED_PROPERTY = "mqps.Ret"  # MQIsRetained
 _REPLY_REPORTS = C.MQRO_COA | C.MQRO_COD | C.MQRO_EXCEPTION | C.MQRO_EXPIRATION | C.MQRO_PAN | C.MQRO_NAN
 
+_MQPS_KEPT = 4096  # topic strings' mqps sets kept (cleared whole beyond)
+
 FillDescriptor = Callable[[Connection, Handle, MQMD, PutOptions, int, int, float], MQMD]
 
 
@@ -93,6 +95,10 @@ class Publisher:
         self.place_message = arrivals.place
         self.units = units
         self.subscriptions, self.retained, self.topics = subscriptions, retained, topics
+        # The mqps properties of publications that carry none of their own, per (topic
+        # string, SubUserData, retained): the same set, packed once, for every publication.
+        # Sets on messages are never changed in place (a getter receives a copy).
+        self._mqps_only: dict[tuple[str, str, bool], PropertySet] = {}
 
     # -- MQPUT on a topic ------------------------------------------------------------------
     def publish(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, data: bytes, warning: int,
@@ -260,12 +266,22 @@ class Publisher:
         return plans
 
     def _copy_properties(self, pub: Publication, user_data: str, retained: bool) -> PropertySet:
-        props = pub.properties.copy() if pub.properties else PropertySet()
+        own = pub.properties
+        if not own:
+            key = (pub.topic, user_data, retained)
+            props = self._mqps_only.get(key)
+            if props is not None:
+                return props
+        props = own.copy() if own else PropertySet()
         props.set(TOPIC_PROPERTY, pub.topic, C.MQTYPE_STRING)
         if user_data:
             props.set(USER_DATA_PROPERTY, user_data, C.MQTYPE_STRING)
         if retained:
             props.set(RETAINED_PROPERTY, True, C.MQTYPE_BOOLEAN)
+        if not own:
+            if len(self._mqps_only) >= _MQPS_KEPT:
+                self._mqps_only.clear()
+            self._mqps_only[key] = props
         return props
 
     def _refusal(self, q: QueueObject | None, msg: Message, planned: int) -> int:
