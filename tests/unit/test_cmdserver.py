@@ -129,10 +129,10 @@ def test_an_executor_failure_is_answered_dead_lettered_and_the_next_request_serv
     a = Admin()
     real = cmdserver.answer
 
-    def defect(qm: object, request: bytes, encoding: int) -> list[bytes]:
+    def defect(qm: object, request: bytes, encoding: int, user: str | None = None) -> list[bytes]:
         if b"BOOM" in request:
             raise ZeroDivisionError("a defect in an executor")
-        return real(qm, request, encoding)  # type: ignore[arg-type]
+        return real(qm, request, encoding, user)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cmdserver, "answer", defect)  # fault injection: no real input reaches a defect today
     boom = Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "BOOM"})

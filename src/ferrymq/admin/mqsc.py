@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ferrymq.admin import mqsc_channels as CH
+from ferrymq.admin import mqsc_security as Z
 from ferrymq.engine import attrs as A
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -22,13 +23,14 @@ from ferrymq.pcf.model import Command, Filter, Value
 
 TOPICSTR = "TOPICSTR"  # CLEAR TOPICSTR('string'): the object of a CLEAR of retained publications
 VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",
-         "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "PING": "PING", "END": "END", **CH.VERBS}
+         "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "PING": "PING", "END": "END", "SET": "SET",
+         **CH.VERBS}
 TYPES = {"QLOCAL": A.QLOCAL, "QL": A.QLOCAL, "QALIAS": A.QALIAS, "QA": A.QALIAS, "QMODEL": A.QMODEL,
          "QREMOTE": A.QREMOTE, "QR": A.QREMOTE,
          "QM": A.QMODEL, "QUEUE": "QUEUE", "Q": "QUEUE", "QMGR": A.QMGR, "QSTATUS": A.QSTATUS, "QS": A.QSTATUS,
          "CONN": A.CONN, "TOPIC": A.TOPIC, "TPSTATUS": A.TPSTATUS, "TPS": A.TPSTATUS, "SUB": A.SUB,
          "SBSTATUS": A.SBSTATUS, "SBS": A.SBSTATUS, "TOPICSTR": TOPICSTR, "NAMELIST": A.NAMELIST, "NL": A.NAMELIST,
-         "PROCESS": A.PROCESS, "PRO": A.PROCESS, **CH.TYPES}
+         "PROCESS": A.PROCESS, "PRO": A.PROCESS, **CH.TYPES, **Z.TYPES}
 QTYPE_CODE = {A.QLOCAL: C.MQQT_LOCAL, A.QALIAS: C.MQQT_ALIAS, A.QMODEL: C.MQQT_MODEL, A.QREMOTE: C.MQQT_REMOTE}
 OPERATORS = {"LT": F.MQCFOP_LESS, "GT": F.MQCFOP_GREATER, "EQ": F.MQCFOP_EQUAL, "NE": F.MQCFOP_NOT_EQUAL,
              "LE": F.MQCFOP_NOT_GREATER, "GE": F.MQCFOP_NOT_LESS, "LK": F.MQCFOP_LIKE, "NL": F.MQCFOP_NOT_LIKE,
@@ -41,6 +43,8 @@ ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A
            "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.QMGR, A.QSTATUS, A.CONN, A.TOPIC, A.TPSTATUS, A.SUB,
                        A.SBSTATUS, A.NAMELIST, A.PROCESS),
            "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "END": ()}
+for _verb, _types in Z.ALLOWED.items():  # authority records, AUTHINFO (admin.mqsc_security)
+    ALLOWED[_verb] = ALLOWED.get(_verb, ()) + _types
 for _verb, _types in CH.ALLOWED.items():  # channels and listeners (admin.mqsc_channels)
     ALLOWED[_verb] = ALLOWED.get(_verb, ()) + _types
 MAX_COMMAND = 32_768  # MQ_COMMAND_MQSC_LENGTH: longer commands are refused, not read on
@@ -145,7 +149,7 @@ def parse(text: str) -> Parsed:
         raise MqscSyntaxError("empty command")
     verb = VERBS.get(toks[0][0])
     if verb is None or toks[0][1] is not None:
-        raise MqscSyntaxError(f"{toks[0][0]} is not an MQSC verb (DEFINE, ALTER, DELETE, DISPLAY, CLEAR, PING)")
+        raise MqscSyntaxError(f"{toks[0][0]} is not an MQSC verb (DEFINE, ALTER, DELETE, DISPLAY, CLEAR, PING, SET)")
     parsed = Parsed(verb, text=text.strip())
     if verb == "END":
         return parsed
@@ -155,6 +159,11 @@ def parse(text: str) -> Parsed:
     if parsed.objtype not in ALLOWED[verb]:
         raise MqscSyntaxError(f"{verb} {toks[1][0]} is not a valid command")
     parsed.name = toks[1][1]
+    if parsed.objtype in Z.NAMELESS:
+        if parsed.name is not None:
+            raise MqscSyntaxError(f"{parsed.objtype} takes no name in parentheses (PROFILE(...), OBJNAME(...))")
+        parsed.keywords = toks[2:]
+        return parsed
     if parsed.objtype != A.QMGR and parsed.name in (None, ""):
         raise MqscSyntaxError(f"{verb} {toks[1][0]} needs a name in parentheses")
     if parsed.objtype == A.QMGR and parsed.name is not None:
@@ -250,6 +259,11 @@ def to_command(p: Parsed) -> Command:
         raise MqscSyntaxError("END ends the session; it is not a command for the queue manager")
     if verb == "PING":
         return Command(F.MQCMD_PING_Q_MGR)
+    if ot in Z.TITLE:
+        try:
+            return Z.to_command(verb, ot, p.name, p.keywords)
+        except Z.SecuritySyntaxError as exc:
+            raise MqscSyntaxError(str(exc)) from None
     if verb == "CLEAR" and ot == TOPICSTR:
         return _clear_topic(p)
     if verb == "CLEAR":

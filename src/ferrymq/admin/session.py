@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ferrymq.admin import mqsc_channels as CH
+from ferrymq.admin import mqsc_security
 from ferrymq.admin.mqsc import MqscSyntaxError, Parsed, commands, parse, to_command
 from ferrymq.engine import attrs as A
 from ferrymq.mq import cfc as F
@@ -67,6 +68,7 @@ _ERROR = {
     F.MQRCCF_CHANNEL_NOT_ACTIVE: "AMQ9533E: Channel '{name}' is not currently active.",
     F.MQRCCF_CHANNEL_IN_USE: "AMQ9514E: Channel '{name}' is in use.",
     F.MQRCCF_CHANNEL_INDOUBT: "AMQ9527E: Channel '{name}' is in doubt.",
+    C.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized.",
     F.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: Object {name} already exists (use REPLACE to redefine it).",
     C.MQRC_Q_NOT_EMPTY: "AMQ8143E: Queue {name} is not empty (use PURGE to delete it with its messages).",
     F.MQRCCF_OBJECT_OPEN: "AMQ8148E: Object {name} is in use by an application or has uncommitted messages.",
@@ -268,10 +270,16 @@ class Session:
             return res
         group = _group(p.objtype)
         if p.verb != "DISPLAY":
-            res.messages.append(_DONE[(p.verb, group)])
+            res.messages.append(_DONE.get((p.verb, group)) or mqsc_security.DONE[(p.verb, group)])
             return res
         for r in responses:
             if not r.params:
+                continue
+            if group in mqsc_security.TITLE:
+                shown = mqsc_security.keywords(group, r.params)
+                res.objects.append(dict(shown))
+                res.messages.append(mqsc_security.TITLE[group])
+                res.messages.extend(columns(shown))
                 continue
             fields = keyword_values(p.objtype, r.params)
             pairs = [(k, shown) for k, shown, _ in fields]

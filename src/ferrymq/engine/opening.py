@@ -10,11 +10,12 @@ too; what closing it does to the subscription is engine.subscribing's (``close_s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine import validate
 from ferrymq.engine.api import ObjectDescriptor, OpenResult
+from ferrymq.engine.authority import open_auths
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.remote import Route
 from ferrymq.engine.routing import Resolver
@@ -22,9 +23,11 @@ from ferrymq.engine.selection import SelectionView, selector_for_open
 from ferrymq.engine.selector import Selector
 from ferrymq.engine.session import Connection, Handle
 from ferrymq.engine.state import EngineState
+from ferrymq.engine.topics import BASE_TOPIC, parents
 from ferrymq.engine.units import Units
 from ferrymq.engine.waits import Waits
 from ferrymq.errors import MQError, failed
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqod_names import check_od_names
 
@@ -80,6 +83,7 @@ class Opener:
         """
         if self.state.quiescing:
             raise failed(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is quiescing")
+        self.state.authority.check(user, C.MQOT_Q_MGR, self.name, (F.MQAUTH_CONNECT,), "connect to")
         hconn = self._next_hconn
         self._next_hconn += 1
         self.connections[hconn] = Connection(hconn, appl_name, user, appl_type)
@@ -118,6 +122,7 @@ class Opener:
         state.check_quiescing(options, C.MQOO_FAIL_IF_QUIESCING)
         if len(conn.handles) >= state.qmgr_attr("MAXHANDS"):
             raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({state.qmgr_attr('MAXHANDS')}) handles")
+        self.check_open_authority(conn, od, options)
         if od.object_type == C.MQOT_Q_MGR:
             if od.object_name.strip() not in ("", self.name):
                 raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"{od.object_name.strip()} is not this queue manager")
@@ -160,6 +165,48 @@ class Opener:
             obj.owner_hobj = opened.hobj
             return opened
         return self._new_handle(conn, options, alias.name if alias else obj.name, obj, alias, input_mode, selector)
+
+    def check_open_authority(self, conn: Connection, od: ObjectDescriptor, options: int) -> None:
+        """The OAM's check of an MQOPEN (engine.authority): the authority each open option
+        needs on the object as named (a queue on another queue manager: on its transmission
+        queue); with MQOO_ALTERNATE_USER_AUTHORITY the alternate user's, and altusr for the
+        caller. Raises MQError 2035 (MQRC_NOT_AUTHORIZED) before anything is looked up, so
+        an unauthorised user learns nothing of the object either."""
+        oam = self.state.authority
+        if not oam.enabled:
+            return
+        user = conn.user
+        if options & C.MQOO_ALTERNATE_USER_AUTHORITY:
+            oam.check(user, C.MQOT_Q_MGR, self.name, (F.MQAUTH_ALT_USER_AUTHORITY,), "act as another user on")
+            user = od.alternate_user_id.strip()
+        needed = open_auths(options)
+        if od.object_type == C.MQOT_Q_MGR:
+            oam.check(user, C.MQOT_Q_MGR, self.name, needed, "open")
+        elif od.object_type == C.MQOT_TOPIC:
+            topic = self.resolver.topics.full_string(od.object_name, od.object_string)
+            self.check_topic_authority(user, topic, needed - {F.MQAUTH_OUTPUT} | (
+                {F.MQAUTH_PUBLISH} if F.MQAUTH_OUTPUT in needed else set()), "publish on")
+        elif od.object_type == C.MQOT_Q:
+            name = od.object_name.strip()
+            if not self.resolver.remote.is_local(od.object_q_mgr_name):
+                route = self.resolver.remote.for_qmgr(name, od.object_q_mgr_name)
+                name = route.xmitq.name if route is not None else name
+            oam.check(user, C.MQOT_Q, name, needed, "open")
+
+    def check_topic_authority(self, user: str, topic: str, needed: Iterable[int], what: str) -> None:
+        """Topic authority as IBM's: what is granted on the administered topic object closest
+        above the topic string, or on any object further up the tree (SYSTEM.BASE.TOPIC last).
+        Raises MQError 2035."""
+        oam = self.state.authority
+        if not oam.enabled or oam.is_admin(user):
+            return
+        want = frozenset(needed)
+        have: set[int] = set()
+        names = [obj.name for s in parents(topic) if (obj := self.state.topics.by_string.get(s)) is not None]
+        for name in [*names, BASE_TOPIC]:
+            have |= oam.granted(user, C.MQOT_TOPIC, name)
+        if want - have:
+            oam.check(user, C.MQOT_TOPIC, names[0] if names else BASE_TOPIC, want, what)
 
     def _open_remote(self, conn: Connection, options: int, first: QueueObject | None, route: Route) -> OpenResult:
         """MQOPEN of a queue on another queue manager: the handle puts to the transmission

@@ -45,6 +45,7 @@ from ferrymq.engine.api import (
     Waiting,
 )
 from ferrymq.engine.arrival import Arrivals
+from ferrymq.engine.authority import KIND_SECURITY
 from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, ChannelObject, decode_channel, decode_listener
 from ferrymq.engine.events import Events
 from ferrymq.engine.getting import Getter
@@ -233,6 +234,13 @@ class QueueManager:
                 self.subscriber.recovered(sub)
             elif rec.kind == KIND_RETAINED:
                 self.retained.recover(rec.record_id, rec.payload)
+            elif rec.kind == KIND_SECURITY:
+                try:
+                    self.state.authority.load(rec.payload)
+                except (ValueError, KeyError, TypeError) as exc:
+                    log.error("event=unreadable_authority_records record_id=%d error=%s", rec.record_id, exc)
+                    continue
+                self.state.authority.record_id = rec.record_id
             elif rec.kind == sequence_access.KIND_READER:
                 sequence_access.load_reader(self, rec)
             elif rec.kind == KIND_MESSAGE_DATA:

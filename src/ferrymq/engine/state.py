@@ -12,6 +12,7 @@ import time
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.api import Clock
+from ferrymq.engine.authority import KIND_SECURITY, Authorities
 from ferrymq.engine.channels import ChannelRegistry, ListenerRegistry
 from ferrymq.engine.chlcontrol import ChannelControl
 from ferrymq.engine.namelists import NamelistRegistry
@@ -53,6 +54,8 @@ class EngineState:
         self.listeners.in_use = self.channel_control.listening
         self.processes = ProcessRegistry(self.objects, clock.now)  # PROCESS objects (triggering)
         self.processes.attach(self.staging)
+        self.authority = Authorities()  # the OAM and the AUTHINFO settings (engine.authority)
+        self.authority.persist = self._persist_authority
         self.connections: dict[int, Connection] = {}
         self.handles: dict[int, Handle] = {}
         self.quiescing = False
@@ -106,6 +109,11 @@ class EngineState:
                 return name
 
     # -- lookups ---------------------------------------------------------------------------
+    def _persist_authority(self) -> None:
+        a = self.authority
+        a.record_id = self.staging.write_record(a.record_id, KIND_SECURITY, a.encode())
+        self.objects.epoch += 1  # a put memo made under the old authorities is stale
+
     def conn(self, hconn: int) -> Connection:
         conn = self.connections.get(hconn)
         if conn is None:

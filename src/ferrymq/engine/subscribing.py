@@ -36,6 +36,7 @@ from ferrymq.engine.subscriptions import (
     stamp,
 )
 from ferrymq.errors import MQError, failed
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 
 _ACCESS = C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER
@@ -121,6 +122,10 @@ class Subscriber:
         if len(conn.handles) + (2 if opts & C.MQSO_MANAGED or hobj == C.MQHO_NONE else 1) > limit:
             raise failed(C.MQRC_HANDLE_NOT_AVAILABLE, f"connection holds MAXHANDS({limit}) handles")
         existing = self.registry.find(name) if name else None
+        if state.authority.enabled:  # the OAM: +sub on the topic (engine.opening's topic rule)
+            topic = existing.topic if existing is not None else self.topics.full_string(sd.object_name,
+                                                                                         sd.object_string)
+            self.opener.check_topic_authority(conn.user, topic, (F.MQAUTH_SUBSCRIBE,), "subscribe to")
         if existing is None:
             if not opts & C.MQSO_CREATE:
                 raise failed(C.MQRC_NO_SUBSCRIPTION, f"there is no subscription named {name!r}")

@@ -161,7 +161,7 @@ class CommandServer:
         if md.format.strip() != C.MQFMT_ADMIN.strip():
             replies = [error_reply(F.MQCMD_NONE, F.MQRCCF_MD_FORMAT_ERROR, md.encoding)]
         else:
-            replies = answer(self.qm, got.data[: got.data_length], md.encoding)
+            replies = answer(self.qm, got.data[: got.data_length], md.encoding, md.user_identifier.strip())
         self.reply(md, replies)
 
     def reply(self, md: MQMD, replies: list[bytes]) -> None:

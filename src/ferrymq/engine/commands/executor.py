@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands import channels, namelists, processes, subs, topics
+from ferrymq.engine.commands import channels, namelists, processes, security, subs, topics
 from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
@@ -30,8 +30,9 @@ _CONTROL = {C.MQCA_Q_NAME, C.MQIA_Q_TYPE, F.MQIACF_REPLACE, F.MQIACF_PURGE, F.MQ
             F.MQCACF_TO_Q_NAME, F.MQIACF_Q_ATTRS, F.MQIACF_Q_MGR_ATTRS, F.MQIACF_QSG_DISPS, F.MQCACF_COMMAND_SCOPE}
 
 
-def execute(qm: QueueManager, cmd: Command) -> list[Response]:
-    """Run one command.
+def execute(qm: QueueManager, cmd: Command, user: str | None = None) -> list[Response]:
+    """Run one command; ``user``: who sent it, whose authority it needs (None: the queue
+    manager's own caller, an embedded program's, is not checked).
 
     Raises:
         MQError: MQRCCF_CFH_COMMAND_ERROR for a command this queue manager does not serve,
@@ -40,6 +41,8 @@ def execute(qm: QueueManager, cmd: Command) -> list[Response]:
     handler = _HANDLERS.get(cmd.command)
     if handler is None:
         raise failed(F.MQRCCF_CFH_COMMAND_ERROR, f"PCF command {cmd.command} is not supported by ferrymq")
+    if user is not None:
+        security.check_command(qm, cmd, user)
     watched = cmd.command in _CONFIGURING and qm.events.on("CONFIGEV")
     before = _described(qm, cmd, cmd.command) if watched else None
     out = handler(qm, cmd)
@@ -292,4 +295,5 @@ _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     **namelists.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY NAMELIST
     **channels.HANDLERS,  # CHANNEL and LISTENER objects, channel control, CHSTATUS, LSSTATUS
     **processes.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY PROCESS
+    **security.HANDLERS,  # SET/DELETE/DISPLAY AUTHREC, DISPLAY ENTAUTH, ALTER/DISPLAY AUTHINFO
 }

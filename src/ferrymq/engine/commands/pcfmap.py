@@ -56,10 +56,11 @@ def padded(selector: int, value: Value) -> Value:
     return value
 
 
-def run(qm: QueueManager, cmd: Command) -> list[Response]:
-    """Execute, turning a refusal into the single failed response PCF sends."""
+def run(qm: QueueManager, cmd: Command, user: str | None = None) -> list[Response]:
+    """Execute (with ``user``'s authority), turning a refusal into the single failed
+    response PCF sends."""
     try:
-        return execute(qm, cmd)
+        return execute(qm, cmd, user)
     except MQError as exc:
         params: dict[int, Value] = {}
         if isinstance(exc, ParameterError):
@@ -67,13 +68,14 @@ def run(qm: QueueManager, cmd: Command) -> list[Response]:
         return [Response(params, C.MQCC_FAILED, PCF_REASON.get(exc.reason, exc.reason), exc.detail)]
 
 
-def answer(qm: QueueManager, request: bytes, encoding: int) -> list[bytes]:
-    """The response messages to a PCF request (see the module docstring)."""
+def answer(qm: QueueManager, request: bytes, encoding: int, user: str | None = None) -> list[bytes]:
+    """The response messages to a PCF request (see the module docstring); ``user``: the
+    request's UserIdentifier, whose authority it needs."""
     command, version = F.MQCMD_NONE, F.MQCFH_VERSION_1
     try:
         msg = P.PCFMessage.unpack(request, encoding)
         command, version = msg.header.command, msg.header.version
-        responses = run(qm, to_command(msg))
+        responses = run(qm, to_command(msg), user)
     except DecodeError as exc:
         responses = [Response({}, C.MQCC_FAILED, F.MQRCCF_STRUCTURE_TYPE_ERROR, str(exc))]
     except MQError as exc:
