@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     address = mqconn.client_address(args)  # the channel is ferrymq's one server-connection channel
     try:
         with fc.connect(args.qmgr, address[1] if address else None, user=args.user or "",
-                        appl_name="amqsech") as qm:
+                        password=mqconn.password(args), appl_name="amqsech") as qm:
             q = qm.open(args.queue, options=C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING)
             while True:
                 try:

@@ -23,7 +23,9 @@ def add_connection_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conn", metavar="CONNAME", default=None,
                         help="connection name, e.g. 'localhost(1414)' (default: $MQSERVER, else bindings: the queue manager started here from $FERRYMQ_HOME)")
     parser.add_argument("--channel", default="SYSTEM.DEF.SVRCONN", help="server-connection channel name")
-    parser.add_argument("--user", default=None, help="user id to connect as")
+    parser.add_argument("--user", default=None,
+                        help="user id to connect as (its password from $FERRYMQ_PASSWORD; without --user, "
+                             "$FERRYMQ_USER and $FERRYMQ_PASSWORD over TCP, the OS user in bindings mode)")
 
 
 def client_address(args: argparse.Namespace) -> tuple[str, str] | None:
@@ -37,12 +39,17 @@ def client_address(args: argparse.Namespace) -> tuple[str, str] | None:
     return None
 
 
+def password(args: argparse.Namespace) -> str | None:
+    """The password for ``--user``: $FERRYMQ_PASSWORD (never an argument, which ``ps`` shows)."""
+    return os.environ.get("FERRYMQ_PASSWORD") if args.user else None
+
+
 def connect(args: argparse.Namespace) -> pymqi.QueueManager:
     """Connect as the arguments say; MQMIError if that fails."""
     address = client_address(args)
     if address is not None:
-        return pymqi.connect(args.qmgr, address[0], address[1], args.user)
-    return pymqi.connect(args.qmgr, user=args.user)
+        return pymqi.connect(args.qmgr, address[0], address[1], args.user, password(args))
+    return pymqi.connect(args.qmgr, user=args.user, password=password(args))
 
 
 def reason(code: int) -> str:

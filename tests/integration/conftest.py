@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+import qm_process  # noqa: F401  (sets the tests' credentials in the environment: docs/security.md)
 
 from ferrymq.api import EmbeddedQueueManager
 from ferrymq.engine.api import SystemClock

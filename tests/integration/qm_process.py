@@ -13,6 +13,22 @@ import sys
 import time
 from pathlib import Path
 
+# The administrator every queue manager made here gets; the clients of the tests (and the
+# programs they start: Spark's workers, samples) connect as it through $FERRYMQ_USER and
+# $FERRYMQ_PASSWORD, set here for the whole test process (docs/security.md).
+ADMIN_USER, ADMIN_PASSWORD = "ferrytest", "ferrytest-pw"
+os.environ.setdefault("FERRYMQ_USER", ADMIN_USER)  # read by ferrymq.client.connect when no user is named
+os.environ.setdefault("FERRYMQ_PASSWORD", ADMIN_PASSWORD)
+
+
+def add_admin(home: Path, name: str) -> None:
+    """The tests' administrator on queue manager ``name`` of ``home`` (made by ``ferrymq create``)."""
+    env = dict(os.environ, FERRYMQ_HOME=str(home))
+    p = subprocess.run([sys.executable, "-m", "ferrymq.cli", "user", "add", name, ADMIN_USER, "--group", "mqm",
+                        "--password-stdin"], env=env, capture_output=True, text=True, input=ADMIN_PASSWORD + "\n",
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+
 
 class QueueManagerProcess:
     def __init__(self, home: Path, name: str = "QM1", create_args: tuple[str, ...] = ()) -> None:
@@ -21,6 +37,11 @@ class QueueManagerProcess:
         self.pid = 0
         self.port = 0
         self._cli("create", name, "--port", "0", *create_args)
+        self.add_user(ADMIN_USER, ADMIN_PASSWORD, "mqm")
+
+    def add_user(self, user: str, password: str, *groups: str) -> None:
+        args = [arg for g in groups for arg in ("--group", g)]
+        self._cli("user", "add", self.name, user, *args, "--password-stdin", stdin=password + "\n")
 
     def _cli(self, *args: str, stdin: str | None = None) -> str:
         env = dict(os.environ, FERRYMQ_HOME=str(self.home))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from qm_process import add_admin
 
 from ferrymq.client import NoMessageAvailable, connect
 
@@ -38,6 +39,8 @@ class Cli:
                            text=True, timeout=60)
         if code is not None:
             assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
+        if args[0] == "create" and p.returncode == 0 and "--home" not in args:
+            add_admin(self.home, args[1])  # the clients here authenticate as it (conftest.py)
         return p
 
     def json(self, *args: str, code: int = 0) -> dict[str, Any]:

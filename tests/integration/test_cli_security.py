@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from qm_process import add_admin
 
 from ferrymq.client import connect
 
@@ -34,6 +35,8 @@ class Cli:
         p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
                            timeout=60, preexec_fn=lambda: os.umask(0o022))  # a loose umask, as on many systems
         assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
+        if args[0] == "create" and p.returncode == 0:
+            add_admin(self.home, args[1])  # the clients here authenticate as it (conftest.py)
         return p
 
     def json(self, *args: str, code: int = 0) -> tuple[dict[str, Any], str]:

@@ -8,7 +8,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from qm_process import QueueManagerProcess
+from qm_process import ADMIN_USER, QueueManagerProcess
 
 from ferrymq.client.sync import connect
 from ferrymq.engine.api import ObjectDescriptor, PutOptions, SystemClock
@@ -36,7 +36,8 @@ def put_poison(home: Path) -> int:
     stopped queue manager's journal, then one it can; the number of replies due."""
     journal = FileJournal(home / "qmgrs" / "QM1" / "journal")
     qm = QueueManager.start("QM1", journal, SystemClock())
-    hconn = qm.connect(appl_name="poisoner")
+    qm.state.authority.superusers.add(ADMIN_USER)  # in this process, as the server has it in its registry
+    hconn = qm.connect(appl_name="poisoner", user=ADMIN_USER)  # the requests are an administrator's
     if qm.objects.find("POISON.REPLY") is None:
         qm.objects.define("QLOCAL", "POISON.REPLY")
     od = ObjectDescriptor(object_name="SYSTEM.ADMIN.COMMAND.QUEUE")

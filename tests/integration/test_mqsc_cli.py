@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from qm_process import add_admin
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -38,6 +39,7 @@ class Home:
 def home(tmp_path: Path) -> Iterator[Home]:
     h = Home(tmp_path / "home")
     h.run("create", "QM1", "--port", "0")
+    add_admin(h.path, "QM1")  # the TCP clients here authenticate as it (qm_process)
     h.run("start", "QM1")
     yield h
     h.run("stop", "QM1", "--immediate", code=None)

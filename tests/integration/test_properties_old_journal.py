@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from qm_process import QueueManagerProcess
+from qm_process import ADMIN_USER, QueueManagerProcess
 
 from ferrymq.client.sync import connect
 from ferrymq.engine.api import SystemClock
@@ -46,7 +46,8 @@ def write_old_records(home: Path) -> None:
 
     ping = from_command(Command(F.MQCMD_PING_Q_MGR)).pack()
     request = MQMD(msg_type=C.MQMT_REQUEST, format=C.MQFMT_ADMIN, reply_to_q="OLD.REPLY",
-                   persistence=C.MQPER_PERSISTENT, priority=0, encoding=P.NATIVE)
+                   persistence=C.MQPER_PERSISTENT, priority=0, encoding=P.NATIVE,
+                   user_identifier=ADMIN_USER)  # the command is checked as its sender's (an administrator)
     record("SYSTEM.ADMIN.COMMAND.QUEUE", request, ping, PropertySet({"bad": LONE}))
     record("SYSTEM.ADMIN.COMMAND.QUEUE", request, ping, None)
     plain = MQMD(format=C.MQFMT_STRING, persistence=C.MQPER_PERSISTENT, priority=0)

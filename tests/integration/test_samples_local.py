@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from qm_process import add_admin
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -45,8 +46,12 @@ def home(tmp_path: Path) -> Iterator[Home]:
     # A deep home: its socket's path is longer than a socket address may be.
     h = Home(tmp_path / ("deep-" * 12) / "home")
     h.cli("create", "QM1", "--port", "0")
+    add_admin(h.path, "QM1")  # the TCP clients here authenticate as it (qm_process)
+    h.cli("user", "add", "QM1", "alice", "--password-stdin", stdin="alice-pw\n")
     h.cli("start", "QM1")
-    h.cli("mqsc", "QM1", stdin="DEFINE QLOCAL(APP.Q)\nDEFINE QLOCAL(SERVICE.Q)\n")
+    h.cli("mqsc", "QM1", stdin="DEFINE QLOCAL(APP.Q)\nDEFINE QLOCAL(SERVICE.Q)\n"
+          "SET AUTHREC PROFILE(QM1) OBJTYPE(QMGR) PRINCIPAL('alice') AUTHADD(CONNECT)\n"
+          "SET AUTHREC PROFILE(SERVICE.Q) OBJTYPE(QUEUE) PRINCIPAL('alice') AUTHADD(GET)\n")
     yield h
     subprocess.run([sys.executable, "-m", "ferrymq.cli", "stop", "QM1", "--immediate"], env=h.env,
                    capture_output=True, timeout=60, check=False)
@@ -88,7 +93,8 @@ def test_samples_connect_by_name_to_a_queue_manager_started_here(home: Home) -> 
 def test_amqsech_honours_mqserver_channel_and_user(home: Home) -> None:
     port = json.loads(home.cli("list", "-o", "json").stdout)["queue_managers"][0]["port"]
     mqserver = f"DEV.APP.SVRCONN/TCP/127.0.0.1({port})"
-    done = home.sample("amqsech.py", "SERVICE.Q", "QM1", "--wait", "0.2", "--user", "alice", MQSERVER=mqserver)
+    done = home.sample("amqsech.py", "SERVICE.Q", "QM1", "--wait", "0.2", "--user", "alice", MQSERVER=mqserver,
+                       FERRYMQ_PASSWORD="alice-pw")
     assert done.returncode == 0 and "no more requests" in done.stdout, done.stdout + done.stderr
     done = home.sample("amqsech.py", "SERVICE.Q", "QM1", "--wait", "0", "--channel", "DEV.APP.SVRCONN",
                        MQSERVER="CH/TCP/127.0.0.1(1)")

@@ -15,6 +15,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from qm_process import add_admin
+
 import ferrymq.client as fc
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
@@ -364,6 +366,7 @@ def test_near_the_descriptor_limit_new_clients_are_refused_clearly(tmp_path: Any
         resource.setrlimit(resource.RLIMIT_NOFILE, (128, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
     cli("create", "QM1", "--port", "0")
+    add_admin(tmp_path, "QM1")
     port = int(json.loads(cli("start", "QM1", "--output", "json", preexec_fn=low_nofile))["port"])
     flood: list[socket.socket] = []
     try:
@@ -420,6 +423,7 @@ def test_cli_keeps_server_knobs_and_start_overrides_them(tmp_path: Any) -> None:
     assert cli("create", "QM1", "--port", "0", "--max-connections", "5", "--idle-timeout", "30").returncode == 0
     config = json.loads((tmp_path / "qmgrs" / "QM1" / "config.json").read_text())
     assert config["server"] == {"max_connections": 5, "idle_timeout": 30.0}
+    add_admin(tmp_path, "QM1")
     started = cli("start", "QM1", "--output", "json", "--max-connections", "1")
     assert started.returncode == 0, started.stderr
     port = int(json.loads(started.stdout)["port"])

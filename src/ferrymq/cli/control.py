@@ -79,7 +79,11 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
             config = Config(name, host, port, server=dict(server or {}), allow_remote=allow_remote)
             qdir.save_config(config)
             private.make_dir(qdir.journal_dir)
-            _qm, journal = open_engine(qdir, name)
+            qm, journal = open_engine(qdir, name)
+            qm.state.authority.enabled = True  # a new queue manager checks who connects and what each may do
+            qm.state.authority.persist()
+            qm.take_sync_lsn()
+            journal.sync()
             journal.close()
     except BaseException:
         shutil.rmtree(qdir.path, ignore_errors=True)

@@ -22,6 +22,7 @@ from rich.table import Table
 
 from ferrymq import __version__
 from ferrymq.cli import control, server_options
+from ferrymq.cli.authority import register as register_authority
 from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
@@ -104,6 +105,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq list                    # status, pid and port of each
       ferrymq mqsc QM1 < setup.mqsc   # MQSC commands (like runmqsc)
       ferrymq user add QM1 app        # a user for client connections
+      ferrymq setmqaut QM1 -t qmgr -p app +connect   # what it may do
       ferrymq stop QM1                # quiesce and end
       ferrymq alter QM1 --port 1415   # a stopped one's port or --host
       ferrymq bench                   # beside RabbitMQ, NATS, Mosquitto
@@ -288,6 +290,7 @@ register_mqsc(cli, home_of, home_option)
 register_trigger_monitor(cli, home_of, home_option)
 register_status(cli, command)
 register_users(cli, command)
+register_authority(cli, home_of, home_option)
 register_bench(cli)
 
 

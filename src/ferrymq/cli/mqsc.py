@@ -27,8 +27,9 @@ from ferrymq.admin.session import EXIT_NO_QMGR, Result, Session
 from ferrymq.cli import control, private
 from ferrymq.cli.errors import CliError
 from ferrymq.cli.home import QmgrDir
+from ferrymq.client import local
 from ferrymq.client.connname import MalformedConnName
-from ferrymq.client.sync import connect
+from ferrymq.client.sync import Client, connect
 from ferrymq.engine import attrs as A
 from ferrymq.errors import MQError
 
@@ -102,7 +103,13 @@ def run(home: Path, name: str, source: IO[str] | None, explicit_conn: str | None
         fail: Callable[[int, str, str], None]) -> int:
     """Run a session; returns the exit code."""
     try:
-        client = connect(name, conn_name(home, name, explicit_conn), appl_name="ferrymq mqsc")
+        address = conn_name(home, name, explicit_conn)
+        if explicit_conn is None and local.socket_path(name, home).exists():
+            # As runmqsc in bindings mode: the local socket, as the OS user who runs this
+            # (an administrator of the queue managers this user created; docs/security.md).
+            client = Client(local.dial(name, 10.0, home), qmgr=name, appl_name="ferrymq mqsc")
+        else:
+            client = connect(name, address, appl_name="ferrymq mqsc")
     except click.ClickException as exc:
         fail(EXIT_NO_QMGR, "qmgr_not_available", exc.message)
         return EXIT_NO_QMGR
@@ -113,6 +120,9 @@ def run(home: Path, name: str, source: IO[str] | None, explicit_conn: str | None
         fail(EXIT_NO_QMGR, "conn_name_malformed", f"{exc.detail}; {exc.reason_name} ({exc.reason})")
         return EXIT_NO_QMGR
     except MQError as exc:
+        fail(EXIT_NO_QMGR, "qmgr_not_available", f"AMQ8146E: queue manager {name} is not available: {exc}")
+        return EXIT_NO_QMGR
+    except OSError as exc:  # its local socket is there but nobody answers on it
         fail(EXIT_NO_QMGR, "qmgr_not_available", f"AMQ8146E: queue manager {name} is not available: {exc}")
         return EXIT_NO_QMGR
     try:

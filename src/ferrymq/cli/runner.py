@@ -18,6 +18,7 @@ import errno
 import json
 import logging
 import os
+import pwd
 import signal
 import socket
 import time
@@ -45,10 +46,13 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import JournalFull, StoreError
 from ferrymq.mq import constants as C
 from ferrymq.server import QueueManagerServer, eventloop
+from ferrymq.server.cmdserver import USER as CMDSERVER_USER
+from ferrymq.server.connauth import Authenticator
 from ferrymq.server.gc_policy import FreezeSurvivors
 from ferrymq.store.file import DEFAULT_RESERVE, FileJournal
 from ferrymq.store.journal import Journal
 from ferrymq.store.space import RECOVERABLE_ERRNOS
+from ferrymq.store.users import UserRegistry
 
 log = logging.getLogger("ferrymq.cli")
 
@@ -194,6 +198,22 @@ def _make_private(qdir: QmgrDir) -> None:
                     qdir.path, "group and other permissions removed: directories 0700, files 0600")
 
 
+def security(qdir: QmgrDir, qm: QueueManager) -> Authenticator:
+    """Connection authentication and the OAM's view of users: the queue manager's registry
+    (store.users), whose groups the OAM reads, and its administrators: group mqm, the OS
+    user running it (who owns its data directory) and its command server."""
+    me = pwd.getpwuid(os.getuid()).pw_name
+    registry = UserRegistry(qdir.path, creator=me)
+    oam = qm.state.authority
+    oam.groups_of = registry.groups_of
+    oam.superusers = {me, CMDSERVER_USER}
+    if oam.enabled:
+        log.info("event=security qmgr=%s chckclnt=%d chcklocl=%d adoptctx=%s faildelay=%d users=%d", qdir.name,
+                 oam.authinfo.chckclnt, oam.authinfo.chcklocl, oam.authinfo.adoptctx, oam.authinfo.faildelay,
+                 len(registry.users))
+    return Authenticator(registry, oam, lambda: str(qm.objects.qmgr_status("CONNAUTH")))
+
+
 async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_timeout: float,
                  echo: Callable[[str], None], knobs: dict[str, Any]) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
@@ -214,7 +234,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         log.warning("event=local_socket_unavailable path=%s error=%s", qdir.socket_file, exc)
         local_socket = None
     server = QueueManagerServer(qm, config.host, config.port, local_socket=local_socket,
-                                **server_options.server_keywords(options))
+                                authenticator=security(qdir, qm), **server_options.server_keywords(options))
     try:
         await server.start()
     except OSError as exc:

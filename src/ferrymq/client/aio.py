@@ -94,7 +94,7 @@ class AsyncClient(AsyncSequenceCalls):
         self._topics: pubsub.TopicHandles[AsyncQueue] = pubsub.TopicHandles()  # kept open by publish()
 
     @classmethod
-    async def from_socket(cls, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
+    async def from_socket(cls, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "", password: str | None = None,
                           heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024,
                           timeout: float = 30.0, reconnect: R.ReconnectPolicy | None = None,
                           dial: Callable[[], Awaitable[socket.socket]] | None = None,
@@ -108,8 +108,8 @@ class AsyncClient(AsyncSequenceCalls):
         """
         self = cls()
         self.timeout = timeout
-        self._hello = E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length,
-                                heartbeat_ms=int(heartbeat * 1000))
+        self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
+                              local=sock.family == socket.AF_UNIX)
         self._dial = dial
         if reconnect is not None and dial is not None:
             self._redial = R.Redialer(reconnect, on_reconnect)
@@ -669,7 +669,7 @@ class AsyncQueue:
             await self.close()
 
 
-async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "",
+async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "", password: str | None = None,
                         heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                         connect_timeout: float = 10.0, reconnect: bool | float = False,
                         on_reconnect: R.EventHandler | None = None) -> AsyncClient:
@@ -704,6 +704,6 @@ async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, a
     policy = None
     if reconnect is not False:
         policy = R.ReconnectPolicy() if reconnect is True else R.ReconnectPolicy(timeout=float(reconnect))
-    return await AsyncClient.from_socket(await dial(), qmgr=qmgr, appl_name=appl_name, user=user,
+    return await AsyncClient.from_socket(await dial(), qmgr=qmgr, appl_name=appl_name, user=user, password=password,
                                          heartbeat=heartbeat, max_msg_length=max_msg_length, timeout=timeout,
                                          reconnect=policy, dial=dial, on_reconnect=on_reconnect)

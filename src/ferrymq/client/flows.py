@@ -44,6 +44,8 @@ def open_queue(conv: mqi.Conversation, name: str, options: int | None, read_ahea
     try:
         reply = yield from mqi.open_(conv, record)
     except MQError as exc:
+        if options is None and exc.reason == C.MQRC_NOT_AUTHORIZED:
+            return (yield from _open_as_authorized(conv, record, exc))
         if options is not None or exc.reason != C.MQRC_OPTION_NOT_VALID_FOR_TYPE:
             raise
         record = R.OpenRecord(name, S.OUTPUT_ONLY, object_q_mgr_name, dynamic_q_name, selector)
@@ -56,6 +58,33 @@ def open_queue(conv: mqi.Conversation, name: str, options: int | None, read_ahea
             record = R.OpenRecord(name, S.OUTPUT_ONLY & ~C.MQOO_INQUIRE, object_q_mgr_name, dynamic_q_name, selector)
             reply = yield from mqi.open_(conv, record)
     return reply, R.reopen_name(record, reply.object_name)
+
+
+# What a default open falls back to when the queue manager's authority records refuse some
+# of its options (2035): the widest set the user is granted, the first that opens.
+_AUTHORIZED_FALLBACKS = (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE,
+                         C.MQOO_OUTPUT, C.MQOO_INPUT_AS_Q_DEF, C.MQOO_BROWSE)
+
+
+def _open_as_authorized(conv: mqi.Conversation, first: R.OpenRecord,
+                        refusal: MQError) -> Flow[tuple[E.OpenReply, R.OpenRecord]]:
+    """``Client.open(name)`` without options by a user the OAM grants less than all of them.
+
+    Raises:
+        MQError: the first refusal (2035) when no narrower open is granted either.
+    """
+    keep = first.options & (C.MQOO_READ_AHEAD | C.MQOO_FAIL_IF_QUIESCING)
+    for options in _AUTHORIZED_FALLBACKS:
+        record = R.OpenRecord(first.name, options | keep, first.object_q_mgr_name, first.dynamic_q_name,
+                              first.selection_string)
+        try:
+            reply = yield from mqi.open_(conv, record)
+        except MQError as exc:
+            if exc.reason != C.MQRC_NOT_AUTHORIZED:
+                raise
+            continue
+        return reply, R.reopen_name(record, reply.object_name)
+    raise refusal
 
 
 def put1(conv: mqi.Conversation, queue: str, data: bytes | str, md: MQMD, syncpoint: bool) -> Flow[PutResult]:

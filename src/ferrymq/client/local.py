@@ -68,14 +68,14 @@ def listen(path: Path) -> socket.socket:
     return sock
 
 
-def dial(qmgr: str, timeout: float) -> socket.socket:
-    """A socket connected to local queue manager ``qmgr``.
+def dial(qmgr: str, timeout: float, home: Path | None = None) -> socket.socket:
+    """A socket connected to local queue manager ``qmgr`` of ``home`` (default ``home_dir()``).
 
     Raises:
         OSError: no queue manager of that name listens in this home (FileNotFoundError,
             ConnectionRefusedError for one that ended without removing its socket).
     """
-    path = socket_path(qmgr)
+    path = socket_path(qmgr, home)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:

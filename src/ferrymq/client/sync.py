@@ -44,7 +44,7 @@ _RECV = 64 * 1024
 class Client(SequenceCalls):
     """A connection to a queue manager (MQCONNX). Prefer ``ferrymq.client.connect()``."""
 
-    def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "",
+    def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "", password: str | None = None,
                  heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                  reconnect: R.ReconnectPolicy | None = None, dial: Callable[[], socket.socket] | None = None,
                  on_reconnect: R.EventHandler | None = None) -> None:
@@ -57,8 +57,8 @@ class Client(SequenceCalls):
         Raises:
             MQError: the queue manager refused the connection (e.g. 2058 for a wrong name).
         """
-        self._hello = E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length,
-                                heartbeat_ms=int(heartbeat * 1000))
+        self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
+                              local=sock.family == socket.AF_UNIX)
         self._timeout = timeout
         self._tx = F.Transaction()
         self.closed = False
@@ -683,7 +683,7 @@ class Queue:
             self.close()
 
 
-def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "",
+def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "", password: str | None = None,
             heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
             connect_timeout: float = 10.0, reconnect: bool | float = False,
             on_reconnect: R.EventHandler | None = None) -> Client:
@@ -725,7 +725,7 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
         policy = R.ReconnectPolicy() if reconnect is True else R.ReconnectPolicy(timeout=float(reconnect))
     sock = dial()
     try:
-        return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, heartbeat=heartbeat,
+        return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, password=password, heartbeat=heartbeat,
                       max_msg_length=max_msg_length, timeout=timeout, reconnect=policy, dial=dial,
                       on_reconnect=on_reconnect)
     except BaseException:

@@ -46,6 +46,8 @@ class Connect:
     max_msg_length: int = 4 * 1024 * 1024
     heartbeat_ms: int = 30_000
     options: int = 0  # MQCNO_* the client wants the server to know of (e.g. MQCNO_RECONNECT)
+    # MQCSP's password (with ``user``): never in a repr, a log line or an error message.
+    password: str = field(default="", repr=False)
 
 
 @dataclass(slots=True)

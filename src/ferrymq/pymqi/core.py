@@ -243,6 +243,9 @@ class QueueManager:
             elif isinstance(arg, CNO):
                 kw["cno"] = arg
         cno = kw.pop("cno", None)
+        csp = kw.pop("csp", None)  # an MQCSP-like object: CSPUserId, CSPPassword
+        if csp is not None and user is None:
+            user, password = getattr(csp, "CSPUserId", None), getattr(csp, "CSPPassword", None)
         options = int(opts or 0) | int(getattr(cno, "Options", 0) or 0)
         # MQCNO_RECONNECT(_Q_MGR): reconnect automatically after a lost connection.
         reconnect = bool(options & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR)) and \
@@ -254,42 +257,43 @@ class QueueManager:
         if (sco is not None and text(sco.KeyRepository)) or (cd is not None and text(cd.SSLCipherSpec)):
             raise MQMIError(C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR, detail="ferrymq does not speak TLS")
         user_text = text(user) if user is not None else (text(cd.UserIdentifier) if cd is not None else "")
+        secret = None if password is None or (not user_text and not text(password)) else text(password)
         conn = text(cd.ConnectionName) if cd is not None else ""
         with _mqcall():
             if conn:
                 assert cd is not None
-                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect)
+                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect, secret)
             else:
-                self._client = self._bindings(qmgr, user_text)
+                self._client = self._bindings(qmgr, user_text, secret)
         self._name = self._client.qmgr_name
         self._hconn = next(_HCONNS)
         self.q_defaults = {}
 
     @staticmethod
-    def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False) -> Client:
+    def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False, password: str | None = None) -> Client:
         try:
             parse_conn_name(conn)
         except MalformedConnName as exc:  # MQRC_CD_ERROR: the name is malformed, not unanswered
             raise MQMIError(exc.comp, exc.reason, detail=exc.detail) from None
         heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
-        return client_connect(qmgr, conn, user=user, heartbeat=heartbeat, max_msg_length=int(cd.MaxMsgLength),
-                              appl_name="pymqi", reconnect=reconnect)
+        return client_connect(qmgr, conn, user=user, password=password, heartbeat=heartbeat,
+                              max_msg_length=int(cd.MaxMsgLength), appl_name="pymqi", reconnect=reconnect)
 
     @staticmethod
-    def _bindings(qmgr: str, user: str) -> Client:
+    def _bindings(qmgr: str, user: str, password: str | None = None) -> Client:
         emb = _BINDINGS.get(qmgr)
         if emb is None and not qmgr and len(_BINDINGS) == 1:
             emb = next(iter(_BINDINGS.values()))
         if emb is not None:
-            return emb.connect(user=user, appl_name="pymqi")
+            return emb.connect(user=user, password=password, appl_name="pymqi")
         if local.available(qmgr):  # started on this machine from this home: its local socket
-            return client_connect(qmgr, None, user=user, appl_name="pymqi")
+            return client_connect(qmgr, None, user=user, password=password, appl_name="pymqi")
         server = os.environ.get("MQSERVER", "")
         parts = server.split("/", 2)
         if len(parts) == 3 and parts[1].upper() == "TCP":
             cd = CD(ChannelName=as_bytes(parts[0]), ConnectionName=as_bytes(parts[2]),
                     ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP)
-            return QueueManager._tcp(qmgr, parts[2], user, cd)
+            return QueueManager._tcp(qmgr, parts[2], user, cd, password=password)
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
                         detail=f"no queue manager {qmgr!r} in this process (register_bindings) or started from "
                                f"{local.home_dir()}, and no MQSERVER")

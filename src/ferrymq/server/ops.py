@@ -9,6 +9,7 @@ with no-syncpoint gets and pushes them while the client's credit lasts.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -83,18 +84,69 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     if server.quiescing:
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing"))
         return
-    # A local-socket peer is the OS user the socket names (IBM's bindings), not the one it claims.
-    h.hconn = h.last_hconn = h.qmgr.connect(appl_name=ev.appl_name, user=h.peer_user or ev.user,
-                                            appl_type=ev.appl_type)
+    auth = server.authenticator
+    if auth is None or not auth.enabled:
+        # A local-socket peer is the OS user the socket names (IBM's bindings), not the one it claims.
+        _admit(h, ev, version, h.peer_user or ev.user)
+        return
+    decision = auth.decide(local_user=h.peer_user, user=ev.user, password=ev.password)
+    if decision.refusal:
+        _refuse(h, ev, decision.refusal)
+        return
+    if decision.verify is None or auth.cached(*decision.verify):
+        _admit(h, ev, version, decision.user)
+        return
+    # The password check (scrypt) runs off the event loop; nothing else is read from this
+    # client meanwhile (CONNECT is answered before any other frame is sent).
+    future = asyncio.get_running_loop().run_in_executor(None, auth.verify, *decision.verify)
+
+    def checked(f: asyncio.Future[bool]) -> None:
+        if h.closed:
+            return
+        if f.cancelled() or f.exception() is not None or not f.result():
+            _refuse(h, ev, "user or password not recognised")
+            return
+        _admit(h, ev, version, decision.user)
+        h.flush()
+
+    future.add_done_callback(checked)
+
+
+def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
+    """The CONNECT accepted: the engine's MQCONN as ``user`` (its +connect checked there)."""
+    server = h.server
+    try:
+        hconn = h.qmgr.connect(appl_name=ev.appl_name, user=user, appl_type=ev.appl_type)
+    except MQError as exc:
+        log.warning("event=connect_refused peer=%s user=%r reason=%d detail=%r", h.peer, user, exc.reason, exc.detail)
+        h.emit(E.ConnectReply(ev.corr, exc.comp, exc.reason, exc.detail))
+        return
+    h.hconn = h.last_hconn = hconn
     h.qmgr.connections[h.hconn].conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
     h.qmgr.take_sync_lsn()
     h.heartbeat_ms = max(ev.heartbeat_ms, server.heartbeat_ms) if ev.heartbeat_ms and server.heartbeat_ms else 0
     server.limits.connected(h, h.transport.get_extra_info("socket") if h.transport is not None else None)
     max_len = min(ev.max_msg_length, server.max_msg_length)
-    log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name,
-             h.peer_user or ev.user, version)
+    log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, user, version)
     h.emit(E.ConnectReply(ev.corr, version=version, max_msg_length=max_len, heartbeat_ms=h.heartbeat_ms,
                           qmgr_name=h.qmgr.name, connection_id=server.connection_id(h.hconn)))
+
+
+def _refuse(h: ClientHandler, ev: E.Connect, why: str) -> None:
+    """2035 after FAILDELAY (so guessing passwords is slow), logged without the password."""
+    auth = h.server.authenticator
+    delay = auth.faildelay if auth is not None else 0.0
+    log.warning("event=connect_refused peer=%s user=%r reason=%d detail=%r", h.peer, ev.user,
+                C.MQRC_NOT_AUTHORIZED, why)
+
+    def answer() -> None:
+        if h.closed:
+            return
+        h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED,
+                              "not authorized: the user, password or authority was refused"))
+        h.flush()
+
+    asyncio.get_running_loop().call_later(delay, answer)
 
 
 def _disconnect(h: ClientHandler, ev: E.Disconnect) -> None:

@@ -30,6 +30,7 @@ from ferrymq.server import ops
 from ferrymq.server.cmdserver import CommandServer
 from ferrymq.server.commit import GroupCommitter
 from ferrymq.server.conn_limits import DEFAULT_LIMITS, ConnectionLimits, Limits
+from ferrymq.server.connauth import Authenticator
 from ferrymq.server.deadlines import Deadlines
 from ferrymq.server.handler import ClientHandler, Waiter
 
@@ -64,10 +65,13 @@ class QueueManagerServer:
         frame_timeout: float = DEFAULT_LIMITS.frame_timeout,
         frame_budget: int = DEFAULT_LIMITS.frame_budget,
         local_socket: socket.socket | None = None,
+        authenticator: Authenticator | None = None,
     ) -> None:
         """The connection knobs (``max_connections`` ... ``frame_budget``) are described in
         ``server.conn_limits`` and docs/limits.md. ``local_socket``: a bound, listening Unix
         socket served beside TCP (ferrymq.client.local); the server closes it when it stops.
+        ``authenticator``: connection authentication (server.connauth) when the queue
+        manager's security is on; without one every connection is taken as it asserts.
 
         Raises:
             ValueError: a knob out of its range.
@@ -97,6 +101,7 @@ class QueueManagerServer:
         self._tick_task: asyncio.Task[None] | None = None
         self._salt = os.urandom(8)
         self.command_server: CommandServer | None = None
+        self.authenticator = authenticator
 
     # -- lifecycle -----------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ MAX_GROUP = 64
 # scrypt's cost: 2**14 x 8 x 128 bytes = 16 MiB and some 40 ms a check on this machine's cores.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 16384, 8, 1
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]*")
+RESERVED = frozenset({"ferrymq"})  # the command server's own identity (server.cmdserver.USER)
 
 
 class RegistryError(ValueError):
@@ -51,6 +52,8 @@ class RegistryError(ValueError):
 def check_user_name(name: str) -> str:
     if not 1 <= len(name) <= MAX_USER or not _NAME.fullmatch(name):
         raise RegistryError(f"user name {name!r}: 1 to {MAX_USER} of letters, digits, '_', '.', '@', '-'")
+    if name in RESERVED:
+        raise RegistryError(f"user name {name!r} is the queue manager's own")
     return name
 
 
