@@ -56,6 +56,21 @@ def conn_name(home: Path, name: str, explicit: str | None) -> str:
     return f"{host}({info['port']})"
 
 
+def control_client(home: Path, name: str, explicit_conn: str | None, appl_name: str) -> Client:
+    """The connection of a control command (mqsc, trigger-monitor): to ``explicit_conn``
+    over TCP when given, else, as IBM's control commands in bindings mode, through the
+    queue manager's local socket as the OS user running it, an administrator of the queue
+    managers it created (docs/security.md).
+
+    Raises:
+        click.ClickException: the queue manager is not running; MQError, OSError: refused.
+    """
+    address = conn_name(home, name, explicit_conn)
+    if explicit_conn is None and local.socket_path(name, home).exists():
+        return Client(local.dial(name, 10.0, home), qmgr=name, appl_name=appl_name)
+    return connect(name, address, appl_name=appl_name)
+
+
 def _terminal_lines(prompt: str) -> Iterator[str]:
     import readline  # only for an interactive terminal
 
@@ -103,13 +118,7 @@ def run(home: Path, name: str, source: IO[str] | None, explicit_conn: str | None
         fail: Callable[[int, str, str], None]) -> int:
     """Run a session; returns the exit code."""
     try:
-        address = conn_name(home, name, explicit_conn)
-        if explicit_conn is None and local.socket_path(name, home).exists():
-            # As runmqsc in bindings mode: the local socket, as the OS user who runs this
-            # (an administrator of the queue managers this user created; docs/security.md).
-            client = Client(local.dial(name, 10.0, home), qmgr=name, appl_name="ferrymq mqsc")
-        else:
-            client = connect(name, address, appl_name="ferrymq mqsc")
+        client = control_client(home, name, explicit_conn, "ferrymq mqsc")
     except click.ClickException as exc:
         fail(EXIT_NO_QMGR, "qmgr_not_available", exc.message)
         return EXIT_NO_QMGR

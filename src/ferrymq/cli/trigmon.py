@@ -32,9 +32,9 @@ from typing import Any
 
 import click
 
-from ferrymq.cli.mqsc import conn_name
+from ferrymq.cli.mqsc import control_client
 from ferrymq.client.errors import NoMessageAvailable
-from ferrymq.client.sync import Client, connect
+from ferrymq.client.sync import Client
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqtm import FORMAT, MQTM
@@ -167,8 +167,8 @@ def register(group: click.Group, home_of: Callable[[click.Context, str | None], 
           ferrymq trigger-monitor QM1 --initq APP.INITQ
         """
         try:
-            client = connect(name, conn_name(home_of(ctx, home_here), name, conn), appl_name="ferrymq trigger-monitor")
-        except (click.ClickException, MQError) as exc:
+            client = control_client(home_of(ctx, home_here), name, conn, "ferrymq trigger-monitor")
+        except (click.ClickException, MQError, OSError) as exc:
             click.echo(f"AMQ8146E: queue manager {name} is not available: {exc}", err=True)
             ctx.exit(EXIT_NOT_RUN)
             return
