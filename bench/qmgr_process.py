@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 from collections.abc import Iterable
+
+BENCH_USER = "bench"
 
 
 def start_qmgr(home: str, queues: Iterable[tuple[str, int]], name: str = "QMB",
@@ -21,6 +24,12 @@ def start_qmgr(home: str, queues: Iterable[tuple[str, int]], name: str = "QMB",
     env = dict(os.environ, FERRYMQ_HOME=home)
     cli = [sys.executable, "-m", "ferrymq.cli"]
     subprocess.run([*cli, "create", name, "--port", "0", *create_args], env=env, check=True, capture_output=True)
+    # A new queue manager authenticates its clients (docs/security.md): the benchmark's
+    # clients, in this process and the ones it starts, connect as an administrator.
+    password = secrets.token_hex(16)
+    subprocess.run([*cli, "user", "add", name, BENCH_USER, "--group", "mqm", "--password-stdin"], env=env,
+                   input=password + "\n", check=True, capture_output=True, text=True)
+    os.environ["FERRYMQ_USER"], os.environ["FERRYMQ_PASSWORD"] = BENCH_USER, password
     doc = json.loads(subprocess.run([*cli, "start", name, "--output", "json"], env=env, check=True,
                                     capture_output=True, text=True).stdout)
     script = "ALTER QMGR MAXUMSGS(10000000)\n" + "".join(f"DEFINE QLOCAL({q}) MAXDEPTH({depth})\n"
