@@ -449,3 +449,40 @@ def test_a_dead_file_that_still_holds_an_updated_records_place_is_read(
     expected = again.load().records
     assert [(r.record_id, r.payload) for r in records] == [(r.record_id, r.payload) for r in expected]
     assert [r.record_id for r in records[:3]] == [1, 20, 50]  # 20 keeps its place
+
+
+@pytest.mark.parametrize("ops", ["add", "deletes"])
+def test_a_commit_in_a_dead_file_is_read_when_its_transaction_added(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ops: str) -> None:
+    """A transaction whose operations are in one file and whose COMMIT is in a later file,
+    otherwise wholly dead: passed over, the commit would be missing and the transaction's
+    records copied as still open (rolled back at load). A commit of deletes only may be
+    passed over: what it deleted is dead anyway."""
+    opened = _opened_sources(monkeypatch)
+    kw = {"segment_size": 4096, "compact_min_bytes": 4096, "compact_step_bytes": 4096}
+    j = FileJournal(tmp_path, **kw)
+    j.load()
+    j.add(1, 1, b"definition")
+    j.add(2, 1, b"to delete in the transaction")
+    j.sync()  # file 1
+    if ops == "add":
+        j.add(3, 1, b"added by the transaction" * 10, txid=5)
+    else:
+        j.delete(2, txid=5)
+    j.sync()  # file 2: the transaction's operation
+    for rid in range(10, 20):
+        j.add(rid, 1, b"x" * 300)
+    for rid in range(10, 20):
+        j.delete(rid)
+    j.commit(5)
+    j.sync()  # file 3: dead records and the COMMIT
+    live = _drain_in_order(j, 40, first=100)
+    live[1] = b"definition"
+    if ops == "add":
+        live[2] = b"to delete in the transaction"
+        live[3] = b"added by the transaction" * 10
+    assert j.stats().compactions
+    assert ((3, 3) in opened) == (ops == "add"), opened
+    j.close()
+    records, _ = load(tmp_path, **kw)
+    assert {r.record_id: r.payload for r in records} == live

@@ -120,7 +120,7 @@ class FileJournal(JournalCore[int, int]):
         # load, or before an id was added again): they are always read;
         self._skip_floor = 0
         self._max_added = 0
-        self._ending_from = 0  # first LSN of the transaction whose COMMIT/ROLLBACK is being logged
+        self._ending_from = 0  # see _end_from
         self._readers = SegmentReaders(self._dir)
         # Owner side.
         self._batch = rec.Gather()
@@ -267,7 +267,7 @@ class FileJournal(JournalCore[int, int]):
         Raises:
             StoreError: txid out of range, or the journal is not loaded / closed.
         """
-        self._ending_from = self._first_lsn(txid)
+        self._ending_from = self._end_from(txid, committing=True)
         try:
             return super().commit(txid)
         finally:
@@ -279,18 +279,27 @@ class FileJournal(JournalCore[int, int]):
         Raises:
             StoreError: txid out of range, or the journal is not loaded / closed.
         """
-        self._ending_from = self._first_lsn(txid)
+        self._ending_from = self._end_from(txid, committing=False)
         try:
             return super().rollback(txid)
         finally:
             self._ending_from = 0
 
-    def _first_lsn(self, txid: int) -> int:
+    def _end_from(self, txid: int, *, committing: bool) -> int:
+        """Where the transaction whose end is about to be logged began, when that end must be
+        read with its operations (``_unneeded``): a compaction that read the operations but
+        passed over the end would copy the transaction as still open. That loses nothing
+        when it is rolled back at load anyway: a rollback, or a commit of deletes only (what
+        they delete is dead by then); not a commit that adds or updates, nor a prepared
+        transaction (it would come back in doubt). Otherwise a bound no file starts after."""
         tx = self._txs.get(txid) if type(txid) is int else None
         if tx is None:
             return 0
-        first = tx.ops[0][2] if tx.ops else tx.prepare_lsn
-        return min(first, tx.prepare_lsn) if tx.prepare_value is not None else first
+        if tx.prepare_value is not None:
+            return min(tx.ops[0][2], tx.prepare_lsn) if tx.ops else tx.prepare_lsn
+        if committing and any(op != rec.DELETE for op, _rid, _lsn, _value in tx.ops):
+            return tx.ops[0][2]
+        return 1 << 63
 
     def take_pending(self) -> Pending | None:
         """The batch appended since the last call; may carry a compaction slice (see journal.py)."""
