@@ -45,7 +45,7 @@ def main() -> None:
     spark_queue_report.report(spark, ferry, "EX.REPORT", work / "report")
     print("EXAMPLES DONE", flush=True)
     query = (spark.readStream.format("ferrymq")
-             .options(**ferry, queue="CL.IN", maxMessagesPerTrigger="150", minPartitions="2").load()
+             .options(**ferry, queue="CL.IN", maxMessagesPerTrigger="200", minPartitions="2").load()
              .select("msg_id", "correl_id", "properties", "payload")
              .writeStream.format("ferrymq").options(**ferry, queue="CL.OUT")
              .option("checkpointLocation", str(work / "ckpt-stream")).trigger(processingTime="200 milliseconds")

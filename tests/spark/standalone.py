@@ -39,8 +39,11 @@ def spark_home() -> Path:
 class StandaloneCluster:
     """``with StandaloneCluster(tmp, workers=2) as c: c.master_url``."""
 
-    def __init__(self, work: Path, workers: int = 2, cores: int = 1, memory: str = "1g") -> None:
+    def __init__(self, work: Path, workers: int = 2, cores: int = 1, memory: str = "1g", wait: bool = True) -> None:
+        """``wait=False``: ``start`` returns once the master is up and the workers are
+        starting (``wait_for_workers`` waits for their registration)."""
         self.work = work
+        self.wait = wait
         self.workers_wanted = workers
         self.cores = cores
         self.memory = memory
@@ -85,9 +88,13 @@ class StandaloneCluster:
         self.master_url = found.group(1).decode()
         for _ in range(self.workers_wanted):
             self.add_worker(wait=False)
+        if self.wait:
+            self.wait_for_workers()
+        return self
+
+    def wait_for_workers(self) -> None:
         for i, w in enumerate(self.workers):
             self._wait_log(f"worker{i}", w, REGISTERED, 120)
-        return self
 
     def add_worker(self, wait: bool = True) -> subprocess.Popen[bytes]:
         i = len(self.workers)
