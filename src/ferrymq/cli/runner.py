@@ -257,7 +257,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     await channels.start()
     pid = os.getpid()
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
-               "started": now_iso(), "event_loop": eventloop.loop_name(loop)}
+               "started": now_iso(), "event_loop": eventloop.loop_name(loop),
+               "metrics_port": server.metrics.port if server.metrics is not None else None}
     qdir.write_status(**running)
     health = _report_health(qdir, server)
     log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,

@@ -51,6 +51,8 @@ KNOBS = (
          "persistent_bytes"),
     Knob("unsynced_memory", int, 0, "Bytes of paged-out persistent data that may wait for the disk before "
                                     "requests are read no more (default 64 MiB).", "unsynced_bytes"),
+    Knob("metrics_port", int, 0, "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0: a free port, "
+                                 "shown by 'ferrymq status'); off unless given."),
     Knob("non_persistent_memory", int, 0, "Bytes of non-persistent message data on all queues; more is "
                                           "refused with 2056 (default 1 GiB).", "non_persistent_bytes"),
 )

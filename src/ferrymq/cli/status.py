@@ -80,6 +80,7 @@ def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None)
     info = control.describe(qdir)
     doc: dict[str, Any] = {"queue_manager": name, "status": info["status"], "pid": info["pid"],
                            "host": info["host"], "port": info["port"], "started": info.get("started"),
+                           "metrics_port": info.get("metrics_port"),
                            "journal": {**journal_usage(qdir.journal_dir), "health": info.get("journal")},
                            "connections": None, "queues": None}
     if info["status"] != control.RUNNING:
@@ -133,6 +134,8 @@ def render(doc: dict[str, Any], echo: Callable[[Any], None]) -> None:
     """The text form: a heading, the journal, then connections and queues as tables."""
     where = f"{doc['host']}({doc['port']})" if doc["port"] is not None else "-"
     echo(f"Queue manager {doc['queue_manager']}: {doc['status']}  pid {doc['pid'] or '-'}  listening {where}")
+    if doc.get("metrics_port") is not None:
+        echo(f"Metrics: http://127.0.0.1:{doc['metrics_port']}/metrics")
     j = doc["journal"]
     health = (j.get("health") or {}).get("state", "-")
     echo(f"Journal: {_size(j['bytes'])} in {j['files']} files, {_size(j['free_bytes'])} free, {health}")

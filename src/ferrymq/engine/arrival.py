@@ -65,6 +65,7 @@ class Arrivals:
                 uow.journaled = True
             uow.puts.append((q, msg))
             q.messages.uncommitted += 1
+            q.enqueued += 1
             if q.events_on or q.events_epoch != self.objects.epoch:
                 self.counted(q)
             return
@@ -73,6 +74,7 @@ class Arrivals:
             staging.journal_message(msg)
             staging.need_sync()
         q.messages.insert(msg)
+        q.enqueued += 1
         if q.events_on or q.events_epoch != self.objects.epoch:
             self.counted(q)
         if msg.persistent:

@@ -351,6 +351,7 @@ class Getter:
             msg.locked_by = 0
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = msg.md
+        q.dequeued += 1
         if q.events_on or q.events_epoch != self.objects.epoch:
             self.removed(q)  # engine.events: depth events
         if in_uow:

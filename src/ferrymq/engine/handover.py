@@ -148,6 +148,9 @@ class HandOver:
             self.take(conn, h, q, msg, opts, False, False)
             lsn = staging.rejoin(outer)
         q.last_get = now
+        q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
+        if not opts & _IN_UOW and not h.options & _SAVE_ALL_CONTEXT and not report & _COD:
+            q.dequeued += 1  # (take counted it otherwise)
         self.end_wait(wid)
         deliveries = self.deliveries
         first = not lsn and not deliveries

@@ -99,6 +99,8 @@ class QueueObject:
         self.owner_hobj = 0  # the handle whose MQOPEN made this dynamic queue
         self.last_put: float = 0.0
         self.last_get: float = 0.0
+        self.enqueued = 0  # messages placed since start, and taken by destructive gets (metrics)
+        self.dequeued = 0
         self.events_epoch = -1  # the registry epoch ``events_on`` was worked out at (engine.events)
         self.events_on = False
 

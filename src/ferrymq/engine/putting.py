@@ -315,6 +315,7 @@ class Putter:
                         self.journal_message(msg)
                         self.staging.need_sync()
                     messages.insert(msg)
+                    q.enqueued += 1
                     if coa:
                         self.report_arrival(msg)
                 placed = True

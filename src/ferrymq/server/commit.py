@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ferrymq.errors import JournalFull
+from ferrymq.server.metrics import BATCH_BUCKETS, FSYNC_BUCKETS, Histogram
 from ferrymq.store.journal import Journal, Pending
 
 log = logging.getLogger("ferrymq.server")
@@ -59,6 +60,9 @@ class GroupCommitter:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ferrymq-fsync")
         self.failed: BaseException | None = None
         self.syncs = 0
+        # What each group commit cost (write and fdatasync) and carried: the metrics endpoint's.
+        self.sync_seconds = Histogram(FSYNC_BUCKETS)
+        self.batch_bytes = Histogram(BATCH_BUCKETS)
         self.on_failure: Callable[[BaseException], None] | None = None
         self.on_health: Callable[[dict[str, Any]], None] | None = None
         self._retry: Pending | None = None  # the batch that found no space, written again first
@@ -146,6 +150,7 @@ class GroupCommitter:
         """Write until nothing is pending; False when nothing could be written."""
         wrote = False
         while (pending := self._retry or self.journal.take_pending()) is not None:
+            began = time.perf_counter()
             try:
                 await loop.run_in_executor(self._executor, self.journal.write_pending, pending)
             except JournalFull as exc:
@@ -158,6 +163,8 @@ class GroupCommitter:
                 return wrote
             self._retry = None
             wrote = True
+            self.sync_seconds.observe(time.perf_counter() - began)
+            self.batch_bytes.observe(len(pending.data))
             self.journal.mark_durable(pending.lsn)
             self.syncs += 1
             self._release(self.journal.durable_lsn)

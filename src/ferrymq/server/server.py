@@ -33,6 +33,7 @@ from ferrymq.server.conn_limits import DEFAULT_LIMITS, ConnectionLimits, Limits
 from ferrymq.server.connauth import Authenticator
 from ferrymq.server.deadlines import Deadlines
 from ferrymq.server.handler import ClientHandler, Waiter
+from ferrymq.server.metrics import MetricsEndpoint, render
 
 log = logging.getLogger("ferrymq.server")
 
@@ -66,6 +67,7 @@ class QueueManagerServer:
         frame_budget: int = DEFAULT_LIMITS.frame_budget,
         local_socket: socket.socket | None = None,
         authenticator: Authenticator | None = None,
+        metrics_port: int | None = None,
     ) -> None:
         """The connection knobs (``max_connections`` ... ``frame_budget``) are described in
         ``server.conn_limits`` and docs/limits.md. ``local_socket``: a bound, listening Unix
@@ -102,6 +104,9 @@ class QueueManagerServer:
         self._salt = os.urandom(8)
         self.command_server: CommandServer | None = None
         self.authenticator = authenticator
+        # The Prometheus endpoint (server.metrics): off unless a port is given; loopback only.
+        self.metrics: MetricsEndpoint | None = None
+        self._metrics_port = metrics_port
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -123,6 +128,10 @@ class QueueManagerServer:
             if self._local_socket is not None:
                 self._local = await loop.create_unix_server(lambda: LocalClientHandler(self), sock=self._local_socket)
         log.info("event=server_started qmgr=%s host=%s port=%s", self.qmgr.name, self.host, self.port if listen else "-")
+        if self._metrics_port is not None:
+            committer = self.committer
+            self.metrics = MetricsEndpoint(lambda: render(self.qmgr, committer.sync_seconds, committer.batch_bytes))
+            await self.metrics.start(self._metrics_port)
         self.qmgr.events.started()  # Queue Manager Active (STRSTPEV): the service is up
         self.dispatch_deliveries()
         self.flush_dirty()
@@ -160,6 +169,8 @@ class QueueManagerServer:
             h.end(C.MQRC_Q_MGR_STOPPING, "the queue manager is stopping")
         if self.command_server is not None:
             self.command_server.stop()
+        if self.metrics is not None:
+            await self.metrics.stop()
         self.stopped = True
         self.deadlines.close()
         if self._tick_task is not None:
