@@ -21,8 +21,7 @@ from rich.table import Table
 from ferrymq.admin.pcfclient import CommandClient
 from ferrymq.cli import control
 from ferrymq.cli.home import QmgrDir
-from ferrymq.cli.mqsc import conn_name
-from ferrymq.client.sync import connect
+from ferrymq.cli.mqsc import control_client
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -86,8 +85,8 @@ def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None)
     if info["status"] != control.RUNNING:
         return doc
     try:
-        client = connect(name, conn_name(home, name, explicit_conn), appl_name="ferrymq status")
-    except (MQError, click.ClickException) as exc:
+        client = control_client(home, name, explicit_conn, "ferrymq status")
+    except (MQError, OSError, click.ClickException) as exc:
         doc["error"] = f"the queue manager did not answer: {exc}"
         return doc
     try:
