@@ -43,6 +43,7 @@ class ChannelInitiator:
         self.inbound: set[asyncio.Task[None]] = set()
         self.listeners: dict[str, asyncio.Server] = {}
         self.resets: dict[str, int] = {}
+        self.committed: dict[str, int] = {}  # receivers' last committed batches (see ReceiverAgent)
         self._task: asyncio.Task[None] | None = None
         self.stopping = False
 
@@ -104,7 +105,7 @@ class ChannelInitiator:
         peer = writer.get_extra_info("peername")
         where = f"{peer[0]}({peer[1]})" if isinstance(peer, tuple) else str(peer)
         agent = ReceiverAgent(self.host, Link(reader, writer, sender=False), where, self.control.channels,
-                              self.receivers, self.control.stopped)
+                              self.receivers, self.control.stopped, self.committed)
         task = asyncio.current_task()
         if task is not None:
             self.inbound.add(task)

@@ -69,15 +69,19 @@ class ReceiverAgent:
     """One inbound channel conversation (see the module docstring)."""
 
     def __init__(self, host: EngineHost, link: Link, peer: str, rows: dict[str, ChannelStatus],
-                 running: dict[str, ReceiverAgent], stopped: set[str]) -> None:
+                 running: dict[str, ReceiverAgent], stopped: set[str], committed: dict[str, int]) -> None:
         self.host, self.qm = host, host.qmgr
         self.link = link
         self.peer = peer
         self.rows, self.running, self.stopped = rows, running, stopped
+        # The last batch committed per channel while this process runs: ahead of the record
+        # on SYSTEM.CHANNEL.SYNCQ after batches of non-persistent messages only.
+        self.committed = committed
         self.name = ""
         self.hconn = self.sync_hobj = 0
         self.row: ChannelStatus | None = None
         self.in_batch = 0
+        self.persistent_in_batch = 0
 
     def abort(self) -> None:
         """End now: what this batch put is backed out (the sender sends it again)."""
@@ -134,11 +138,14 @@ class ReceiverAgent:
                                 appl_type=C.MQAT_QMGR)
         self.sync_hobj = qm.open(self.hconn, ObjectDescriptor(object_name=SYNCQ),
                                  C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT).hobj
-        last = read_sync(lambda md, gmo: self._get(self.sync_hobj, md, gmo), hello.channel)
+        last = self.committed.get(hello.channel)
+        if last is None:
+            last = read_sync(lambda md, gmo: self._get(self.sync_hobj, md, gmo), hello.channel)
         if hello.reset_to:
             last = hello.reset_to - 1
             self.write_sync(last, hello.qmgr)
             qm.commit(self.hconn)
+        self.committed[hello.channel] = last
         batch, maxmsgl, hb = P.negotiate(hello, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
                                          chl.number("HBINT"))
         self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last))
@@ -183,8 +190,13 @@ class ReceiverAgent:
                 if ev.count != self.in_batch:
                     raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR,
                                        f"batch {ev.seq} announced {ev.count} messages, {self.in_batch} arrived")
-                self.write_sync(ev.seq, row.rqmname)
+                # A batch of non-persistent messages only needs no record: lost in a crash, its
+                # messages are gone at both ends, and a batch in doubt (prepared with persistent
+                # messages) always wrote one; so it costs no disk write here either.
+                if self.persistent_in_batch:
+                    self.write_sync(ev.seq, row.rqmname)
                 self.qm.commit(self.hconn)
+                self.committed[self.name] = ev.seq
                 await self.host.durable(self.host.done())
                 link.write(P.Confirm(ev.seq))
                 await link.flush()
@@ -194,7 +206,7 @@ class ReceiverAgent:
                 row.last_msg = stamp(time.time())
                 row.bytes_sent, row.bytes_rcvd = link.sent, link.received
                 row.substate = F.MQCHSSTATE_RECEIVING
-                self.in_batch = 0
+                self.in_batch = self.persistent_in_batch = 0
             elif isinstance(ev, P.Heartbeat):
                 link.write(P.Heartbeat(ack=True))
                 await link.flush()
@@ -214,6 +226,8 @@ class ReceiverAgent:
         except DecodeError as exc:
             raise ChannelError(C.MQRC_XQH_ERROR, f"a message without a valid MQXQH: {exc}") from None
         body = data[at:]
+        if md.persistence == C.MQPER_PERSISTENT:
+            self.persistent_in_batch += 1
         try:
             properties = props_model.unpack(packed_properties) if packed_properties else None
         except DecodeError as exc:
