@@ -73,9 +73,11 @@ def test_streaming_offsets_track_each_queue_manager(spark: Any, qmp: QueueManage
     _put(qmp, "MQ.S", [f"one-{i}" for i in range(10)])
     _put(qm2, "MQ.S", [f"two-{i}" for i in range(4)])
     progress = run()
-    last = json.loads(progress[-1]["sources"][0]["endOffset"]) if isinstance(
-        progress[-1]["sources"][0]["endOffset"], str) else progress[-1]["sources"][0]["endOffset"]
-    assert sorted(last["queues"]) == ["QM1:MQ.S", "QM2:MQ.S"]
+    first = progress[0]["sources"][0]
+    end, latest = (json.loads(x) if isinstance(x, str) else x for x in (first["endOffset"], first["latestOffset"]))
+    assert sorted(end["queues"]) == sorted(latest["queues"]) == ["QM1:MQ.S", "QM2:MQ.S"]
+    # The progress shows the lag: what is on each queue beyond the batch (7 of 14 read).
+    assert sum(latest["queues"][k] - end["queues"][k] for k in end["queues"]) == 14 - 7
     with connect("QM1", qmp.conn_name) as c, c.open("MQ.SINK") as sink:
         assert sorted(m.data.decode() for m in sink.browse()) == sorted(
             [f"one-{i}" for i in range(10)] + [f"two-{i}" for i in range(4)])
