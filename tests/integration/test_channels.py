@@ -65,13 +65,21 @@ def test_remote_put_request_reply_and_dead_letter(tmp_path: Path) -> None:
         assert "STATUS(RUNNING)" in qm2.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)")
         assert "AMQ8019I" in qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)")
         wait_for(lambda: "STATUS(STOPPED)" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)"))
+        # a message longer than the channel's MAXMSGL: the sender's dead-letter queue (2218)
+        assert "AMQ8016I" in qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) MAXMSGL(5000)")
         with fc.connect("QM1", qm1.conn_name) as c1:
+            c1.open("TO.QM2.APP").put(b"L" * 6000, persistent=True)
             c1.open("TO.QM2.APP").put(b"waits while stopped", persistent=True)
         time.sleep(0.5)
-        assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+        assert "CURDEPTH(2)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
         assert "AMQ8018I" in qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
         with fc.connect("QM2", qm2.conn_name) as c2:
             assert c2.open("APP.IN").get(wait=20.0).data == b"waits while stopped"
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            dead = c1.open("SYSTEM.DEAD.LETTER.QUEUE").get(wait=5.0)
+            dlh = MQDLH.unpack_from(dead.data)
+            assert (dlh.reason, dlh.dest_q_name.strip()) == (C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, "APP.IN")
+            assert dead.data.endswith(b"L" * 6000)
     finally:
         qm1.stop()
         qm2.stop()

@@ -22,23 +22,26 @@ import time
 
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link
-from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor
+from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.channels import ChannelObject, connection_names
 from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, parse_xid
+from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.objects import stamp
-from ferrymq.errors import MQError
+from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
 from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqxqh import unpack_xmit
 
 log = logging.getLogger("ferrymq.channels")
 
 _GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT  # properties into the result (msg_handle), not the data
 IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
 CONFIRM_TIMEOUT = 60.0
+_ANY_LENGTH = 2**31 - 1  # a buffer limit, not an allocation: a message too long is dead-lettered, not cut
 
 
 class SenderAgent:
@@ -181,18 +184,48 @@ class SenderAgent:
         return 1 if seq >= self.chl.number("SEQWRAP") else seq + 1
 
     def take(self, limit: int, max_len: int) -> list[GetResult]:
-        """Up to ``limit`` messages from the transmission queue in the open unit of work."""
+        """Up to ``limit`` messages from the transmission queue in the open unit of work; one
+        longer than the channel's MAXMSGL goes to this queue manager's dead-letter queue in
+        the same unit (MQRC_MSG_TOO_BIG_FOR_CHANNEL), as IBM's sending agent does."""
         got: list[GetResult] = []
         while len(got) < limit:
             try:
-                res = self.qm.get(self.hconn, self.hobj, MQMD(), GetOptions(options=_GET, msg_handle=True), max_len + P.SLACK)
+                res = self.qm.get(self.hconn, self.hobj, MQMD(), GetOptions(options=_GET, msg_handle=True),
+                                  _ANY_LENGTH)
             except MQError as exc:
                 if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
                     break
                 raise
             assert isinstance(res, GetResult)
+            if len(res.data) > max_len:
+                self.dead_letter(res, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL)
+                continue
             got.append(res)
         return got
+
+    def dead_letter(self, res: GetResult, reason: int) -> None:
+        """Put a message of the transmission queue (its MQXQH kept) to the dead-letter queue
+        behind an MQDLH naming its destination and ``reason``, in the open unit of work.
+
+        Raises:
+            ChannelError: the dead-letter queue refuses it too (the batch is backed out).
+        """
+        qm = self.qm
+        try:
+            xqh, _, _ = unpack_xmit(res.data)
+            dest = xqh.remote_q_name.strip()
+        except DecodeError:
+            dest = self.chl.text("XMITQ")
+        date, tod = qm.stamp_put(qm.clock.now())
+        md, data = dead_letter(qm.name, qm.qmgr_attr("CCSID"), res.md, res.data, reason, dest, date, tod)
+        dlq = str(qm.objects.qmgr.get("DEADQ", "") or "")
+        log.warning("event=channel_dead_letter channel=%s reason=%d length=%d", self.chl.name, reason, len(res.data))
+        try:
+            qm.put1(self.hconn, ObjectDescriptor(object_name=dlq), md,
+                    PutOptions(options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), data)
+        except MQError as exc:
+            raise ChannelError(exc.reason, f"a message of {len(res.data)} bytes is longer than the channel's "
+                                           f"MAXMSGL and the dead-letter queue {dlq!r} refused it ({exc.reason})") from None
 
     async def transfer(self, link: Link, ack: P.HelloAck) -> None:
         chl, row = self.chl, self.row
