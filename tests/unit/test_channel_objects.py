@@ -8,7 +8,7 @@ from engine_helpers import Env
 from test_admin_commands import fails, ok
 
 from ferrymq.admin.session import Session
-from ferrymq.engine.api import FakeClock
+from ferrymq.engine.api import FakeClock, ObjectDescriptor
 from ferrymq.engine.channels import connection_names
 from ferrymq.engine.chlcontrol import ChannelStatus, Request, batch_xid, parse_xid
 from ferrymq.engine.commands.pcfmap import run as run_command
@@ -160,3 +160,33 @@ def test_definitions_survive_a_restart(tmp_path: object) -> None:
     assert (kept.chltype, kept.get("BATCHSZ"), kept.get("XMITQ")) == ("SDR", 7, "QM2")
     assert again.state.channels.find("GONE") is None
     assert again.state.listeners.require("L1").get("PORT") == 0
+
+
+def _in_doubt_batch(env: Env) -> bytes:
+    """A sending channel's batch of one message, prepared as its agent prepares it."""
+    env.qm.objects.define("QLOCAL", "QM2", {"USAGE": "XMITQ"})
+    ok(env, sender())
+    qm = env.qm
+    out = qm.open(env.hconn, ObjectDescriptor(object_name="APP", object_q_mgr_name="QM2"), C.MQOO_OUTPUT).hobj
+    env.put(out, b"batched", persistence=C.MQPER_PERSISTENT)
+    h = env.open("QM2", C.MQOO_INPUT_AS_Q_DEF)
+    env.get(h, C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT)
+    xid = batch_xid("TO.QM2", 1)
+    qm.prepare(env.hconn, xid)
+    assert env.depth("QM2") == 1 and xid in qm.in_doubt
+    return xid
+
+
+@pytest.mark.parametrize(("action", "left"), [(F.MQIDO_COMMIT, 0), (F.MQIDO_BACKOUT, 1)])
+def test_resolve_channel_commits_or_backs_out_the_batch_in_doubt(action: int, left: int) -> None:
+    env = Env()
+    xid = _in_doubt_batch(env)
+    fails(env, Command(F.MQCMD_RESET_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2"}), F.MQRCCF_CHANNEL_INDOUBT)
+    env.qm.state.channel_control.channels["TO.QM2"] = ChannelStatus("TO.QM2", F.MQCHT_SENDER, F.MQCHS_RUNNING)
+    fails(env, Command(F.MQCMD_RESOLVE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_IN_DOUBT: action}),
+          F.MQRCCF_CHANNEL_IN_USE)
+    env.qm.state.channel_control.channels["TO.QM2"].status = F.MQCHS_STOPPED
+    ok(env, Command(F.MQCMD_RESOLVE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_IN_DOUBT: action}))
+    assert xid not in env.qm.in_doubt
+    assert len(env.qm.objects.require("QM2").messages.by_seq) == left
+    assert env.qm.state.channel_control.channels["TO.QM2"].indoubt is False
