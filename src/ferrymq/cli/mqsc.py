@@ -39,7 +39,7 @@ HISTORY = Path.home() / ".ferrymq_mqsc_history"
 def words() -> list[str]:
     """Everything Tab completes: verbs, object types, attribute names, operators."""
     names = {a.name for a in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS + A.QMGR_ATTRS + A.QSTATUS_ATTRS + A.TOPIC_ATTRS
-             + A.TOPIC_STATUS_ATTRS + A.TPSTATUS_ATTRS + A.SUB_ATTRS + A.SUB_STATUS_ATTRS}
+             + A.TOPIC_STATUS_ATTRS + A.TPSTATUS_ATTRS + A.SUB_ATTRS + A.SUB_STATUS_ATTRS + A.PROCESS_ATTRS}
     extra = {"ALL", "WHERE", "TYPE", "LIKE", "REPLACE", "NOREPLACE", "PURGE", "NOPURGE", "HANDLE", "CLRTYPE",
              "RETAINED", "SCOPE"}
     return sorted(set(VERBS) | set(TYPES) | names | extra | set(OPERATORS))

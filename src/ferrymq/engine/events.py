@@ -120,7 +120,9 @@ class Events:
 
     def arrived(self, q: QueueObject) -> None:
         """A message now counts on ``q`` (placed, or held by a unit of work)."""
-        if not self.watching(q):
+        if q.events_epoch != self.objects.epoch:
+            self.watching(q)
+        if not q.events_on:
             return
         stats = self.statistics[q.name]
         stats.enqueued += 1
@@ -132,7 +134,9 @@ class Events:
 
     def removed(self, q: QueueObject) -> None:
         """A message was taken from ``q`` by a destructive get."""
-        if not self.watching(q):
+        if q.events_epoch != self.objects.epoch:
+            self.watching(q)
+        if not q.events_on:
             return
         stats = self.statistics[q.name]
         stats.dequeued += 1
@@ -141,7 +145,8 @@ class Events:
 
     def full(self, q: QueueObject) -> None:
         """A put to ``q`` was refused with MQRC_Q_FULL."""
-        if self.watching(q) and q.attrs.get("QDPMAXEV") == _ON:
+        if (self.watching(q) if q.events_epoch != self.objects.epoch else q.events_on) \
+                and q.attrs.get("QDPMAXEV") == _ON:
             self._depth_event(q, C.MQRC_Q_FULL, {"QDPMAXEV": _OFF, "QDPLOEV": _ON})
 
     def _depth_event(self, q: QueueObject, reason: int, switches: dict[str, int]) -> None:

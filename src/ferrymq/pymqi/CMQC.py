@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ferrymq.mq import cfc as _F
 from ferrymq.mq import constants as _C
 
 _values: dict[str, Any] = {
@@ -16,6 +17,8 @@ _values: dict[str, Any] = {
     for name, value in vars(_C).items()
     if name.startswith("MQ")
 }
+# cmqc.h's event-recording values, which ferrymq keeps with the PCF constants (mq.cfc).
+_values.update({name: value for name, value in vars(_F).items() if name.startswith("MQEVR_")})
 globals().update(_values)
 
 
