@@ -171,3 +171,16 @@ def test_refusals_change_nothing() -> None:
         oam.delete_record("APP.Q", C.MQOT_Q, [(PRINCIPAL, "carol")])
     oam.delete_record("APP.Q", C.MQOT_Q, [(PRINCIPAL, "bob")])
     assert not oam.profiles
+
+
+def test_a_generic_display_shows_only_what_the_user_may_display() -> None:
+    qm = secured()
+    grant(qm, "APP.*", C.MQOT_Q, (GROUP, "apps"), F.MQAUTH_DISPLAY)
+    shown = execute(qm, Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "*"}), "alice")
+    assert sorted(str(r.params[C.MQCA_Q_NAME]).strip() for r in shown) == ["APP.OTHER", "APP.Q"]
+    names = execute(qm, Command(F.MQCMD_INQUIRE_Q_NAMES, {C.MQCA_Q_NAME: "*"}), "alice")[0].params
+    assert sorted(str(n).strip() for n in names[F.MQCACF_Q_NAMES]) == ["APP.OTHER", "APP.Q"]  # type: ignore[union-attr]
+    assert len(names[F.MQIACF_Q_TYPES]) == 2  # type: ignore[arg-type]
+    assert execute(qm, Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "SYSTEM.*"}), "bob") == []
+    assert refused(lambda: execute(qm, Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "PAY.Q"}), "alice")) == \
+        C.MQRC_NOT_AUTHORIZED

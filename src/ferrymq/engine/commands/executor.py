@@ -41,8 +41,7 @@ def execute(qm: QueueManager, cmd: Command, user: str | None = None) -> list[Res
     handler = _HANDLERS.get(cmd.command)
     if handler is None:
         raise failed(F.MQRCCF_CFH_COMMAND_ERROR, f"PCF command {cmd.command} is not supported by ferrymq")
-    if user is not None:
-        security.check_command(qm, cmd, user)
+    generic = user is not None and security.check_command(qm, cmd, user)
     watched = cmd.command in _CONFIGURING and qm.events.on("CONFIGEV")
     before = _described(qm, cmd, cmd.command) if watched else None
     out = handler(qm, cmd)
@@ -50,6 +49,9 @@ def execute(qm: QueueManager, cmd: Command, user: str | None = None) -> list[Res
         _configured(qm, cmd, before)
     if qm.events.on("CMDEV"):
         qm.events.commanded(cmd.command, from_command(cmd).params, cmd.command in _INQUIRIES)
+    if generic:
+        assert user is not None
+        return security.displayable(qm, cmd, user, out)
     return out
 
 

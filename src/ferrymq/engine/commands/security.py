@@ -9,6 +9,8 @@ ctrl to stop a connection; chg on the queue manager to change authority records)
 
 from __future__ import annotations
 
+from typing import cast
+
 from ferrymq.engine.authority import (
     DEFAULT_AUTHINFO,
     GROUP,
@@ -63,20 +65,54 @@ NEEDS: dict[int, tuple[int, int, int]] = {
 }
 
 
-def check_command(qm: QueueManager, cmd: Command, user: str) -> None:
+# What a DISPLAY with a generic name answers per object: the parameter naming it, or the
+# list of names (INQUIRE_*_NAMES).
+_NAMED_BY = {C.MQOT_Q: (C.MQCA_Q_NAME, F.MQCACF_Q_NAMES), C.MQOT_TOPIC: (C.MQCA_TOPIC_NAME, F.MQCACF_TOPIC_NAMES),
+             C.MQOT_NAMELIST: (C.MQCA_NAMELIST_NAME, F.MQCACF_NAMELIST_NAMES)}
+
+
+def check_command(qm: QueueManager, cmd: Command, user: str) -> bool:
     """Raises MQError 2035 unless ``user`` may run ``cmd`` (nothing is checked while the OAM
-    is off). A command not in the table is for administrators only. A generic name
-    (``APP.*``) in a DISPLAY is checked against the profile named so."""
+    is off). A command not in the table is for administrators only. True for a DISPLAY of a
+    generic name (``APP.*``): it runs, and ``displayable`` keeps the objects the user may
+    display, as IBM's command server does."""
     oam = qm.state.authority
     if not oam.enabled or oam.is_admin(user):
-        return
+        return False
     need = NEEDS.get(cmd.command)
     if need is None:
         oam.check(user, C.MQOT_Q_MGR, qm.name, (F.MQAUTH_SYSTEM,), f"run command {cmd.command} on")
-        return
+        return False
     objtype, selector, auth = need
     name = qm.name if selector == 0 else str(cmd.params.get(selector, "")).strip()
+    if auth == F.MQAUTH_DISPLAY and objtype in _NAMED_BY and is_generic(name):
+        return True
     oam.check(user, objtype, name, (auth,), "administer")
+    return False
+
+
+def displayable(qm: QueueManager, cmd: Command, user: str, responses: list[Response]) -> list[Response]:
+    """The answers of a generic DISPLAY that ``user`` may see (dsp on each object)."""
+    objtype = NEEDS[cmd.command][0]
+    one, many = _NAMED_BY[objtype]
+    oam = qm.state.authority
+
+    def may(name: object) -> bool:
+        return F.MQAUTH_DISPLAY in oam.granted(user, objtype, str(name).strip())
+
+    out = []
+    for r in responses:
+        if many in r.params and isinstance(r.params[many], tuple):
+            names = r.params[many]
+            assert isinstance(names, tuple)
+            keep = [i for i, n in enumerate(names) if may(n)]
+            params: dict[int, Value] = {}
+            for k, v in r.params.items():  # the names and the lists beside them (their types)
+                params[k] = cast(Value, tuple(v[i] for i in keep)) if isinstance(v, tuple) and len(v) == len(names) else v
+            out.append(Response(params, r.comp, r.reason, r.detail))
+        elif one not in r.params or may(r.params[one]):
+            out.append(r)
+    return out
 
 
 def _entities(cmd: Command, required: bool) -> list[tuple[str, str]]:
