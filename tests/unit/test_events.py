@@ -145,3 +145,33 @@ def test_command_events_and_nodisplay() -> None:
     context, data = params[F.MQGACF_COMMAND_CONTEXT], params[F.MQGACF_COMMAND_DATA]
     assert P.CFIN(F.MQIACF_COMMAND, F.MQCMD_CREATE_Q) in context  # type: ignore[operator]
     assert any(getattr(p, "value", None) == "CMD.Q" for p in data)  # type: ignore[attr-defined]
+
+
+def test_service_interval_events_as_ibms_examples() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"PERFMEV": "ENABLED"})
+    env.define("SVC", QSVCIEV="HIGH", QSVCINT=1000)
+    h = env.open("SVC")
+    env.put(h)  # P1 on an empty queue: the service timer starts
+    env.clock.advance(1.5)
+    env.get(h)  # G1 after the interval: High, then OK events are the ones switched on
+    [(cfh, params)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
+    assert cfh.reason == C.MQRC_Q_SERVICE_INTERVAL_HIGH and params[C.MQCA_BASE_OBJECT_NAME] == "SVC"
+    assert env.qm.objects.require("SVC").attrs["QSVCIEV"] == F.MQQSIE_OK
+    env.put(h)  # P2
+    env.put(h)  # P3: a put never makes an OK event
+    env.clock.advance(1.5)
+    env.get(h)  # G2 too late for OK: nothing, the timer restarts (a message is left)
+    assert events(env, "SYSTEM.ADMIN.PERFM.EVENT") == []
+    env.clock.advance(0.5)
+    env.get(h)  # G3 within the interval: OK, and High is switched on again
+    [(cfh, _)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
+    assert cfh.reason == C.MQRC_Q_SERVICE_INTERVAL_OK
+    assert env.qm.objects.require("SVC").attrs["QSVCIEV"] == F.MQQSIE_HIGH
+    env.clock.advance(5)
+    env.put(h)  # the queue was empty: the timer was off, so no High for the idle time
+    assert events(env, "SYSTEM.ADMIN.PERFM.EVENT") == []
+    env.clock.advance(1.5)
+    env.put(h)  # a put can make the High event
+    [(cfh, _)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
+    assert cfh.reason == C.MQRC_Q_SERVICE_INTERVAL_HIGH

@@ -7,7 +7,8 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 
 | switch   | queue                       | events (reason)                                             |
 |----------|-----------------------------|-------------------------------------------------------------|
-| PERFMEV  | SYSTEM.ADMIN.PERFM.EVENT    | Queue Depth High 2224, Queue Depth Low 2225, Queue Full 2053 |
+| PERFMEV  | SYSTEM.ADMIN.PERFM.EVENT    | Queue Depth High 2224, Queue Depth Low 2225, Queue Full 2053, |
+|          |                             | Queue Service Interval High 2226, OK 2227                   |
 | INHIBTEV | SYSTEM.ADMIN.QMGR.EVENT     | Put Inhibited 2051, Get Inhibited 2016                      |
 | LOCALEV  | SYSTEM.ADMIN.QMGR.EVENT     | Unknown Object Name 2085                                    |
 | STRSTPEV | SYSTEM.ADMIN.QMGR.EVENT     | Queue Manager Active 2222, Not Active 2223                  |
@@ -24,6 +25,14 @@ carries the queue's statistics since the last performance event on it (TimeSince
 HighQDepth, MsgEnqCount, MsgDeqCount), which it then resets. The statistics count what
 the event checks see: puts and gets while the queue's depth events are on (a message handed
 straight to a waiting get never changes the depth, and is not counted).
+
+Queue service interval events (QSVCIEV HIGH or OK, QSVCINT in milliseconds) follow IBM's
+service timer: started by a put to an empty queue, restarted by a get that leaves messages,
+off after a get that empties the queue (and started at the first check of a queue that
+already holds messages). At a put or a get, before the timer moves: with QSVCIEV(HIGH), a
+timer that ran past the interval makes Queue Service Interval High and switches QSVCIEV to
+OK; with QSVCIEV(OK), a get within the interval makes Queue Service Interval OK and switches
+it to HIGH. They are checked at puts and gets only (IBM: "on, or before, the next" one).
 """
 
 from __future__ import annotations
@@ -73,6 +82,7 @@ class Events:
         self.objects = state.objects
         self.deliver: Deliver = _not_bound
         self.statistics: dict[str, QueueStatistics] = {}
+        self.service_timer: dict[str, float] = {}  # queue -> when its service timer started
 
     def deliver_with(self, deliver: Deliver) -> None:
         """Bind how generated messages are delivered (engine.reports), once at composition."""
@@ -113,9 +123,12 @@ class Events:
         q.events_epoch = self.objects.epoch
         a = q.attrs
         q.events_on = (q.is_local and self.on("PERFMEV")
-                       and bool(a.get("QDPHIEV") or a.get("QDPLOEV") or a.get("QDPMAXEV")))
+                       and bool(a.get("QDPHIEV") or a.get("QDPLOEV") or a.get("QDPMAXEV") or a.get("QSVCIEV")))
         if q.events_on and q.name not in self.statistics:
-            self.statistics[q.name] = QueueStatistics(self.state.clock.now())
+            now = self.state.clock.now()
+            self.statistics[q.name] = QueueStatistics(now)
+            if q.messages.depth:  # the service timer starts now for a queue that holds messages
+                self.service_timer[q.name] = now
         return q.events_on
 
     def arrived(self, q: QueueObject) -> None:
@@ -128,6 +141,9 @@ class Events:
         stats.enqueued += 1
         depth = q.messages.depth
         stats.high_depth = max(stats.high_depth, depth)
+        self._service(q, got=False)
+        if depth == 1:
+            self.service_timer[q.name] = self.state.clock.now()  # a put to an empty queue starts it
         limit = _percent(q, "QDEPTHHI")
         if q.attrs.get("QDPHIEV") == _ON and depth >= limit:
             self._depth_event(q, C.MQRC_Q_DEPTH_HIGH, {"QDPHIEV": _OFF, "QDPLOEV": _ON, "QDPMAXEV": _ON})
@@ -140,6 +156,11 @@ class Events:
             return
         stats = self.statistics[q.name]
         stats.dequeued += 1
+        self._service(q, got=True)
+        if q.messages.depth:
+            self.service_timer[q.name] = self.state.clock.now()  # restarted while messages remain
+        else:
+            self.service_timer.pop(q.name, None)  # off: nothing waits for service
         if q.attrs.get("QDPLOEV") == _ON and q.messages.depth <= _percent(q, "QDEPTHLO"):
             self._depth_event(q, C.MQRC_Q_DEPTH_LOW, {"QDPLOEV": _OFF, "QDPHIEV": _ON, "QDPMAXEV": _ON})
 
@@ -148,6 +169,20 @@ class Events:
         if (self.watching(q) if q.events_epoch != self.objects.epoch else q.events_on) \
                 and q.attrs.get("QDPMAXEV") == _ON:
             self._depth_event(q, C.MQRC_Q_FULL, {"QDPMAXEV": _OFF, "QDPLOEV": _ON})
+
+    def _service(self, q: QueueObject, got: bool) -> None:
+        """Queue service interval events (QSVCIEV, QSVCINT ms) at a put or a get, before the
+        service timer moves: High when the timer ran past the interval (a put or a get), OK
+        when a get came within it; each switches QSVCIEV to the other."""
+        started = self.service_timer.get(q.name)
+        watch = q.attrs.get("QSVCIEV", F.MQQSIE_NONE)
+        if started is None or watch == F.MQQSIE_NONE:
+            return
+        late = self.state.clock.now() - started > int(q.attrs.get("QSVCINT", 999_999_999)) / 1000
+        if watch == F.MQQSIE_HIGH and late:
+            self._depth_event(q, C.MQRC_Q_SERVICE_INTERVAL_HIGH, {"QSVCIEV": F.MQQSIE_OK})
+        elif watch == F.MQQSIE_OK and got and not late:
+            self._depth_event(q, C.MQRC_Q_SERVICE_INTERVAL_OK, {"QSVCIEV": F.MQQSIE_HIGH})
 
     def _depth_event(self, q: QueueObject, reason: int, switches: dict[str, int]) -> None:
         now = self.state.clock.now()
