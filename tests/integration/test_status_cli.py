@@ -43,10 +43,28 @@ def test_status_shows_connections_queues_and_the_journal(tmp_path: Path) -> None
             assert not any(name.startswith("SYSTEM.") and not row["depth"] for name, row in queues.items())
             assert not any(name.startswith("FERRYMQ.STATUS.") for name in queues)  # its own reply queue
             assert [c["application"] for c in doc["connections"]] == ["status-test"]
+            assert doc["channels"] == []  # none has run
             assert doc["journal"]["bytes"] > 0 and doc["journal"]["files"] >= 1
             text = _status(qm).stdout
             assert "APP.WORK" in text and "status-test" in text and "Journal:" in text
             every = json.loads(_status(qm, "--all", "--output", "json").stdout)
             assert any(row["queue"] == "SYSTEM.DEFAULT.LOCAL.QUEUE" for row in every["queues"])
+    finally:
+        qm.stop()
+
+
+def test_status_lists_a_started_channel(tmp_path: Path) -> None:
+    from channel_pair import free_port
+
+    qm = QueueManagerProcess(tmp_path / "home").start()
+    try:
+        qm.mqsc(f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(TO.QM2) CHLTYPE(SDR) "
+                f"CONNAME('127.0.0.1({free_port()})') XMITQ(QM2) SHORTRTY(100) SHORTTMR(1) LONGRTY(0)\n"
+                "START CHANNEL(TO.QM2)\n")
+        doc = json.loads(_status(qm, "--output", "json").stdout)
+        [channel] = doc["channels"]
+        assert channel["channel"] == "TO.QM2" and channel["xmitq"] == "QM2"
+        assert channel["state"] in ("BINDING", "STARTING", "RETRYING", "INITIALIZING")  # nobody listens there
+        assert "TO.QM2" in _status(qm).stdout
     finally:
         qm.stop()

@@ -4,7 +4,7 @@ What the data directory says (status, pid, address, the journal's size on disk, 
 space beside it and the health the server last wrote) and, while it runs, what its
 command server answers: the connections (DISPLAY CONN) and the local queues with their
 depth, uncommitted messages, input/output handles and the age of the oldest message
-(DISPLAY QSTATUS). SYSTEM.* queues are shown when they hold messages, or all with --all.
+(DISPLAY QSTATUS), and the channels that have a status (DISPLAY CHSTATUS). SYSTEM.* queues are shown when they hold messages, or all with --all.
 ``--output json`` gives the same as one document.
 """
 
@@ -73,6 +73,19 @@ def connection_rows(responses: list[Response]) -> list[dict[str, Any]]:
             for r in responses if r.comp == C.MQCC_OK and r.params.get(C.MQIA_APPL_TYPE) != C.MQAT_QMGR]
 
 
+_CHANNEL_STATES = {v: k.removeprefix("MQCHS_") for k, v in vars(F).items()
+                   if k.startswith("MQCHS_") and isinstance(v, int)}
+
+
+def channel_rows(responses: list[Response]) -> list[dict[str, Any]]:
+    """DISPLAY CHSTATUS answers as rows (none when no channel has status)."""
+    return [{"channel": _text(r.params.get(F.MQCACH_CHANNEL_NAME, "")),
+             "state": _CHANNEL_STATES.get(int(r.params.get(F.MQIACH_CHANNEL_STATUS, -1)), "?"),  # type: ignore[arg-type]
+             "address": _text(r.params.get(F.MQCACH_CONNECTION_NAME, "")),
+             "xmitq": _text(r.params.get(F.MQCACH_XMIT_Q_NAME, ""))}
+            for r in responses if r.comp == C.MQCC_OK and F.MQCACH_CHANNEL_NAME in r.params]
+
+
 def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None) -> dict[str, Any]:
     """Everything ``status`` shows, as a document."""
     qdir = QmgrDir(home, name).require()
@@ -81,7 +94,7 @@ def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None)
                            "host": info["host"], "port": info["port"], "started": info.get("started"),
                            "metrics_port": info.get("metrics_port"),
                            "journal": {**journal_usage(qdir.journal_dir), "health": info.get("journal")},
-                           "connections": None, "queues": None}
+                           "connections": None, "channels": None, "queues": None}
     if info["status"] != control.RUNNING:
         return doc
     try:
@@ -94,6 +107,8 @@ def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None)
         try:
             queues = admin.run(Command(F.MQCMD_INQUIRE_Q_STATUS, {
                 C.MQCA_Q_NAME: "*", F.MQIACF_Q_STATUS_TYPE: F.MQIACF_Q_STATUS, F.MQIACF_Q_STATUS_ATTRS: (F.MQIACF_ALL,)}))
+            channels = admin.run(Command(F.MQCMD_INQUIRE_CHANNEL_STATUS, {
+                F.MQCACH_CHANNEL_NAME: "*", F.MQIACH_CHANNEL_INSTANCE_ATTRS: (F.MQIACF_ALL,)}))
             conns = admin.run(Command(F.MQCMD_INQUIRE_CONNECTION, {
                 F.MQBACF_GENERIC_CONNECTION_ID: b"", F.MQIACF_CONN_INFO_TYPE: F.MQIACF_CONN_INFO_CONN,
                 F.MQIACF_CONNECTION_ATTRS: (F.MQIACF_ALL,)}))
@@ -107,6 +122,7 @@ def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None)
     # This command's own reply queue and connection are not the queue manager's business.
     doc["queues"] = [q for q in queue_rows([r for r in queues if r.comp == C.MQCC_OK], every)
                      if not q["queue"].startswith(_REPLY_PREFIX)]
+    doc["channels"] = channel_rows(channels)
     doc["connections"] = [c for c in connection_rows(conns) if c["application"] != "ferrymq status"]
     return doc
 
@@ -149,6 +165,13 @@ def render(doc: dict[str, Any], echo: Callable[[Any], None]) -> None:
             for c in doc["connections"]:
                 table.add_row(c["application"] or "-", c["user"] or "-", c["address"] or "local", str(c["handles"]))
             echo(table)
+    if doc.get("channels"):
+        table = Table(box=None, pad_edge=False)
+        for col in ("CHANNEL", "STATE", "ADDRESS", "XMITQ"):
+            table.add_column(col)
+        for ch in doc["channels"]:
+            table.add_row(ch["channel"], ch["state"], ch["address"] or "-", ch["xmitq"] or "-")
+        echo(table)
     if doc["queues"] is not None:
         table = Table(box=None, pad_edge=False)
         for col in ("QUEUE", "DEPTH", "UNCOMMITTED", "IN", "OUT", "OLDEST"):
