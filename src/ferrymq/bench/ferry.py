@@ -41,6 +41,7 @@ from ferrymq.bench.model import Flow, RoundTrips, StoreRuns
 
 QMGR = "BENCH"
 BATCH = 200  # messages per get_batch for a persistent consumer outside units of work
+FRAME_CUT = 2 * 1024 * 1024  # a batch reply this large was cut by the frame size (4 MiB)
 CHECK_EVERY = 1024  # producers look at the time limit this often
 # The models of subscriptions' managed queues. At their default MAXDEPTH (5,000) a fan-out
 # that outruns its subscribers loses non-persistent publications (NPMSGDLV ALLAVAIL), as
@@ -183,14 +184,15 @@ class Ferrymq(pubsub_ferry.FerrymqFanOut, Contender):
                 # Room for the whole batch (get_batch's default is 1 MiB: 15 messages of 64 KiB);
                 # the client holds it to the negotiated frame size, so large messages take
                 # several get_batch calls to make up one unit of work of ``size`` messages.
+                # Another call only after a reply the frame cut short (the queue had more).
                 room = max(1024 * 1024, size * (flow.size + 512))
                 while True:
                     taken = 0
                     while taken < size:
                         got = q.get_batch(size - taken, wait=0 if taken else POLL, syncpoint=True, max_bytes=room)
-                        if not got:
-                            break
                         taken += len(got)
+                        if len(got) * (flow.size + 512) < FRAME_CUT:
+                            break
                     if taken:
                         qm.commit()
                         if tally.add(taken):
