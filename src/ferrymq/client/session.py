@@ -252,6 +252,8 @@ class Session:
                     self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
             else:  # Ending
                 self.ending = ev  # type: ignore[assignment]
+            if self.conn.drained:  # the next next_event would say NEED_DATA
+                return
 
     def idle_limit(self) -> float | None:
         """Seconds of silence after which the server is presumed gone (heartbeats stopped)."""

@@ -75,6 +75,10 @@ class _Machine(Conversation):
         self._fed = 0  # bytes received, for stream offsets in error messages
         self._eof = False
         self._error: RemoteProtocolError | None = None
+        self.drained = True
+        """next_event has returned every event of the bytes received so far: its next call
+        would return NEED_DATA, and a driver may leave it out. False after the end of the
+        stream until CLOSED has been returned, and after an error (the call raises it)."""
 
     def _negotiated(self, max_msg_length: int, version: int) -> None:
         super()._negotiated(max_msg_length, version)
@@ -94,6 +98,7 @@ class _Machine(Conversation):
         Raises:
             RuntimeError: data after the end of the stream.
         """
+        self.drained = False
         if not data:
             self._eof = True
             return
@@ -116,6 +121,7 @@ class _Machine(Conversation):
         """
         if self._eof:
             raise RuntimeError("received data after the end of the stream")
+        self.drained = False
         if self._error is None:
             self._fed += nbytes
             self._reader.buffer_updated(nbytes)
@@ -135,7 +141,10 @@ class _Machine(Conversation):
             except DecodeError as exc:  # the framing itself: bad magic, version, size over the limit
                 raise RemoteProtocolError(f"bad packet: {exc}", self._fed - reader.buffered) from None
             if frame is None:
-                return self._no_frame() if self._eof else NEED_DATA
+                if self._eof:
+                    return self._no_frame()
+                self.drained = True
+                return NEED_DATA
             ptype, flags, corr, props_size, buf, start, end = frame
             entry = self._theirs.get(ptype)
             if entry is None or props_size:
@@ -156,6 +165,7 @@ class _Machine(Conversation):
             self._error = exc
             self.state = State.ERROR
             raise
+        self.drained = reader.drained and not self._eof
         return ev
 
     def _refused(self, ptype: int, props_size: int, size: int) -> RemoteProtocolError:

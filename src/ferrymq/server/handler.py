@@ -276,6 +276,8 @@ class ClientHandler(asyncio.BufferedProtocol):
                     break
                 if server.qmgr.deliveries:
                     server.answer_waits()
+                if conn.drained:  # the next next_event would say NEED_DATA
+                    break
             server.dispatch_deliveries()
         finally:
             self._in_loop = False

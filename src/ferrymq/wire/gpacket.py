@@ -465,6 +465,9 @@ class GPacketReader:
         self._error: DecodeError | None = None
         self.max_size = max_size
         self.max_properties = max_properties
+        self.drained = True
+        """Every byte fed has been returned in packets (none is begun): the next ``next_in_place``
+        would return None. False when not known, and after an error."""
 
     @property
     def buffered(self) -> int:
@@ -480,6 +483,8 @@ class GPacketReader:
         """
         if self._error is not None:
             raise self._error
+        if data:
+            self.drained = False
         if self._rx is not None:
             with memoryview(data) as view:
                 done = 0
@@ -536,6 +541,8 @@ class GPacketReader:
     def buffer_updated(self, nbytes: int) -> None:
         """``nbytes`` were read into the room the last ``get_buffer`` gave."""
         self._end += nbytes
+        if nbytes:
+            self.drained = False
         if nbytes >= self._offered:
             self._offered = -1  # the socket had more: a larger buffer for the next read
 
@@ -653,6 +660,7 @@ class GPacketReader:
                 end = pos + size
                 if end == have and not self._more and self._rx is None:  # consume(end), inline
                     self._buf, self._pos, self._end = b"", 0, 0
+                    self.drained = True
                 else:
                     self.consume(end)
                 return ptype, flags, sequence, props_size, buf, pos + HEADER_SIZE, end
@@ -677,6 +685,7 @@ class GPacketReader:
             self._pos, self._end = 0, len(self._buf)
         else:
             self._pos = end
+        self.drained = self._pos == self._end and not self._more
 
     def __iter__(self) -> Iterator[GPacket]:
         while (packet := self.next_packet()) is not None:
