@@ -40,3 +40,21 @@ def test_exposition_counts_puts_gets_and_hand_overs() -> None:
     assert samples[("ferrymq_connections", ())] == 1
     assert ("ferrymq_queue_oldest_message_age_seconds", (("queue", "SYSTEM.DEFAULT.LOCAL.QUEUE"),)) not in samples
     assert samples[("ferrymq_queue_oldest_message_age_seconds", label)] == 0
+
+
+def test_the_grafana_sample_asks_only_for_metrics_that_exist() -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    dashboard = Path(__file__).resolve().parents[2] / "samples" / "grafana-ferrymq.json"
+    exprs = [t["expr"] for p in json.loads(dashboard.read_text())["panels"] for t in p["targets"]]
+    asked = {m for e in exprs for m in re.findall(r"ferrymq_[a-z_]+", e)}
+    env = Env()
+    env.define("APP.M")
+    env.put(env.open("APP.M"))
+    fsync = Histogram((1.0,))
+    fsync.observe(0.5)
+    shown = {s.name for family in text_string_to_metric_families(render(env.qm, fsync, Histogram((1.0,))))
+             for s in family.samples}
+    assert asked and asked <= shown, asked - shown
