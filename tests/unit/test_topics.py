@@ -310,7 +310,7 @@ def test_an_unreadable_topic_record_is_skipped_and_the_rest_starts(payload: byte
     journal.sync()
     restarted = QueueManager.start("QM1", journal.crash(), FakeClock())
     assert topics(restarted).require("GOOD").status("DEFPRTY") == 3
-    assert "event=unreadable_topic" in caplog.text
+    assert "event=unreadable_definition" in caplog.text
     with pytest.raises(DecodeError):
         decode_topic(payload, 0.0)
 

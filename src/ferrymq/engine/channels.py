@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.attrs import Attr
-from ferrymq.engine.definitions import Definitions
-from ferrymq.engine.objects import ObjectRegistry, stamp
+from ferrymq.engine.definitions import Definition, Definitions, kept_values
+from ferrymq.engine.objects import ObjectRegistry
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -71,23 +71,21 @@ def connection_names(conname: str) -> list[tuple[str, int]]:
     return out
 
 
-class ChannelObject:
+class ChannelObject(Definition):
     """One channel definition: its type and the attributes of that type."""
 
-    __slots__ = ("altered", "attrs", "chltype", "created", "name", "record_id")
+    __slots__ = ("chltype",)
 
     def __init__(self, name: str, chltype: str, attrs: dict[str, int | str], now: float) -> None:
-        self.name, self.chltype, self.attrs = name, chltype, attrs
-        self.created = stamp(now)
-        self.altered = self.created
-        self.record_id = 0
+        super().__init__(name, attrs, now)
+        self.chltype = chltype
 
     def get(self, name: str) -> int | str:
         """An attribute by its MQSC keyword."""
         if name == "CHLTYPE":
             return K.CHLTYPES[self.chltype]
         if name in ("ALTDATE", "ALTTIME"):
-            return self.altered[0 if name == "ALTDATE" else 1]
+            return self.altered[name == "ALTTIME"]
         return self.attrs.get(name, K.CHANNEL_BY_NAME[name].default)
 
     def number(self, name: str) -> int:
@@ -98,43 +96,19 @@ class ChannelObject:
     def text(self, name: str) -> str:
         return str(self.get(name))
 
-    def encode(self) -> bytes:
-        return json.dumps({"name": self.name, "chltype": self.chltype, "attrs": self.attrs,
-                           "created": self.created, "altered": self.altered}).encode()
+    def document(self) -> dict[str, object]:
+        return {**super().document(), "chltype": self.chltype}
 
 
-class ListenerObject:
+class ListenerObject(Definition):
     """One listener definition."""
 
-    __slots__ = ("altered", "attrs", "created", "name", "record_id")
-
-    def __init__(self, name: str, attrs: dict[str, int | str], now: float) -> None:
-        self.name, self.attrs = name, attrs
-        self.created = stamp(now)
-        self.altered = self.created
-        self.record_id = 0
+    __slots__ = ()
 
     def get(self, name: str) -> int | str:
         if name in ("ALTDATE", "ALTTIME"):
-            return self.altered[0 if name == "ALTDATE" else 1]
+            return self.altered[name == "ALTTIME"]
         return self.attrs.get(name, K.LISTENER_BY_NAME[name].default)
-
-    def encode(self) -> bytes:
-        return json.dumps({"name": self.name, "attrs": self.attrs, "created": self.created,
-                           "altered": self.altered}).encode()
-
-
-def _stamps(obj: ChannelObject | ListenerObject, doc: Mapping[str, object]) -> None:
-    created, altered = doc["created"], doc["altered"]
-    assert isinstance(created, list) and isinstance(altered, list)
-    obj.created = (str(created[0]), str(created[1]))
-    obj.altered = (str(altered[0]), str(altered[1]))
-
-
-def _kept(table: Mapping[str, Attr], attrs: object) -> dict[str, int | str]:
-    if not isinstance(attrs, dict):
-        raise TypeError("attrs is not an object")
-    return {k: v for k, v in attrs.items() if k in table and isinstance(v, (int, str))}
 
 
 def decode_channel(payload: bytes, now: float) -> ChannelObject:
@@ -144,15 +118,15 @@ def decode_channel(payload: bytes, now: float) -> ChannelObject:
     chltype = str(doc["chltype"])
     if chltype not in K.CHLTYPES:
         raise ValueError(f"unknown channel type {chltype!r}")
-    obj = ChannelObject(str(doc["name"]), chltype, _kept(K.CHANNEL_BY_NAME, doc["attrs"]), now)
-    _stamps(obj, doc)
+    obj = ChannelObject(str(doc["name"]), chltype, kept_values(K.CHANNEL_BY_NAME, doc["attrs"]), now)
+    obj.restore_stamps(doc)
     return obj
 
 
 def decode_listener(payload: bytes, now: float) -> ListenerObject:
     doc = json.loads(payload)
-    obj = ListenerObject(str(doc["name"]), _kept(K.LISTENER_BY_NAME, doc["attrs"]), now)
-    _stamps(obj, doc)
+    obj = ListenerObject(str(doc["name"]), kept_values(K.LISTENER_BY_NAME, doc["attrs"]), now)
+    obj.restore_stamps(doc)
     return obj
 
 
@@ -248,16 +222,10 @@ class ChannelRegistry(Definitions[ChannelObject]):
         values = dict(base.attrs) if base is not None else defaults(chltype)
         values.update(given)
         _complete(name, chltype, values)
-        self.objects.epoch += 1
         if existing is not None:
             existing.attrs = values
-            existing.altered = stamp(self.now())
-            self.persist(existing)
-            return existing
-        obj = ChannelObject(name, chltype, values, self.now())
-        self.by_name[name] = obj
-        self.persist(obj)
-        return obj
+            return self.changed(existing)
+        return self.added(ChannelObject(name, chltype, values, self.now()))
 
     def alter(self, name: str, chltype: str | None, attrs: Mapping[str, object]) -> ChannelObject:
         """ALTER CHANNEL (CHLTYPE, when given, must be the channel's).
@@ -273,10 +241,7 @@ class ChannelRegistry(Definitions[ChannelObject]):
         values.update(_checked(K.CHANNEL_BY_NAME, "CHANNEL", obj.chltype, attrs))
         _complete(obj.name, obj.chltype, values)
         obj.attrs = values
-        obj.altered = stamp(self.now())
-        self.objects.epoch += 1
-        self.persist(obj)
-        return obj
+        return self.changed(obj)
 
     def delete(self, name: str) -> None:
         """DELETE CHANNEL.
@@ -287,20 +252,13 @@ class ChannelRegistry(Definitions[ChannelObject]):
         obj = self.require(name)
         if self.in_use(obj.name):
             raise failed(F.MQRCCF_CHANNEL_IN_USE, f"channel {obj.name} is active; stop it first")
-        del self.by_name[obj.name]
-        self.objects.epoch += 1
-        self.unpersist(obj)
+        self.removed(obj)
 
     def define_system(self) -> None:
         """IBM's default channel objects, where they are not defined yet."""
         for name, chltype in SYSTEM_CHANNELS:
             if name not in self.by_name:
                 self.define(name, chltype, {})
-
-    def load(self, obj: ChannelObject) -> None:
-        """A definition replayed from the journal at restart."""
-        self.by_name[obj.name] = obj
-        self.objects.epoch += 1
 
 
 def defaults(chltype: str) -> dict[str, int | str]:
@@ -336,16 +294,10 @@ class ListenerRegistry(Definitions[ListenerObject]):
         values = dict(base.attrs) if base is not None else {
             a.name: a.default for a in K.LISTENER_ATTRS if not a.readonly}
         values.update(given)
-        self.objects.epoch += 1
         if existing is not None:
             existing.attrs = values
-            existing.altered = stamp(self.now())
-            self.persist(existing)
-            return existing
-        obj = ListenerObject(name, values, self.now())
-        self.by_name[name] = obj
-        self.persist(obj)
-        return obj
+            return self.changed(existing)
+        return self.added(ListenerObject(name, values, self.now()))
 
     def alter(self, name: str, attrs: Mapping[str, object]) -> ListenerObject:
         """ALTER LISTENER (a running listener keeps its socket until restarted, as IBM's).
@@ -357,10 +309,7 @@ class ListenerRegistry(Definitions[ListenerObject]):
         values = dict(obj.attrs)
         values.update(_checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs))
         obj.attrs = values
-        obj.altered = stamp(self.now())
-        self.objects.epoch += 1
-        self.persist(obj)
-        return obj
+        return self.changed(obj)
 
     def delete(self, name: str) -> None:
         """DELETE LISTENER.
@@ -371,14 +320,8 @@ class ListenerRegistry(Definitions[ListenerObject]):
         obj = self.require(name)
         if self.in_use(obj.name):
             raise failed(F.MQRCCF_OBJECT_IN_USE, f"listener {obj.name} is running; stop it first")
-        del self.by_name[obj.name]
-        self.objects.epoch += 1
-        self.unpersist(obj)
+        self.removed(obj)
 
     def define_system(self) -> None:
         if DEFAULT_LISTENER not in self.by_name:
             self.define(DEFAULT_LISTENER, {})
-
-    def load(self, obj: ListenerObject) -> None:
-        self.by_name[obj.name] = obj
-        self.objects.epoch += 1

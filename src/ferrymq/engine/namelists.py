@@ -17,8 +17,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.definitions import Definitions
-from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
+from ferrymq.engine.definitions import Definition, Definitions, kept_values
+from ferrymq.engine.objects import ObjectRegistry, check_name
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 
@@ -48,18 +48,14 @@ def check_names(names: Iterable[object]) -> tuple[str, ...]:
     return tuple(out)
 
 
-class NamelistObject:
+class NamelistObject(Definition):
     """One NAMELIST definition."""
 
-    __slots__ = ("altered", "attrs", "created", "name", "names", "record_id")
+    __slots__ = ("names",)
 
     def __init__(self, name: str, attrs: dict[str, int | str], names: tuple[str, ...], now: float) -> None:
-        self.name = name
-        self.attrs = attrs
+        super().__init__(name, attrs, now)
         self.names = names
-        self.created = stamp(now)
-        self.altered = self.created
-        self.record_id = 0
 
     def status(self, name: str) -> int | str | tuple[str, ...]:
         """An attribute by its MQSC keyword (NAMES a tuple, NAMCOUNT its length)."""
@@ -68,23 +64,19 @@ class NamelistObject:
         if name == "NAMCOUNT":
             return len(self.names)
         if name in ("ALTDATE", "ALTTIME"):
-            return self.altered[0 if name == "ALTDATE" else 1]
+            return self.altered[name == "ALTTIME"]
         return self.attrs.get(name, A.NAMELIST_BY_NAME[name].default)
 
-    def encode(self) -> bytes:
-        return json.dumps({"name": self.name, "attrs": self.attrs, "names": list(self.names),
-                           "created": self.created, "altered": self.altered}).encode()
+    def document(self) -> dict[str, object]:
+        return {**super().document(), "names": list(self.names)}
 
 
 def decode_namelist(payload: bytes, now: float) -> NamelistObject:
     """A namelist from its journal record (a record that is not one raises ValueError,
     KeyError or TypeError: the caller logs and skips it)."""
     doc = json.loads(payload)
-    values = {k: v for k, v in dict(doc["attrs"]).items()
-              if k in A.NAMELIST_BY_NAME and isinstance(v, (int, str))}
-    obj = NamelistObject(str(doc["name"]), values, check_names(doc["names"]), now)
-    obj.created = (str(doc["created"][0]), str(doc["created"][1]))
-    obj.altered = (str(doc["altered"][0]), str(doc["altered"][1]))
+    obj = NamelistObject(str(doc["name"]), kept_values(A.NAMELIST_BY_NAME, doc["attrs"]), check_names(doc["names"]), now)
+    obj.restore_stamps(doc)
     return obj
 
 
@@ -118,16 +110,10 @@ class NamelistRegistry(Definitions[NamelistObject]):
         values.update(given)
         if listed is None:
             listed = base.names if base is not None else ()
-        self.objects.epoch += 1
         if existing is not None:
             existing.attrs, existing.names = values, listed
-            existing.altered = stamp(self.now())
-            self.persist(existing)
-            return existing
-        obj = NamelistObject(name, values, listed, self.now())
-        self.namelists[name] = obj
-        self.persist(obj)
-        return obj
+            return self.changed(existing)
+        return self.added(NamelistObject(name, values, listed, self.now()))
 
     def alter(self, name: str, attrs: Mapping[str, object], names: Iterable[object] | None = None) -> NamelistObject:
         """ALTER NAMELIST: ``names`` given replaces the whole list.
@@ -140,10 +126,7 @@ class NamelistRegistry(Definitions[NamelistObject]):
         values.update(_checked(attrs))
         listed = obj.names if names is None else check_names(names)
         obj.attrs, obj.names = values, listed
-        self.objects.epoch += 1
-        obj.altered = stamp(self.now())
-        self.persist(obj)
-        return obj
+        return self.changed(obj)
 
     def delete(self, name: str) -> None:
         """DELETE NAMELIST.
@@ -152,19 +135,12 @@ class NamelistRegistry(Definitions[NamelistObject]):
             MQError: MQRC_UNKNOWN_OBJECT_NAME (2085).
         """
         obj = self.require(name)
-        del self.namelists[obj.name]
-        self.objects.epoch += 1
-        self.unpersist(obj)
+        self.removed(obj)
 
     def define_system(self) -> None:
         """SYSTEM.DEFAULT.NAMELIST, where it is not defined yet."""
         if DEFAULT_NAMELIST not in self.namelists:
             self.define(DEFAULT_NAMELIST, {}, ())
-
-    def load(self, obj: NamelistObject) -> None:
-        """A definition replayed from the journal at restart."""
-        self.namelists[obj.name] = obj
-        self.objects.epoch += 1
 
 
 def _checked(attrs: Mapping[str, object]) -> dict[str, int | str]:

@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Mapping
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.definitions import Definitions
-from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
+from ferrymq.engine.definitions import Definition, Definitions, kept_values
+from ferrymq.engine.objects import ObjectRegistry, check_name
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 
@@ -24,40 +24,26 @@ KIND_PROCESS = 12  # journal record kind: one process definition
 DEFAULT_PROCESS = "SYSTEM.DEFAULT.PROCESS"
 
 
-class ProcessObject:
+class ProcessObject(Definition):
     """One PROCESS definition."""
 
-    __slots__ = ("altered", "attrs", "created", "name", "record_id")
-
-    def __init__(self, name: str, attrs: dict[str, int | str], now: float) -> None:
-        self.name = name
-        self.attrs = attrs
-        self.created = stamp(now)
-        self.altered = self.created
-        self.record_id = 0
+    __slots__ = ()
 
     def status(self, name: str) -> int | str:
         """An attribute by its MQSC keyword."""
         if name == "PROCESS":
             return self.name
         if name in ("ALTDATE", "ALTTIME"):
-            return self.altered[0 if name == "ALTDATE" else 1]
+            return self.altered[name == "ALTTIME"]
         return self.attrs.get(name, A.PROCESS_BY_NAME[name].default)
-
-    def encode(self) -> bytes:
-        return json.dumps({"name": self.name, "attrs": self.attrs, "created": self.created,
-                           "altered": self.altered}).encode()
 
 
 def decode_process(payload: bytes, now: float) -> ProcessObject:
     """A process from its journal record (a record that is not one raises ValueError,
     KeyError or TypeError: the caller logs and skips it)."""
     doc = json.loads(payload)
-    values = {k: v for k, v in dict(doc["attrs"]).items()
-              if k in A.PROCESS_BY_NAME and isinstance(v, (int, str))}
-    obj = ProcessObject(check_name(str(doc["name"])), values, now)
-    obj.created = (str(doc["created"][0]), str(doc["created"][1]))
-    obj.altered = (str(doc["altered"][0]), str(doc["altered"][1]))
+    obj = ProcessObject(check_name(str(doc["name"])), kept_values(A.PROCESS_BY_NAME, doc["attrs"]), now)
+    obj.restore_stamps(doc)
     return obj
 
 
@@ -86,16 +72,10 @@ class ProcessRegistry(Definitions[ProcessObject]):
             raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE({like.rstrip()}) is not a process")
         values = dict(base.attrs) if base is not None else A.defaults_for(A.PROCESS)
         values.update(given)
-        self.objects.epoch += 1
         if existing is not None:
             existing.attrs = values
-            existing.altered = stamp(self.now())
-            self.persist(existing)
-            return existing
-        obj = ProcessObject(name, values, self.now())
-        self.by_name[name] = obj
-        self.persist(obj)
-        return obj
+            return self.changed(existing)
+        return self.added(ProcessObject(name, values, self.now()))
 
     def alter(self, name: str, attrs: Mapping[str, object]) -> ProcessObject:
         """ALTER PROCESS.
@@ -107,10 +87,7 @@ class ProcessRegistry(Definitions[ProcessObject]):
         values = dict(obj.attrs)
         values.update(_checked(attrs))
         obj.attrs = values
-        self.objects.epoch += 1
-        obj.altered = stamp(self.now())
-        self.persist(obj)
-        return obj
+        return self.changed(obj)
 
     def delete(self, name: str) -> None:
         """DELETE PROCESS (IBM lets a queue keep naming a deleted process: its trigger events
@@ -120,19 +97,12 @@ class ProcessRegistry(Definitions[ProcessObject]):
             MQError: MQRC_UNKNOWN_OBJECT_NAME (2085).
         """
         obj = self.require(name)
-        del self.by_name[obj.name]
-        self.objects.epoch += 1
-        self.unpersist(obj)
+        self.removed(obj)
 
     def define_system(self) -> None:
         """SYSTEM.DEFAULT.PROCESS, where it is not defined yet."""
         if DEFAULT_PROCESS not in self.by_name:
             self.define(DEFAULT_PROCESS, {})
-
-    def load(self, obj: ProcessObject) -> None:
-        """A definition replayed from the journal at restart."""
-        self.by_name[obj.name] = obj
-        self.objects.epoch += 1
 
 
 def _checked(attrs: Mapping[str, object]) -> dict[str, int | str]:

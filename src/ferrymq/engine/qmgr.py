@@ -28,7 +28,8 @@ from __future__ import annotations
 import gc
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine import sequence_access
@@ -46,7 +47,8 @@ from ferrymq.engine.api import (
 )
 from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.authority import KIND_SECURITY
-from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, ChannelObject, decode_channel, decode_listener
+from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, decode_channel, decode_listener
+from ferrymq.engine.definitions import Definition, Definitions
 from ferrymq.engine.events import Events
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
@@ -176,6 +178,12 @@ class QueueManager:
         fifo_of: dict[str, bool] = {}
         now = self.clock.now()
         last_record = 0
+        state = self.state
+        # Each named definition's journal kind: how to read it back, and where it goes.
+        definitions: dict[int, tuple[Callable[[bytes, float], Definition], Definitions[Any]]] = {
+            KIND_TOPIC: (decode_topic, state.topics), KIND_NAMELIST: (decode_namelist, state.namelists),
+            KIND_CHANNEL: (decode_channel, state.channels), KIND_LISTENER: (decode_listener, state.listeners),
+            KIND_PROCESS: (decode_process, state.processes)}
         for rec in loaded.records:
             last_record = max(last_record, rec.record_id)
             if rec.kind == KIND_QMGR:
@@ -186,41 +194,17 @@ class QueueManager:
                 obj.record_id = rec.record_id
                 self.objects.queues[obj.name] = obj
                 fifo_of[obj.name] = obj.fifo
-            elif rec.kind == KIND_TOPIC:
+            elif rec.kind in definitions:
+                decode, registry = definitions[rec.kind]
                 try:
-                    topic = decode_topic(rec.payload, now)
-                except DecodeError as exc:  # passed its checksum yet unreadable: left for an operator
-                    log.error("event=unreadable_topic record_id=%d error=%s", rec.record_id, exc)
-                    continue
-                topic.record_id = rec.record_id
-                self.state.topics.load(topic)
-            elif rec.kind == KIND_NAMELIST:
-                try:
-                    namelist = decode_namelist(rec.payload, now)
-                except (ValueError, KeyError, TypeError, MQError) as exc:  # left for an operator
-                    log.error("event=unreadable_namelist record_id=%d error=%s", rec.record_id, exc)
-                    continue
-                namelist.record_id = rec.record_id
-                self.state.namelists.load(namelist)
-            elif rec.kind in (KIND_CHANNEL, KIND_LISTENER):
-                try:
-                    defined = (decode_channel if rec.kind == KIND_CHANNEL else decode_listener)(rec.payload, now)
-                except (ValueError, KeyError, TypeError, AssertionError) as exc:  # left for an operator
-                    log.error("event=unreadable_definition kind=%d record_id=%d error=%s", rec.kind, rec.record_id, exc)
+                    defined = decode(rec.payload, now)
+                except (DecodeError, ValueError, KeyError, TypeError, IndexError, MQError) as exc:
+                    # passed its checksum yet unreadable: left for an operator, the rest starts
+                    log.error("event=unreadable_definition kind=%d record_id=%d error=%s",
+                              rec.kind, rec.record_id, exc)
                     continue
                 defined.record_id = rec.record_id
-                if isinstance(defined, ChannelObject):
-                    self.state.channels.load(defined)
-                else:
-                    self.state.listeners.load(defined)
-            elif rec.kind == KIND_PROCESS:
-                try:
-                    process = decode_process(rec.payload, now)
-                except (ValueError, KeyError, TypeError, MQError) as exc:  # left for an operator
-                    log.error("event=unreadable_process record_id=%d error=%s", rec.record_id, exc)
-                    continue
-                process.record_id = rec.record_id
-                self.state.processes.load(process)
+                registry.load(defined)
             elif rec.kind == KIND_SEQUENCE:
                 doc = json.loads(rec.payload)
                 reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)

@@ -19,8 +19,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.definitions import Definitions
-from ferrymq.engine.objects import ObjectRegistry, check_name, stamp
+from ferrymq.engine.definitions import Definition, Definitions, kept_values
+from ferrymq.engine.objects import ObjectRegistry, check_name
 from ferrymq.engine.topicmatch import SEPARATOR, check_topic_string, has_wildcards, literal_prefix
 from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import cfc as F
@@ -51,17 +51,10 @@ _BLANK_AT_ROOT_OK = frozenset({"CLUSTER", "COMMINFO"})
 _BLANK_STRING_OK = frozenset({BASE_TOPIC, DEFAULT_TOPIC})
 
 
-class TopicObject:
+class TopicObject(Definition):
     """One TOPIC definition."""
 
-    __slots__ = ("altered", "attrs", "created", "name", "record_id")
-
-    def __init__(self, name: str, attrs: dict[str, int | str], now: float) -> None:
-        self.name = name
-        self.attrs = attrs
-        self.created = stamp(now)
-        self.altered = self.created
-        self.record_id = 0
+    __slots__ = ()
 
     @property
     def topic_string(self) -> str:
@@ -71,15 +64,10 @@ class TopicObject:
         """A definition attribute as defined (ASPARENT kept), or TOPIC/CRDATE/... ."""
         if name == "TOPIC":
             return self.name
-        if name in ("CRDATE", "CRTIME"):
-            return self.created[0 if name == "CRDATE" else 1]
-        if name in ("ALTDATE", "ALTTIME"):
-            return self.altered[0 if name == "ALTDATE" else 1]
+        stamped = self.stamp_of(name)
+        if stamped is not None:
+            return stamped
         return self.attrs.get(name, A.TOPIC_BY_NAME[name].default)
-
-    def encode(self) -> bytes:
-        return json.dumps({"name": self.name, "attrs": self.attrs, "created": self.created,
-                           "altered": self.altered}).encode()
 
 
 def decode_topic(payload: bytes, now: float) -> TopicObject:
@@ -91,13 +79,8 @@ def decode_topic(payload: bytes, now: float) -> TopicObject:
     """
     try:
         doc = json.loads(payload)
-        values: dict[str, int | str] = {}
-        for key, value in dict(doc["attrs"]).items():
-            if key in A.TOPIC_BY_NAME and isinstance(value, (int, str)) and not isinstance(value, bool):
-                values[key] = value
-        obj = TopicObject(check_name(str(doc["name"])), values, now)
-        obj.created = (str(doc["created"][0]), str(doc["created"][1]))
-        obj.altered = (str(doc["altered"][0]), str(doc["altered"][1]))
+        obj = TopicObject(check_name(str(doc["name"])), kept_values(A.TOPIC_BY_NAME, doc["attrs"]), now)
+        obj.restore_stamps(doc)
     except (ValueError, KeyError, TypeError, IndexError, MQError) as exc:
         raise DecodeError("topic record", 0, f"not a topic definition: {exc}") from None
     return obj
@@ -231,16 +214,10 @@ class TopicRegistry(Definitions[TopicObject]):
             values = dict(default.attrs) if default is not None else A.defaults_for(A.TOPIC)
         values.update(given)
         self._check_rules(name, values, existing)
-        self.objects.epoch += 1
         if existing is not None:
             existing.attrs = values
-            existing.altered = stamp(self.now())
-            self.persist(existing)
-            return existing
-        obj = TopicObject(name, values, self.now())
-        self._add(obj)
-        self.persist(obj)
-        return obj
+            return self.changed(existing)
+        return self.added(TopicObject(name, values, self.now()))
 
     def alter(self, name: str, attrs: Mapping[str, object]) -> TopicObject:
         """ALTER TOPIC: change definition attributes; TOPICSTR is not alterable.
@@ -254,10 +231,7 @@ class TopicRegistry(Definitions[TopicObject]):
         values.update(self._checked(attrs))
         self._check_rules(obj.name, values, obj)
         obj.attrs = values
-        self.objects.epoch += 1
-        obj.altered = stamp(self.now())
-        self.persist(obj)
-        return obj
+        return self.changed(obj)
 
     def delete(self, name: str) -> None:
         """DELETE TOPIC. Topic strings below it resolve from the next object up from then on.
@@ -266,11 +240,9 @@ class TopicRegistry(Definitions[TopicObject]):
             MQError: MQRC_UNKNOWN_OBJECT_NAME (2085).
         """
         obj = self.require(name)
-        del self.topics[obj.name]
         if self.by_string.get(obj.topic_string) is obj:
             del self.by_string[obj.topic_string]
-        self.objects.epoch += 1
-        self.unpersist(obj)
+        self.removed(obj)
 
     def display(self, name: str, attrs: Iterable[str] = ("ALL",)) -> list[dict[str, int | str]]:
         """DISPLAY TOPIC(name) with generic names: one dict per object, keywords to values
@@ -292,14 +264,16 @@ class TopicRegistry(Definitions[TopicObject]):
             if name not in self.topics:
                 self.define(name, values)
 
+    def added(self, obj: TopicObject) -> TopicObject:
+        self._index(obj)
+        return super().added(obj)
+
     def load(self, obj: TopicObject) -> None:
-        """A definition replayed from the journal at restart."""
-        self._add(obj)
-        self.objects.epoch += 1
+        self._index(obj)
+        super().load(obj)
 
     # -- rules -----------------------------------------------------------------------------
-    def _add(self, obj: TopicObject) -> None:
-        self.topics[obj.name] = obj
+    def _index(self, obj: TopicObject) -> None:
         if obj.topic_string:
             self.by_string[obj.topic_string] = obj
 
