@@ -79,6 +79,10 @@ class Command:
             raise failed(F.MQRCCF_CFST_PARM_ID_ERROR, f"parameter {selector} takes a string, not {value!r}")
         return value.rstrip()
 
+    def replacing(self) -> bool:
+        """CREATE/COPY with MQIACF_REPLACE MQRP_YES: an existing object is redefined."""
+        return self.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
+
     def number(self, selector: int, default: int | None = None) -> int:
         value = self.params.get(selector, default)
         if value is None:

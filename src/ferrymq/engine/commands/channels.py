@@ -53,15 +53,11 @@ def _chltype(cmd: Command, required: bool) -> str | None:
     return K.CHLTYPE_OF[code]
 
 
-def _replace(cmd: Command) -> bool:
-    return cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-
-
 def _create(qm: QueueManager, cmd: Command) -> list[Response]:
     chltype = _chltype(cmd, True)
     assert chltype is not None
     qm.state.channels.define(cmd.text(F.MQCACH_CHANNEL_NAME), chltype, _attributes(cmd, K.CHANNEL_BY_SELECTOR),
-                             replace=_replace(cmd))
+                             replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 
@@ -70,7 +66,7 @@ def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
     source = qm.state.channels.require(cmd.text(F.MQCACF_FROM_CHANNEL_NAME))
     chltype = _chltype(cmd, False) or source.chltype
     qm.state.channels.define(cmd.text(F.MQCACF_TO_CHANNEL_NAME), chltype, _attributes(cmd, K.CHANNEL_BY_SELECTOR),
-                             like=source.name, replace=_replace(cmd))
+                             like=source.name, replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 
@@ -261,7 +257,7 @@ def _inquire_status(qm: QueueManager, cmd: Command) -> list[Response]:
 # -- listeners ------------------------------------------------------------------------------------
 def _create_listener(qm: QueueManager, cmd: Command) -> list[Response]:
     qm.state.listeners.define(cmd.text(F.MQCACH_LISTENER_NAME), _attributes(cmd, K.LISTENER_BY_SELECTOR),
-                              replace=_replace(cmd))
+                              replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 
@@ -269,7 +265,7 @@ def _create_listener(qm: QueueManager, cmd: Command) -> list[Response]:
 def _copy_listener(qm: QueueManager, cmd: Command) -> list[Response]:
     source = qm.state.listeners.require(cmd.text(F.MQCACF_FROM_LISTENER_NAME))
     qm.state.listeners.define(cmd.text(F.MQCACF_TO_LISTENER_NAME), _attributes(cmd, K.LISTENER_BY_SELECTOR),
-                              like=source.name, replace=_replace(cmd))
+                              like=source.name, replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 

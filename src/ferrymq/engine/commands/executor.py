@@ -124,7 +124,7 @@ def attributes(qtype: str, cmd: Command) -> dict[str, object]:
 def _create(qm: QueueManager, cmd: Command) -> list[Response]:
     qtype = queue_type(cmd, True)
     assert qtype is not None
-    replace = cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
+    replace = cmd.replacing()
     qm.objects.define(qtype, cmd.text(C.MQCA_Q_NAME), attributes(qtype, cmd), replace=replace)
     qm.need_sync()
     return [Response()]
@@ -136,7 +136,7 @@ def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
     source = qm.objects.require(cmd.text(F.MQCACF_FROM_Q_NAME))
     if source.qtype != qtype:
         raise failed(F.MQRCCF_LIKE_OBJECT_WRONG_TYPE, f"{source.name} is a {source.qtype}, not a {qtype}")
-    replace = cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
+    replace = cmd.replacing()
     qm.objects.define(qtype, cmd.text(F.MQCACF_TO_Q_NAME), attributes(qtype, cmd), like=source.name, replace=replace)
     qm.need_sync()
     return [Response()]

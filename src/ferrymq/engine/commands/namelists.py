@@ -46,12 +46,8 @@ def _names(cmd: Command) -> tuple[str, ...] | None:
     return tuple(str(v) for v in value)
 
 
-def _replace(cmd: Command) -> bool:
-    return cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-
-
 def _create(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.namelists.define(cmd.text(C.MQCA_NAMELIST_NAME), _attributes(cmd), _names(cmd), replace=_replace(cmd))
+    qm.state.namelists.define(cmd.text(C.MQCA_NAMELIST_NAME), _attributes(cmd), _names(cmd), replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 
@@ -59,7 +55,7 @@ def _create(qm: QueueManager, cmd: Command) -> list[Response]:
 def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
     source = qm.state.namelists.require(cmd.text(F.MQCACF_FROM_NAMELIST_NAME))
     qm.state.namelists.define(cmd.text(F.MQCACF_TO_NAMELIST_NAME), _attributes(cmd), _names(cmd), like=source.name,
-                              replace=_replace(cmd))
+                              replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 

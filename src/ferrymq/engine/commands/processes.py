@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands.params import settable
+from ferrymq.engine.commands.verbs import Codes, definition_handlers
 from ferrymq.engine.processes import ProcessObject
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import failed
@@ -28,34 +29,9 @@ def _attributes(cmd: Command) -> dict[str, object]:
     return settable(cmd, A.PROCESS_BY_SELECTOR.get, _CONTROL, "PROCESS")
 
 
-def _replace(cmd: Command) -> bool:
-    return cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-
-
-def _create(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.processes.define(cmd.text(C.MQCA_PROCESS_NAME), _attributes(cmd), replace=_replace(cmd))
-    qm.need_sync()
-    return [Response()]
-
-
-def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
-    source = qm.state.processes.require(cmd.text(F.MQCACF_FROM_PROCESS_NAME))
-    qm.state.processes.define(cmd.text(F.MQCACF_TO_PROCESS_NAME), _attributes(cmd), like=source.name,
-                              replace=_replace(cmd))
-    qm.need_sync()
-    return [Response()]
-
-
-def _change(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.processes.alter(cmd.text(C.MQCA_PROCESS_NAME), _attributes(cmd))
-    qm.need_sync()
-    return [Response()]
-
-
-def _delete(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.processes.delete(cmd.text(C.MQCA_PROCESS_NAME))
-    qm.need_sync()
-    return [Response()]
+_VERBS = definition_handlers(lambda qm: qm.state.processes, _attributes, Codes(
+    C.MQCA_PROCESS_NAME, F.MQCACF_FROM_PROCESS_NAME, F.MQCACF_TO_PROCESS_NAME, F.MQCMD_CREATE_PROCESS,
+    F.MQCMD_COPY_PROCESS, F.MQCMD_CHANGE_PROCESS, F.MQCMD_DELETE_PROCESS))
 
 
 def process_params(obj: ProcessObject, wanted: Iterable[int]) -> dict[int, Value]:
@@ -99,10 +75,7 @@ def _inquire_names(qm: QueueManager, cmd: Command) -> list[Response]:
 
 
 HANDLERS = {
-    F.MQCMD_CREATE_PROCESS: _create,
-    F.MQCMD_COPY_PROCESS: _copy,
-    F.MQCMD_CHANGE_PROCESS: _change,
-    F.MQCMD_DELETE_PROCESS: _delete,
+    **_VERBS,
     F.MQCMD_INQUIRE_PROCESS: _inquire,
     F.MQCMD_INQUIRE_PROCESS_NAMES: _inquire_names,
 }

@@ -61,13 +61,9 @@ def _target(qm: QueueManager, cmd: Command) -> Subscription:
     return sub
 
 
-def _replace(cmd: Command) -> bool:
-    return cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-
-
 def _create(qm: QueueManager, cmd: Command) -> list[Response]:
     name = cmd.text(F.MQCACF_SUB_NAME)
-    qm.subscriber.define(name, sub_attributes(cmd), replace=_replace(cmd))
+    qm.subscriber.define(name, sub_attributes(cmd), replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 
@@ -92,7 +88,7 @@ def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
     if "TOPICOBJ" in given:
         attrs.pop("TOPICSTR")
     attrs.update(given)
-    qm.subscriber.define(cmd.text(F.MQCACF_TO_SUB_NAME), attrs, replace=_replace(cmd))
+    qm.subscriber.define(cmd.text(F.MQCACF_TO_SUB_NAME), attrs, replace=cmd.replacing())
     qm.need_sync()
     return [Response()]
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import connection_id
+from ferrymq.engine.commands.verbs import Codes, definition_handlers
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.topicmatch import has_wildcards, matches
 from ferrymq.engine.topics import TopicObject, parents
@@ -36,34 +37,9 @@ def topic_attributes(cmd: Command) -> dict[str, object]:
     return settable(cmd, A.TOPIC_BY_SELECTOR.get, _CONTROL, "TOPIC")
 
 
-def _replace(cmd: Command) -> bool:
-    return cmd.number(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-
-
-def _create(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.topics.define(cmd.text(C.MQCA_TOPIC_NAME), topic_attributes(cmd), replace=_replace(cmd))
-    qm.need_sync()
-    return [Response()]
-
-
-def _copy(qm: QueueManager, cmd: Command) -> list[Response]:
-    source = qm.state.topics.require(cmd.text(F.MQCACF_FROM_TOPIC_NAME))
-    qm.state.topics.define(cmd.text(F.MQCACF_TO_TOPIC_NAME), topic_attributes(cmd), like=source.name,
-                           replace=_replace(cmd))
-    qm.need_sync()
-    return [Response()]
-
-
-def _change(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.topics.alter(cmd.text(C.MQCA_TOPIC_NAME), topic_attributes(cmd))
-    qm.need_sync()
-    return [Response()]
-
-
-def _delete(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.topics.delete(cmd.text(C.MQCA_TOPIC_NAME))
-    qm.need_sync()
-    return [Response()]
+_VERBS = definition_handlers(lambda qm: qm.state.topics, topic_attributes, Codes(
+    C.MQCA_TOPIC_NAME, F.MQCACF_FROM_TOPIC_NAME, F.MQCACF_TO_TOPIC_NAME, F.MQCMD_CREATE_TOPIC,
+    F.MQCMD_COPY_TOPIC, F.MQCMD_CHANGE_TOPIC, F.MQCMD_DELETE_TOPIC))
 
 
 def _check_type(cmd: Command) -> int:
@@ -243,10 +219,7 @@ def _clear(qm: QueueManager, cmd: Command) -> list[Response]:
 
 
 HANDLERS = {
-    F.MQCMD_CREATE_TOPIC: _create,
-    F.MQCMD_COPY_TOPIC: _copy,
-    F.MQCMD_CHANGE_TOPIC: _change,
-    F.MQCMD_DELETE_TOPIC: _delete,
+    **_VERBS,
     F.MQCMD_INQUIRE_TOPIC: _inquire,
     F.MQCMD_INQUIRE_TOPIC_NAMES: _inquire_names,
     F.MQCMD_INQUIRE_TOPIC_STATUS: _inquire_status,
