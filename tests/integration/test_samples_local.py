@@ -48,16 +48,18 @@ def home(tmp_path: Path) -> Iterator[Home]:
     h.cli("create", "QM1", "--port", "0")
     add_admin(h.path, "QM1")  # the TCP clients here authenticate as it (qm_process)
     h.cli("user", "add", "QM1", "alice", "--password-stdin", stdin="alice-pw\n")
-    h.cli("start", "QM1")
-    h.cli("mqsc", "QM1", stdin="DEFINE QLOCAL(APP.Q)\nDEFINE QLOCAL(SERVICE.Q)\n"
-          "SET AUTHREC PROFILE(QM1) OBJTYPE(QMGR) PRINCIPAL('alice') AUTHADD(CONNECT)\n"
-          "SET AUTHREC PROFILE(SERVICE.Q) OBJTYPE(QUEUE) PRINCIPAL('alice') AUTHADD(GET)\n")
-    yield h
-    subprocess.run([sys.executable, "-m", "ferrymq.cli", "stop", "QM1", "--immediate"], env=h.env,
-                   capture_output=True, timeout=60, check=False)
-    for pid_file in h.path.glob("qmgrs/*/ferrymq.pid"):
-        with contextlib.suppress(ValueError, OSError):
-            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    try:  # a set-up step that fails after start must not leave the queue manager running
+        h.cli("start", "QM1")
+        h.cli("mqsc", "QM1", stdin="DEFINE QLOCAL(APP.Q)\nDEFINE QLOCAL(SERVICE.Q)\n"
+              "SET AUTHREC PROFILE(QM1) OBJTYPE(QMGR) PRINCIPAL('alice') AUTHADD(CONNECT)\n"
+              "SET AUTHREC PROFILE(SERVICE.Q) OBJTYPE(QUEUE) PRINCIPAL('alice') AUTHADD(GET)\n")
+        yield h
+    finally:
+        subprocess.run([sys.executable, "-m", "ferrymq.cli", "stop", "QM1", "--immediate"], env=h.env,
+                       capture_output=True, timeout=60, check=False)
+        for pid_file in h.path.glob("qmgrs/*/ferrymq.pid"):
+            with contextlib.suppress(ValueError, OSError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 def test_samples_connect_by_name_to_a_queue_manager_started_here(home: Home) -> None:
