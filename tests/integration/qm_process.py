@@ -31,9 +31,13 @@ def add_admin(home: Path, name: str) -> None:
 
 
 class QueueManagerProcess:
-    def __init__(self, home: Path, name: str = "QM1", create_args: tuple[str, ...] = ()) -> None:
+    def __init__(self, home: Path, name: str = "QM1", create_args: tuple[str, ...] = (),
+                 netns: str | None = None) -> None:
+        """``netns``: the network namespace its process runs in (``ip netns exec``); the
+        commands and local clients reach it all the same, through its local socket (a file)."""
         self.home = home
         self.name = name
+        self.netns = netns
         self.pid = 0
         self.port = 0
         self._cli("create", name, "--port", "0", *create_args)
@@ -43,15 +47,16 @@ class QueueManagerProcess:
         args = [arg for g in groups for arg in ("--group", g)]
         self._cli("user", "add", self.name, user, *args, "--password-stdin", stdin=password + "\n")
 
-    def _cli(self, *args: str, stdin: str | None = None) -> str:
+    def _cli(self, *args: str, stdin: str | None = None, netns: str | None = None) -> str:
         env = dict(os.environ, FERRYMQ_HOME=str(self.home))
-        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
-                           input=stdin, timeout=60)
+        inside = ["ip", "netns", "exec", netns] if netns else []
+        p = subprocess.run([*inside, sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True,
+                           text=True, input=stdin, timeout=60)
         assert p.returncode == 0, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
         return p.stdout
 
     def start(self) -> QueueManagerProcess:
-        doc = json.loads(self._cli("start", self.name, "--output", "json"))
+        doc = json.loads(self._cli("start", self.name, "--output", "json", netns=self.netns))
         self.pid, self.port = int(doc["pid"]), int(doc["port"])
         return self
 

@@ -103,6 +103,11 @@ def test_unknown_channel_is_refused_and_retried(tmp_path: Path) -> None:
         qm1.mqsc("START CHANNEL(TO.QM2)")
         wait_for(lambda: "STATUS(RUNNING)" in qm1.mqsc("DISPLAY CHSTATUS(TO.QM2)"))
         assert "STATUS(RUNNING)" in qm2.mqsc("DISPLAY LSSTATUS(L)")
+        # beyond loopback a listener takes unauthenticated channels: refused without the flag
+        qm2.mqsc("DEFINE LISTENER(WIDE) TRPTYPE(TCP) IPADDR('0.0.0.0') PORT(0)\nSTART LISTENER(WIDE)\n")
+        wait_for(lambda: "STATUS(STOPPED)" in qm2.mqsc("DISPLAY LSSTATUS(WIDE)"))
+        logged = "".join(f.read_text() for f in tmp_path.glob("qmgrs/QM2/*.log"))
+        assert "event=listener_refused listener=WIDE host=0.0.0.0 rule=remote_bind_unauthenticated" in logged
     finally:
         qm1.stop()
         qm2.stop()

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import Link
@@ -34,8 +35,13 @@ POLL = 0.05
 class ChannelInitiator:
     """One per running queue manager (see the module docstring)."""
 
-    def __init__(self, host: EngineHost, *, default_host: str = "127.0.0.1") -> None:
+    def __init__(self, host: EngineHost, *, may_listen: Callable[[str], bool],
+                 default_host: str = "127.0.0.1") -> None:
+        """``may_listen(address)``: whether a listener may bind there. Inbound channels are
+        not authenticated (no CHLAUTH yet), so the queue manager's owner allows an address
+        beyond loopback as for its client port (--allow-unauthenticated-remote)."""
         self.host, self.qm = host, host.qmgr
+        self.may_listen = may_listen
         self.control = host.qmgr.state.channel_control
         self.default_host = default_host
         self.senders: dict[str, tuple[SenderAgent, asyncio.Task[None]]] = {}
@@ -81,6 +87,12 @@ class ChannelInitiator:
         port = int(obj.get("PORT"))
         backlog = int(obj.get("BACKLOG")) or 100
         row = self.control.listeners[name] = ListenerStatus(name, C.MQSVC_STATUS_STARTING, port, host, backlog)
+        if not self.may_listen(host):
+            log.error("event=listener_refused listener=%s host=%s rule=remote_bind_unauthenticated detail=an address "
+                      "beyond loopback takes unauthenticated channels; the queue manager needs "
+                      "--allow-unauthenticated-remote (docs/security.md)", name, host)
+            row.status = C.MQSVC_STATUS_STOPPED
+            return
         try:
             server = await asyncio.start_server(self._accepted, host, port, backlog=backlog, reuse_address=True)
         except OSError as exc:

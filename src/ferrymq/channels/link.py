@@ -6,6 +6,17 @@ import asyncio
 
 from ferrymq.protocol import channel as P
 
+NO_HEARTBEAT_WAIT = 60.0  # seconds a reply may take when the channel has no heartbeat (HBINT 0)
+
+
+def receive_timeout(hbint: int) -> float:
+    """How long an agent waits for its partner's next frame (a CONFIRM, a heartbeat's
+    answer) before it takes the connection as lost: twice the negotiated HBINT, IBM's
+    default (ReceiveTimeoutType MULTIPLY, ReceiveTimeout 2). A network that drops packets
+    without closing the connection (a partition) is so found within the heartbeat's
+    reach, not the operating system's TCP timeouts (many minutes)."""
+    return 2.0 * hbint if hbint > 0 else NO_HEARTBEAT_WAIT
+
 
 class ChannelError(Exception):
     """The conversation cannot go on; ``reason`` is an MQRC_/MQRCCF_ code for the status."""

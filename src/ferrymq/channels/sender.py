@@ -21,7 +21,7 @@ import logging
 import time
 
 from ferrymq.channels.host import EngineHost
-from ferrymq.channels.link import ChannelError, Link
+from ferrymq.channels.link import ChannelError, Link, receive_timeout
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.channels import ChannelObject, connection_names
 from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, parse_xid
@@ -40,7 +40,6 @@ log = logging.getLogger("ferrymq.channels")
 
 _GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT  # properties into the result (msg_handle), not the data
 IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
-CONFIRM_TIMEOUT = 60.0
 _ANY_LENGTH = 2**31 - 1  # a buffer limit, not an allocation: a message too long is dead-lettered, not cut
 
 
@@ -80,7 +79,8 @@ class SenderAgent:
                     if self.stop_requested.is_set():
                         break
                     reason = getattr(exc, "reason", C.MQRC_CONNECTION_BROKEN)
-                    log.warning("event=channel_failed channel=%s reason=%s error=%s", chl.name, reason, exc)
+                    log.warning("event=channel_failed channel=%s reason=%s error=%s", chl.name, reason,
+                                str(exc) or type(exc).__name__)  # a receive timeout has no text
                     self.end_session()
                 if short_left > 0:
                     short_left -= 1
@@ -251,7 +251,7 @@ class SenderAgent:
                     row.substate = F.MQCHSSTATE_HEARTBEATING
                     link.write(P.Heartbeat())
                     await link.flush()
-                    beat = await link.next_event(max(hb, 1) * 2 + 5)
+                    beat = await link.next_event(receive_timeout(hb))
                     if not isinstance(beat, P.Heartbeat):
                         raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, "expected a heartbeat answer")
                     last_beat = time.monotonic()
@@ -280,9 +280,10 @@ class SenderAgent:
         row.substate = F.MQCHSSTATE_END_OF_BATCH
         link.write(P.BatchEnd(seq, len(batch)))
         await link.flush()
-        reply = await link.next_event(CONFIRM_TIMEOUT)
+        wait = receive_timeout(self.row.hbint)
+        reply = await link.next_event(wait)
         while isinstance(reply, P.Heartbeat):
-            reply = await link.next_event(CONFIRM_TIMEOUT)
+            reply = await link.next_event(wait)
         if not isinstance(reply, P.Confirm) or reply.seq != seq or reply.reason:
             raise ChannelError(getattr(reply, "reason", 0) or F.MQRCCF_RECEIVED_DATA_ERROR,
                                f"batch {seq} not confirmed: {reply!r}")
