@@ -24,6 +24,7 @@ from ferrymq import __version__
 from ferrymq.cli import control, server_options
 from ferrymq.cli.authority import register as register_authority
 from ferrymq.cli.bench import register as register_bench
+from ferrymq.cli.dump import register as register_dump
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
@@ -108,6 +109,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq setmqaut QM1 -t qmgr -p app +connect   # what it may do
       ferrymq stop QM1                # quiesce and end
       ferrymq alter QM1 --port 1415   # a stopped one's port or --host
+      ferrymq dump QM1 -q Q1 -f q1.dump   # a queue's messages to a file (load: back)
       ferrymq bench                   # beside RabbitMQ, NATS, Mosquitto
       ferrymq delete QM1
     """
@@ -290,6 +292,7 @@ register_mqsc(cli, home_of, home_option)
 register_trigger_monitor(cli, home_of, home_option)
 register_status(cli, command)
 register_users(cli, command)
+register_dump(cli, command)
 register_authority(cli, home_of, home_option)
 register_bench(cli)
 

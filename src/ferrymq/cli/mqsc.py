@@ -56,8 +56,9 @@ def conn_name(home: Path, name: str, explicit: str | None) -> str:
     return f"{host}({info['port']})"
 
 
-def control_client(home: Path, name: str, explicit_conn: str | None, appl_name: str) -> Client:
-    """The connection of a control command (mqsc, trigger-monitor): to ``explicit_conn``
+def control_client(home: Path, name: str, explicit_conn: str | None, appl_name: str,
+                   max_msg_length: int = 4 * 1024 * 1024) -> Client:
+    """The connection of a control command (mqsc, trigger-monitor, dump): to ``explicit_conn``
     over TCP when given, else, as IBM's control commands in bindings mode, through the
     queue manager's local socket as the OS user running it, an administrator of the queue
     managers it created (docs/security.md).
@@ -67,8 +68,8 @@ def control_client(home: Path, name: str, explicit_conn: str | None, appl_name: 
     """
     address = conn_name(home, name, explicit_conn)
     if explicit_conn is None and local.socket_path(name, home).exists():
-        return Client(local.dial(name, 10.0, home), qmgr=name, appl_name=appl_name)
-    return connect(name, address, appl_name=appl_name)
+        return Client(local.dial(name, 10.0, home), qmgr=name, appl_name=appl_name, max_msg_length=max_msg_length)
+    return connect(name, address, appl_name=appl_name, max_msg_length=max_msg_length)
 
 
 def _terminal_lines(prompt: str) -> Iterator[str]:
