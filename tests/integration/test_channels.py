@@ -34,7 +34,12 @@ def test_remote_put_request_reply_and_dead_letter(tmp_path: Path) -> None:
                 out.put(f"m{i}".encode(), persistent=i % 2 == 0, reply_to_q="APP.REPLY")
             inq = c2.open("APP.IN")
             got = [inq.get(wait=20.0) for _ in range(120)]
-            assert [m.data for m in got] == [f"m{i}".encode() for i in range(120)]
+            # in order within each persistence: NPMSPEED(FAST) sends the non-persistent ones
+            # outside the batches, so they may overtake the persistent ones (as IBM's)
+            for parity in (0, 1):
+                assert [m.data for m in got if int(m.data[1:]) % 2 == parity] == [
+                    f"m{i}".encode() for i in range(parity, 120, 2)]
+            got.sort(key=lambda m: int(m.data[1:]))
             assert got[0].md.reply_to_q_mgr.strip() == "QM1" and got[0].md.put_appl_type != C.MQAT_QMGR
             # the reply goes back: ReplyToQMgr QM1 resolves to QM2's transmission queue QM1
             c2.open("APP.REPLY", object_q_mgr_name="QM1").put(b"reply", correl_id=got[0].md.msg_id)
@@ -94,7 +99,7 @@ def test_unknown_channel_is_refused_and_retried(tmp_path: Path) -> None:
     qm2.start()
     qm2.mqsc(f"DEFINE LISTENER(L) TRPTYPE(TCP) PORT({port}) CONTROL(QMGR)\nSTART LISTENER(L)\n")
     qm1.mqsc(f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') "
-             "XMITQ(QM2) SHORTRTY(2) SHORTTMR(1) LONGRTY(0)\n")
+             "XMITQ(QM2) SHORTRTY(4) SHORTTMR(2) LONGRTY(0)\n")  # RETRYING long enough to be seen
     try:
         assert "AMQ8018I" in qm1.mqsc("START CHANNEL(TO.QM2)")
         wait_for(lambda: "STATUS(RETRYING)" in qm1.mqsc("DISPLAY CHSTATUS(TO.QM2)"))
@@ -108,6 +113,47 @@ def test_unknown_channel_is_refused_and_retried(tmp_path: Path) -> None:
         wait_for(lambda: "STATUS(STOPPED)" in qm2.mqsc("DISPLAY LSSTATUS(WIDE)"))
         logged = "".join(f.read_text() for f in tmp_path.glob("qmgrs/QM2/*.log"))
         assert "event=listener_refused listener=WIDE host=0.0.0.0 rule=remote_bind_unauthenticated" in logged
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def chstatus(qm: QueueManagerProcess, channel: str) -> dict[str, str]:
+    out = qm.mqsc(f"DISPLAY CHSTATUS({channel}) ALL")
+    return dict(re.findall(r"\b([A-Z]+)\(([^)]*)\)", out))
+
+
+def send_nonpersistent(qm1: QueueManagerProcess, qm2: QueueManagerProcess, count: int) -> None:
+    with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+        out, inq = c1.open("TO.QM2.APP"), c2.open("APP.IN")
+        for i in range(count):
+            out.put(b"np%d" % i, persistent=False)
+        assert [inq.get(wait=20.0).data for _ in range(count)] == [b"np%d" % i for i in range(count)]
+
+
+def test_npmspeed_fast_sends_nonpersistent_outside_the_batch(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path)
+    try:
+        # FAST at both ends (IBM's default): non-persistent messages cross with no batch at all
+        send_nonpersistent(qm1, qm2, 200)
+        wait_for(lambda: chstatus(qm1, "QM1.TO.QM2").get("MSGS") == "200")
+        st = chstatus(qm1, "QM1.TO.QM2")
+        assert (st["NPMSPEED"], st["BATCHES"], st["LSTSEQNO"]) == ("FAST", "0", "0"), st
+        assert chstatus(qm2, "QM1.TO.QM2")["NPMSPEED"] == "FAST"
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            c1.open("TO.QM2.APP").put(b"persistent", persistent=True)
+            assert c2.open("APP.IN").get(wait=20.0).data == b"persistent"
+        wait_for(lambda: chstatus(qm1, "QM1.TO.QM2").get("BATCHES") == "1")  # persistent: still in a batch
+        # NORMAL at the receiver wins (FAST needs both ends): today's batches for every message
+        qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)")
+        wait_for(lambda: chstatus(qm1, "QM1.TO.QM2").get("STATUS") == "STOPPED")
+        qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) NPMSPEED(NORMAL)")
+        qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
+        wait_for(lambda: chstatus(qm1, "QM1.TO.QM2").get("STATUS") == "RUNNING")
+        send_nonpersistent(qm1, qm2, 200)
+        wait_for(lambda: chstatus(qm1, "QM1.TO.QM2").get("MSGS") == "200")
+        st = chstatus(qm1, "QM1.TO.QM2")
+        assert st["NPMSPEED"] == "NORMAL" and int(st["BATCHES"]) >= 4, st  # BATCHSZ(50)
     finally:
         qm1.stop()
         qm2.stop()

@@ -24,7 +24,8 @@ def conversation() -> tuple[P.ChannelConnection, P.ChannelConnection, bytes]:
 
 def test_every_frame_round_trips_in_any_chunking() -> None:
     sender, _receiver, _ = conversation()
-    frames = [P.Message(b"\0" * 1000), P.Message(b""), P.Message(b"data", b"props"), P.BatchEnd(8, 2), P.Heartbeat(), P.Close(0, "bye")]
+    frames = [P.Message(b"\0" * 1000), P.Message(b""), P.Message(b"data", b"props"), P.Message(b"np", b"", True),
+              P.BatchEnd(8, 2), P.Heartbeat(), P.Close(0, "bye")]
     wire = b"".join(sender.send(f) for f in frames)
     for size in (1, 3, 13, len(wire)):
         r = P.ChannelConnection(sender=False)
@@ -39,7 +40,8 @@ def test_every_frame_round_trips_in_any_chunking() -> None:
 
 def test_byte_layout_of_hello() -> None:
     frame = P.encode(HELLO)
-    assert frame[:12] == b"FMQC\x01\x00\x00\x00" + (4 + 20 + 48 + 6 * 4).to_bytes(4, "big")
+    assert frame[:12] == b"FMQC\x01\x00\x00\x00" + (4 + 20 + 48 + 7 * 4).to_bytes(4, "big")
+    assert frame[-4:] == P.NPMS_NORMAL.to_bytes(4, "big")
     assert frame[12:16] == (1).to_bytes(4, "big") and frame[16:36] == b"QM1.TO.QM2".ljust(20)
 
 
@@ -82,3 +84,27 @@ def test_each_end_sends_only_its_frames() -> None:
 def test_negotiation_takes_the_smaller_batch_and_length_the_larger_heartbeat() -> None:
     assert P.negotiate(HELLO, 20, 1_048_576, 600) == (20, 1_048_576, 600)
     assert P.negotiate(HELLO, 100, 0, 60) == (50, 4_194_304, 300)
+
+
+def test_npmspeed_is_fast_only_when_both_ends_say_so_and_old_frames_mean_normal() -> None:
+    fast = P.Hello("C", "QM1", 50, 1000, 5, 999_999_999, npm_speed=P.NPMS_FAST)
+    assert P.npm_speed(fast, P.NPMS_FAST) == P.NPMS_FAST
+    assert P.npm_speed(fast, P.NPMS_NORMAL) == P.npm_speed(HELLO, P.NPMS_FAST) == P.NPMS_NORMAL
+    assert P.encode(P.Message(b"x", b"", True))[4] == P.FAST_MESSAGE
+    # a HELLO and a HELLO_ACK of an older end, without the field: NORMAL
+    old_hello = P.encode(fast)[:-4]
+    old_hello = old_hello[:8] + (len(old_hello) - 12).to_bytes(4, "big") + old_hello[12:]
+    r = P.ChannelConnection(sender=False)
+    r.receive_data(old_hello)
+    assert list(r.events()) == [P.Hello("C", "QM1", 50, 1000, 5, 999_999_999)]
+    old_ack = P.encode(ACK)[:-4]
+    old_ack = old_ack[:8] + (len(old_ack) - 12).to_bytes(4, "big") + old_ack[12:]
+    s = P.ChannelConnection(sender=True)
+    s.send(HELLO)
+    s.receive_data(old_ack)
+    assert [a.npm_speed for a in s.events() if isinstance(a, P.HelloAck)] == [P.NPMS_NORMAL]
+    bad = P.encode(P.Hello("C", "QM1", 50, 1000, 5, 999_999_999, npm_speed=7))
+    r = P.ChannelConnection(sender=False)
+    r.receive_data(bad)
+    with pytest.raises(RemoteProtocolError):
+        list(r.events())

@@ -43,6 +43,7 @@ SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
 _SYNC = struct.Struct(">8sI48s")
 _SYNC_ID = b"FMQSYNC1"
 _PUT = C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT
+_FAST_PUT = C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT  # a FAST_MESSAGE: at once, outside the batch
 _OWN_PUT = C.MQPMO_SYNCPOINT
 
 
@@ -82,6 +83,7 @@ class ReceiverAgent:
         self.row: ChannelStatus | None = None
         self.in_batch = 0
         self.persistent_in_batch = 0
+        self.fast = False  # NPMSPEED(FAST) agreed
 
     def abort(self) -> None:
         """End now: what this batch put is backed out (the sender sends it again)."""
@@ -148,11 +150,13 @@ class ReceiverAgent:
         self.committed[hello.channel] = last
         batch, maxmsgl, hb = P.negotiate(hello, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
                                          chl.number("HBINT"))
-        self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last))
+        speed = P.npm_speed(hello, chl.number("NPMSPEED"))
+        self.fast = speed == P.NPMS_FAST
+        self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed))
         self.link.conn.agreed(maxmsgl)
         self.row = row = ChannelStatus(hello.channel, K.CHLTYPES[chl.chltype], F.MQCHS_RUNNING, conname=self.peer,
                                        rqmname=hello.qmgr, batchsz=batch, maxmsgl=maxmsgl, hbint=hb,
-                                       last_seq=last, cur_seq=last, started=stamp(time.time()))
+                                       last_seq=last, cur_seq=last, started=stamp(time.time()), npmspeed=speed)
         self.rows[hello.channel] = row
         self.heartbeat = hb
         return True
@@ -181,7 +185,14 @@ class ReceiverAgent:
         idle = max(self.heartbeat, 1) * 2 + 60
         while True:
             ev = await link.next_event(idle)
-            if isinstance(ev, P.Message):
+            if isinstance(ev, P.Message) and ev.fast:
+                if not self.fast:
+                    raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, "a FAST_MESSAGE, but NPMSPEED(NORMAL) was agreed")
+                self.receive(ev.data, ev.properties, fast=True)
+                self.host.done()
+                row.msgs += 1
+                row.last_msg = stamp(time.time())
+            elif isinstance(ev, P.Message):
                 row.substate = F.MQCHSSTATE_IN_MQPUT
                 self.receive(ev.data, ev.properties)
                 self.in_batch += 1
@@ -213,8 +224,9 @@ class ReceiverAgent:
             elif isinstance(ev, P.Close):
                 return
 
-    def receive(self, data: bytes, packed_properties: bytes = b"") -> None:
-        """Put one message where its MQXQH says, or dead-letter it (inside the batch's unit).
+    def receive(self, data: bytes, packed_properties: bytes = b"", *, fast: bool = False) -> None:
+        """Put one message where its MQXQH says, or dead-letter it: inside the batch's unit,
+        or at once for a FAST_MESSAGE (which must be non-persistent).
 
         Raises:
             ChannelError: an unreadable MQXQH, or a message neither its queue nor the
@@ -227,7 +239,10 @@ class ReceiverAgent:
             raise ChannelError(C.MQRC_XQH_ERROR, f"a message without a valid MQXQH: {exc}") from None
         body = data[at:]
         if md.persistence == C.MQPER_PERSISTENT:
+            if fast:
+                raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, "a persistent message sent outside the batch")
             self.persistent_in_batch += 1
+        options = _FAST_PUT if fast else _PUT
         try:
             properties = props_model.unpack(packed_properties) if packed_properties else None
         except DecodeError as exc:
@@ -235,13 +250,13 @@ class ReceiverAgent:
         dest_q, dest_qm = xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()
         try:
             qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm), md,
-                    PutOptions(options=_PUT), body, properties)
+                    PutOptions(options=options), body, properties)
             return
         except MQError as exc:
             reason = exc.reason
         log.info("event=channel_undeliverable channel=%s queue=%s qmgr=%s reason=%d", self.name, dest_q, dest_qm, reason)
         if md.report & C.MQRO_EXCEPTION:
-            self.exception_report(md, body, reason)
+            self.exception_report(md, body, reason, options)
         if md.report & C.MQRO_DISCARD_MSG:
             return
         now = qm.clock.now()
@@ -249,12 +264,12 @@ class ReceiverAgent:
         dl_md, dl_data = dead_letter(qm.name, qm.qmgr_attr("CCSID"), md, body, reason, dest_q, date, tod)
         dlq = str(qm.objects.qmgr.get("DEADQ", "") or "")
         try:
-            qm.put1(self.hconn, ObjectDescriptor(object_name=dlq), dl_md, PutOptions(options=_PUT), dl_data)
+            qm.put1(self.hconn, ObjectDescriptor(object_name=dlq), dl_md, PutOptions(options=options), dl_data)
         except MQError as exc:
             raise ChannelError(exc.reason, f"message for {dest_q} at {dest_qm} ({reason}) and the dead-letter "
                                            f"queue {dlq!r} refused it too ({exc.reason})") from None
 
-    def exception_report(self, md: MQMD, body: bytes, reason: int) -> None:
+    def exception_report(self, md: MQMD, body: bytes, reason: int, options: int) -> None:
         """The agent's exception report (Feedback: the reason) to ReplyToQ at ReplyToQMgr,
         which may be back across a channel."""
         qm = self.qm
@@ -270,6 +285,6 @@ class ReceiverAgent:
             data = body if amount is None else body[:max(amount, 0)]
         try:
             qm.put1(self.hconn, ObjectDescriptor(object_name=reply_q, object_q_mgr_name=reply_qm), rmd,
-                    PutOptions(options=_PUT), data)
+                    PutOptions(options=options), data)
         except MQError as exc:
             log.warning("event=exception_report_undeliverable queue=%s qmgr=%s reason=%d", reply_q, reply_qm, exc.reason)

@@ -39,6 +39,8 @@ from ferrymq.wire.mqxqh import unpack_xmit
 log = logging.getLogger("ferrymq.channels")
 
 _GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT  # properties into the result (msg_handle), not the data
+# NPMSPEED(FAST): a non-persistent message leaves the transmission queue at once, outside the batch's unit.
+_GET_FAST = C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_NO_WAIT
 IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
 _ANY_LENGTH = 2**31 - 1  # a buffer limit, not an allocation: a message too long is dead-lettered, not cut
 
@@ -56,6 +58,7 @@ class SenderAgent:
         self.hconn = 0
         self.hobj = 0
         self.link: Link | None = None
+        self.fast = False  # NPMSPEED(FAST) agreed with the receiver for this session
 
     def stop(self, mode: int) -> None:
         self.stop_mode = mode
@@ -155,7 +158,8 @@ class SenderAgent:
         doubt = self.in_doubt()
         row.indoubt = doubt is not None
         link.write(P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
-                           chl.number("HBINT"), chl.number("SEQWRAP"), doubt[1] if doubt else 0, self.reset_to))
+                           chl.number("HBINT"), chl.number("SEQWRAP"), doubt[1] if doubt else 0, self.reset_to,
+                           chl.number("NPMSPEED")))
         await link.flush()
         ack = await link.next_event(30)
         if isinstance(ack, P.Close):
@@ -167,6 +171,8 @@ class SenderAgent:
         self.reset_to = 0
         link.conn.agreed(ack.max_msg_length)
         row.rqmname, row.batchsz, row.maxmsgl, row.hbint = ack.qmgr, ack.batch_size, ack.max_msg_length, ack.heartbeat
+        row.npmspeed = ack.npm_speed
+        self.fast = ack.npm_speed == P.NPMS_FAST
         row.status, row.substate = F.MQCHS_RUNNING, F.MQCHSSTATE_OTHER
         row.started = stamp(time.time())
         row.short_left, row.long_left = chl.number("SHORTRTY"), chl.number("LONGRTY")
@@ -183,29 +189,40 @@ class SenderAgent:
     def next_seq(self, seq: int) -> int:
         return 1 if seq >= self.chl.number("SEQWRAP") else seq + 1
 
-    def take(self, limit: int, max_len: int) -> list[GetResult]:
-        """Up to ``limit`` messages from the transmission queue in the open unit of work; one
-        longer than the channel's MAXMSGL goes to this queue manager's dead-letter queue in
-        the same unit (MQRC_MSG_TOO_BIG_FOR_CHANNEL), as IBM's sending agent does."""
+    def take(self, link: Link, limit: int, max_len: int) -> tuple[list[GetResult], int]:
+        """Up to ``limit`` messages from the transmission queue: the batch's, got in the open
+        unit of work, and how many were sent outside it. With NPMSPEED(FAST) agreed a
+        non-persistent message is got outside the unit (MQGMO_SYNCPOINT_IF_PERSISTENT) and
+        written at once as a FAST_MESSAGE, as IBM's agent sends it: no batch, no confirm,
+        lost (never doubled) if the channel fails then. One longer than the channel's
+        MAXMSGL goes to this queue manager's dead-letter queue, in the same unit as its get
+        (MQRC_MSG_TOO_BIG_FOR_CHANNEL), as IBM's sending agent does."""
         got: list[GetResult] = []
-        while len(got) < limit:
+        fast = 0
+        gmo = GetOptions(options=_GET_FAST if self.fast else _GET, msg_handle=True)
+        while len(got) + fast < limit:
             try:
-                res = self.qm.get(self.hconn, self.hobj, MQMD(), GetOptions(options=_GET, msg_handle=True),
-                                  _ANY_LENGTH)
+                res = self.qm.get(self.hconn, self.hobj, MQMD(), gmo, _ANY_LENGTH)
             except MQError as exc:
                 if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
                     break
                 raise
             assert isinstance(res, GetResult)
+            outside = self.fast and res.md.persistence != C.MQPER_PERSISTENT
             if len(res.data) > max_len:
-                self.dead_letter(res, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL)
+                self.dead_letter(res, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_unit=not outside)
                 continue
-            got.append(res)
-        return got
+            if outside:
+                link.write(message_frame(res, fast=True))
+                fast += 1
+            else:
+                got.append(res)
+        return got, fast
 
-    def dead_letter(self, res: GetResult, reason: int) -> None:
+    def dead_letter(self, res: GetResult, reason: int, *, in_unit: bool = True) -> None:
         """Put a message of the transmission queue (its MQXQH kept) to the dead-letter queue
-        behind an MQDLH naming its destination and ``reason``, in the open unit of work.
+        behind an MQDLH naming its destination and ``reason``, in the open unit of work
+        (``in_unit``), else at once, as its get was.
 
         Raises:
             ChannelError: the dead-letter queue refuses it too (the batch is backed out).
@@ -222,7 +239,8 @@ class SenderAgent:
         log.warning("event=channel_dead_letter channel=%s reason=%d length=%d", self.chl.name, reason, len(res.data))
         try:
             qm.put1(self.hconn, ObjectDescriptor(object_name=dlq), md,
-                    PutOptions(options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), data)
+                    PutOptions(options=(C.MQPMO_SYNCPOINT if in_unit else C.MQPMO_NO_SYNCPOINT)
+                               | C.MQPMO_SET_ALL_CONTEXT), data)
         except MQError as exc:
             raise ChannelError(exc.reason, f"a message of {len(res.data)} bytes is longer than the channel's "
                                            f"MAXMSGL and the dead-letter queue {dlq!r} refused it ({exc.reason})") from None
@@ -235,12 +253,24 @@ class SenderAgent:
         idle_since = last_beat = time.monotonic()
         while not self.stop_requested.is_set():
             row.substate = F.MQCHSSTATE_IN_MQGET
-            batch = self.take(ack.batch_size, ack.max_msg_length)
+            batch, fast = self.take(link, ack.batch_size, ack.max_msg_length)
             if batch and len(batch) < ack.batch_size and batch_int > 0:
                 deadline = time.monotonic() + batch_int
                 while len(batch) < ack.batch_size and time.monotonic() < deadline:
                     await asyncio.sleep(min(IDLE_POLL, batch_int))
-                    batch += self.take(ack.batch_size - len(batch), ack.max_msg_length)
+                    more, more_fast = self.take(link, ack.batch_size - len(batch), ack.max_msg_length)
+                    batch += more
+                    fast += more_fast
+            if fast:
+                self.host.done()
+                await link.flush()
+                row.msgs += fast
+                row.bytes_sent, row.bytes_rcvd = link.sent, link.received
+                row.last_msg = stamp(time.time())
+                idle_since = last_beat = time.monotonic()
+                if not batch:
+                    await asyncio.sleep(0)  # drain() does not yield below its high-water mark
+                    continue
             if not batch:
                 now = time.monotonic()
                 if disc and now - idle_since >= disc:
@@ -269,7 +299,7 @@ class SenderAgent:
         row, qm = self.row, self.qm
         row.substate, row.cur_seq, row.cur_msgs = F.MQCHSSTATE_SENDING, seq, len(batch)
         for res in batch:
-            link.write(P.Message(res.data, props_model.pack(res.properties) if res.properties else b""))
+            link.write(message_frame(res))
         xid = batch_xid(self.chl.name, seq)
         # Prepared and durable before the receiver is asked to commit: after a crash of
         # either end the XID tells what this batch was and the receiver's sequence number
@@ -296,3 +326,8 @@ class SenderAgent:
         row.cur_msgs = 0
         row.bytes_sent, row.bytes_rcvd = link.sent, link.received
         row.last_msg = stamp(time.time())
+
+
+def message_frame(res: GetResult, *, fast: bool = False) -> P.Message:
+    """A transmission-queue message as it crosses: its data and its properties."""
+    return P.Message(res.data, props_model.pack(res.properties) if res.properties else b"", fast)

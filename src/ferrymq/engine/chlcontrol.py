@@ -62,6 +62,7 @@ class ChannelStatus:
     batchsz: int = 0
     hbint: int = 0
     maxmsgl: int = 0
+    npmspeed: int = F.MQNPMS_NORMAL
     short_left: int = 0
     long_left: int = 0
     stop_requested: bool = False

@@ -5,7 +5,7 @@ Every frame is a 12-byte header and a payload (all integers big-endian):
 | Off | Len | Field   | Meaning                                                    |
 |----:|----:|---------|------------------------------------------------------------|
 |   0 |   4 | magic   | ``FMQC``                                                    |
-|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8 |
+|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9 |
 |   5 |   3 | 0       | reserved                                                   |
 |   8 |   4 | length  | payload bytes; bounded before any buffer is taken: 4 KiB until the handshake ends, then the negotiated MAXMSGL plus 64 KiB |
 
@@ -13,13 +13,17 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
 
 - HELLO (sender → receiver): version u32, channel s20, sender qmgr s48, BATCHSZ u32,
   MAXMSGL u32, HBINT u32, SEQWRAP u32, in-doubt sequence u32 (0: none), reset-to u32
-  (0: none; RESET CHANNEL SEQNUM(n) sends n).
+  (0: none; RESET CHANNEL SEQNUM(n) sends n), NPMSPEED u32 (MQNPMS_NORMAL 1, FAST 2; a
+  HELLO without it, of an older sender, means NORMAL).
 - HELLO_ACK: reason u32 (0: accepted), receiver qmgr s48, BATCHSZ u32, MAXMSGL u32,
   HBINT u32 (each the negotiated value: the smaller of both ends, HBINT the larger), last
-  committed sequence u32, then the reason's text (u16 length + UTF-8).
+  committed sequence u32, then the reason's text (u16 length + UTF-8), then the agreed
+  NPMSPEED u32 (FAST only when both ends are FAST; absent: NORMAL).
 - MESSAGE: properties length u32, the message's properties in ferrymq's typed binary form
   (ferrymq.properties.model; 0 bytes: none), then the transmission-queue message's data
-  as it is (MQXQH, MQMDE, data).
+  as it is (MQXQH, MQMDE, data). FAST_MESSAGE: the same payload, a non-persistent
+  message sent outside the batch (NPMSPEED(FAST) agreed): the receiver puts it at once,
+  outside any unit of work, and it is neither counted in BATCH_END nor confirmed.
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
 - HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
 
@@ -39,7 +43,8 @@ from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 MAGIC = b"FMQC"
 VERSION = 1
 _HEAD = struct.Struct(">4sB3xI")
-HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE = range(1, 9)
+HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE = range(1, 10)
+NPMS_NORMAL, NPMS_FAST = 1, 2  # MQNPMS_NORMAL, MQNPMS_FAST
 HANDSHAKE_LIMIT = 4096
 SLACK = 65536  # room beyond MAXMSGL for a message's headers
 _HELLO = struct.Struct(">I20s48sIIIIII")
@@ -47,6 +52,7 @@ _ACK = struct.Struct(">I48sIIIIH")
 _TWO = struct.Struct(">II")
 _CLOSE = struct.Struct(">IH")
 _U32 = struct.Struct(">I")
+_OLD_HELLO = _HELLO.size  # before NPMSPEED was added
 
 
 def _name(raw: bytes) -> str:
@@ -70,6 +76,7 @@ class Hello:
     seq_wrap: int
     in_doubt_seq: int = 0
     reset_to: int = 0
+    npm_speed: int = NPMS_NORMAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +88,14 @@ class HelloAck:
     heartbeat: int
     last_seq: int
     text: str = ""
+    npm_speed: int = NPMS_NORMAL
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
     data: bytes
     properties: bytes = b""  # ferrymq.properties.model's binary form, decoded by the agent
+    fast: bool = False  # FAST_MESSAGE: outside the batch (NPMSPEED(FAST))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,17 +133,23 @@ def negotiate(mine: Hello, batch_size: int, max_msg_length: int, heartbeat: int)
                                                                                                     heartbeat)
 
 
+def npm_speed(mine: Hello, speed: int) -> int:
+    """The agreed NPMSPEED: FAST only when both ends have FAST (IBM's rule)."""
+    return NPMS_FAST if mine.npm_speed == NPMS_FAST and speed == NPMS_FAST else NPMS_NORMAL
+
+
 def encode(ev: Event) -> bytes:
     """One frame's bytes."""
     if isinstance(ev, Hello):
         kind, body = HELLO, _HELLO.pack(VERSION, _pad(ev.channel, 20), _pad(ev.qmgr, 48), ev.batch_size,
-                                        ev.max_msg_length, ev.heartbeat, ev.seq_wrap, ev.in_doubt_seq, ev.reset_to)
+                                        ev.max_msg_length, ev.heartbeat, ev.seq_wrap, ev.in_doubt_seq,
+                                        ev.reset_to) + _U32.pack(ev.npm_speed)
     elif isinstance(ev, HelloAck):
         text = ev.text.encode()[:1024]
         kind, body = HELLO_ACK, _ACK.pack(ev.reason, _pad(ev.qmgr, 48), ev.batch_size, ev.max_msg_length,
-                                          ev.heartbeat, ev.last_seq, len(text)) + text
+                                          ev.heartbeat, ev.last_seq, len(text)) + text + _U32.pack(ev.npm_speed)
     elif isinstance(ev, Message):
-        kind, body = MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
+        kind, body = FAST_MESSAGE if ev.fast else MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
     elif isinstance(ev, BatchEnd):
         kind, body = BATCH_END, _TWO.pack(ev.seq, ev.count)
     elif isinstance(ev, Confirm):
@@ -150,20 +165,23 @@ def encode(ev: Event) -> bytes:
 def _decode(kind: int, body: bytes, offset: int) -> Event:
     try:
         if kind == HELLO:
-            version, ch, qm, bs, ml, hb, wrap, doubt, reset = _HELLO.unpack(body)
+            version, ch, qm, bs, ml, hb, wrap, doubt, reset = _HELLO.unpack_from(body)
             if version != VERSION:
                 raise RemoteProtocolError(f"channel protocol version {version} is not {VERSION}", offset)
-            return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset)
+            speed = NPMS_NORMAL if len(body) == _OLD_HELLO else _U32.unpack(body[_OLD_HELLO:])[0]
+            return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset, _speed(speed, offset))
         if kind == HELLO_ACK:
             reason, qm, bs, ml, hb, last, n = _ACK.unpack_from(body)
-            if len(body) != _ACK.size + n:
+            if len(body) not in (_ACK.size + n, _ACK.size + n + 4):
                 raise RemoteProtocolError("HELLO_ACK text length does not match the frame", offset)
-            return HelloAck(reason, _name(qm), bs, ml, hb, last, body[_ACK.size:].decode("utf-8", "replace"))
-        if kind == MESSAGE:
+            text = body[_ACK.size:_ACK.size + n].decode("utf-8", "replace")
+            speed = _U32.unpack(body[_ACK.size + n:])[0] if len(body) > _ACK.size + n else NPMS_NORMAL
+            return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset))
+        if kind in (MESSAGE, FAST_MESSAGE):
             (n,) = _U32.unpack_from(body)
             if n > len(body) - 4:
                 raise RemoteProtocolError(f"MESSAGE properties of {n} bytes exceed the frame", offset)
-            return Message(body[4 + n:], body[4:4 + n])
+            return Message(body[4 + n:], body[4:4 + n], kind == FAST_MESSAGE)
         if kind in (BATCH_END, CONFIRM):
             a, b = _TWO.unpack(body)
             return BatchEnd(a, b) if kind == BATCH_END else Confirm(a, b)
@@ -179,6 +197,12 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
     except struct.error as exc:
         raise RemoteProtocolError(f"frame type {kind}: {exc}", offset) from None
     raise RemoteProtocolError(f"unknown frame type {kind}", offset)
+
+
+def _speed(value: int, offset: int) -> int:
+    if value not in (NPMS_NORMAL, NPMS_FAST):
+        raise RemoteProtocolError(f"NPMSPEED {value} is neither NORMAL (1) nor FAST (2)", offset)
+    return value
 
 
 # Who may send what once the handshake is done.

@@ -215,7 +215,7 @@ def status_params(row: ChannelStatus, obj: ChannelObject | None, xqmsgsa: int, w
         "INDOUBT": F.MQCHIDS_INDOUBT if row.indoubt else F.MQCHIDS_NOT_INDOUBT, "CURMSGS": row.cur_msgs,
         "CURSEQNO": row.cur_seq, "LSTSEQNO": row.last_seq, "LSTMSGDA": row.last_msg[0], "LSTMSGTI": row.last_msg[1],
         "CHSTADA": row.started[0], "CHSTATI": row.started[1], "BATCHSZ": row.batchsz, "HBINT": row.hbint,
-        "MAXMSGL": row.maxmsgl, "SHORTRTS": row.short_left, "LONGRTS": row.long_left,
+        "MAXMSGL": row.maxmsgl, "NPMSPEED": row.npmspeed, "SHORTRTS": row.short_left, "LONGRTS": row.long_left,
         "STOPREQ": int(row.stop_requested)}
     out: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: row.name, F.MQIACH_CHANNEL_TYPE: row.chltype,
                              F.MQIACH_CHANNEL_STATUS: row.status}
