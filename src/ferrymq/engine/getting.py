@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ferrymq.engine import propctl, validate
+from ferrymq.engine import conversion, propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, Waiting
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
@@ -153,7 +153,8 @@ class Getter:
         conn = self.state.conn(hconn)
         h = self.state.handle(conn, hobj)
         size = first.data_length
-        head = h.selection is None and _selects_everything(md, gmo)
+        # A conversion is one of MQGET's decisions: each message goes through ``attempt``.
+        head = h.selection is None and not gmo.options & C.MQGMO_CONVERT and _selects_everything(md, gmo)
         room = frame_bytes - _cost(len(first.data), first.properties, framing) if frame_bytes else _UNBOUNDED
         return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head, room, framing)
 
@@ -263,6 +264,8 @@ class Getter:
                                handle)
         # A truncation is the warning a getter must see first; else one from re-forming.
         reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if truncated else (shown[3] if shown is not None else C.MQRC_NONE)
+        if opts & C.MQGMO_CONVERT:
+            shown, buffer_length, reason = self.converted(md, msg, shown, buffer_length, opts, reason, handle)
         comp = C.MQCC_WARNING if reason else C.MQCC_OK
         if browse:
             if opts & C.MQGMO_LOCK:
@@ -274,6 +277,21 @@ class Getter:
         self.take(conn, h, q, msg, opts)
         q.last_get = now
         return self.result(h, msg, buffer_length, now, comp, reason, shown, handle)
+
+    def converted(self, want: MQMD, msg: Message, shown: tuple[MQMD, bytes, PropertySet | None, int] | None,
+                  buffer_length: int, opts: int, reason: int,
+                  handle: bool) -> tuple[tuple[MQMD, bytes, PropertySet | None, int] | None, int, int]:
+        """MQGMO_CONVERT (engine.conversion) on what ``delivered`` made: the message shown,
+        the bytes of it to return and the reason; as they were when nothing is converted. A
+        conversion's warning comes before a truncation's (DataLength tells of that)."""
+        md, data, props = (msg.md, msg.data, PropertySet() if handle else None) if shown is None else shown[:3]
+        conv = conversion.on_get(want, md, data, buffer_length, bool(opts & C.MQGMO_ACCEPT_TRUNCATED_MSG),
+                                 int(self.state.qmgr_attr("CCSID")))
+        if conv is None:
+            return shown, buffer_length, reason
+        # The converted message decides truncation; a property's warning comes last.
+        reason = conv.reason or (shown[3] if shown is not None else C.MQRC_NONE)
+        return (conv.md, conv.data, props, reason), conv.returned, reason
 
     def delivered(self, h: Handle, msg: Message, gmo: GetOptions) -> tuple[MQMD, bytes, PropertySet | None, int] | None:
         """The descriptor, data, handle properties and warning reason (0: none) the getter

@@ -11,7 +11,7 @@ the message to the waits in the order they began, then the COA):
 - the message is non-persistent, has no expiry, no properties and no MQRFH2 kept for
   PROPCTL(V6COMPAT), so no journal record, expiry scan or property re-forming is involved;
 - every wait before the one that takes it is a plain destructive get that simply does not
-  match it (no browse, cursor, lock or skip-backout mark, no selection string, no token, group,
+  match it (no browse, cursor, lock, skip-backout mark or conversion, no selection string, no token, group,
   sequence or offset to match, GET allowed), so ``wake`` would have done nothing with them;
 - the taker's buffer holds the whole message.
 
@@ -43,7 +43,7 @@ from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 # Get options under which a wait's attempt may do more than take the first match.
 _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR
-              | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT)
+              | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_CONVERT)
 # Match options that compare what only the full descriptor or the queue's own index knows.
 _RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
 _MATCH_MSG_ID, _MATCH_CORREL_ID = C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_CORREL_ID

@@ -73,6 +73,11 @@ def _pmr_layout(fields: int) -> Layout:
 _PMR_LAYOUTS = tuple(_pmr_layout(fields) for fields in range(PMRF_ALL + 1))
 
 
+def pmr_layout(fields: int) -> Layout:
+    """The layout of one MQPMR with these PutMsgRecFields (bits beyond MQPMRF_* ignored)."""
+    return _PMR_LAYOUTS[fields & PMRF_ALL]
+
+
 @dataclass(frozen=True, slots=True)
 class MQOR:
     """An object record: one destination of a distribution list."""
