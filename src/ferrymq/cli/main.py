@@ -23,6 +23,7 @@ from rich.table import Table
 from ferrymq import __version__
 from ferrymq.cli import control, server_options
 from ferrymq.cli.authority import register as register_authority
+from ferrymq.cli.backup import register as register_backup
 from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.dump import register as register_dump
 from ferrymq.cli.errors import CliError, Exit
@@ -110,6 +111,7 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
       ferrymq stop QM1                # quiesce and end
       ferrymq alter QM1 --port 1415   # a stopped one's port or --host
       ferrymq dump QM1 -q Q1 -f q1.dump   # a queue's messages to a file (load: back)
+      ferrymq backup QM1 -f qm1.tar   # a stopped one, whole (restore: back)
       ferrymq bench                   # beside RabbitMQ, NATS, Mosquitto
       ferrymq delete QM1
     """
@@ -293,6 +295,7 @@ register_trigger_monitor(cli, home_of, home_option)
 register_status(cli, command)
 register_users(cli, command)
 register_dump(cli, command)
+register_backup(cli, command)
 register_authority(cli, home_of, home_option)
 register_bench(cli)
 
