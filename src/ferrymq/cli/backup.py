@@ -37,6 +37,7 @@ from ferrymq.cli import private
 from ferrymq.cli.dump import progress_bar
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import QmgrDir, check_name, now_iso, port_owner, write_json
+from ferrymq.store.segments import fsync_dir
 
 FORMAT = "ferrymq-backup"
 VERSION = 1
@@ -123,7 +124,7 @@ def backup(home: Path, name: str, target: Path, show_progress: bool = False) -> 
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)
-        _sync_dir(target.parent)
+        fsync_dir(target.parent)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -132,14 +133,6 @@ def backup(home: Path, name: str, target: Path, show_progress: bool = False) -> 
         lock.close()
     return {"queue_manager": name, "file": str(target), "files": len(entries), "bytes": total,
             "archive_bytes": target.stat().st_size, "seconds": round(time.monotonic() - started, 3)}
-
-
-def _sync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _damaged(source: Path, message: str, **fields: Any) -> CliError:
@@ -227,7 +220,7 @@ def _restore(home: Path, tar: tarfile.TarFile, source: Path, name: str | None, p
                            qmgr=target_name, holder=holder, port=config["port"])
         private.make_dir(qdir.path.parent, parents=True, exist_ok=True)
         os.rename(staging, qdir.path)
-        _sync_dir(qdir.path.parent)
+        fsync_dir(qdir.path.parent)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         with contextlib.suppress(OSError):
