@@ -195,12 +195,20 @@ def _hex(lines: _Lines, text: bytes, what: str) -> bytes:
     return binascii.unhexlify(text)
 
 
+_JSON = json.JSONDecoder()
+
+
 def _string(lines: _Lines, text: str, what: str) -> tuple[str, int]:
     """A JSON string at the start of ``text``: its value and where it ends."""
     if not text.startswith('"'):
         raise _fail(lines, f"{what} must be a quoted string")
+    close = text.find('"', 1)
+    if close > 0 and "\\" not in text[1:close]:  # nothing escaped: the string is what lies between
+        value = text[1:close]
+        if value.isprintable():  # JSON allows no control character unescaped
+            return value, close + 1
     try:
-        value, end = json.JSONDecoder().raw_decode(text)
+        value, end = _JSON.raw_decode(text)
     except ValueError as exc:
         raise _fail(lines, f"{what} is not a valid quoted string ({exc.args[0].split(':')[0]})") from None
     if not isinstance(value, str):
