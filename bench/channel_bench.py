@@ -42,7 +42,7 @@ def _free_port() -> int:
 
 
 def _start(home: str, name: str) -> tuple[str, int]:
-    _cli(home, "create", name, "--port", "0")
+    _cli(home, "create", name, "--port", "0", "--chlauth", "disabled")  # its clients are administrators
     doc = json.loads(_cli(home, "start", name, "--output", "json"))
     return f"127.0.0.1({doc['port']})", int(doc["pid"])
 

@@ -19,6 +19,17 @@ from pathlib import Path
 ADMIN_USER, ADMIN_PASSWORD = "ferrytest", "ferrytest-pw"
 os.environ.setdefault("FERRYMQ_USER", ADMIN_USER)  # read by ferrymq.client.connect when no user is named
 os.environ.setdefault("FERRYMQ_PASSWORD", ADMIN_PASSWORD)
+# IBM's default channel authentication records refuse every administrator on every client
+# channel, and everybody on SYSTEM.DEF.SVRCONN; the tests' clients are that administrator on
+# that channel, so their queue managers are made with CHLAUTH(DISABLED), as pymqi's own suite
+# configures IBM MQ (its create_mq_objects.py). The tests of the records themselves
+# (test_chlauth_tcp.py) keep them enabled.
+TEST_CHLAUTH = ("--chlauth", "disabled")
+
+
+def create_args_for_tests(args: tuple[str, ...]) -> tuple[str, ...]:
+    """``ferrymq create`` arguments with TEST_CHLAUTH unless they choose --chlauth."""
+    return args if args[:1] != ("create",) or "--chlauth" in args or "--help" in args else (*args, *TEST_CHLAUTH)
 
 
 def add_admin(home: Path, name: str) -> None:
@@ -40,7 +51,7 @@ class QueueManagerProcess:
         self.netns = netns
         self.pid = 0
         self.port = 0
-        self._cli("create", name, "--port", "0", *create_args)
+        self._cli(*create_args_for_tests(("create", name, "--port", "0", *create_args)))
         self.add_user(ADMIN_USER, ADMIN_PASSWORD, "mqm")
 
     def add_user(self, user: str, password: str, *groups: str) -> None:

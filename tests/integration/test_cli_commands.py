@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qm_process import add_admin
+from qm_process import add_admin, create_args_for_tests
 
 from ferrymq.client import NoMessageAvailable, connect
 
@@ -35,8 +35,8 @@ class Cli:
 
     def run(self, *args: str, code: int | None = 0) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ, FERRYMQ_HOME=str(self.home))
-        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True,
-                           text=True, timeout=60)
+        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *create_args_for_tests(args)], env=env,
+                           capture_output=True, text=True, timeout=60)
         if code is not None:
             assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
         if args[0] == "create" and p.returncode == 0 and "--home" not in args:

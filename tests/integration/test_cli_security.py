@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qm_process import add_admin
+from qm_process import add_admin, create_args_for_tests
 
 from ferrymq.client import connect
 
@@ -32,8 +32,9 @@ class Cli:
 
     def run(self, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ, FERRYMQ_HOME=str(self.home))
-        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
-                           timeout=60, preexec_fn=lambda: os.umask(0o022))  # a loose umask, as on many systems
+        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *create_args_for_tests(args)], env=env,
+                           capture_output=True, text=True, timeout=60,
+                           preexec_fn=lambda: os.umask(0o022))  # a loose umask, as on many systems
         assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
         if args[0] == "create" and p.returncode == 0:
             add_admin(self.home, args[1])  # the clients here authenticate as it (conftest.py)

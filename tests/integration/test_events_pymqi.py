@@ -4,10 +4,10 @@ decoded with pymqi's PCF structures."""
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterator
 
 import pytest
+from pcf_events import decode_event
 
 import ferrymq.pymqi as pymqi
 from ferrymq.api import EmbeddedQueueManager
@@ -20,29 +20,6 @@ def qmgr(embedded: EmbeddedQueueManager) -> Iterator[pymqi.QueueManager]:
     yield qm
     if qm.is_connected:
         qm.disconnect()
-
-
-def decode_event(message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:
-    """An event message taken apart with pymqi's structures (PCFExecute.unpack refuses a
-    header whose CompCode is not MQCC_OK, and an event's is MQCC_WARNING, on IBM MQ too)."""
-    header = pymqi.CFH()
-    header.unpack(message[:CMQCFC.MQCFH_STRUC_LENGTH])
-    params: dict[int, object] = {}
-    cursor = CMQCFC.MQCFH_STRUC_LENGTH
-    for _ in range(header.ParameterCount):
-        kind, length = struct.unpack_from("<2i", message, cursor)
-        if kind == CMQCFC.MQCFT_STRING:
-            fixed = pymqi.CFST()
-            fixed.unpack(message[cursor:cursor + CMQCFC.MQCFST_STRUC_LENGTH_FIXED])
-            param = pymqi.CFST(StringLength=fixed.StringLength)
-            param.unpack(message[cursor:cursor + length])
-            params[param.Parameter] = param.String[:fixed.StringLength]
-        elif kind == CMQCFC.MQCFT_INTEGER:
-            param = pymqi.CFIN()
-            param.unpack(message[cursor:cursor + length])
-            params[param.Parameter] = param.Value
-        cursor += length
-    return header, params
 
 
 def take_events(qmgr: pymqi.QueueManager, queue: bytes) -> list[tuple[pymqi.CFH, dict[int, object]]]:

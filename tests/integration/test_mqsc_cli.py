@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from qm_process import add_admin
+from qm_process import add_admin, create_args_for_tests
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,8 +28,8 @@ class Home:
         self.env = dict(os.environ, FERRYMQ_HOME=str(path), HOME=str(path))
 
     def run(self, *args: str, stdin: str = "", code: int | None = 0) -> subprocess.CompletedProcess[str]:
-        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=self.env, input=stdin,
-                           capture_output=True, text=True, timeout=60)
+        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *create_args_for_tests(args)], env=self.env,
+                           input=stdin, capture_output=True, text=True, timeout=60)
         if code is not None:
             assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
         return p

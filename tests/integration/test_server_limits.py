@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from qm_process import add_admin
+from qm_process import add_admin, create_args_for_tests
 
 import ferrymq.client as fc
 from ferrymq.engine.api import SystemClock
@@ -357,8 +357,8 @@ def test_near_the_descriptor_limit_new_clients_are_refused_clearly(tmp_path: Any
     env = dict(os.environ, FERRYMQ_HOME=str(tmp_path))
 
     def cli(*args: str, **kw: Any) -> str:
-        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
-                           timeout=60, **kw)
+        p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *create_args_for_tests(args)], env=env,
+                           capture_output=True, text=True, timeout=60, **kw)
         assert p.returncode == 0, p.stderr
         return p.stdout
 
@@ -415,8 +415,8 @@ def test_cli_keeps_server_knobs_and_start_overrides_them(tmp_path: Any) -> None:
     env = dict(os.environ, FERRYMQ_HOME=str(tmp_path))
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "ferrymq.cli", *args], env=env, capture_output=True, text=True,
-                              timeout=60)
+        return subprocess.run([sys.executable, "-m", "ferrymq.cli", *create_args_for_tests(args)], env=env,
+                              capture_output=True, text=True, timeout=60)
 
     bad = cli("create", "QM1", "--port", "0", "--max-connections", "-1")
     assert bad.returncode != 0 and "max_connections must be at least 0" in bad.stdout + bad.stderr

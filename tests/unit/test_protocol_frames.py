@@ -109,7 +109,7 @@ def test_server_initiated_frames_round_trip() -> None:
 def test_a_connect_password_travels_but_never_shows() -> None:
     ev = E.Connect(1, "QM1", "app", "bob", password="s3cret")
     raw = ClientConnection().send(ev)
-    assert raw.endswith(b"\x00\x03bob\x00\x06s3cret")
+    assert raw.endswith(b"\x00\x03bob\x00\x06s3cret\x00\x00")  # then the channel (blank)
     assert "s3cret" not in repr(ev)
     server = ServerConnection()
     server.receive_data(raw)
@@ -118,11 +118,12 @@ def test_a_connect_password_travels_but_never_shows() -> None:
 
 
 def test_connect_layout_is_a_gpacket() -> None:
-    raw = ClientConnection().send(E.Connect(1, "QM1", "app", "bob", 6, 1, 1, 65536, 30000, 0))
+    raw = ClientConnection().send(E.Connect(1, "QM1", "app", "bob", 6, 1, 1, 65536, 30000, 0, channel="APP.SVRCONN"))
     version, ptype, size, magic, props, ts, seq, flags = struct.unpack_from(">hhiiiqqI", raw)
     assert (version, ptype, size, magic, props, ts, seq, flags) == (350, 1100, len(raw), MAGIC, 0, 0, 1, 1)
     body = raw[36:]
-    assert body == struct.pack(">HHIIii", 1, 1, 65536, 30000, 0, 6) + b"\x00\x03QM1\x00\x03app\x00\x03bob\x00\x00"
+    assert body == (struct.pack(">HHIIii", 1, 1, 65536, 30000, 0, 6) + b"\x00\x03QM1\x00\x03app\x00\x03bob\x00\x00"
+                    + b"\x00\x0bAPP.SVRCONN")
     packet = GPacket.unpack_from(raw)  # the wire codec reads it as a GPacket
     assert packet.type == codec.T_CONNECT and packet.sequence == 1 and packet.flags == 1
 

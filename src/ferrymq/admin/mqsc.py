@@ -77,22 +77,24 @@ def _value(text: str, pos: int) -> tuple[str, int]:
     while i < len(text) and text[i] == " ":
         i += 1
     if i < len(text) and text[i] == "'":
-        i += 1
-        while True:
-            if i >= len(text):
-                raise MqscSyntaxError("a quoted string is not closed")
-            if text[i] == "'":
-                if i + 1 < len(text) and text[i + 1] == "'":
-                    out.append("'")
-                    i += 2
-                    continue
-                i += 1
-                break
-            out.append(text[i])
-            i += 1
-        value = "".join(out)
+        value, i = _quoted(text, i)
         while i < len(text) and text[i] == " ":
             i += 1
+        # A list of quoted items (USERLIST('a', 'b')): the items joined by commas.
+        while i < len(text) and text[i] == ",":
+            i += 1
+            while i < len(text) and text[i] == " ":
+                i += 1
+            if i < len(text) and text[i] == "'":
+                item, i = _quoted(text, i)
+            else:
+                start = i
+                while i < len(text) and text[i] not in ",)":
+                    i += 1
+                item = text[start:i].strip().upper()
+            value += "," + item
+            while i < len(text) and text[i] == " ":
+                i += 1
     else:
         # Unquoted text is upper-cased; quoted parts inside it (WHERE values) keep their case.
         # No value holds an unquoted '(': meeting one means the '(' before it was never closed
@@ -111,6 +113,24 @@ def _value(text: str, pos: int) -> tuple[str, int]:
     if i >= len(text) or text[i] != ")":
         raise MqscSyntaxError(f"expected ')' at position {i + 1}")
     return value, i + 1
+
+
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    """The quoted string whose opening quote is at ``i`` ('' inside is one quote), and the
+    index after its closing quote."""
+    out: list[str] = []
+    i += 1
+    while True:
+        if i >= len(text):
+            raise MqscSyntaxError("a quoted string is not closed")
+        if text[i] == "'":
+            if i + 1 < len(text) and text[i + 1] == "'":
+                out.append("'")
+                i += 2
+                continue
+            return "".join(out), i + 1
+        out.append(text[i])
+        i += 1
 
 
 def tokens(text: str) -> Iterator[tuple[str, str | None]]:

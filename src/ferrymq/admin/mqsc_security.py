@@ -17,24 +17,28 @@ from __future__ import annotations
 
 import re
 
+from ferrymq.admin import mqsc_chlauth
 from ferrymq.engine import authority as Z
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Value
 
-AUTHREC, ENTAUTH, AUTHINFO = "AUTHREC", "ENTAUTH", "AUTHINFO"
-TYPES = {"AUTHREC": AUTHREC, "ENTAUTH": ENTAUTH, "AUTHINFO": AUTHINFO}
-ALLOWED = {"SET": (AUTHREC,), "DELETE": (AUTHREC,), "DISPLAY": (AUTHREC, ENTAUTH, AUTHINFO), "ALTER": (AUTHINFO,)}
+AUTHREC, ENTAUTH, AUTHINFO, CHLAUTH = "AUTHREC", "ENTAUTH", "AUTHINFO", mqsc_chlauth.CHLAUTH
+TYPES = {"AUTHREC": AUTHREC, "ENTAUTH": ENTAUTH, "AUTHINFO": AUTHINFO, "CHLAUTH": CHLAUTH}
+ALLOWED = {"SET": (AUTHREC, CHLAUTH), "DELETE": (AUTHREC,), "DISPLAY": (AUTHREC, ENTAUTH, AUTHINFO, CHLAUTH),
+           "ALTER": (AUTHINFO,)}
 NAMELESS = {AUTHREC, ENTAUTH}  # they take their names as keywords, not in parentheses
 _CHECKS = {"NONE": F.MQCHK_NONE, "OPTIONAL": F.MQCHK_OPTIONAL, "REQUIRED": F.MQCHK_REQUIRED,
            "REQDADM": F.MQCHK_REQUIRED_ADMIN}
 _CHECK_WORDS = {v: k for k, v in _CHECKS.items()}
 DONE = {("SET", AUTHREC): "AMQ8862I: IBM MQ authority record set.",
         ("DELETE", AUTHREC): "AMQ8863I: IBM MQ authority record deleted.",
-        ("ALTER", AUTHINFO): "AMQ8567I: IBM MQ authentication information changed."}
+        ("ALTER", AUTHINFO): "AMQ8567I: IBM MQ authentication information changed.",
+        ("SET", CHLAUTH): mqsc_chlauth.DONE}
 TITLE = {AUTHREC: "AMQ8864I: Display authority record details.",
          ENTAUTH: "AMQ8866I: Display entity authority details.",
-         AUTHINFO: "AMQ8566I: Display authentication information details."}
+         AUTHINFO: "AMQ8566I: Display authentication information details.",
+         CHLAUTH: mqsc_chlauth.TITLE}
 
 
 class SecuritySyntaxError(ValueError):
@@ -71,6 +75,11 @@ def to_command(verb: str, objtype: str, name: str | None, keywords: list[tuple[s
     """
     if objtype == AUTHINFO:
         return _authinfo(verb, name or "", keywords)
+    if objtype == CHLAUTH:
+        try:
+            return mqsc_chlauth.to_command(verb, name or "", keywords)
+        except mqsc_chlauth.ChlauthSyntaxError as exc:
+            raise SecuritySyntaxError(str(exc)) from None
     params: dict[int, Value] = {}
     for word, value in keywords:
         if (word == "PROFILE" and value) or (word == "OBJNAME" and value and objtype == ENTAUTH):
@@ -133,6 +142,8 @@ def _authinfo(verb: str, name: str, keywords: list[tuple[str, str | None]]) -> C
 
 def keywords(objtype: str, params: dict[int, Value]) -> list[tuple[str, str]]:
     """A security response's parameters as MQSC keyword/value pairs."""
+    if objtype == CHLAUTH:
+        return mqsc_chlauth.keywords(params)
     if objtype == AUTHINFO:
         adopt = params.get(C.MQIA_ADOPT_CONTEXT)
         return [("AUTHINFO", str(params.get(C.MQCA_AUTH_INFO_NAME, "")).strip()), ("AUTHTYPE", "IDPWOS"),

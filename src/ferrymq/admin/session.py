@@ -69,6 +69,8 @@ _ERROR = {
     F.MQRCCF_CHANNEL_IN_USE: "AMQ9514E: Channel '{name}' is in use.",
     F.MQRCCF_CHANNEL_INDOUBT: "AMQ9527E: Channel '{name}' is in doubt.",
     C.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized.",
+    F.MQRCCF_CHLAUTH_NOT_FOUND: "AMQ8884E: Channel authentication record not found.",
+    F.MQRCCF_CHLAUTH_ALREADY_EXISTS: "AMQ8883E: Channel authentication record already exists.",
     F.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: Object {name} already exists (use REPLACE to redefine it).",
     C.MQRC_Q_NOT_EMPTY: "AMQ8143E: Queue {name} is not empty (use PURGE to delete it with its messages).",
     F.MQRCCF_OBJECT_OPEN: "AMQ8148E: Object {name} is in use by an application or has uncommitted messages.",

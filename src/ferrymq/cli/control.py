@@ -51,7 +51,7 @@ _ACTIVE = {RUNNING, STARTING, QUIESCING, ENDING}
 
 
 def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] | None = None,
-           allow_remote: bool = False) -> dict[str, Any]:
+           allow_remote: bool = False, *, chlauth: bool = True) -> dict[str, Any]:
     """crtmqm: a data directory with its config and an initialized journal. ``server``:
     knobs of the server kept in its config (``cli.server_options``). ``allow_remote``: a
     ``host`` beyond loopback is accepted (``home.check_binding``).
@@ -71,6 +71,8 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         raise CliError(Exit.EXISTS, "qmgr_exists", f"queue manager {name} already exists in {qdir.path}",
                        qmgr=name) from None
     from ferrymq.cli.runner import open_engine  # the engine is loaded only by commands that need it
+    from ferrymq.engine.chlauth import ChannelAuthRecords, altered_stamp, with_defaults
+    from ferrymq.mq.cfc import MQCHLA_DISABLED
 
     try:
         lock = qdir.acquire_lock(patience=0)
@@ -80,8 +82,14 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
             qdir.save_config(config)
             private.make_dir(qdir.journal_dir)
             qm, journal = open_engine(qdir, name)
-            qm.state.authority.enabled = True  # a new queue manager checks who connects and what each may do
-            qm.state.authority.persist()
+            oam = qm.state.authority
+            oam.enabled = True  # a new queue manager checks who connects and what each may do
+            # IBM's three default channel authentication records (engine.chlauth), checked
+            # unless CHLAUTH(DISABLED) was asked for.
+            oam.chlauth = ChannelAuthRecords(with_defaults(altered_stamp(*qm.state.stamp_put(qm.state.clock.now()))))
+            oam.persist()
+            if not chlauth:
+                qm.objects.alter_qmgr({"CHLAUTH": MQCHLA_DISABLED})
             qm.take_sync_lsn()
             journal.sync()
             journal.close()

@@ -140,12 +140,16 @@ def _warn(info: dict[str, Any]) -> None:
 @click.option("--host", default=DEFAULT_HOST, show_default=True,
               help="Address to listen on. Beyond loopback (e.g. 0.0.0.0) needs " + ALLOW_REMOTE_FLAG + ".")
 @_allow_remote_option(default=False)
+@click.option("--chlauth", "chlauth", type=click.Choice(["enabled", "disabled"]), default="enabled", show_default=True,
+              help="The queue manager's CHLAUTH attribute from the start (ALTER QMGR CHLAUTH): whether IBM's default "
+                   "channel authentication records, made either way, are checked (docs/security.md).")
 @server_options.click_options
 @command
-def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: bool, **knobs: Any) -> None:
+def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: bool, chlauth: str,
+           **knobs: Any) -> None:
     """Create queue manager NAME (like crtmqm): its data directory, config and journal.
     The server's limits given here are kept in its config (docs/limits.md)."""
-    info = control.create(home, name, host, port, _knobs(knobs), allow_remote)
+    info = control.create(home, name, host, port, _knobs(knobs), allow_remote, chlauth=chlauth == "enabled")
     _warn(info)
     port_text = "any free port" if port == 0 else f"port {port}"
     out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"

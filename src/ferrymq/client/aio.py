@@ -98,7 +98,7 @@ class AsyncClient(AsyncSequenceCalls):
                           heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024,
                           timeout: float = 30.0, reconnect: R.ReconnectPolicy | None = None,
                           dial: Callable[[], Awaitable[socket.socket]] | None = None,
-                          on_reconnect: R.EventHandler | None = None) -> AsyncClient:
+                          on_reconnect: R.EventHandler | None = None, channel: str = "") -> AsyncClient:
         """Handshake over a connected socket (TCP, or a socketpair in bindings mode).
 
         ``reconnect``, ``dial`` and ``on_reconnect``: as for the blocking ``Client``.
@@ -109,7 +109,7 @@ class AsyncClient(AsyncSequenceCalls):
         self = cls()
         self.timeout = timeout
         self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
-                              local=sock.family == socket.AF_UNIX)
+                              local=sock.family == socket.AF_UNIX, channel=channel)
         self._dial = dial
         if reconnect is not None and dial is not None:
             self._redial = R.Redialer(reconnect, on_reconnect)
@@ -672,9 +672,9 @@ class AsyncQueue:
 async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "", password: str | None = None,
                         heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                         connect_timeout: float = 10.0, reconnect: bool | float = False,
-                        on_reconnect: R.EventHandler | None = None) -> AsyncClient:
+                        on_reconnect: R.EventHandler | None = None, channel: str = "") -> AsyncClient:
     """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``
-    (``reconnect`` and ``on_reconnect`` too).
+    (``reconnect``, ``on_reconnect`` and ``channel`` too).
 
     Raises:
         QueueManagerUnavailable: nothing answered; MQError: the queue manager refused.
@@ -706,4 +706,5 @@ async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, a
         policy = R.ReconnectPolicy() if reconnect is True else R.ReconnectPolicy(timeout=float(reconnect))
     return await AsyncClient.from_socket(await dial(), qmgr=qmgr, appl_name=appl_name, user=user, password=password,
                                          heartbeat=heartbeat, max_msg_length=max_msg_length, timeout=timeout,
-                                         reconnect=policy, dial=dial, on_reconnect=on_reconnect)
+                                         reconnect=policy, dial=dial, on_reconnect=on_reconnect,
+                                         channel=channel)

@@ -320,15 +320,16 @@ USER_ENV, PASSWORD_ENV = "FERRYMQ_USER", "FERRYMQ_PASSWORD"
 
 
 def hello(qmgr: str, appl_name: str, user: str, password: str | None, max_msg_length: int,
-          heartbeat: float, *, local: bool = False) -> E.Connect:
+          heartbeat: float, *, local: bool = False, channel: str = "") -> E.Connect:
     """The CONNECT a client sends: with the user and password (MQCSP) given, or, when neither
     is, over TCP, those of $FERRYMQ_USER and $FERRYMQ_PASSWORD (for scripts and tests: a
     program whose code names no credentials still authenticates). A ``local`` connection
-    (the queue manager's local socket) is its OS user unless credentials are given."""
+    (the queue manager's local socket) is its OS user unless credentials are given.
+    ``channel``: the SVRCONN channel named (blank: the server takes SYSTEM.DEF.SVRCONN)."""
     if not user and password is None and not local:
         user, password = os.environ.get(USER_ENV, ""), os.environ.get(PASSWORD_ENV, "")
     return E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length, heartbeat_ms=int(heartbeat * 1000),
-                     password=password or "")
+                     password=password or "", channel=channel.strip())
 
 
 def check(reply: Any) -> Any:

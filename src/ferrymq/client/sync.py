@@ -47,7 +47,7 @@ class Client(SequenceCalls):
     def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "", password: str | None = None,
                  heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                  reconnect: R.ReconnectPolicy | None = None, dial: Callable[[], socket.socket] | None = None,
-                 on_reconnect: R.EventHandler | None = None) -> None:
+                 on_reconnect: R.EventHandler | None = None, channel: str = "") -> None:
         """Handshake over an already connected socket (TCP, or a socketpair in bindings mode).
 
         With ``reconnect`` (and ``dial``, which makes a new connected socket) the client
@@ -58,7 +58,7 @@ class Client(SequenceCalls):
             MQError: the queue manager refused the connection (e.g. 2058 for a wrong name).
         """
         self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
-                              local=sock.family == socket.AF_UNIX)
+                              local=sock.family == socket.AF_UNIX, channel=channel)
         self._timeout = timeout
         self._tx = F.Transaction()
         self.closed = False
@@ -686,7 +686,7 @@ class Queue:
 def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "", password: str | None = None,
             heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
             connect_timeout: float = 10.0, reconnect: bool | float = False,
-            on_reconnect: R.EventHandler | None = None) -> Client:
+            on_reconnect: R.EventHandler | None = None, channel: str = "") -> Client:
     """Connect to queue manager ``qmgr`` at the first answering address of ``conn_name``
     (``"host(port)"``, comma-separated list tried in order). With no ``conn_name``, a
     queue manager of that name started from this home is reached through its local socket
@@ -695,7 +695,8 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
     ``reconnect=True`` (or a timeout in seconds) reconnects automatically after a lost
     connection, as MQCNO_RECONNECT does: to any address of ``conn_name``, for up to 1800 s
     by default. ``on_reconnect(reason, detail)`` is told of MQRC_RECONNECTING, RECONNECTED
-    and RECONNECT_FAILED.
+    and RECONNECT_FAILED. ``channel``: the SVRCONN channel the queue manager's channel
+    authentication records see (blank: SYSTEM.DEF.SVRCONN; not used over the local socket).
 
     Raises:
         QueueManagerUnavailable: nothing answered (MQRC_HOST_NOT_AVAILABLE 2538).
@@ -727,7 +728,7 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
     try:
         return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, password=password, heartbeat=heartbeat,
                       max_msg_length=max_msg_length, timeout=timeout, reconnect=policy, dial=dial,
-                      on_reconnect=on_reconnect)
+                      on_reconnect=on_reconnect, channel=channel)
     except BaseException:
         sock.close()
         raise

@@ -207,8 +207,12 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     _enum("CONFIGEV", C.MQIA_CONFIGURATION_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
     _enum("CMDEV", C.MQIA_COMMAND_EVENT, F.MQEVR_DISABLED, {QMGR},
           {"DISABLED": F.MQEVR_DISABLED, "ENABLED": F.MQEVR_ENABLED, "NODISPLAY": F.MQEVR_NO_DISPLAY}),
+    _enum("AUTHOREV", C.MQIA_AUTHORITY_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
     # The AUTHINFO object whose rules authenticate connections (engine.authority); blank: none.
     _str("CONNAUTH", C.MQCA_CONN_AUTH, "SYSTEM.DEFAULT.AUTHINFO.IDPWOS", {QMGR}),
+    # Whether channel authentication records (engine.chlauth) are checked when a channel starts.
+    _enum("CHLAUTH", C.MQIA_CHLAUTH_RECORDS, F.MQCHLA_ENABLED, {QMGR},
+          {"DISABLED": F.MQCHLA_DISABLED, "ENABLED": F.MQCHLA_ENABLED}),
     _str("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "SYSTEM.ADMIN.COMMAND.QUEUE", {QMGR}, readonly=True),
     _int("MAXPRTY", C.MQIA_MAX_PRIORITY, 9, {QMGR}, readonly=True),
     _int("CMDLEVEL", C.MQIA_COMMAND_LEVEL, C.MQCMDL_CURRENT_LEVEL, {QMGR}, readonly=True),

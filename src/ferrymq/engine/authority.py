@@ -15,8 +15,8 @@ SYSTEM.* objects are administrators' only unless a record says otherwise.
 Nothing is checked while ``enabled`` is false: a queue manager embedded in a program, or
 made before security came, behaves as before. ``ferrymq create`` turns it on for a new one.
 
-Everything here is kept in one journal record (kind 13, JSON, never evaluated), rewritten
-on each change, so records and settings survive restarts as definitions do.
+Everything here, and the channel authentication records (engine.chlauth), is kept in one
+journal record (kind 13, JSON, never evaluated), rewritten on each change, so records and settings survive restarts as definitions do.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ferrymq.engine.chlauth import ChannelAuthRecords
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -168,6 +169,7 @@ class Authorities:
         self.enabled = False
         self.authinfo = AuthInfo()
         self.profiles: dict[tuple[int, str], Profile] = {}
+        self.chlauth = ChannelAuthRecords()  # SET CHLAUTH's records (engine.chlauth), kept in the same record
         self.groups_of: Callable[[str], frozenset[str]] = _no_groups  # the user registry's (set by the server)
         self.superusers: set[str] = set()  # the queue manager's own identities (its OS user, its command server)
         self.record_id = 0
@@ -295,7 +297,8 @@ class Authorities:
                          "faildelay": a.faildelay, "descr": a.descr},
             "records": [{"objtype": p.objtype, "profile": p.name,
                          "entities": [[kind, name, sorted(auths)] for (kind, name), auths in sorted(p.entities.items())]}
-                        for p in self.profiles.values()]}).encode()
+                        for p in self.profiles.values()],
+            "chlauth": self.chlauth.encode()}).encode()
 
     def load(self, payload: bytes) -> None:
         """The record replayed at restart (a damaged one raises ValueError/KeyError/TypeError)."""
@@ -311,4 +314,7 @@ class Authorities:
                     raise ValueError(f"entity type {kind!r}")
                 prof.entities[(str(kind), str(name))] = expand(int(x) for x in auths)
             profiles[(prof.objtype, prof.name)] = prof
-        self.enabled, self.authinfo, self.profiles = bool(doc["enabled"]), info, profiles
+        # A record written before channel authentication came holds none (IBM's migrated
+        # queue managers start without CHLAUTH records too).
+        chlauth = ChannelAuthRecords.decode(doc.get("chlauth", []))
+        self.enabled, self.authinfo, self.profiles, self.chlauth = bool(doc["enabled"]), info, profiles, chlauth

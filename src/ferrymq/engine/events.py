@@ -14,6 +14,8 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 | STRSTPEV | SYSTEM.ADMIN.QMGR.EVENT     | Queue Manager Active 2222, Not Active 2223                  |
 | CONFIGEV | SYSTEM.ADMIN.CONFIG.EVENT   | Create 2367, Change 2368 (two messages), Delete 2369        |
 | CMDEV    | SYSTEM.ADMIN.COMMAND.EVENT  | Command 2413 (NODISPLAY: not for inquiries)                 |
+| AUTHOREV | SYSTEM.ADMIN.QMGR.EVENT     | Not Authorized 2035, by reason qualifier: 1 connect (and a  |
+|          |                             | channel its records block), 2 open or put1, 4 command       |
 
 Queue depth events follow IBM's enabling rules, per queue, on top of PERFMEV: a put that
 brings the depth (uncommitted messages count) to QDEPTHHI percent of MAXDEPTH or more makes
@@ -221,6 +223,40 @@ class Events:
             params.append(P.CFST(F.MQCACH_CONNECTION_NAME, conn.conn_name))
         self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, reason, params)
 
+    # -- authority events (AUTHOREV): what the OAM and channel authentication refused -----------
+    def not_authorized(self, qualifier: int, user: str, *, appl_type: int = C.MQAT_DEFAULT, appl_name: str = "",
+                       conn_name: str = "", channel: str = "", options: int | None = None,
+                       object_type: int = C.MQOT_Q, object_name: str = "", command: int = 0) -> None:
+        """A Not Authorized event (MQRC_NOT_AUTHORIZED) of IBM's type ``qualifier``:
+        MQRQ_CONN_NOT_AUTHORIZED (QMgrName, ReasonQualifier, UserIdentifier, ApplType,
+        ApplName, then ConnName and ChannelName for a client), MQRQ_OPEN_NOT_AUTHORIZED (with
+        Options and the object's name), MQRQ_CMD_NOT_AUTHORIZED (Command, UserIdentifier)."""
+        if not self.on("AUTHOREV"):
+            return
+        params: list[P.Param] = [self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier)]
+        if qualifier == F.MQRQ_CMD_NOT_AUTHORIZED:
+            params += [P.CFIN(F.MQIACF_COMMAND, command), P.CFST(F.MQCACF_USER_IDENTIFIER, user)]
+        else:
+            if options is not None:
+                params.append(P.CFIN(F.MQIACF_OPEN_OPTIONS, options))
+            params += [P.CFST(F.MQCACF_USER_IDENTIFIER, user), P.CFIN(C.MQIA_APPL_TYPE, appl_type),
+                       P.CFST(F.MQCACF_APPL_NAME, appl_name)]
+            if qualifier == F.MQRQ_OPEN_NOT_AUTHORIZED:
+                params.append(P.CFST(_NAME_PARAM.get(object_type, F.MQCACF_OBJECT_NAME), object_name))
+            if conn_name:
+                params.append(P.CFST(F.MQCACH_CONNECTION_NAME, conn_name))
+            if channel:
+                params.append(P.CFST(F.MQCACH_CHANNEL_NAME, channel))
+        self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, params)
+
+    def open_refused(self, conn: Connection | None, options: int, object_type: int, name: str) -> None:
+        """An MQOPEN (or the open an MQPUT1 implies) refused 2035 by the OAM."""
+        if conn is None or not self.on("AUTHOREV"):
+            return
+        self.not_authorized(F.MQRQ_OPEN_NOT_AUTHORIZED, conn.user, appl_type=conn.appl_type,
+                            appl_name=conn.appl_name, conn_name=conn.conn_name, options=options,
+                            object_type=object_type, object_name=name)
+
     # -- start and stop ------------------------------------------------------------------
     def started(self) -> None:
         """The queue manager is active (STRSTPEV)."""
@@ -263,6 +299,11 @@ class Events:
             P.CFST(F.MQCACF_EVENT_Q_MGR, self.state.name), P.CFIN(F.MQIACF_COMMAND, command)))
         self.emit(COMMAND_EVENTS, F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_PCF,
                   [context, P.CFGR(F.MQGACF_COMMAND_DATA, tuple(data))])
+
+
+# The parameter naming the object of an open Not Authorized event, by object type.
+_NAME_PARAM = {C.MQOT_Q: C.MQCA_Q_NAME, C.MQOT_Q_MGR: C.MQCA_Q_MGR_NAME, C.MQOT_TOPIC: C.MQCA_TOPIC_NAME,
+               C.MQOT_NAMELIST: C.MQCA_NAMELIST_NAME, C.MQOT_PROCESS: C.MQCA_PROCESS_NAME}
 
 
 def _percent(q: QueueObject, limit: str) -> int:

@@ -46,7 +46,7 @@ from ferrymq.engine.api import (
     Waiting,
 )
 from ferrymq.engine.arrival import Arrivals
-from ferrymq.engine.authority import KIND_SECURITY
+from ferrymq.engine.authority import KIND_SECURITY, PUT1_CONTEXT
 from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, decode_channel, decode_listener
 from ferrymq.engine.definitions import Definition, Definitions
 from ferrymq.engine.events import Events
@@ -288,7 +288,10 @@ class QueueManager:
         try:
             return self.opener.open(hconn, od, options)
         except MQError as exc:
-            if exc.reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+            if exc.reason == C.MQRC_NOT_AUTHORIZED:
+                self.events.open_refused(self.connections.get(hconn), options, od.object_type,
+                                         od.object_name.strip() or od.object_string.strip())
+            elif exc.reason == C.MQRC_UNKNOWN_OBJECT_NAME:
                 self.events.refused(self.connections.get(hconn), exc.reason, od.object_name.strip(),
                                     od.object_type, od.object_q_mgr_name.strip())
             raise
@@ -304,6 +307,10 @@ class QueueManager:
         except MQError as exc:
             if exc.reason in _PUT_EVENTS:
                 self._put_refused(req, exc.reason)
+            elif exc.reason == C.MQRC_NOT_AUTHORIZED and req.od is not None:  # MQPUT1's implied open
+                options = C.MQOO_OUTPUT | sum(oo for pmo, oo in PUT1_CONTEXT if req.options & pmo)
+                self.events.open_refused(self.connections.get(req.hconn), options, req.od.object_type,
+                                         req.od.object_name.strip() or req.od.object_string.strip())
             raise
 
     def _put_refused(self, req: PutRequest, reason: int) -> None:

@@ -16,7 +16,7 @@ str detail; ``rest`` = the remaining payload bytes):
 
 | type | frame          | body                                                                    |
 |-----:|----------------|-------------------------------------------------------------------------|
-| 1100 | CONNECT        | u16 min_ver, u16 max_ver, u32 max_msg_len, u32 heartbeat_ms, i32 options, i32 appl_type, str qmgr, str appl, str user, str password |
+| 1100 | CONNECT        | u16 min_ver, u16 max_ver, u32 max_msg_len, u32 heartbeat_ms, i32 options, i32 appl_type, str qmgr, str appl, str user, str password, str channel |
 | 1101 | CONNECT_REPLY  | status, u16 version, u32 max_msg_len, u32 heartbeat_ms, 24 connection_id, str qmgr |
 | 1102 | DISCONNECT     | —                                                                       |
 | 1104 | OPEN           | i32 options, i32 object_type, str name, str qmgr, str dynamic, str altuser, str selection, charv object_string |
@@ -251,7 +251,7 @@ CLIENT_SENDS: list[Frame[Any]] = [
     Frame(T_CONNECT, "CONNECT", E.Connect, [
         ("min_version", "H"), ("max_version", "H"), ("max_msg_length", "I"), ("heartbeat_ms", "I"),
         ("options", "i"), ("appl_type", "i"), ("qmgr_name", "str"), ("appl_name", "str"), ("user", "str"),
-        ("password", "str")],
+        ("password", "str"), ("channel", "str")],
         flags=[(_R, "")]),
     Frame(T_DISCONNECT, "DISCONNECT", E.Disconnect, [], flags=[(_R, "")]),
     Frame(T_OPEN, "OPEN", E.Open, [

@@ -48,6 +48,8 @@ class Connect:
     options: int = 0  # MQCNO_* the client wants the server to know of (e.g. MQCNO_RECONNECT)
     # MQCSP's password (with ``user``): never in a repr, a log line or an error message.
     password: str = field(default="", repr=False)
+    # The SVRCONN channel the client names (MQCD ChannelName); blank: SYSTEM.DEF.SVRCONN.
+    channel: str = ""
 
 
 @dataclass(slots=True)

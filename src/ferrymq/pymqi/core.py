@@ -277,7 +277,8 @@ class QueueManager:
             raise MQMIError(exc.comp, exc.reason, detail=exc.detail) from None
         heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
         return client_connect(qmgr, conn, user=user, password=password, heartbeat=heartbeat,
-                              max_msg_length=int(cd.MaxMsgLength), appl_name="pymqi", reconnect=reconnect)
+                              max_msg_length=int(cd.MaxMsgLength), appl_name="pymqi", reconnect=reconnect,
+                              channel=text(cd.ChannelName))
 
     @staticmethod
     def _bindings(qmgr: str, user: str, password: str | None = None) -> Client:

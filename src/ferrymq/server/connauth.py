@@ -38,6 +38,15 @@ from ferrymq.mq import cfc as F
 from ferrymq.store.users import MAX_PASSWORD, UserRegistry
 
 _CACHE_MAX = 1024
+_STRICTNESS = {F.MQCHK_NONE: 0, F.MQCHK_OPTIONAL: 1, F.MQCHK_REQUIRED_ADMIN: 2, F.MQCHK_REQUIRED: 3}
+
+
+def stricter(authinfo: int, record: int) -> int:
+    """The CHCKCLNT that applies: a channel authentication record's REQDADM or REQUIRED
+    when stricter than the AUTHINFO's (ASQMGR: the AUTHINFO's)."""
+    if record not in _STRICTNESS or _STRICTNESS[record] <= _STRICTNESS.get(authinfo, 0):
+        return authinfo
+    return record
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,14 +79,17 @@ class Authenticator:
     def faildelay(self) -> float:
         return float(self.oam.authinfo.faildelay)
 
-    def decide(self, *, local_user: str, user: str, password: str) -> Decision:
+    def decide(self, *, local_user: str, user: str, password: str, chckclnt: int = F.MQCHK_AS_Q_MGR) -> Decision:
         """Who a CONNECT is (see the module docstring); ``local_user``: the OS user of a
-        local-socket peer, blank for a client over TCP."""
+        local-socket peer, blank for a client over TCP; ``chckclnt``: the CHCKCLNT of the
+        channel authentication record that matched the client (engine.chlauth), which
+        applies when it is stricter than the AUTHINFO's."""
         if self.registry.refresh():
             self._passed.clear()
         info = self.oam.authinfo
         local = bool(local_user)
-        check = (info.chcklocl if local else info.chckclnt) if self.connauth().strip() else F.MQCHK_NONE
+        check = (info.chcklocl if local else stricter(info.chckclnt, chckclnt)) if self.connauth().strip() \
+            else F.MQCHK_NONE
         asserted = local_user if local else user.strip()
         given = bool(password)
         if len(password.encode("utf-8", "surrogatepass")) > MAX_PASSWORD:

@@ -27,13 +27,14 @@ from ferrymq.engine.api import (
     Waiting,
 )
 from ferrymq.errors import MQError
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MessageItem
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
-from ferrymq.server import gc_policy, seq_ops
+from ferrymq.server import chlgate, gc_policy, seq_ops
 from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
@@ -89,12 +90,31 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
         # A local-socket peer is the OS user the socket names (IBM's bindings), not the one it claims.
         _admit(h, ev, version, h.peer_user or ev.user)
         return
-    decision = auth.decide(local_user=h.peer_user, user=ev.user, password=ev.password)
+    qm = h.qmgr
+    partner = None if h.peer_user else chlgate.partner_of(ev.channel, h.peer, ev.user, getattr(h, "peer_dn", ""),
+                                                          getattr(h, "issuer_dn", ""))
+    chckclnt = chlgate.record_chckclnt(qm, partner) if partner is not None else F.MQCHK_AS_Q_MGR
+    decision = auth.decide(local_user=h.peer_user, user=ev.user, password=ev.password, chckclnt=chckclnt)
+    user = decision.user
+    if partner is not None:
+        # The channel's records come first: a blocked channel is refused for what blocked it,
+        # before any password is checked (IBM's listener checks BLOCKADDR before anything).
+        adopted = decision.verify is not None and qm.state.authority.authinfo.adoptctx
+        gate = chlgate.check(qm, partner, decision.user, adopted)
+        for qualifier, rec in gate.decision.warnings:
+            log.warning("event=channel_blocked_warning peer=%s channel=%s user=%r qualifier=%d rule=%r", h.peer,
+                        partner.channel, ev.user, qualifier, chlgate.describe(rec))
+        if gate.decision.refused:
+            assert gate.decision.record is not None
+            _refuse(h, ev, f"channel {partner.channel!r} blocked ({chlgate.BLOCKED_WHY[gate.decision.refused]}) "
+                    f"by {chlgate.describe(gate.decision.record)}", partner.channel)
+            return
+        user = chlgate.final_user(gate.decision.user, decision.user, adopted, gate.channel_user)
     if decision.refusal:
-        _refuse(h, ev, decision.refusal)
+        _refuse(h, ev, decision.refusal, partner.channel if partner is not None else "")
         return
     if decision.verify is None or auth.cached(*decision.verify):
-        _admit(h, ev, version, decision.user)
+        _admit(h, ev, version, user)
         return
     # The password check (scrypt) runs off the event loop; nothing else is read from this
     # client meanwhile (CONNECT is answered before any other frame is sent).
@@ -104,9 +124,9 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
         if h.closed:
             return
         if f.cancelled() or f.exception() is not None or not f.result():
-            _refuse(h, ev, "user or password not recognised")
+            _refuse(h, ev, "user or password not recognised", partner.channel if partner is not None else "")
             return
-        _admit(h, ev, version, decision.user)
+        _admit(h, ev, version, user)
         h.flush()
 
     future.add_done_callback(checked)
@@ -119,6 +139,8 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
         hconn = h.qmgr.connect(appl_name=ev.appl_name, user=user, appl_type=ev.appl_type)
     except MQError as exc:
         log.warning("event=connect_refused peer=%s user=%r reason=%d detail=%r", h.peer, user, exc.reason, exc.detail)
+        if exc.reason == C.MQRC_NOT_AUTHORIZED:
+            _conn_event(h, ev, user, "" if h.peer_user else (ev.channel.strip() or chlgate.DEFAULT_SVRCONN))
         h.emit(E.ConnectReply(ev.corr, exc.comp, exc.reason, exc.detail))
         return
     h.hconn = h.last_hconn = hconn
@@ -132,12 +154,14 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
                           qmgr_name=h.qmgr.name, connection_id=server.connection_id(h.hconn)))
 
 
-def _refuse(h: ClientHandler, ev: E.Connect, why: str) -> None:
-    """2035 after FAILDELAY (so guessing passwords is slow), logged without the password."""
+def _refuse(h: ClientHandler, ev: E.Connect, why: str, channel: str = "") -> None:
+    """2035 after FAILDELAY (so guessing passwords is slow), logged once, without the
+    password, and reported as a Not Authorized event (AUTHOREV)."""
     auth = h.server.authenticator
     delay = auth.faildelay if auth is not None else 0.0
-    log.warning("event=connect_refused peer=%s user=%r reason=%d detail=%r", h.peer, ev.user,
-                C.MQRC_NOT_AUTHORIZED, why)
+    log.warning("event=connect_refused peer=%s channel=%s user=%r reason=%d detail=%r", h.peer, channel or "-",
+                ev.user, C.MQRC_NOT_AUTHORIZED, why)
+    _conn_event(h, ev, ev.user.strip() or h.peer_user, channel)
 
     def answer() -> None:
         if h.closed:
@@ -147,6 +171,16 @@ def _refuse(h: ClientHandler, ev: E.Connect, why: str) -> None:
         h.flush()
 
     asyncio.get_running_loop().call_later(delay, answer)
+
+
+def _conn_event(h: ClientHandler, ev: E.Connect, user: str, channel: str) -> None:
+    """The Not Authorized (type 1, MQRQ_CONN_NOT_AUTHORIZED) event of a refused CONNECT."""
+    events = h.qmgr.events
+    if events.on("AUTHOREV"):
+        conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
+        events.not_authorized(F.MQRQ_CONN_NOT_AUTHORIZED, user, appl_type=ev.appl_type, appl_name=ev.appl_name,
+                              conn_name=conn_name, channel=channel)
+        h.qmgr.take_sync_lsn()
 
 
 def _disconnect(h: ClientHandler, ev: E.Disconnect) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ferrymq.engine import attrs as A
-from ferrymq.engine.commands import channels, namelists, processes, security, subs, topics
+from ferrymq.engine.commands import channels, chlauth, namelists, processes, security, subs, topics
 from ferrymq.engine.commands.params import settable
 from ferrymq.engine.commands.status import inquire_connection, inquire_q_status
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.errors import failed
+from ferrymq.errors import MQError, failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.messages import from_command, to_param
@@ -41,7 +41,12 @@ def execute(qm: QueueManager, cmd: Command, user: str | None = None) -> list[Res
     handler = _HANDLERS.get(cmd.command)
     if handler is None:
         raise failed(F.MQRCCF_CFH_COMMAND_ERROR, f"PCF command {cmd.command} is not supported by ferrymq")
-    generic = user is not None and security.check_command(qm, cmd, user)
+    try:
+        generic = user is not None and security.check_command(qm, cmd, user)
+    except MQError as exc:
+        if exc.reason == C.MQRC_NOT_AUTHORIZED and user is not None:
+            qm.events.not_authorized(F.MQRQ_CMD_NOT_AUTHORIZED, user, command=cmd.command)
+        raise
     watched = cmd.command in _CONFIGURING and qm.events.on("CONFIGEV")
     before = _described(qm, cmd, cmd.command) if watched else None
     out = handler(qm, cmd)
@@ -298,4 +303,5 @@ _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     **channels.HANDLERS,  # CHANNEL and LISTENER objects, channel control, CHSTATUS, LSSTATUS
     **processes.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY PROCESS
     **security.HANDLERS,  # SET/DELETE/DISPLAY AUTHREC, DISPLAY ENTAUTH, ALTER/DISPLAY AUTHINFO
+    **chlauth.HANDLERS,  # SET/DISPLAY CHLAUTH
 }

@@ -1,0 +1,32 @@
+"""Events taken apart with pymqi's structures, as a pymqi monitoring program reads them on
+IBM MQ (shared by the event tests)."""
+
+from __future__ import annotations
+
+import struct
+
+import ferrymq.pymqi as pymqi
+from ferrymq.pymqi import CMQCFC
+
+
+def decode_event(message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:
+    """An event message taken apart with pymqi's structures (PCFExecute.unpack refuses a
+    header whose CompCode is not MQCC_OK, and an event's is MQCC_WARNING, on IBM MQ too)."""
+    header = pymqi.CFH()
+    header.unpack(message[:CMQCFC.MQCFH_STRUC_LENGTH])
+    params: dict[int, object] = {}
+    cursor = CMQCFC.MQCFH_STRUC_LENGTH
+    for _ in range(header.ParameterCount):
+        kind, length = struct.unpack_from("<2i", message, cursor)
+        if kind == CMQCFC.MQCFT_STRING:
+            fixed = pymqi.CFST()
+            fixed.unpack(message[cursor:cursor + CMQCFC.MQCFST_STRUC_LENGTH_FIXED])
+            text = pymqi.CFST(StringLength=fixed.StringLength)
+            text.unpack(message[cursor:cursor + length])
+            params[text.Parameter] = text.String[:fixed.StringLength]
+        elif kind == CMQCFC.MQCFT_INTEGER:
+            number = pymqi.CFIN()
+            number.unpack(message[cursor:cursor + length])
+            params[number.Parameter] = number.Value
+        cursor += length
+    return header, params
