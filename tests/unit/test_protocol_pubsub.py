@@ -124,5 +124,6 @@ def test_the_charv_limit_is_checked_on_decode_too() -> None:
     assert isinstance(ev, E.Open) and len(ev.object_string) == C.MQ_TOPIC_STR_LENGTH
 
 
-def test_version_4_is_the_only_one_served() -> None:
-    assert (E.MIN_PROTOCOL_VERSION, E.PROTOCOL_VERSION) == (4, 4)
+def test_versions_4_and_5_are_served() -> None:
+    # 5 only adds frames (GET_AHEAD, RETURN_AHEAD): a version 4 peer keeps every layout
+    assert (E.MIN_PROTOCOL_VERSION, E.PROTOCOL_VERSION, E.AHEAD_VERSION) == (4, 5, 5)

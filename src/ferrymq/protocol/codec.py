@@ -48,6 +48,8 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1135 | SUB_REPLY      | status, u32 hsub, u32 hobj, u8 described, i32 options, i32 pub_priority, i32 sub_expiry, i32 sub_level, 24 sub_correl_id, 32 pub_accounting_token, str queue_name, charv res_object_string, str object_name, charv sub_user_data, str pub_appl_identity_data, charv selection_string |
 | 1136 | SUBRQ          | u32 hsub, i32 action, i32 sro_options                                   |
 | 1137 | SUBRQ_REPLY    | status, u32 num_pubs                                                    |
+| 1138 | GET_AHEAD      | u32 hobj, i32 gmo_options, i32 wait_ms, u32 max_messages, u32 max_bytes, u32 buffer_length (v5) |
+| 1140 | RETURN_AHEAD   | u32 hobj, u32 n, n x 16 msg_token (v5)                                  |
 | 1199 | REPLY          | status                                                                  |
 
 ``charv`` = a ``str`` of at most 10240 characters (MQ_TOPIC_STR_LENGTH): an MQCHARV's text.
@@ -102,6 +104,8 @@ T_SUB = 1134
 T_SUB_REPLY = 1135
 T_SUBRQ = 1136
 T_SUBRQ_REPLY = 1137
+T_GET_AHEAD = 1138
+T_RETURN_AHEAD = 1140
 T_REPLY = 1199
 
 C_OK = 0  # MQCC_OK
@@ -243,6 +247,21 @@ def _dec_got_items(r: Reader) -> tuple[list[MessageItem]]:
     return (items,)
 
 
+def _enc_tokens(e: E.ReturnAhead) -> list[bytes]:
+    tokens = e.tokens
+    if any(len(t) != 16 for t in tokens):
+        raise ValueError("a MsgToken is 16 bytes")
+    return [_U32.pack(_batch_size(len(tokens))), *tokens]
+
+
+def _dec_tokens(r: Reader) -> tuple[list[bytes]]:
+    (n,) = r.unpack(_U32)
+    r.batch_count(n)
+    if r.left != 16 * n:
+        raise r.fail(f"{n} MsgTokens need {16 * n} bytes, {r.left} present")
+    return ([bytes(r.take(16)) for _ in range(n)],)
+
+
 # --- the frames -----------------------------------------------------------------------------
 
 _STATUS = ("status", "status")
@@ -283,6 +302,11 @@ CLIENT_SENDS: list[Frame[Any]] = [
     Frame(T_GET_BATCH, "GET_BATCH", E.GetBatch, [
         ("hobj", "I"), ("options", "i"), ("wait_interval", "i"), ("max_messages", "batch"), ("max_bytes", "I"),
         ("buffer_length", "I")], flags=[(_R, "")]),
+    Frame(T_GET_AHEAD, "GET_AHEAD", E.GetAhead, [
+        ("hobj", "I"), ("options", "i"), ("wait_interval", "i"), ("max_messages", "batch"), ("max_bytes", "I"),
+        ("buffer_length", "I")], flags=[(_R, "")]),
+    Frame(T_RETURN_AHEAD, "RETURN_AHEAD", E.ReturnAhead, [
+        ("hobj", "I"), ("tokens", Part(("tokens",), _enc_tokens, _dec_tokens))], flags=[(_R, "")]),
     Frame(T_SUB, "SUB", E.Sub, [
         ("options", "i"), ("hobj", "I"), ("pub_priority", "i"), ("sub_expiry", "i"), ("sub_level", "i"),
         ("sub_correl_id", "24s"), ("pub_accounting_token", "32s"), ("object_name", "str"),

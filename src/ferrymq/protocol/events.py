@@ -21,15 +21,18 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 """2 added the batch frames and carries typed message properties in the payload of PUT,
 PUT1, GET_REPLY and PUSHED; 3 added publish/subscribe: a topic string in OPEN, OPEN_REPLY
 and PUT1 (their layouts changed) and the SUB and SUBRQ frames; 4 gives each PUSHED_BATCH
 item its properties (a publication's copies carry them), as GET_BATCH_REPLY's have. A
 peer of an older version is refused at CONNECT (its frames have the old layout), so every
-conversation speaks 4."""
+conversation speaks 4 or 5. 5 adds GET_AHEAD and RETURN_AHEAD (gets read ahead into a
+unit of work, and their return) and changes no layout: a version 4 peer is still served,
+and those two frames are a protocol error on its conversation."""
 MIN_PROTOCOL_VERSION = 4
 BATCH_VERSION = 2
+AHEAD_VERSION = 5
 
 Properties = PropertySet  # typed message properties (a plain mapping is accepted when sending)
 
@@ -185,6 +188,30 @@ class GetBatch:
     max_messages: int = 100
     max_bytes: int = 1024 * 1024
     buffer_length: int = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class GetAhead(GetBatch):
+    """A syncpoint get that reads ahead: the first message is the application's MQGET
+    (taken with ``options``, which include MQGMO_SYNCPOINT; it may wait), and up to
+    ``max_messages - 1`` more that are there already are taken into the same unit of work
+    as *read ahead*: the client hands them to its next MQGETs, and returns those it did
+    not hand out with RETURN_AHEAD before it commits, backs out or closes. A read-ahead
+    get's delete is journaled only when the unit commits, so a return undoes it whole.
+    The run stops before any message whose get the queue manager would have to decide
+    at delivery (expiry, a confirmation of delivery, properties to re-form, a lock).
+    Answered as GetBatch is."""
+
+
+@dataclass(slots=True)
+class ReturnAhead:
+    """Put messages read ahead on ``hobj`` (named by their MsgTokens) back on their queue,
+    out of the unit of work, where and as they were (BackoutCount unchanged). Answered by
+    a Reply: MQRC_NONE, or a failure that changed nothing."""
+
+    corr: int
+    hobj: int
+    tokens: list[bytes] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -427,8 +454,8 @@ class Reply:
     detail: str = ""
 
 
-Request = (Connect | Disconnect | Open | Close | Put | Put1 | Get | GetBatch | Commit | Backout | Inquire | Set | Stat
-           | Consume | Sub | SubRequest)
+Request = (Connect | Disconnect | Open | Close | Put | Put1 | Get | GetBatch | GetAhead | ReturnAhead | Commit | Backout
+           | Inquire | Set | Stat | Consume | Sub | SubRequest)
 ReplyEvent = (ConnectReply | OpenReply | PutReply | GetReply | GetBatchReply | InquireReply | StatReply | HeartbeatReply
               | SubReply | SubRequestReply | Reply)
 ClientEvent = Request | PutBatch | Heartbeat | HeartbeatReply | Credit

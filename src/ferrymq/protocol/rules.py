@@ -13,7 +13,8 @@ nothing is sent after DISCONNECT or ENDING but the answers still owed; a request
 correlation id is positive and unique among the requests unanswered; every reply answers an
 outstanding request with a reply of the right kind (REPLY answers any); pushed messages
 come only for a handle that is consuming, and a handle consumes once; batch frames and
-message lengths keep to what CONNECT agreed.
+message lengths keep to what CONNECT agreed; the frames a version added are sent only on
+a conversation that agreed that version.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     E.Put1: (E.PutReply,),
     E.Get: (E.GetReply,),
     E.GetBatch: (E.GetBatchReply, E.GetReply),  # GetReply: one message ended a wait
+    E.GetAhead: (E.GetBatchReply, E.GetReply),
     E.Inquire: (E.InquireReply,),
     E.Stat: (E.StatReply,),
     E.Heartbeat: (E.HeartbeatReply,),
@@ -60,6 +62,7 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     E.SubRequest: (E.SubRequestReply,),
     **seqframes.ANSWERS,
     E.Disconnect: (), E.Close: (), E.Commit: (), E.Backout: (), E.Set: (), E.Consume: (),  # answered by Reply only
+    E.ReturnAhead: (),
 }
 _ANSWER_CHANGES = frozenset({E.Connect, E.Close, E.Consume})
 """The requests whose answer changes more than the outstanding requests."""
@@ -151,9 +154,10 @@ def _length(c: Conversation, data: bytes) -> None:
         raise LocalProtocolError(f"message of {len(data)} bytes exceeds the negotiated maximum {c.max_msg_length}")
 
 
-def _batch_version(c: Conversation, t: type) -> None:
-    if c.version < E.BATCH_VERSION:
-        raise LocalProtocolError(f"{t.__name__} needs protocol version {E.BATCH_VERSION}; version {c.version} was agreed")
+def _batch_version(c: Conversation, t: type, needed: int = E.BATCH_VERSION) -> None:
+    """A frame a protocol version added: only on a conversation that agreed it."""
+    if c.version < needed:
+        raise LocalProtocolError(f"{t.__name__} needs protocol version {needed}; version {c.version} was agreed")
 
 
 @_rule(CLIENT_SENDS, E.Connect)
@@ -194,6 +198,15 @@ def _get_batch(c: Conversation, ev: E.GetBatch) -> None:
     _connected(c, E.GetBatch)
     _batch_version(c, E.GetBatch)
     _request(c, ev.corr, E.GetBatch)
+
+
+@_rule(CLIENT_SENDS, E.GetAhead, E.ReturnAhead)
+def _ahead(c: Conversation, ev: E.GetAhead | E.ReturnAhead) -> None:
+    """Gets read ahead under syncpoint, and their return: frames of version 5."""
+    t = type(ev)
+    _connected(c, t)
+    _batch_version(c, t, E.AHEAD_VERSION)
+    _request(c, ev.corr, t)
 
 
 @_rule(CLIENT_SENDS, E.Close)
