@@ -122,8 +122,8 @@ class Getter:
         return self.waits.register(conn, h, md, gmo, buffer_length, q.name)
 
     def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
-                 max_bytes: int, *, frame_bytes: int = 0,
-                 framing: int = 0) -> tuple[list[GetResult], Waiting | MQError | None]:
+                 max_bytes: int, *, frame_bytes: int = 0, framing: int = 0,
+                 ahead: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
         """Destructive gets for read-ahead: up to ``limit`` messages (and about ``max_bytes``
         of data), each taken exactly as MQGET would take it. The first is an ordinary get
         (every check, and a wait registered when nothing is there); the call cannot change
@@ -134,6 +134,11 @@ class Getter:
         ``framing``, and the run stops before a message that would take it past
         ``frame_bytes`` (the first is taken whatever it costs: the caller bounds it with
         ``buffer_length``).
+
+        ``ahead`` (a GET_AHEAD, under syncpoint): the messages after the first are read
+        ahead (Units.join_get), and the run stops before one whose delivery the queue
+        manager must decide (an expiry, a confirmation of delivery, properties to re-form,
+        a lock, a buffer too short) and on a handle that saves the context of its gets.
 
         Returns the messages and why it stopped: a Waiting (nothing was there), the MQError
         that ended it (PersistentNext, or any MQGET refusal), or None (limit or size reached,
@@ -156,11 +161,13 @@ class Getter:
         # A conversion is one of MQGET's decisions: each message goes through ``attempt``.
         head = h.selection is None and not gmo.options & C.MQGMO_CONVERT and _selects_everything(md, gmo)
         room = frame_bytes - _cost(len(first.data), first.properties, framing) if frame_bytes else _UNBOUNDED
-        return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head, room, framing)
+        if ahead and not (head and gmo.options & C.MQGMO_SYNCPOINT and not h.options & C.MQOO_SAVE_ALL_CONTEXT):
+            return out, None
+        return self._take_run(conn, h, md, gmo, buffer_length, limit, max_bytes, out, size, head, room, framing, ahead)
 
     def _take_run(self, conn: Connection, h: Handle, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
                   max_bytes: int, out: list[GetResult], size: int, head: bool, room: int,
-                  framing: int) -> tuple[list[GetResult], MQError | None]:
+                  framing: int, ahead: bool = False) -> tuple[list[GetResult], MQError | None]:
         """get_many's loop. With ``head`` (the get selects every message) the search is the
         queue's first key; a message that needs one of MQGET's decisions (a browse lock, an
         expiry, properties or an MQRFH2 to re-form, a buffer too short) goes through
@@ -191,11 +198,13 @@ class Getter:
                         or length > buffer_length):
                     if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
                         return out, PersistentNext(qname)
+                    if ahead and m.report & C.MQRO_COD:
+                        break  # its report is put in the unit at the get: a return could not undo it
                     if bounded:
                         room -= _cost(length, props, framing)
                         if room < 0:
                             break
-                    self.take(conn, h, q, m, opts, first=True)
+                    self.take(conn, h, q, m, opts, first=True, ahead=ahead)
                     taken = True
                     md = m.md
                     # No properties: a handle would be empty (None here, as on the wire).
@@ -203,6 +212,8 @@ class Getter:
                                          m.seq, m.queue, props.copy() if props else None, md.pack()))
                     size += length
                     continue
+            if ahead:
+                break  # a get read ahead is only one the head of the queue gives as stored
             if bounded:
                 nxt = h.under_cursor if under_cursor else self.search(q, h, md, gmo, None, self.clock.now())
                 if nxt is None or _cost(min(nxt.data_length, buffer_length), nxt.properties, framing) > room:
@@ -353,10 +364,10 @@ class Getter:
         return found
 
     def take(self, conn: Connection, h: Handle, q: QueueObject, msg: Message, opts: int, first: bool = False,
-             queued: bool = True) -> None:
+             queued: bool = True, ahead: bool = False) -> None:
         """Remove a message destructively: into the unit of work, or gone now (``first``:
         it holds the queue's first key; not ``queued``: it is being handed over, and was
-        never in the queue's index)."""
+        never in the queue's index; ``ahead``: read ahead, see Units.join_get)."""
         in_uow = bool(opts & C.MQGMO_SYNCPOINT) or bool(opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
         if queued:
             record = msg.fetch()  # its record is about to go: a paged-out message comes back
@@ -373,7 +384,7 @@ class Getter:
         if q.events_on or q.events_epoch != self.objects.epoch:
             self.removed(q)  # engine.events: depth events
         if in_uow:
-            uow = self.join_get(conn, q, msg)
+            uow = self.join_get(conn, q, msg, ahead)
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:
                 uow.marked_skip = msg
             if msg.report & C.MQRO_COD:

@@ -391,6 +391,7 @@ class Opener:
             if conn.uow is not None:
                 conn.uow.puts = [(uq, m) for uq, m in conn.uow.puts if uq is not q]
                 conn.uow.gets = [(uq, m) for uq, m in conn.uow.gets if uq is not q]
+                conn.uow.ahead = {k: g for k, g in conn.uow.ahead.items() if g[0] is not q}
         q.messages.uncommitted = 0
         self.objects.queues.pop(q.name, None)
         if not q.temporary:

@@ -391,6 +391,19 @@ class QueueManager:
         """MQBACK (engine.units)."""
         self.units.backout(self.state.conn(hconn))
 
+    def return_ahead(self, hconn: int, hobj: int, tokens: list[bytes]) -> None:
+        """Gets read ahead on ``hobj`` (by MsgToken) back on its queue, out of the unit of
+        work (engine.units).
+
+        Raises:
+            MQError: 2018/2019 for the connection or handle; 2331 as Units.return_ahead.
+        """
+        conn = self.state.conn(hconn)
+        q = self.state.handle(conn, hobj).queue
+        if q is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"object handle {hobj} is not a queue's")
+        self.units.return_ahead(conn, q, tokens)
+
     def prepare(self, hconn: int, xid: bytes) -> int:
         """Phase one of a global unit of work (engine.xa)."""
         return self.xa.prepare(self.state.conn(hconn), xid)

@@ -38,6 +38,9 @@ class UnitOfWork:
     gets: list[tuple[QueueObject, Message]] = field(default_factory=list)
     journaled: bool = False  # a record was written under txid, so commit/rollback is journaled
     marked_skip: Message | None = None
+    # Gets read ahead (GET_AHEAD) by (queue, sequence): among ``gets``, their deletes not yet
+    # journaled (engine.units.settle_ahead), so a return undoes them whole.
+    ahead: dict[tuple[str, int], tuple[QueueObject, Message]] = field(default_factory=dict)
     # What changes only when the unit ends, beside its puts and gets (a retained
     # publication replaced under syncpoint: engine.retained).
     after_commit: list[Callable[[], None]] = field(default_factory=list)

@@ -20,6 +20,7 @@ from ferrymq.engine.reports import Reports
 from ferrymq.engine.session import Connection, UnitOfWork
 from ferrymq.engine.state import EngineState
 from ferrymq.engine.waits import Waits
+from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
@@ -43,16 +44,58 @@ class Units:
             conn.uow = UnitOfWork(self.new_txid())
         return conn.uow
 
-    def join_get(self, conn: Connection, q: QueueObject, msg: Message) -> UnitOfWork:
+    def join_get(self, conn: Connection, q: QueueObject, msg: Message, ahead: bool = False) -> UnitOfWork:
         """A destructive get of ``msg`` (out of ``q``'s index) joins the connection's unit
-        of work: its record is deleted in the unit's transaction, it counts in the depth."""
+        of work: its record is deleted in the unit's transaction, it counts in the depth.
+        A get read ahead (``ahead``) stages its delete only when the unit settles
+        (``settle_ahead``): until then ``return_ahead`` may undo it."""
         uow = self.uow_of(conn)
         uow.gets.append((q, msg))
         q.messages.uncommitted += 1
-        if msg.record_id:
+        if ahead:
+            uow.ahead[(q.name, msg.seq)] = (q, msg)
+        elif msg.record_id:
             self.staging.drop_message(msg, uow.txid)
             uow.journaled = True
         return uow
+
+    def settle_ahead(self, uow: UnitOfWork) -> None:
+        """The unit's gets read ahead become ordinary ones: their deletes are staged in its
+        transaction (before it commits or is prepared; a backout needs none)."""
+        for _, msg in uow.ahead.values():
+            if msg.record_id:
+                self.staging.drop_message(msg, uow.txid)
+                uow.journaled = True
+        uow.ahead.clear()
+
+    def return_ahead(self, conn: Connection, q: QueueObject, tokens: list[bytes]) -> None:
+        """Gets read ahead from ``q`` (named by MsgToken) leave the connection's unit of
+        work: each message is back where it was, BackoutCount unchanged, as if never got.
+
+        Raises:
+            MQError: 2331 (MQRC_MSG_TOKEN_ERROR) when one is not a get read ahead from ``q``
+                in the open unit, or is named twice; nothing is returned then.
+        """
+        uow = conn.uow
+        ahead = {} if uow is None else uow.ahead
+        keys = [(q.name, int.from_bytes(t[:8], "big")) for t in tokens]
+        for key, token in zip(keys, tokens, strict=True):
+            got = ahead.get(key)
+            if got is None or got[1].token != token:
+                raise failed(C.MQRC_MSG_TOKEN_ERROR, f"MsgToken {token.hex()} is not a get read ahead from {q.name} "
+                                                     "in this unit of work")
+        if len(set(keys)) != len(keys):
+            raise failed(C.MQRC_MSG_TOKEN_ERROR, "a MsgToken is named twice")
+        assert uow is not None
+        returned = [ahead.pop(key)[1] for key in keys]
+        back = {id(m) for m in returned}
+        uow.gets = [(gq, m) for gq, m in uow.gets if id(m) not in back]
+        messages = q.messages
+        messages.uncommitted -= len(returned)
+        q.dequeued -= len(returned)
+        for msg in returned:
+            messages.insert(msg)  # its key (priority, sequence) is its old place
+        self.wake(q)
 
     def commit(self, conn: Connection) -> None:
         """MQCMIT: puts become visible, gets become final; durable before the reply."""
@@ -62,6 +105,8 @@ class Units:
 
     def commit_unit(self, uow: UnitOfWork) -> None:
         """End ``uow`` (a connection's, or one prepared) with its changes made final."""
+        if uow.ahead:
+            self.settle_ahead(uow)
         if uow.journaled:
             self.journal.commit(uow.txid)
             self.staging.need_sync()

@@ -298,8 +298,9 @@ def _get(h: ClientHandler, ev: E.Get) -> None:
     h.server.after_engine_call(h)
 
 
-def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
-    """Several destructive gets in one request (each an MQGET; a wait ends with one message)."""
+def _get_batch(h: ClientHandler, ev: E.GetBatch | E.GetAhead) -> None:
+    """Several destructive gets in one request (each an MQGET; a wait ends with one message).
+    A GetAhead's after the first are read ahead into the unit of work (Getter.get_many)."""
     # Truncated messages are never taken by a batch: one that does not fit comes back alone,
     # as a GetReply with MQRC_TRUNCATED_MSG_FAILED, and stays on the queue.
     gmo = GetOptions(ev.options & ~C.MQGMO_ACCEPT_TRUNCATED_MSG, ev.wait_interval, C.MQMO_NONE, msg_handle=True)
@@ -308,7 +309,8 @@ def _get_batch(h: ClientHandler, ev: E.GetBatch) -> None:
     # held to that maximum (the frame's overhead allowance covers the reply's own header).
     cap = h.conn.max_msg_length
     results, stop = h.qmgr.get_many(h.hconn, ev.hobj, _READ_AHEAD_MD, gmo, min(ev.buffer_length, cap),
-                                    ev.max_messages, ev.max_bytes, frame_bytes=cap, framing=BATCH_ITEM_FRAMING)
+                                    ev.max_messages, ev.max_bytes, frame_bytes=cap, framing=BATCH_ITEM_FRAMING,
+                                    ahead=type(ev) is E.GetAhead)
     if results and results[-1].reason == C.MQRC_TRUNCATED_MSG_FAILED:
         last = results.pop()
         if not results:
@@ -336,6 +338,12 @@ v2 and lengths: about 400), rounded up."""
 def get_reply(corr: int, r: GetResult) -> E.GetReply:
     return E.GetReply(corr, r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, r.resolved_q_name, r.properties,
                       r.comp, r.reason)
+
+
+def _return_ahead(h: ClientHandler, ev: E.ReturnAhead) -> None:
+    h.qmgr.return_ahead(h.hconn, ev.hobj, ev.tokens)
+    _reply(h, E.Reply(ev.corr))
+    h.server.after_engine_call(h)
 
 
 def _commit(h: ClientHandler, ev: E.Commit) -> None:
@@ -555,6 +563,8 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     PutColumns: _put_columns,
     E.Get: _get,
     E.GetBatch: _get_batch,
+    E.GetAhead: _get_batch,
+    E.ReturnAhead: _return_ahead,
     E.Commit: _commit,
     E.Backout: _backout,
     E.Inquire: _inquire,
