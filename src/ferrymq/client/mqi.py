@@ -157,6 +157,33 @@ def get(conv: Conversation, hobj: int, md: bytes, options: int, wait_interval: i
     return reply
 
 
+def get_ahead(conv: Conversation, hobj: int, options: int, wait_interval: int, max_messages: int,
+              max_bytes: int, buffer_length: int) -> Flow[E.GetBatchReply | E.GetReply]:
+    """MQGET under syncpoint that reads ahead (GET_AHEAD): the reply holds the
+    application's message first, then those read ahead into the unit of work; a
+    GetReply when one message ended a wait or the next is longer than the connection
+    carries (MQRC_TRUNCATED_MSG_FAILED, not taken). Each message is at most
+    ``buffer_length`` bytes long: the run stops before a longer one.
+
+    Raises:
+        MQError: the get failed without a message (e.g. 2033); 2010 as ``get``.
+    """
+    s = conv.session
+    S.check_length(s, buffer_length)
+    wait = wait_interval if options & C.MQGMO_WAIT else 0
+    reply: Any = yield Call(E.GetAhead(s.next_corr(), hobj, options, wait, max_messages, max_bytes, buffer_length))
+    t = type(reply)
+    if t is not E.GetBatchReply and (t is not E.GetReply or (reply.comp == C.MQCC_FAILED
+                                                              and reply.reason != C.MQRC_TRUNCATED_MSG_FAILED)):
+        raise error_for(reply.comp, reply.reason, reply.detail)
+    return reply  # type: ignore[no-any-return]
+
+
+def return_ahead(conv: Conversation, hobj: int, tokens: list[bytes]) -> Flow[None]:
+    """RETURN_AHEAD: messages read ahead and not handed out go back on their queue."""
+    S.check((yield Call(E.ReturnAhead(conv.session.next_corr(), hobj, tokens))))
+
+
 def subscribe(conv: Conversation, sub: E.Sub) -> Flow[E.SubReply]:
     """MQSUB: the subscription's handle, the handle of the queue publications arrive on
     (a managed one's new handle) and what the queue manager wrote back into the MQSD.
@@ -288,6 +315,26 @@ def mqget(conv: BlockingConversation, hobj: int, md: bytes, options: int, wait_i
     """
     return conv.run(get(conv, conv.handles.current(hobj), md, options, wait_interval, match_options, buffer_length,
                         msg_token, msg_handle))
+
+
+def mqget_ahead(conv: BlockingConversation, hobj: int, options: int, wait_interval: int, max_messages: int,
+                max_bytes: int, buffer_length: int) -> E.GetBatchReply | E.GetReply:
+    """MQGET under syncpoint reading up to ``max_messages - 1`` more ahead (``get_ahead``).
+
+    Raises:
+        MQError: as ``mqget``.
+    """
+    return conv.run(get_ahead(conv, conv.handles.current(hobj), options, wait_interval, max_messages, max_bytes,
+                              buffer_length))
+
+
+def mqreturn_ahead(conv: BlockingConversation, hobj: int, tokens: list[bytes]) -> None:
+    """Return messages read ahead on ``hobj`` and not handed out (``return_ahead``).
+
+    Raises:
+        MQError: 2331 when one is not read ahead in the open unit of work (nothing changed).
+    """
+    conv.run(return_ahead(conv, conv.handles.current(hobj), tokens))
 
 
 def mqinq(conv: BlockingConversation, hobj: int, int_selectors: tuple[int, ...],

@@ -180,9 +180,9 @@ def in_syncpoint(ev: Any) -> bool:
     t = type(ev)
     if t is E.Put or t is E.Put1 or t is PutColumns:
         return bool(ev.options & C.MQPMO_SYNCPOINT)
-    if t is E.Get or t is E.GetBatch:
+    if t is E.Get or t is E.GetBatch or t is E.GetAhead:
         return bool(ev.options & GET_SYNCPOINT)
-    return False
+    return t is E.ReturnAhead
 
 
 class UnitOfWorkGuard:

@@ -173,6 +173,34 @@ def stat(client: Client, stat_type: int = C.MQSTAT_TYPE_ASYNC_ERROR, sts: STS | 
     return sts
 
 
+def without_handle(msg: Message, options: int, propctl: int) -> tuple[bytes, bytes]:
+    """The data and MQMD bytes a getter without a message handle receives of a message the
+    client holds (pushed, or read ahead under syncpoint). The queue manager sends its
+    properties apart (as to a handle); they go into an MQRFH2 in front of the data by the
+    queue's PROPCTL, as its own get without a handle gives them: ALL, or COMPAT when one is
+    in mcd, jms, usr or mqext; none under NONE or with MQGMO_NO_PROPERTIES. (PROPCTL(FORCE)
+    puts them in the data at the queue manager already.)"""
+    props = msg._properties
+    data, raw = msg.data, msg.md_bytes
+    if not props:
+        return data, raw
+    chosen = options & _PROPERTY_OPTIONS
+    if chosen == C.MQGMO_NO_PROPERTIES or chosen == C.MQGMO_PROPERTIES_IN_HANDLE:
+        return data, raw
+    if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or propctl == C.MQPROP_ALL:
+        wanted = True
+    elif chosen == C.MQGMO_PROPERTIES_COMPATIBILITY or propctl in (C.MQPROP_COMPATIBILITY, C.MQPROP_V6COMPAT):
+        wanted = any(rfh2map.is_compat_name(n) for n in props)
+    else:
+        wanted = False
+    if not wanted:
+        return data, raw
+    md = msg.md
+    written, _ = rfh2map.carriable(props)
+    body, fmt = rfh2map.with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id)
+    return body, md.replace(format=fmt).pack()
+
+
 # -- read-ahead gets ---------------------------------------------------------------------------
 
 class ReadAhead:
@@ -232,34 +260,6 @@ class ReadAhead:
             view.client.ping()
             return view.get(0.0, syncpoint=False)
 
-    def without_handle(self, msg: Message, options: int) -> tuple[bytes, bytes]:
-        """The data and MQMD bytes a getter without a message handle receives of a pushed
-        message. The queue manager pushes its properties apart (as to a handle); they go
-        into an MQRFH2 in front of the data by the queue's PROPCTL, as its own get without
-        a handle gives them: ALL, or COMPAT when one is in mcd, jms, usr or mqext; none
-        under NONE or with MQGMO_NO_PROPERTIES. (PROPCTL(FORCE) puts them in the data at
-        the queue manager already.)"""
-        props = msg._properties
-        data, raw = msg.data, msg.md_bytes
-        if not props:
-            return data, raw
-        chosen = options & _PROPERTY_OPTIONS
-        if chosen == C.MQGMO_NO_PROPERTIES or chosen == C.MQGMO_PROPERTIES_IN_HANDLE:
-            return data, raw
-        if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2 or self.propctl == C.MQPROP_ALL:
-            wanted = True
-        elif chosen == C.MQGMO_PROPERTIES_COMPATIBILITY or self.propctl in (C.MQPROP_COMPATIBILITY,
-                                                                           C.MQPROP_V6COMPAT):
-            wanted = any(rfh2map.is_compat_name(n) for n in props)
-        else:
-            wanted = False
-        if not wanted:
-            return data, raw
-        md = msg.md
-        written, _ = rfh2map.carriable(props)
-        body, fmt = rfh2map.with_rfh2(written, data, md.format, md.encoding, md.coded_char_set_id)
-        return body, md.replace(format=fmt).pack()
-
     def put_back(self, msg: Message) -> None:
         """A message too long for the get's buffer stays first, as in IBM's read-ahead buffer."""
         consumer = self.view.client.session.consumers.get(self.view.hobj)
@@ -272,4 +272,5 @@ class ReadAhead:
         return 0 if consumer is None else len(consumer.buffer)
 
 
-__all__ = ["STS", "ReadAhead", "as_bytes", "put_async", "queue_defaults", "reads_ahead", "stat", "wants_async"]
+__all__ = ["STS", "ReadAhead", "as_bytes", "put_async", "queue_defaults", "reads_ahead", "stat", "wants_async",
+           "without_handle"]

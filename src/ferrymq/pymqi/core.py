@@ -33,6 +33,7 @@ from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQXC, ahead, handles
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.structs import CD, CNO, MD, OD, PMO, SCO, STS, as_bytes, text
+from ferrymq.pymqi.syncahead import SyncAhead
 
 if TYPE_CHECKING:
     from ferrymq.api import EmbeddedQueueManager
@@ -209,6 +210,7 @@ class QueueManager:
                  bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
         self._client: Client | None = None
         self.q_defaults: dict[str, tuple[int, int, int]] = {}  # (DEFPRESP, DEFREADA, PROPCTL) by name (ahead)
+        self.sync_ahead: dict[int, SyncAhead] = {}  # handles reading ahead under syncpoint, by number (syncahead)
         self._hconn = 0
         self._qmgr_hobj = 0
         self._name = ""
@@ -268,6 +270,7 @@ class QueueManager:
         self._name = self._client.qmgr_name
         self._hconn = next(_HCONNS)
         self.q_defaults = {}
+        self.sync_ahead = {}
 
     @staticmethod
     def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False, password: str | None = None) -> Client:
@@ -319,6 +322,7 @@ class QueueManager:
             PYIFError: not connected.
         """
         client = self._require()
+        self._end_unit(client)  # MQDISC commits: nothing read ahead may be in the unit then
         self._client = None
         self._hconn = self._qmgr_hobj = 0
         _call(client.disconnect)
@@ -369,12 +373,36 @@ class QueueManager:
     def commit(self) -> None:
         """MQCMIT."""
         client = self._require()
+        self._end_unit(client)
         _call(lambda: mqi.mqcmit(client))
 
     def backout(self) -> None:
         """MQBACK."""
         client = self._require()
+        self._end_unit(client)
         _call(lambda: mqi.mqback(client))
+
+    def _end_unit(self, client: Client) -> None:
+        """Before MQCMIT, MQBACK or MQDISC: every message read ahead under syncpoint and not
+        got goes back to its queue (ferrymq.pymqi.syncahead).
+
+        Raises:
+            MQMIError: the return failed (the unit is then left as it is).
+        """
+        for hobj, sa in self.sync_ahead.items():
+            self.return_ahead(client, hobj, sa)
+            sa.unit_ended()
+
+    @staticmethod
+    def return_ahead(client: Client, hobj: int, sa: SyncAhead) -> None:
+        """Return the messages ``sa`` read ahead on ``hobj`` and did not hand out.
+
+        Raises:
+            MQMIError: the queue manager refused, or the connection is gone.
+        """
+        tokens = sa.to_return()
+        if tokens:
+            _call(lambda: mqi.mqreturn_ahead(client, hobj, tokens))
 
     # -- calls on the queue manager ------------------------------------------------------
 

@@ -9,14 +9,17 @@ at once. MD, GMO, PMO and OD passed in are updated in place from the reply.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
 from ferrymq.client import mqi
+from ferrymq.client.message import Message
 from ferrymq.client.sync import Client
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
-from ferrymq.pymqi import ahead, handles
+from ferrymq.protocol import events as E
+from ferrymq.pymqi import ahead, handles, syncahead
 from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.rfh2 import RFH2
@@ -39,6 +42,8 @@ class Queue:
         self._lazy = False
         self._ahead: ahead.ReadAhead | None = None  # set at the first get of a read-ahead handle
         self._ahead_known = False  # whether the handle's read-ahead was decided
+        self._sync: syncahead.SyncAhead | None = None  # gets read ahead under syncpoint (syncahead)
+        self._hobj_of_sync = 0  # its key in the QueueManager's sync_ahead
         if self._od is not None and open_opts is not None:
             self.open(self._od, open_opts)
 
@@ -59,7 +64,13 @@ class Queue:
         self._hobj = _open(self._client(), self._od, options)
         self._open_opts = options
         self._lazy = False
+        self._forget_ahead()
+
+    def _forget_ahead(self) -> None:
         self._ahead, self._ahead_known = None, False
+        if self._sync is not None:
+            self._qmgr.sync_ahead.pop(self._hobj_of_sync, None)
+            self._sync = None
 
     def _client(self) -> Client:
         return self._qmgr._require()
@@ -89,10 +100,12 @@ class Queue:
         if options & C.MQCO_QUIESCE and self._ahead is not None and self._ahead.buffered():
             # IBM: messages pushed ahead and not yet got keep the handle open
             raise MQMIError(C.MQCC_WARNING, C.MQRC_READ_AHEAD_MSGS)
-        hobj, self._hobj = self._hobj, 0
-        self._ahead, self._ahead_known = None, False
-        options &= ~C.MQCO_QUIESCE
         client = self._client()
+        if self._sync is not None:
+            self._qmgr.return_ahead(client, self._hobj, self._sync)
+        hobj, self._hobj = self._hobj, 0
+        self._forget_ahead()
+        options &= ~C.MQCO_QUIESCE
         _call(lambda: mqi.mqclose(client, hobj, options))
 
     def get_handle(self) -> int:
@@ -101,10 +114,10 @@ class Queue:
 
     def set_handle(self, queue_handle: int) -> None:
         """Take an object handle opened elsewhere (a subscription's queue), as pymqi does."""
+        self._forget_ahead()
         self._hobj = queue_handle
         self._open_opts = 0
         self._lazy = False
-        self._ahead, self._ahead_known = None, False
 
     @property
     def name(self) -> str:
@@ -199,13 +212,31 @@ class Queue:
         match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if not self._ahead_known:
-            self._ahead_known = True
-            if ahead.reads_ahead(self._open_opts, client, self._qmgr.q_defaults, self.name):
-                self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), self.name,
-                                              self._qmgr.q_defaults[self.name][2])
+            self._decide_ahead(client, hobj)
         ra = self._ahead
         if ra is not None and ra.serves(gmo.Options, match, md):
             return self._get_ahead(ra, client, hobj, buffer, md, gmo, handle)
+        sa = self._sync
+        if sa is not None and (ra is None or ra.off):
+            if syncahead.serves(gmo.Options, match, md.MsgId, md.CorrelId, md.GroupId):
+                return self._get_sync_ahead(sa, client, hobj, buffer, md, gmo, handle, match)
+            if sa.buffer:  # this get may want one of them, or see the queue as it is
+                self._qmgr.return_ahead(client, hobj, sa)
+        return self._get_plain(client, hobj, buffer, md, gmo, handle, match)
+
+    def _decide_ahead(self, client: Client, hobj: int) -> None:
+        """At the handle's first get: whether it reads ahead (docs/pymqi.md)."""
+        self._ahead_known = True
+        if not ahead.reads_ahead(self._open_opts, client, self._qmgr.q_defaults, self.name):
+            return
+        self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), self.name,
+                                      self._qmgr.q_defaults[self.name][2])
+        if client.session.conn.version >= E.AHEAD_VERSION and not self._open_opts & C.MQOO_SAVE_ALL_CONTEXT:
+            self._sync = self._qmgr.sync_ahead[hobj] = syncahead.SyncAhead()
+            self._hobj_of_sync = hobj
+
+    def _get_plain(self, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO, handle: Any, match: int) -> bytes:
+        """MQGET answered by the queue manager."""
         token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
         packed = md.wire()
         try:
@@ -230,14 +261,50 @@ class Queue:
             msg = ra.take(client.handles.current(hobj), gmo.Options, gmo.WaitInterval)
         except MQError as exc:
             raise from_mq_error(exc) from None
+        return self._deliver(msg, ra.propctl, ra.put_back, buffer, md, gmo, handle)
+
+    def _get_sync_ahead(self, sa: syncahead.SyncAhead, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO,
+                        handle: Any, match: int) -> bytes:
+        """``get`` under syncpoint on a handle that reads ahead: the next message read
+        ahead, else the queue manager's answer with the next ones read ahead (syncahead)."""
+        propctl = self._qmgr.q_defaults[self.name][2]
+        msg = sa.take()
+        if msg is not None:
+            return self._deliver(msg, propctl, sa.put_back, buffer, md, gmo, handle)
+        n = sa.want()
+        if n == 1 or gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:  # a get of its own, as IBM's
+            data = self._get_plain(client, hobj, buffer, md, gmo, handle, match)
+            sa.counted()
+            return data
+        try:
+            reply = mqi.mqget_ahead(client, hobj, gmo.Options, gmo.WaitInterval, n, syncahead.MAX_BYTES, buffer)
+        except MQError as exc:
+            raise from_mq_error(exc) from None
+        if isinstance(reply, E.GetReply):
+            msg = Message(reply.md_bytes, reply.data, reply.data_length, reply.msg_token, reply.properties,
+                          reply.reason)
+            if reply.reason == C.MQRC_TRUNCATED_MSG_FAILED:  # not taken: it stays on the queue
+                return self._deliver(msg, propctl, _kept, buffer, md, gmo, handle)
+        else:
+            got = [Message(*item) for item in reply.items]
+            msg = got[0]
+            sa.keep(got[1:])
+        sa.counted()
+        return self._deliver(msg, propctl, sa.put_back, buffer, md, gmo, handle)
+
+    def _deliver(self, msg: Message, propctl: int, put_back: Callable[[Message], None], buffer: int, md: MD,
+                 gmo: GMO, handle: Any) -> bytes:
+        """A message the client holds, as MQGET gives it: into the MD and GMO (and the
+        message handle); one too long for the buffer is ``put_back`` unless accepted
+        truncated."""
         if handle is None:
-            data, raw = ra.without_handle(msg, gmo.Options)
+            data, raw = ahead.without_handle(msg, gmo.Options, propctl)
         else:
             data, raw = msg.data, msg.md_bytes
         length, reason = max(len(data), msg.data_length + len(data) - len(msg.data)), C.MQRC_NONE
         if length > buffer:
             if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-                ra.put_back(msg)
+                put_back(msg)
                 reason = C.MQRC_TRUNCATED_MSG_FAILED
             else:
                 reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
@@ -245,7 +312,7 @@ class Queue:
         version = _received(md, raw)
         if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
             handles.fill(handle, msg._properties, msg.md)
-        _update_gmo(gmo, msg_flags(raw, version), ra.view.name, len(data), msg.msg_token)
+        _update_gmo(gmo, msg_flags(raw, version), self.name, len(data), msg.msg_token)
         if reason != C.MQRC_NONE:
             comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
             raise MQMIError(comp, reason, message=data, original_length=length)
@@ -304,6 +371,10 @@ class Queue:
 
     def __repr__(self) -> str:
         return f"<Queue {self.name!r} {'open' if self._hobj else 'closed'}>"
+
+
+def _kept(msg: Message) -> None:
+    """A message the queue manager did not take (2080): nothing here holds it."""
 
 
 _RESOLVED: dict[str, bytes] = {}  # a queue name as GMO ResolvedQName holds it
