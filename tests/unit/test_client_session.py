@@ -105,3 +105,20 @@ def test_message_properties_made_when_asked() -> None:
     assert given.properties is props
     m.properties = props
     assert m.properties is props
+
+
+def test_message_text_in_its_ccsid() -> None:
+    ebcdic = MQMD(format="MQSTR", coded_char_set_id=37)
+    assert Message(ebcdic.pack(), "[é]".encode("cp037")).text == "[é]"
+    utf16 = MQMD(format="MQSTR", coded_char_set_id=1200, encoding=C.MQENC_REVERSED)
+    assert Message(utf16.pack(), "é".encode("utf-16-le")).text == "é"
+    assert Message(MQMD(coded_char_set_id=1208).pack(), b"\xff").text == "\ufffd"
+    assert Message(MQMD(coded_char_set_id=4321).pack(), b"abc").text == "abc"  # unknown: UTF-8
+
+
+def test_converting_asks_for_the_ccsid_and_encoding() -> None:
+    ev = S.get_event(1, 2, 0.0, None, None, False, 100, False)
+    assert S.converting(ev, None, C.MQENC_NATIVE) is ev and not ev.options & C.MQGMO_CONVERT
+    ev = S.converting(ev, 37, C.MQENC_NORMAL)
+    md = ev.md if isinstance(ev.md, MQMD) else MQMD.decode(ev.md)
+    assert ev.options & C.MQGMO_CONVERT and (md.coded_char_set_id, md.encoding) == (37, C.MQENC_NORMAL)

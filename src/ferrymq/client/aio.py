@@ -546,11 +546,11 @@ class AsyncQueue:
 
     async def get(self, wait: float | None = 0.0, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
                   syncpoint: bool | None = None, max_length: int | None = None, accept_truncated: bool = False,
-                  options: int = 0) -> Message:
+                  options: int = 0, ccsid: int | None = None, encoding: int = C.MQENC_NATIVE) -> Message:
         """MQGET; see ``Queue.get``."""
         c = self.client
         sp = c._tx.active if syncpoint is None else syncpoint
-        if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
+        if self.read_ahead and not options and ccsid is None and S.can_read_ahead(msg_id, correl_id, sp):
             started = time.monotonic()
             generation = c._generation
             try:
@@ -570,6 +570,8 @@ class AsyncQueue:
         s = c._s
         ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
                          accept_truncated, 0, options)  # positional: cheaper to bind
+        if ccsid is not None:
+            ev = S.converting(ev, ccsid, encoding)
         return S.message_from(await c._call(ev))
 
     async def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
+from ferrymq.wire import ccsid as ccsid_table
 from ferrymq.wire.mqmd import MQMD, correl_id_of, msg_id_of
 
 _decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
@@ -78,8 +79,15 @@ class Message(_Described):
 
     @property
     def text(self) -> str:
-        """The data as text (UTF-8, or Latin-1 for CCSID 819)."""
-        return self.data.decode("latin-1" if self.md.coded_char_set_id == 819 else "utf-8", errors="replace")
+        """The data as text in the message's CCSID when ferrymq knows it (ccsid.SUPPORTED;
+        UTF-16 in the byte order of its Encoding), else as UTF-8; bytes that are not text
+        there become U+FFFD."""
+        md = self.md
+        ccsid = md.coded_char_set_id
+        if not ccsid_table.is_supported(ccsid):
+            return self.data.decode("utf-8", errors="replace")
+        big = md.encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL
+        return ccsid_table.decode(self.data, ccsid, big_endian=big, errors="replace")
 
     @property
     def priority(self) -> int:

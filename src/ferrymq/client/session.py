@@ -668,6 +668,17 @@ def get_event(corr: int, hobj: int, wait: float | None, msg_id: bytes | None, co
     return E.Get(corr, hobj, md, opts, ms, match, max_length, _NO_TOKEN, True)  # positional: cheaper to bind
 
 
+def converting(ev: E.Get, ccsid: int | None, encoding: int) -> E.Get:
+    """``ev`` asking for MQGMO_CONVERT to ``ccsid`` (MQCCSI_Q_MGR: the queue manager's) and
+    ``encoding`` (None: as it is, no conversion)."""
+    if ccsid is None:
+        return ev
+    md = ev.md if isinstance(ev.md, MQMD) else MQMD.decode(ev.md)
+    ev.md = md.replace(coded_char_set_id=ccsid, encoding=encoding)
+    ev.options |= C.MQGMO_CONVERT
+    return ev
+
+
 class BrowsePosition:
     """Where a browse has got to, so that it resumes after a reconnect: the server's cursor
     is lost with the connection, so the browse starts again from the front and skips the

@@ -548,8 +548,11 @@ class Queue:
 
     def get(self, wait: float | None = 0.0, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
             syncpoint: bool | None = None, max_length: int | None = None, accept_truncated: bool = False,
-            options: int = 0) -> Message:
+            options: int = 0, ccsid: int | None = None, encoding: int = C.MQENC_NATIVE) -> Message:
         """Take a message (MQGET). ``wait`` in seconds (None: forever; 0: do not wait).
+        ``ccsid`` (MQCCSI_Q_MGR, 0: the queue manager's) and ``encoding``: the message
+        converted to them (MQGMO_CONVERT, docs/conversion.md); a conversion that fails
+        leaves it as it was, with the warning in ``Message.reason``.
 
         Raises:
             NoMessageAvailable: nothing (matching) arrived in time.
@@ -557,7 +560,7 @@ class Queue:
         """
         c = self.client
         sp = c._tx.active if syncpoint is None else syncpoint
-        if self.read_ahead and not options and S.can_read_ahead(msg_id, correl_id, sp):
+        if self.read_ahead and not options and ccsid is None and S.can_read_ahead(msg_id, correl_id, sp):
             started = time.monotonic()
             generation = c._generation
             try:
@@ -577,6 +580,8 @@ class Queue:
         s = c._s
         ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
                          accept_truncated, 0, options)  # positional: cheaper to bind
+        if ccsid is not None:
+            ev = S.converting(ev, ccsid, encoding)
         return S.message_from(c._call(ev))
 
     def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,

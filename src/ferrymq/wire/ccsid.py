@@ -57,18 +57,20 @@ def fits_structures(ccsid: int) -> bool:
     return ccsid in SUPPORTED and ccsid != UTF16
 
 
-def decode(raw: bytes | bytearray | memoryview, ccsid: int, *, big_endian: bool = True) -> str:
-    """``raw`` as text in ``ccsid`` (``big_endian``: the byte order of UTF-16).
+def decode(raw: bytes | bytearray | memoryview, ccsid: int, *, big_endian: bool = True,
+           errors: str = "strict") -> str:
+    """``raw`` as text in ``ccsid`` (``big_endian``: the byte order of UTF-16; ``errors``:
+    Python's error handler).
 
     Raises:
         KeyError: an unsupported CCSID.
-        UnicodeDecodeError: bytes that are not text in the CCSID.
+        UnicodeDecodeError: bytes that are not text in the CCSID (``errors="strict"``).
     """
     if ccsid == 1047:
-        return codecs.charmap_decode(bytes(raw), "strict", _DECODE_1047)[0]
+        return codecs.charmap_decode(bytes(raw), errors, _DECODE_1047)[0]
     if ccsid == UTF16:
-        return bytes(raw).decode("utf-16-be" if big_endian else "utf-16-le")
-    return bytes(raw).decode(_CODECS[ccsid])
+        return bytes(raw).decode("utf-16-be" if big_endian else "utf-16-le", errors)
+    return bytes(raw).decode(_CODECS[ccsid], errors)
 
 
 def encode(text: str, ccsid: int, *, big_endian: bool = True) -> bytes:
