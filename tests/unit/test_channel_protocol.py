@@ -108,3 +108,27 @@ def test_npmspeed_is_fast_only_when_both_ends_say_so_and_old_frames_mean_normal(
     r.receive_data(bad)
     with pytest.raises(RemoteProtocolError):
         list(r.events())
+
+
+def test_a_converting_sender_asks_and_learns_the_receivers_ccsid() -> None:
+    asking = P.Hello("QM1.TO.QM2", "QM1", 50, 4_194_304, 300, 999_999_999, 0, 0, P.NPMS_NORMAL, True)
+    told = P.HelloAck(0, "QM2", 20, 1_048_576, 600, 6, "", P.NPMS_NORMAL, 500, 546)
+    sender, receiver = P.ChannelConnection(sender=True), P.ChannelConnection(sender=False)
+    receiver.receive_data(sender.send(asking))
+    assert list(receiver.events()) == [asking]
+    sender.receive_data(receiver.send(told))
+    assert list(sender.events()) == [told]
+    # Without CONVERT(YES) neither frame carries anything more than before.
+    assert len(P.encode(asking)) == len(P.encode(HELLO)) + 4
+    assert len(P.encode(told)) == len(P.encode(P.HelloAck(0, "QM2", 20, 1_048_576, 600, 6, ""))) + 8
+
+
+@pytest.mark.parametrize("extra", [b"\0", b"\0" * 5, b"\0" * 9])
+def test_hello_and_ack_with_odd_trailers_are_refused(extra: bytes) -> None:
+    for frame, sender in ((P.encode(HELLO), False), (P.encode(ACK), True)):
+        head, body = frame[:12], frame[12:] + extra
+        conn = P.ChannelConnection(sender=sender)
+        conn.said_hello = sender  # a sender has said HELLO before its HELLO_ACK comes
+        conn.receive_data(head[:8] + len(body).to_bytes(4, "big") + body)
+        with pytest.raises(RemoteProtocolError):
+            list(conn.events())

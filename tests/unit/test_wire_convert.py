@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ferrymq.mq import constants as C
-from ferrymq.wire.convert import Converted, convert
+from ferrymq.wire.convert import Converted, convert, convert_xmit
 from ferrymq.wire.mqdh import MQDH, MQOR, MQPMR
 from ferrymq.wire.mqdlh import MQDLH
 from ferrymq.wire.mqmd import MQMD
@@ -167,3 +167,21 @@ def test_fitting_never_cuts_a_character() -> None:
     assert [there.fitting(n) for n in range(11)] == [0, 0, 2, 2, 4, 4, 6, 6, 6, 6, 10]
     as_utf8 = Converted("aé€😀".encode(), LE, 1208, text_at=0, text_ccsid=1208)
     assert [as_utf8.fitting(n) for n in range(11)] == [0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10]
+
+
+def test_xmit_message_converted_behind_its_transmission_header() -> None:
+    md = MQMD(format="MQSTR", encoding=LE, coded_char_set_id=1208, reply_to_q="R")
+    xmit = pack_xmit("APP.IN", "QM2", md)
+    data, reason = convert_xmit(xmit + TEXT.encode(), BE, 500, qmgr_ccsid=1208)
+    assert reason == C.MQRC_NONE
+    assert data[:428] != xmit and data[:4] == b"XQH "  # the header stays the channel's (ASCII, little-endian)
+    xqh, full, at = unpack_xmit(data)
+    assert (xqh.remote_q_name, full.coded_char_set_id, full.encoding, full.reply_to_q) == ("APP.IN", 500, BE, "R")
+    assert data[at:] == TEXT.encode("cp500")
+    # Already as the receiver wants it, a segment, a format without conversion, or no MQXQH.
+    assert convert_xmit(xmit + b"x", LE, 1208, qmgr_ccsid=1208) == (xmit + b"x", C.MQRC_NONE)
+    segment = pack_xmit("Q", "QM2", md.replace(msg_flags=C.MQMF_SEGMENT, version=2))
+    assert convert_xmit(segment + b"x", BE, 500, qmgr_ccsid=1208) == (segment + b"x", C.MQRC_NONE)
+    opaque = pack_xmit("Q", "QM2", md.replace(format=""))
+    assert convert_xmit(opaque + b"x", BE, 500, qmgr_ccsid=1208) == (opaque + b"x", C.MQRC_FORMAT_ERROR)
+    assert convert_xmit(b"nope", BE, 500, qmgr_ccsid=1208) == (b"nope", C.MQRC_FORMAT_ERROR)

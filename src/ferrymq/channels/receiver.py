@@ -152,7 +152,11 @@ class ReceiverAgent:
                                          chl.number("HBINT"))
         speed = P.npm_speed(hello, chl.number("NPMSPEED"))
         self.fast = speed == P.NPMS_FAST
-        self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed))
+        # A sender with CONVERT(YES) converts what it sends to this queue manager's CCSID and
+        # its native encoding (the one every structure here is written in).
+        ccsid, encoding = (int(qm.qmgr_attr("CCSID")), C.MQENC_NATIVE) if hello.asks_ccsid else (0, 0)
+        self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed, ccsid=ccsid,
+                                   encoding=encoding))
         self.link.conn.agreed(maxmsgl)
         self.row = row = ChannelStatus(hello.channel, K.CHLTYPES[chl.chltype], F.MQCHS_RUNNING, conname=self.peer,
                                        rqmname=hello.qmgr, batchsz=batch, maxmsgl=maxmsgl, hbint=hb,

@@ -33,6 +33,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.wire.convert import convert_xmit
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqxqh import unpack_xmit
 
@@ -59,6 +60,7 @@ class SenderAgent:
         self.hobj = 0
         self.link: Link | None = None
         self.fast = False  # NPMSPEED(FAST) agreed with the receiver for this session
+        self.convert_to: tuple[int, int] | None = None  # CONVERT(YES): the receiver's (Encoding, CCSID)
 
     def stop(self, mode: int) -> None:
         self.stop_mode = mode
@@ -159,7 +161,7 @@ class SenderAgent:
         row.indoubt = doubt is not None
         link.write(P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
                            chl.number("HBINT"), chl.number("SEQWRAP"), doubt[1] if doubt else 0, self.reset_to,
-                           chl.number("NPMSPEED")))
+                           chl.number("NPMSPEED"), chl.number("CONVERT") == F.MQCDC_SENDER_CONVERSION))
         await link.flush()
         ack = await link.next_event(30)
         if isinstance(ack, P.Close):
@@ -173,6 +175,7 @@ class SenderAgent:
         row.rqmname, row.batchsz, row.maxmsgl, row.hbint = ack.qmgr, ack.batch_size, ack.max_msg_length, ack.heartbeat
         row.npmspeed = ack.npm_speed
         self.fast = ack.npm_speed == P.NPMS_FAST
+        self.convert_to = (ack.encoding, ack.ccsid) if ack.ccsid else None
         row.status, row.substate = F.MQCHS_RUNNING, F.MQCHSSTATE_OTHER
         row.started = stamp(time.time())
         row.short_left, row.long_left = chl.number("SHORTRTY"), chl.number("LONGRTY")
@@ -213,7 +216,7 @@ class SenderAgent:
                 self.dead_letter(res, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_unit=not outside)
                 continue
             if outside:
-                link.write(message_frame(res, fast=True))
+                link.write(self.outgoing(res, fast=True))
                 fast += 1
             else:
                 got.append(res)
@@ -299,7 +302,7 @@ class SenderAgent:
         row, qm = self.row, self.qm
         row.substate, row.cur_seq, row.cur_msgs = F.MQCHSSTATE_SENDING, seq, len(batch)
         for res in batch:
-            link.write(message_frame(res))
+            link.write(self.outgoing(res))
         xid = batch_xid(self.chl.name, seq)
         # Prepared and durable before the receiver is asked to commit: after a crash of
         # either end the XID tells what this batch was and the receiver's sequence number
@@ -327,7 +330,15 @@ class SenderAgent:
         row.bytes_sent, row.bytes_rcvd = link.sent, link.received
         row.last_msg = stamp(time.time())
 
-
-def message_frame(res: GetResult, *, fast: bool = False) -> P.Message:
-    """A transmission-queue message as it crosses: its data and its properties."""
-    return P.Message(res.data, props_model.pack(res.properties) if res.properties else b"", fast)
+    def outgoing(self, res: GetResult, *, fast: bool = False) -> P.Message:
+        """A transmission-queue message as it crosses: its data and its properties. With
+        CONVERT(YES) the message (not its MQXQH) is converted to the receiving queue
+        manager's CCSID and Encoding first; one that does not convert goes as it is (the
+        receiver's getters may still convert it), as IBM's sending agent sends it."""
+        data = res.data
+        if self.convert_to is not None:
+            encoding, ccsid = self.convert_to
+            data, reason = convert_xmit(data, encoding, ccsid, qmgr_ccsid=int(self.qm.qmgr_attr("CCSID")))
+            if reason:
+                log.warning("event=channel_conversion_error channel=%s reason=%d", self.chl.name, reason)
+        return P.Message(data, props_model.pack(res.properties) if res.properties else b"", fast)

@@ -14,11 +14,15 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
 - HELLO (sender → receiver): version u32, channel s20, sender qmgr s48, BATCHSZ u32,
   MAXMSGL u32, HBINT u32, SEQWRAP u32, in-doubt sequence u32 (0: none), reset-to u32
   (0: none; RESET CHANNEL SEQNUM(n) sends n), NPMSPEED u32 (MQNPMS_NORMAL 1, FAST 2; a
-  HELLO without it, of an older sender, means NORMAL).
+  HELLO without it, of an older sender, means NORMAL), then, from a sender with
+  CONVERT(YES) only, flags u32 (1: tell me your CCSID and Encoding) — a receiver older
+  than it refuses that HELLO, so only such a channel needs both ends this recent.
 - HELLO_ACK: reason u32 (0: accepted), receiver qmgr s48, BATCHSZ u32, MAXMSGL u32,
   HBINT u32 (each the negotiated value: the smaller of both ends, HBINT the larger), last
   committed sequence u32, then the reason's text (u16 length + UTF-8), then the agreed
-  NPMSPEED u32 (FAST only when both ends are FAST; absent: NORMAL).
+  NPMSPEED u32 (FAST only when both ends are FAST; absent: NORMAL), then, only when the
+  HELLO asked, the receiving queue manager's CCSID u32 and Encoding u32 (the sender's
+  CONVERT(YES) converts to them).
 - MESSAGE: properties length u32, the message's properties in ferrymq's typed binary form
   (ferrymq.properties.model; 0 bytes: none), then the transmission-queue message's data
   as it is (MQXQH, MQMDE, data). FAST_MESSAGE: the same payload, a non-persistent
@@ -53,6 +57,7 @@ _TWO = struct.Struct(">II")
 _CLOSE = struct.Struct(">IH")
 _U32 = struct.Struct(">I")
 _OLD_HELLO = _HELLO.size  # before NPMSPEED was added
+_ASKS_CCSID = 1  # HELLO flags: the sender converts (CONVERT(YES)) and asks the receiver's CCSID
 
 
 def _name(raw: bytes) -> str:
@@ -77,6 +82,7 @@ class Hello:
     in_doubt_seq: int = 0
     reset_to: int = 0
     npm_speed: int = NPMS_NORMAL
+    asks_ccsid: bool = False  # CONVERT(YES): the HELLO_ACK is to carry the receiver's CCSID and Encoding
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,8 @@ class HelloAck:
     last_seq: int
     text: str = ""
     npm_speed: int = NPMS_NORMAL
+    ccsid: int = 0  # the receiving queue manager's, when the HELLO asked (0: not told)
+    encoding: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +151,13 @@ def encode(ev: Event) -> bytes:
     if isinstance(ev, Hello):
         kind, body = HELLO, _HELLO.pack(VERSION, _pad(ev.channel, 20), _pad(ev.qmgr, 48), ev.batch_size,
                                         ev.max_msg_length, ev.heartbeat, ev.seq_wrap, ev.in_doubt_seq,
-                                        ev.reset_to) + _U32.pack(ev.npm_speed)
+                                        ev.reset_to) + _U32.pack(ev.npm_speed) + (_U32.pack(_ASKS_CCSID)
+                                                                                  if ev.asks_ccsid else b"")
     elif isinstance(ev, HelloAck):
         text = ev.text.encode()[:1024]
         kind, body = HELLO_ACK, _ACK.pack(ev.reason, _pad(ev.qmgr, 48), ev.batch_size, ev.max_msg_length,
-                                          ev.heartbeat, ev.last_seq, len(text)) + text + _U32.pack(ev.npm_speed)
+                                          ev.heartbeat, ev.last_seq, len(text)) + text + _U32.pack(ev.npm_speed) + (
+                                              _TWO.pack(ev.ccsid, ev.encoding) if ev.ccsid else b"")
     elif isinstance(ev, Message):
         kind, body = FAST_MESSAGE if ev.fast else MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
     elif isinstance(ev, BatchEnd):
@@ -168,15 +178,19 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             version, ch, qm, bs, ml, hb, wrap, doubt, reset = _HELLO.unpack_from(body)
             if version != VERSION:
                 raise RemoteProtocolError(f"channel protocol version {version} is not {VERSION}", offset)
-            speed = NPMS_NORMAL if len(body) == _OLD_HELLO else _U32.unpack(body[_OLD_HELLO:])[0]
-            return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset, _speed(speed, offset))
+            speed = NPMS_NORMAL if len(body) == _OLD_HELLO else _U32.unpack_from(body, _OLD_HELLO)[0]
+            flags = _U32.unpack(body[_OLD_HELLO + 4:])[0] if len(body) > _OLD_HELLO + 4 else 0
+            return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset, _speed(speed, offset),
+                         bool(flags & _ASKS_CCSID))
         if kind == HELLO_ACK:
             reason, qm, bs, ml, hb, last, n = _ACK.unpack_from(body)
-            if len(body) not in (_ACK.size + n, _ACK.size + n + 4):
+            end = _ACK.size + n
+            if len(body) not in (end, end + 4, end + 4 + _TWO.size):
                 raise RemoteProtocolError("HELLO_ACK text length does not match the frame", offset)
-            text = body[_ACK.size:_ACK.size + n].decode("utf-8", "replace")
-            speed = _U32.unpack(body[_ACK.size + n:])[0] if len(body) > _ACK.size + n else NPMS_NORMAL
-            return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset))
+            text = body[_ACK.size:end].decode("utf-8", "replace")
+            speed = _U32.unpack_from(body, end)[0] if len(body) > end else NPMS_NORMAL
+            ccsid, encoding = _TWO.unpack_from(body, end + 4) if len(body) > end + 4 else (0, 0)
+            return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset), ccsid, encoding)
         if kind in (MESSAGE, FAST_MESSAGE):
             (n,) = _U32.unpack_from(body)
             if n > len(body) - 4:

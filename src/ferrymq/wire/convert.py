@@ -44,12 +44,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.wire import ccsid as CS
 from ferrymq.wire import mqdh, mqdlh, mqmde, mqrmh, mqxqh
 from ferrymq.wire.headers import MAX_HEADERS
 from ferrymq.wire.layout import HEADER_PREFIX, Field, Layout
 from ferrymq.wire.mqmd import LAYOUT_V1 as MD_V1
+from ferrymq.wire.mqmd import detect_big_endian
 
 Order = Literal["big", "little"]
 _STRING = C.MQFMT_STRING.rstrip()
@@ -191,6 +193,33 @@ def convert(data: bytes, fmt: str, encoding: int, ccsid: int, to_encoding: int, 
         out += data[pos:]
         return Converted(bytes(out), to_encoding, dst.ccsid, refused.reason, refused.detail)
     return Converted(bytes(out), to_encoding, dst.ccsid, text_at=text_at, text_ccsid=dst.ccsid, text_big=big)
+
+
+def convert_xmit(data: bytes, to_encoding: int, to_ccsid: int, *, qmgr_ccsid: int) -> tuple[bytes, int]:
+    """A transmission-queue message (MQXQH, then the message) with the message converted
+    and the MQXQH as it was (it is the channel's, not the application's); the embedded
+    MQMD's Encoding and CodedCharSetId then say what the message is in. A segment of a
+    logical message is not converted (IBM's sending agent leaves them too).
+
+    Returns the bytes and MQRC_NONE, or the reason the message is (partly) as it was.
+    """
+    try:
+        xqh, full, _ = mqxqh.unpack_xmit(data)
+        big = detect_big_endian(data, 0, "MQXQH", (C.MQXQH_VERSION_1,))
+    except DecodeError:
+        return data, C.MQRC_FORMAT_ERROR
+    md = xqh.msg_desc
+    if full.msg_flags & (C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT) or (
+            md.encoding == to_encoding and (md.coded_char_set_id or qmgr_ccsid) == (to_ccsid or qmgr_ccsid)):
+        return data, C.MQRC_NONE
+    at = C.MQXQH_LENGTH_1
+    conv = convert(data[at:], md.format, md.encoding, md.coded_char_set_id, to_encoding, to_ccsid,
+                   qmgr_ccsid=qmgr_ccsid)
+    link = mqxqh.MSG_DESC_OFFSET + MD_V1.offset_of("encoding")
+    order: Order = "big" if big else "little"
+    head = bytearray(data[:at])
+    head[link : link + 8] = conv.encoding.to_bytes(4, order, signed=True) + conv.ccsid.to_bytes(4, order, signed=True)
+    return bytes(head) + conv.data, conv.reason
 
 
 def _text(raw: bytes, src: _Side, dst: _Side) -> bytes:
