@@ -15,6 +15,7 @@ LAYERS: dict[str, int] = {
     "pcf": 0,
     "protocol": 1,
     "store": 1,
+    "tls": 1,
     "engine": 2,
     "server": 3,
     "client": 3,

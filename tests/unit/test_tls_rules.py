@@ -1,0 +1,58 @@
+"""The TLS rules without sockets: CipherSpec names and what they accept, SSLPEER patterns."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrymq.tls import cipherspecs, names
+
+SUBJECT = ((("countryName", "GB"),), (("organizationName", "Bank"),), (("organizationalUnitName", "Payments"),),
+           (("organizationalUnitName", "Team A"),), (("commonName", "app1"),))
+
+
+def test_cipherspecs_accept_what_they_name() -> None:
+    aes = cipherspecs.lookup(" tls_rsa_with_aes_256_gcm_sha384 ")
+    assert aes is not None and aes.accepts("TLSv1.2", "AES256-GCM-SHA384")
+    assert not aes.accepts("TLSv1.2", "AES128-GCM-SHA256") and not aes.accepts("TLSv1.3", "TLS_AES_256_GCM_SHA384")
+    t13 = cipherspecs.lookup("TLS_AES_128_GCM_SHA256")
+    assert t13 is not None and t13.accepts("TLSv1.3", "TLS_AES_128_GCM_SHA256")
+    assert not t13.accepts("TLSv1.3", "TLS_AES_256_GCM_SHA384")
+    for alias, v12, v13 in (("ANY_TLS12", True, False), ("ANY_TLS13", False, True),
+                            ("ANY_TLS12_OR_HIGHER", True, True), ("ANY_TLS13_OR_HIGHER", False, True), ("ANY", True, True)):
+        spec = cipherspecs.lookup(alias)
+        assert spec is not None
+        assert spec.accepts("TLSv1.2", "ECDHE-RSA-AES256-GCM-SHA384") is v12
+        assert spec.accepts("TLSv1.3", "TLS_AES_256_GCM_SHA384") is v13
+        assert not spec.accepts("TLSv1.1", "AES256-SHA")
+
+
+@pytest.mark.parametrize("name", ["TLS_RSA_WITH_AES_128_CBC_SHA", "RC4_MD5_US", "TLS_RSA_WITH_NULL_SHA256", "NONSENSE"])
+def test_old_null_and_unknown_cipherspecs_are_refused(name: str) -> None:
+    assert cipherspecs.lookup(name) is None
+    why = cipherspecs.problem(name)
+    assert why is not None and name in why and "TLS 1.2 and 1.3" in why
+    assert cipherspecs.problem("  ") is None
+
+
+def test_a_dn_is_shown_most_specific_first() -> None:
+    assert names.render(SUBJECT) == "CN=app1,OU=Team A,OU=Payments,O=Bank,C=GB"
+    assert names.render(((('commonName', 'a,b'),),)) == 'CN="a,b"'
+
+
+@pytest.mark.parametrize(("pattern", "ok"), [
+    ("CN=app1", True), ("cn=APP1", True), ("CN=app*", True), ("CN=*1", True), ("CN=*", True),
+    ("CN=app2", False), ("CN=app1, O=Bank", True), ("CN=app1; O=Other", False),
+    ("OU=Team A, OU=Payments", True), ("OU=Payments", False), ("OU=Team*,OU=Pay*", True),
+    ('O="Bank"', True), ("L=London", False), ("SP=x", False), ("CN=a?p1", False),
+])
+def test_sslpeer_patterns(pattern: str, ok: bool) -> None:
+    parsed = names.parse(pattern)
+    assert parsed is not None and parsed.matches(names.attributes(SUBJECT)) is ok
+
+
+@pytest.mark.parametrize("bad", ["CN", "CN=", "XX=1", "=x", "CN=a,,"])
+def test_sslpeer_syntax_errors(bad: str) -> None:
+    assert names.problem(bad) is not None
+    with pytest.raises(names.PeerNameError):
+        names.parse(bad)
+    assert names.parse("  ") is None
