@@ -213,6 +213,10 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     # Whether channel authentication records (engine.chlauth) are checked when a channel starts.
     _enum("CHLAUTH", C.MQIA_CHLAUTH_RECORDS, F.MQCHLA_ENABLED, {QMGR},
           {"DISABLED": F.MQCHLA_DISABLED, "ENABLED": F.MQCHLA_ENABLED}),
+    # TLS (docs/security.md): the key repository's stem (blank: ssl/key in the data directory)
+    # and the label of the queue manager's certificate (blank: ibmwebspheremq<name>).
+    _str("SSLKEYR", C.MQCA_SSL_KEY_REPOSITORY, "", {QMGR}, length=C.MQ_SSL_KEY_REPOSITORY_LENGTH),
+    _str("CERTLABL", C.MQCA_CERT_LABEL, "", {QMGR}, length=C.MQ_CERT_LABEL_LENGTH),
     _str("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "SYSTEM.ADMIN.COMMAND.QUEUE", {QMGR}, readonly=True),
     _int("MAXPRTY", C.MQIA_MAX_PRIORITY, 9, {QMGR}, readonly=True),
     _int("CMDLEVEL", C.MQIA_COMMAND_LEVEL, C.MQCMDL_CURRENT_LEVEL, {QMGR}, readonly=True),

@@ -27,6 +27,7 @@ from ferrymq.errors import MQError, failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import ParameterError
+from ferrymq.tls import cipherspecs, names
 
 KIND_CHANNEL = 10  # journal record kind: one channel definition
 KIND_LISTENER = 11  # journal record kind: one listener definition
@@ -147,11 +148,19 @@ def _checked(table: Mapping[str, Attr], what: str, kind: str, attrs: Mapping[str
             raise ParameterError(F.MQRCCF_WRONG_CHANNEL_TYPE, attr.selector,
                                    f"{attr.name} is not an attribute of a {kind} {what.lower()}")
         try:
-            out[attr.name] = attr.check(value)
+            out[attr.name] = checked = attr.check(value)
         except MQError as exc:
             raise ParameterError(K.REASON.get(attr.name, F.MQRCCF_ATTR_VALUE_ERROR), attr.selector,
                                    exc.detail) from None
+        rule = _TLS_RULES.get(attr.name)
+        why = rule(str(checked)) if rule is not None else None
+        if why is not None:
+            raise ParameterError(K.REASON[attr.name], attr.selector, why)
     return out
+
+
+# Values the catalog's kinds cannot judge: a CipherSpec name, an SSLPEER pattern.
+_TLS_RULES: dict[str, Callable[[str], str | None]] = {"SSLCIPH": cipherspecs.problem, "SSLPEER": names.problem}
 
 
 def _complete(name: str, chltype: str, values: Mapping[str, int | str]) -> None:
