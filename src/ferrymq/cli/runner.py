@@ -49,6 +49,7 @@ from ferrymq.server import QueueManagerServer, eventloop
 from ferrymq.server.cmdserver import USER as CMDSERVER_USER
 from ferrymq.server.connauth import Authenticator
 from ferrymq.server.gc_policy import FreezeSurvivors
+from ferrymq.server.tls import ServerTLS
 from ferrymq.store.file import DEFAULT_RESERVE, FileJournal
 from ferrymq.store.journal import Journal
 from ferrymq.store.space import RECOVERABLE_ERRNOS
@@ -234,7 +235,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         log.warning("event=local_socket_unavailable path=%s error=%s", qdir.socket_file, exc)
         local_socket = None
     server = QueueManagerServer(qm, config.host, config.port, local_socket=local_socket,
-                                authenticator=security(qdir, qm), **server_options.server_keywords(options))
+                                authenticator=security(qdir, qm), tls=ServerTLS(qm, qdir.path),
+                                **server_options.server_keywords(options))
     try:
         await server.start()
     except OSError as exc:

@@ -29,6 +29,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ServerConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.server import ops
+from ferrymq.tls.names import TLSPeer, peer_of
 
 if TYPE_CHECKING:
     from ferrymq.server.server import QueueManagerServer
@@ -103,9 +104,19 @@ class ClientHandler(asyncio.BufferedProtocol):
     """Drives one ServerConnection against the server's queue manager."""
 
     peer_user = ""  # the OS user of a local-socket peer (server.LocalClientHandler), else none
+    network = False  # a TCP connection (a client's), not the local socket or an in-process pair
+    # What the TLS handshake agreed (None: plain TCP). ``peer_dn`` is the client certificate's
+    # subject as IBM MQ shows it ("CN=app1,OU=Payments,O=Bank"; blank: no certificate, or no
+    # TLS) and ``peer_issuer_dn`` its issuer's: what channel-authentication rules (SSLPEERMAP)
+    # and DISPLAY CHSTATUS's SSLPEER/SSLCERTI read (docs/security.md, "TLS").
+    tls_peer: TLSPeer | None = None
+    peer_dn = ""
+    peer_issuer_dn = ""
     last_hconn = 0  # the latest session's hconn, for the log once MQDISC has cleared hconn
 
-    def __init__(self, server: QueueManagerServer) -> None:
+    def __init__(self, server: QueueManagerServer, accepted: float | None = None) -> None:
+        """``accepted``: when the listener accepted the socket (time.monotonic(); default
+        now), from which the handshake deadline counts."""
         self.server = server
         self.qmgr = server.qmgr
         self.pager = server.qmgr.pager
@@ -126,7 +137,8 @@ class ClientHandler(asyncio.BufferedProtocol):
         now = time.monotonic()
         self.last_write = now
         # The server's deadlines (conn_limits): read by its tick, never on the request path.
-        self.unconnected_since = now  # accepted, or disconnected: a Connect is due
+        self.accepted = accepted
+        self.unconnected_since = now if accepted is None else accepted  # accepted, or disconnected: a Connect is due
         self.rx_seen, self.rx_at, self.probed_at = 0, now, now  # bytes_in as last seen, and when
         self.frame_since: float | None = None  # when the frame being received was first seen
         self.frame_mark = 0  # counters.requests then: a frame completed since if it moved
@@ -143,9 +155,15 @@ class ClientHandler(asyncio.BufferedProtocol):
         # uvloop's transports are not asyncio.Transport subclasses, but have its methods.
         self.transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
-        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local"
+        self.network = isinstance(peer, tuple)
+        self.peer = f"{peer[0]}:{peer[1]}" if self.network else "local"
+        tls = transport.get_extra_info("ssl_object")
+        if tls is not None:
+            self.tls_peer = peer_of(tls)
+            self.peer_dn, self.peer_issuer_dn = self.tls_peer.dn, self.tls_peer.issuer_dn
         self.transport.set_write_buffer_limits(high=self.server.write_buffer_high)
-        why = self.server.limits.refusal(len(self.server.handlers))
+        # One the listener handed over is still among those it holds: not counted twice.
+        why = self.server.limits.refusal(self.server.open_connections() - (self.accepted is not None))
         if why is not None:
             self.refused = self.closed = True
             with contextlib.suppress(LocalProtocolError):

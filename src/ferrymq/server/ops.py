@@ -35,6 +35,7 @@ from ferrymq.protocol.codec import MessageItem
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.server import chlgate, gc_policy, seq_ops
+from ferrymq.server.tls import channel_refusal
 from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
@@ -85,14 +86,21 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     if server.quiescing:
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing"))
         return
+    refused = channel_refusal(h.qmgr, ev.channel, h.tls_peer) if h.network else None
+    if refused is not None:
+        rule, why = refused
+        log.warning("event=channel_refused peer=%s channel=%r rule=%s peer_dn=%r detail=%r", h.peer,
+                    ev.channel, rule, h.peer_dn, why)
+        h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, why))
+        return
     auth = server.authenticator
     if auth is None or not auth.enabled:
         # A local-socket peer is the OS user the socket names (IBM's bindings), not the one it claims.
         _admit(h, ev, version, h.peer_user or ev.user)
         return
     qm = h.qmgr
-    partner = None if h.peer_user else chlgate.partner_of(ev.channel, h.peer, ev.user, getattr(h, "peer_dn", ""),
-                                                          getattr(h, "issuer_dn", ""))
+    partner = None if h.peer_user else chlgate.partner_of(ev.channel, h.peer, ev.user, h.peer_dn,
+                                                          h.peer_issuer_dn)
     chckclnt = chlgate.record_chckclnt(qm, partner) if partner is not None else F.MQCHK_AS_Q_MGR
     decision = auth.decide(local_user=h.peer_user, user=ev.user, password=ev.password, chckclnt=chckclnt)
     user = decision.user

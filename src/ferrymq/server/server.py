@@ -14,6 +14,7 @@ import logging
 import os
 import pwd
 import socket
+import ssl
 import struct
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.protocol.connection import ServerConnection
 from ferrymq.protocol.errors import LocalProtocolError
 from ferrymq.server import ops
 from ferrymq.server.cmdserver import CommandServer
@@ -33,7 +35,9 @@ from ferrymq.server.conn_limits import DEFAULT_LIMITS, ConnectionLimits, Limits
 from ferrymq.server.connauth import Authenticator
 from ferrymq.server.deadlines import Deadlines
 from ferrymq.server.handler import ClientHandler, Waiter
+from ferrymq.server.listener import Listener
 from ferrymq.server.metrics import MetricsEndpoint, render
+from ferrymq.server.tls import ServerTLS
 
 log = logging.getLogger("ferrymq.server")
 
@@ -68,12 +72,15 @@ class QueueManagerServer:
         local_socket: socket.socket | None = None,
         authenticator: Authenticator | None = None,
         metrics_port: int | None = None,
+        tls: ServerTLS | None = None,
     ) -> None:
         """The connection knobs (``max_connections`` ... ``frame_budget``) are described in
         ``server.conn_limits`` and docs/limits.md. ``local_socket``: a bound, listening Unix
         socket served beside TCP (ferrymq.client.local); the server closes it when it stops.
         ``authenticator``: connection authentication (server.connauth) when the queue
         manager's security is on; without one every connection is taken as it asserts.
+        ``tls``: the queue manager's key repository (server.tls); without it a client that
+        starts TLS is closed, and every channel must have SSLCIPH blank.
 
         Raises:
             ValueError: a knob out of its range.
@@ -97,7 +104,8 @@ class QueueManagerServer:
         self.committer.on_failure = self._journal_failed
         self.quiescing = False
         self.stopped = False
-        self._server: asyncio.Server | None = None
+        self.tls = tls
+        self.listener: Listener | None = None
         self._local_socket = local_socket
         self._local: asyncio.Server | None = None
         self._tick_task: asyncio.Task[None] | None = None
@@ -122,9 +130,11 @@ class QueueManagerServer:
         # queue manager starts.
         loop.call_soon(self.serve_commands)
         if listen:
-            self._server = await loop.create_server(lambda: ClientHandler(self), self.host, self.port,
-                                                    backlog=self.backlog, reuse_address=True)
-            self.port = self._server.sockets[0].getsockname()[1]
+            self.listener = Listener(lambda accepted: ClientHandler(self, accepted), tls_context=self._tls_context,
+                                     handshake_timeout=self.limits.limits.handshake_timeout, backlog=self.backlog,
+                                     name=self.qmgr.name,
+                                     full=self._full, refuse=self._refuse_accepted)
+            self.port = await self.listener.start(self.host, self.port)
             if self._local_socket is not None:
                 self._local = await loop.create_unix_server(lambda: LocalClientHandler(self), sock=self._local_socket)
         log.info("event=server_started qmgr=%s host=%s port=%s", self.qmgr.name, self.host, self.port if listen else "-")
@@ -153,9 +163,10 @@ class QueueManagerServer:
         """
         if self.stopped:
             return
-        for listener in (self._server, self._local):
-            if listener is not None:
-                listener.close()
+        if self.listener is not None:
+            self.listener.close()
+        if self._local is not None:
+            self._local.close()
         self.qmgr.events.stopping(quiesce)  # Queue Manager Not Active (STRSTPEV)
         if quiesce:
             self.quiescing = True
@@ -176,9 +187,10 @@ class QueueManagerServer:
         if self._tick_task is not None:
             self._tick_task.cancel()
         await self.committer.stop()
-        for listener in (self._server, self._local):
-            if listener is not None:
-                await listener.wait_closed()
+        if self.listener is not None:
+            await self.listener.wait_closed()
+        if self._local is not None:
+            await self._local.wait_closed()
         log.info("event=server_stopped qmgr=%s", self.qmgr.name)
 
     async def serve_forever(self) -> None:
@@ -186,6 +198,27 @@ class QueueManagerServer:
             await asyncio.sleep(3600)
 
     # -- engine glue ---------------------------------------------------------------------
+
+    def open_connections(self) -> int:
+        """Connections counted against the capacity: those served, and those the listener
+        holds (waiting for a first byte, in a TLS handshake, being handed over)."""
+        held = len(self.listener.waiting) + len(self.listener.handshaking) if self.listener is not None else 0
+        return len(self.handlers) + held
+
+    def _full(self) -> bool:
+        return self.open_connections() >= self.limits.capacity
+
+    def _refuse_accepted(self, sock: socket.socket) -> None:
+        """Tell a connection over the capacity why (2537, as ClientHandler would), without
+        waiting: what the socket buffer does not take is lost with the connection anyway."""
+        why = self.limits.refusal(self.open_connections()) or "connection refused: no room"
+        with contextlib.suppress(OSError, LocalProtocolError):
+            sock.send(ServerConnection().send(E.Ending(C.MQRC_CHANNEL_NOT_AVAILABLE, why)))
+
+    def _tls_context(self) -> ssl.SSLContext:
+        if self.tls is None:
+            raise MQError(C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR, "this queue manager has no key repository")
+        return self.tls.context()
 
     def connection_id(self, hconn: int) -> bytes:
         return connection_id(self.qmgr.name, hconn)
