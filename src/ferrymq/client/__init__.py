@@ -28,10 +28,11 @@ from ferrymq.client.errors import (
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.subscription import Subscription
 from ferrymq.client.sync import Client, Queue, connect
+from ferrymq.client.tls import ClientTLS
 from ferrymq.errors import MQError
 
 __all__ = [
-    "AsyncClient", "AsyncPutStatus", "AsyncQueue", "AsyncSubscription", "BackedOut", "Client", "ConnectionBroken", "HandleError",
+    "AsyncClient", "AsyncPutStatus", "AsyncQueue", "AsyncSubscription", "BackedOut", "Client", "ClientTLS", "ConnectionBroken", "HandleError",
     "Inhibited", "InvalidSelector", "MQError", "Message", "MessageTooBig", "NoMessageAvailable", "NotAuthorized", "ObjectInUse",
     "PutResult", "Queue", "QueueFull", "QueueManagerUnavailable", "Quiescing", "Subscription", "Truncated", "UnknownObjectName",
     "connect", "connect_async", "error_for", "parse_conn_name",

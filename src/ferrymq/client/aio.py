@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -28,6 +29,7 @@ from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueMan
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import AsyncSequenceCalls
 from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T
+from ferrymq.client.tls import ClientTLS, connect_lost, handshake_failed
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -84,6 +86,7 @@ class AsyncClient(AsyncSequenceCalls):
         self.closed = False
         self.timeout = 30.0
         self._hello = E.Connect(0)
+        self._tls: ClientTLS | None = None
         self._uow = R.UnitOfWorkGuard()
         self._handles = R.Handles()  # re-opened after a reconnect
         self._dial: Callable[[], Awaitable[socket.socket]] | None = None
@@ -98,23 +101,48 @@ class AsyncClient(AsyncSequenceCalls):
                           heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024,
                           timeout: float = 30.0, reconnect: R.ReconnectPolicy | None = None,
                           dial: Callable[[], Awaitable[socket.socket]] | None = None,
-                          on_reconnect: R.EventHandler | None = None, channel: str = "") -> AsyncClient:
+                          on_reconnect: R.EventHandler | None = None, channel: str = "",
+                          tls: ClientTLS | None = None) -> AsyncClient:
         """Handshake over a connected socket (TCP, or a socketpair in bindings mode).
 
-        ``reconnect``, ``dial`` and ``on_reconnect``: as for the blocking ``Client``.
+        ``reconnect``, ``dial``, ``on_reconnect``, ``channel`` and ``tls``: as for the
+        blocking ``Client`` and ``connect`` (``tls``: the TLS handshake comes first).
 
         Raises:
-            MQError: the queue manager refused the connection.
+            MQError: the queue manager refused the connection; TLS failures (ferrymq.client.tls).
         """
         self = cls()
         self.timeout = timeout
         self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
                               local=sock.family == socket.AF_UNIX, channel=channel)
+        self._tls = tls
         self._dial = dial
         if reconnect is not None and dial is not None:
             self._redial = R.Redialer(reconnect, on_reconnect)
         await self._handshake(sock)
         return self
+
+    async def _tls_handshake(self, loop: asyncio.AbstractEventLoop, sock: socket.socket) -> asyncio.Transport:
+        assert self._tls is not None
+        tls = self._tls
+        try:
+            ctx = tls.context(self._hello.user or os.environ.get(S.USER_ENV, ""))
+        except MQError:
+            sock.close()
+            raise
+        try:
+            peer = sock.getpeername()[0]
+            transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock, ssl=ctx,
+                                                        server_hostname=peer, ssl_handshake_timeout=self.timeout)
+        except (OSError, ValueError) as exc:
+            sock.close()
+            raise handshake_failed(exc) from None
+        try:
+            tls.check(transport.get_extra_info("ssl_object"))
+        except MQError:
+            transport.close()
+            raise
+        return transport
 
     async def _handshake(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -125,10 +153,18 @@ class AsyncClient(AsyncSequenceCalls):
         self._generation += 1
         self._flushed_corr = 0
         self._waiting = {}
-        transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)  # uvloop's is no subclass
+        if self._tls is None:
+            transport, _ = await loop.create_connection(lambda: _Protocol(self), sock=sock)  # uvloop's is no subclass
+        else:
+            transport = await self._tls_handshake(loop, sock)
         self._transport, self._loop = transport, loop
         try:
             reply = S.check(await self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
+        except ConnectionBroken as exc:
+            self._transport.close()
+            if self._tls is not None:
+                raise connect_lost(exc) from None
+            raise
         except BaseException:
             self._transport.close()
             raise
@@ -674,9 +710,10 @@ class AsyncQueue:
 async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "", password: str | None = None,
                         heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                         connect_timeout: float = 10.0, reconnect: bool | float = False,
-                        on_reconnect: R.EventHandler | None = None, channel: str = "") -> AsyncClient:
+                        on_reconnect: R.EventHandler | None = None, channel: str = "",
+                        tls: ClientTLS | None = None) -> AsyncClient:
     """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``
-    (``reconnect``, ``on_reconnect`` and ``channel`` too).
+    (``reconnect``, ``on_reconnect``, ``channel`` and ``tls`` too).
 
     Raises:
         QueueManagerUnavailable: nothing answered; MQError: the queue manager refused.
@@ -708,5 +745,5 @@ async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, a
         policy = R.ReconnectPolicy() if reconnect is True else R.ReconnectPolicy(timeout=float(reconnect))
     return await AsyncClient.from_socket(await dial(), qmgr=qmgr, appl_name=appl_name, user=user, password=password,
                                          heartbeat=heartbeat, max_msg_length=max_msg_length, timeout=timeout,
-                                         reconnect=policy, dial=dial, on_reconnect=on_reconnect,
-                                         channel=channel)
+                                         reconnect=policy, dial=dial, on_reconnect=on_reconnect, channel=channel,
+                                         tls=tls)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import socket
+import ssl
 import time
 from collections.abc import Callable, Iterator
 from types import TracebackType
@@ -29,6 +31,7 @@ from ferrymq.client.sequence_calls import SequenceCalls
 from ferrymq.client.sockwait import RecvBound
 from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T, drive
 from ferrymq.client.subscription import Subscription
+from ferrymq.client.tls import ClientTLS, connect_lost
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
@@ -78,7 +81,12 @@ class Client(SequenceCalls):
         self._bound = RecvBound(sock)
         self._s = S.Session()
         self._generation += 1
-        reply = S.check(self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
+        try:
+            reply = S.check(self._exchange(dataclasses.replace(self._hello, corr=self._s.next_corr())))
+        except ConnectionBroken as exc:
+            if isinstance(sock, ssl.SSLSocket):
+                raise connect_lost(exc) from None
+            raise
         self._s.connected(reply)
 
     @property
@@ -691,7 +699,7 @@ class Queue:
 def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "", password: str | None = None,
             heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
             connect_timeout: float = 10.0, reconnect: bool | float = False,
-            on_reconnect: R.EventHandler | None = None, channel: str = "") -> Client:
+            on_reconnect: R.EventHandler | None = None, channel: str = "", tls: ClientTLS | None = None) -> Client:
     """Connect to queue manager ``qmgr`` at the first answering address of ``conn_name``
     (``"host(port)"``, comma-separated list tried in order). With no ``conn_name``, a
     queue manager of that name started from this home is reached through its local socket
@@ -700,12 +708,17 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
     ``reconnect=True`` (or a timeout in seconds) reconnects automatically after a lost
     connection, as MQCNO_RECONNECT does: to any address of ``conn_name``, for up to 1800 s
     by default. ``on_reconnect(reason, detail)`` is told of MQRC_RECONNECTING, RECONNECTED
-    and RECONNECT_FAILED. ``channel``: the SVRCONN channel the queue manager's channel
-    authentication records see (blank: SYSTEM.DEF.SVRCONN; not used over the local socket).
+    and RECONNECT_FAILED.
+
+    ``channel`` names the server-connection channel, whose TLS attributes and channel
+    authentication records apply (blank: SYSTEM.DEF.SVRCONN); ``tls`` makes the connection over TLS (``ferrymq.client.tls.ClientTLS``: the key repository, the
+    CipherSpec, which must agree with the channel's SSLCIPH, and the rest). Neither applies
+    to a local (bindings) connection.
 
     Raises:
         QueueManagerUnavailable: nothing answered (MQRC_HOST_NOT_AVAILABLE 2538).
-        MQError: the queue manager refused (e.g. MQRC_Q_MGR_NAME_ERROR 2058).
+        MQError: the queue manager refused (e.g. MQRC_Q_MGR_NAME_ERROR 2058); TLS failures
+            (2059, 2381, 2393, 2398, 2399: see ferrymq.client.tls).
     """
     S.check_qmgr_name(qmgr)
     bindings = conn_name is None and local.available(qmgr)
@@ -721,9 +734,11 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
         errors: list[str] = []
         for host, port in addresses:
             try:
-                return socket.create_connection((host, port), timeout=connect_timeout)
+                sock = socket.create_connection((host, port), timeout=connect_timeout)
             except OSError as exc:
                 errors.append(f"{host}({port}): {exc}")
+                continue
+            return sock if tls is None else tls.wrap(sock, host, user or os.environ.get(S.USER_ENV, ""))
         raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "; ".join(errors))
 
     policy = None

@@ -28,6 +28,7 @@ from ferrymq.client import session as S
 from ferrymq.client.connname import MalformedConnName, parse_conn_name
 from ferrymq.client.sync import Client
 from ferrymq.client.sync import connect as client_connect
+from ferrymq.client.tls import ClientTLS
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQXC, ahead, handles
@@ -256,15 +257,13 @@ class QueueManager:
         if self._client is not None:
             raise MQMIError(C.MQCC_WARNING, C.MQRC_ALREADY_CONNECTED)
         qmgr = text(name)
-        if (sco is not None and text(sco.KeyRepository)) or (cd is not None and text(cd.SSLCipherSpec)):
-            raise MQMIError(C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR, detail="ferrymq does not speak TLS")
         user_text = text(user) if user is not None else (text(cd.UserIdentifier) if cd is not None else "")
         secret = None if password is None or (not user_text and not text(password)) else text(password)
         conn = text(cd.ConnectionName) if cd is not None else ""
         with _mqcall():
             if conn:
                 assert cd is not None
-                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect, secret)
+                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect, secret, client_tls(cd, sco))
             else:
                 self._client = self._bindings(qmgr, user_text, secret)
         self._name = self._client.qmgr_name
@@ -273,7 +272,8 @@ class QueueManager:
         self.sync_ahead = {}
 
     @staticmethod
-    def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False, password: str | None = None) -> Client:
+    def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False, password: str | None = None,
+             tls: ClientTLS | None = None) -> Client:
         try:
             parse_conn_name(conn)
         except MalformedConnName as exc:  # MQRC_CD_ERROR: the name is malformed, not unanswered
@@ -281,7 +281,7 @@ class QueueManager:
         heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
         return client_connect(qmgr, conn, user=user, password=password, heartbeat=heartbeat,
                               max_msg_length=int(cd.MaxMsgLength), appl_name="pymqi", reconnect=reconnect,
-                              channel=text(cd.ChannelName))
+                              channel=text(cd.ChannelName), tls=tls)
 
     @staticmethod
     def _bindings(qmgr: str, user: str, password: str | None = None) -> Client:
@@ -479,3 +479,23 @@ def connect(queue_manager: str | bytes, channel: str | bytes | None = None, conn
 
 
 __all__ = ["QueueManager", "connect", "register_bindings", "unregister_bindings"]
+
+
+def client_tls(cd: CD, sco: SCO | None) -> ClientTLS | None:
+    """TLS as an IBM MQ client takes it: on when the MQCD names a CipherSpec (an MQSCO alone
+    turns nothing on); the key repository from the MQSCO or $MQSSLKEYR, the certificate label
+    from the MQSCO, the MQCD or $MQCERTLABL.
+
+    Raises:
+        MQMIError: 2381 (MQRC_KEY_REPOSITORY_ERROR) when no key repository is named.
+    """
+    spec = text(cd.SSLCipherSpec)
+    if not spec:
+        return None
+    repo = (text(sco.KeyRepository) if sco is not None else "") or os.environ.get("MQSSLKEYR", "")
+    if not repo:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_KEY_REPOSITORY_ERROR,
+                        detail="SSLCipherSpec is set but no key repository is named (MQSCO KeyRepository or MQSSLKEYR)")
+    label = ((text(sco.CertificateLabel) if sco is not None else "") or text(cd.CertificateLabel)
+             or os.environ.get("MQCERTLABL", ""))
+    return ClientTLS(repo, spec, label, text(cd.SSLPeerName))

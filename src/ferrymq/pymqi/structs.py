@@ -521,7 +521,7 @@ class CD(MQOpts):
 
 
 class SCO(MQOpts):
-    """TLS configuration options (MQSCO): attributes only; ferrymq does not speak TLS yet."""
+    """TLS configuration options (MQSCO): KeyRepository and CertificateLabel are used (docs/security.md, "TLS")."""
 
     _defaults: ClassVar[dict[str, Any]] = {
         "StrucId": as_bytes(C.MQSCO_STRUC_ID), "Version": C.MQSCO_VERSION_1, "KeyRepository": b"",

@@ -1,0 +1,140 @@
+"""TLS for client connections: IBM MQ's MQCD SSLCipherSpec and SSLPeerName and MQSCO
+KeyRepository and CertificateLabel, as ``ClientTLS``.
+
+The client offers only what its CipherSpec allows and checks the queue manager's
+certificate against the signer certificates of its key repository (``ferrymq.tls.keyrepo``;
+host names are not checked: the peer name is MQ's check). It presents the personal
+certificate of its label when the repository has one (the queue manager's channel decides
+whether it needs one: SSLCAUTH, SSLPEER). Failures get IBM's reasons:
+
+| what | reason |
+|---|---|
+| no key repository, a file that does not load, a private key others can read | 2381 MQRC_KEY_REPOSITORY_ERROR |
+| an unknown or refused CipherSpec, a named certificate label missing, the queue manager's certificate not trusted or expired, a TLS 1.3 suite other than the one named | 2393 MQRC_SSL_INITIALIZATION_ERROR |
+| an SSLPeerName that does not parse | 2399 MQRC_SSL_PEER_NAME_ERROR |
+| the queue manager's certificate does not match SSLPeerName | 2398 MQRC_SSL_PEER_NAME_MISMATCH |
+| the queue manager ended the handshake or the connection before answering the connect (it did not trust this client's certificate, no suite in common, no TLS there) | 2059 MQRC_Q_MGR_NOT_AVAILABLE |
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from dataclasses import dataclass
+
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
+from ferrymq.tls import cipherspecs, names
+from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
+
+_CONTEXTS = ContextCache()
+
+
+def _failed(reason: int, detail: str) -> MQError:
+    return MQError(C.MQCC_FAILED, reason, detail)
+
+
+class TLSSocket(ssl.SSLSocket):
+    """An SSLSocket that takes the blocking client's receive flags: MSG_DONTWAIT (a poll
+    for what has arrived), and a receive bounded by SO_RCVTIMEO that ends without data
+    raises BlockingIOError as a plain socket's does (client.sockwait)."""
+
+    def recv(self, buflen: int = 1024, flags: int = 0) -> bytes:
+        try:
+            if flags & socket.MSG_DONTWAIT and not self.pending():
+                self.setblocking(False)
+                try:
+                    return super().recv(buflen)
+                finally:
+                    self.setblocking(True)
+            return super().recv(buflen)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            raise BlockingIOError("no TLS record complete yet") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ClientTLS:
+    """TLS settings of a client connection.
+
+    ``key_repository``: the stem of the key repository (``~/ssl/client`` for
+    ``~/ssl/client.pem`` and ``~/ssl/client.<label>.pem``); ``cipher_spec``: an IBM
+    CipherSpec (default: any of TLS 1.2 and 1.3); ``certificate_label``: the personal
+    certificate to present (blank: ``ibmwebspheremq<user>``, if there is one);
+    ``peer_name``: an SSLPEER pattern the queue manager's certificate must match.
+    """
+
+    key_repository: str
+    cipher_spec: str = "ANY_TLS12_OR_HIGHER"
+    certificate_label: str = ""
+    peer_name: str = ""
+
+    def context(self, user: str = "") -> ssl.SSLContext:
+        """Raises: MQError 2381, 2393 or 2399 (see the module docstring)."""
+        spec = cipherspecs.lookup(self.cipher_spec)
+        if spec is None:
+            raise _failed(C.MQRC_SSL_INITIALIZATION_ERROR, cipherspecs.problem(self.cipher_spec) or "no CipherSpec")
+        why = names.problem(self.peer_name)
+        if why is not None:
+            raise _failed(C.MQRC_SSL_PEER_NAME_ERROR, why)
+        label = self.certificate_label.strip()
+        repo = KeyRepository.at(self.key_repository)
+        ctx = _CONTEXTS.client(repo, label or default_label(user), spec, label_required=bool(label))
+        ctx.sslsocket_class = TLSSocket
+        return ctx
+
+    def check(self, tls: object) -> names.TLSPeer:
+        """After the handshake: the suite against a TLS 1.3 CipherSpec, the queue manager's
+        certificate against ``peer_name``.
+
+        Raises:
+            MQError: 2393, 2398.
+        """
+        peer = names.peer_of(tls)
+        spec = cipherspecs.lookup(self.cipher_spec)
+        if spec is not None and not spec.accepts(peer.version, peer.suite):
+            raise _failed(C.MQRC_SSL_INITIALIZATION_ERROR, f"CipherSpec {spec.name}: the queue manager "
+                                                           f"negotiated {peer.suite} over {peer.version}")
+        pattern = names.parse(self.peer_name)
+        if pattern is not None and not pattern.matches(list(peer.pairs)):
+            raise _failed(C.MQRC_SSL_PEER_NAME_MISMATCH, f"the queue manager's certificate {peer.dn!r} does not "
+                                                         f"match SSLPeerName {self.peer_name.strip()!r}")
+        return peer
+
+    def wrap(self, sock: socket.socket, host: str, user: str = "") -> socket.socket:
+        """The TLS handshake over a connected socket (within its timeout), checked; the
+        socket to use from then on. ``sock`` is closed when it fails.
+
+        Raises:
+            MQError: see the module docstring.
+        """
+        try:
+            tls = self.context(user).wrap_socket(sock, server_hostname=host or None)
+        except MQError:
+            sock.close()
+            raise
+        except (OSError, ValueError) as exc:
+            sock.close()
+            raise handshake_failed(exc) from None
+        try:
+            self.check(tls)
+        except MQError:
+            tls.close()
+            raise
+        return tls
+
+
+def handshake_failed(exc: BaseException) -> MQError:
+    """A failed handshake as the reason an IBM MQ client gives."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return _failed(C.MQRC_SSL_INITIALIZATION_ERROR,
+                       f"the queue manager's certificate is not accepted: {exc.verify_message or exc}")
+    return _failed(C.MQRC_Q_MGR_NOT_AVAILABLE, f"the queue manager ended the TLS handshake: {exc!r}")
+
+
+def connect_lost(exc: MQError) -> MQError:
+    """The connection ended before the CONNECT was answered, after a TLS handshake the client
+    thought complete: with TLS 1.3 the queue manager checks the client's certificate after
+    the client has finished, so that refusal arrives as the end of the connection."""
+    return _failed(C.MQRC_Q_MGR_NOT_AVAILABLE, f"the queue manager ended the TLS connection before answering "
+                                               f"the connect (it may not accept this client's certificate): "
+                                               f"{exc.detail}")
