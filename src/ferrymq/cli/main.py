@@ -30,6 +30,7 @@ from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
 from ferrymq.cli.status import register as register_status
+from ferrymq.cli.tls import register as register_tls
 from ferrymq.cli.trigmon import register as register_trigger_monitor
 from ferrymq.cli.users import register as register_users
 from ferrymq.client.local import home_dir
@@ -300,6 +301,7 @@ register_status(cli, command)
 register_users(cli, command)
 register_dump(cli, command)
 register_backup(cli, command)
+register_tls(cli, command)
 register_authority(cli, home_of, home_option)
 register_bench(cli)
 

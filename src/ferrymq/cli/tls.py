@@ -1,0 +1,88 @@
+"""``ferrymq tls create-dev-certs``: a development CA and certificates for a queue manager
+and its clients, written as key repositories (docs/security.md, "TLS"). Not for production.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ferrymq.cli.errors import CliError, Exit
+from ferrymq.cli.home import QmgrDir
+from ferrymq.tls.keyrepo import KeyRepository, default_label
+
+CA_FILE = "devca.pem"
+
+
+def register(group: click.Group, command: Callable[[Any], Any]) -> None:
+    """Add the ``tls`` commands to ``ferrymq`` (``command``: main's decorator)."""
+
+    @group.group(name="tls")
+    def tls() -> None:
+        """TLS key repositories and certificates.
+
+        \b
+          ferrymq tls create-dev-certs QM1 --client app --client ops
+          ferrymq tls create-dev-certs QM1 --client app --out ~/ssl --output json
+        """
+
+    @tls.command(name="create-dev-certs")
+    @click.argument("qmgr")
+    @click.option("--client", "clients", multiple=True, help="A client (user) to make a certificate for (repeat).")
+    @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                  help="Where the clients' key repositories go (default: ssl/clients in the data directory).")
+    @click.option("--days", type=click.IntRange(1, 3650), default=365, show_default=True,
+                  help="How long the certificates are valid.")
+    @click.option("--host", "hosts", multiple=True,
+                  help="A host name or address for the queue manager's certificate (repeat; default localhost, "
+                       "127.0.0.1).")
+    @click.option("--new-ca", is_flag=True, help="Make a new CA even if there is one (older certificates then fail).")
+    @command
+    def create_dev_certs(home: Path, out: Any, qmgr: str, clients: tuple[str, ...], out_dir: Path | None,
+                         days: int, hosts: tuple[str, ...], new_ca: bool) -> None:
+        """A development CA (kept in the queue manager's ssl directory), the queue manager's
+        certificate in its default key repository (ssl/key, label ibmwebspheremq<qmgr>) and a
+        key repository per --client (<out>/<client>, label ibmwebspheremq<client>). Files are
+        0600, directories 0700. A running queue manager uses new files at its next TLS
+        connection."""
+        try:
+            from ferrymq.tls import devcerts
+        except ImportError as exc:  # pragma: no cover - a dependency of ferrymq
+            raise CliError(Exit.USAGE, "cryptography_missing", f"the cryptography package is needed: {exc}") from None
+        qdir = QmgrDir(home, qmgr).require()
+        ssl_dir = qdir.path / "ssl"
+        ssl_dir.mkdir(mode=0o700, exist_ok=True)
+        ca_path = ssl_dir / CA_FILE
+        if ca_path.is_file() and not new_ca:
+            try:
+                ca = devcerts.load_ca(ca_path)
+            except (OSError, ValueError) as exc:
+                raise CliError(Exit.USAGE, "dev_ca_unreadable", f"{ca_path}: {exc}; give --new-ca to replace it") from None
+        else:
+            ca = devcerts.new_ca(f"CN=ferrymq development CA {qmgr},O=ferrymq", days=days)
+            devcerts.save_ca(ca_path, ca)
+        repo = KeyRepository(str(ssl_dir / "key"))
+        label = default_label(qmgr)
+        devcerts.write_signers(repo, ca)
+        server = devcerts.issue(ca, f"CN={qmgr},O=ferrymq", days=days, hosts=hosts or ("localhost", "127.0.0.1"))
+        devcerts.write_personal(repo, label, server, ca)
+        made: list[dict[str, str]] = []
+        where = out_dir if out_dir is not None else ssl_dir / "clients"
+        for name in clients:
+            if not name or "/" in name or name.startswith("."):
+                raise CliError(Exit.USAGE, "client_name", f"client name {name!r} must be a plain name (no '/')")
+            crepo = KeyRepository(str(where / name))
+            clabel = default_label(name)
+            devcerts.write_signers(crepo, ca)
+            devcerts.write_personal(crepo, clabel, devcerts.issue(ca, f"CN={name},O=ferrymq", days=days), ca)
+            made.append({"client": name, "key_repository": crepo.stem, "certificate_label": clabel,
+                         "dn": f"CN={name},O=ferrymq"})
+        lines = [f"CA: {ca_path}", f"queue manager {qmgr}: key repository {repo.stem} (label {label}, "
+                                   f"DN CN={qmgr},O=ferrymq)"]
+        lines += [f"client {m['client']}: key repository {m['key_repository']} (label {m['certificate_label']})"
+                  for m in made]
+        out.result({"qmgr": qmgr, "ca": str(ca_path), "key_repository": repo.stem, "certificate_label": label,
+                    "dn": f"CN={qmgr},O=ferrymq", "clients": made}, "\n".join(lines))
