@@ -27,11 +27,10 @@ from pathlib import Path
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import cfc as F
+from ferrymq.server.chlgate import DEFAULT_SVRCONN
 from ferrymq.tls import cipherspecs, names
 from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
 from ferrymq.tls.names import TLSPeer
-
-DEFAULT_SVRCONN = "SYSTEM.DEF.SVRCONN"
 
 
 class ServerTLS:
