@@ -49,6 +49,11 @@ class BlockingConversation(Conversation, Protocol):
         """Carry a flow's steps out; its result (or its exception)."""
         ...
 
+    def _call(self, ev: Any) -> Any:
+        """Carry out one ``Call(ev)`` step (a verb of one request and no decision between):
+        the reply, as ``run`` would send it into the flow."""
+        ...
+
 
 # -- the verbs as flows ------------------------------------------------------------------------
 
@@ -142,14 +147,23 @@ def put1(conv: Conversation, name: str, md: bytes, data: bytes, options: int, *,
     return reply
 
 
-def get(conv: Conversation, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
-        buffer_length: int, msg_token: bytes = C.MQMTOK_NONE, msg_handle: bool = False) -> Flow[E.GetReply]:
-    """MQGET with a packed MQMD; see ``mqget``."""
+def get_request(conv: Conversation, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
+                buffer_length: int, msg_token: bytes = C.MQMTOK_NONE, msg_handle: bool = False) -> E.Get:
+    """MQGET's request with a packed MQMD (see ``mqget``): one request, whose reply
+    ``got`` reads, so a blocking get is one ``Call`` carried out without a flow around it."""
     s = conv.session
     S.check_length(s, buffer_length)
     wait = wait_interval if options & C.MQGMO_WAIT else 0
-    reply: Any = yield Call(E.Get(s.next_corr(), hobj, md, options, wait, match_options, buffer_length, msg_token,
-                                  msg_handle))
+    return E.Get(s.next_corr(), hobj, md, options, wait, match_options, buffer_length, msg_token, msg_handle)
+
+
+def got(reply: Any) -> E.GetReply:
+    """MQGET's reply (see ``mqget``): a GetReply, also one carrying a warning or
+    MQRC_TRUNCATED_MSG_FAILED with its partial data.
+
+    Raises:
+        MQError: a plain Reply's failure, or a GetReply's other than truncation.
+    """
     if type(reply) is not E.GetReply:
         raise error_for(reply.comp, reply.reason, reply.detail)
     if reply.comp == C.MQCC_FAILED and reply.reason != C.MQRC_TRUNCATED_MSG_FAILED:
@@ -313,8 +327,8 @@ def mqget(conv: BlockingConversation, hobj: int, md: bytes, options: int, wait_i
             MQRC_DATA_LENGTH_ERROR (2010) for a buffer over the connection's maximum
             message length, asked for nowhere.
     """
-    return conv.run(get(conv, conv.handles.current(hobj), md, options, wait_interval, match_options, buffer_length,
-                        msg_token, msg_handle))
+    return got(conv._call(get_request(conv, conv.handles.current(hobj), md, options, wait_interval, match_options,
+                                      buffer_length, msg_token, msg_handle)))
 
 
 def mqget_ahead(conv: BlockingConversation, hobj: int, options: int, wait_interval: int, max_messages: int,

@@ -31,6 +31,9 @@ OK_STATUS = _STATUS.pack(0, 0) + b"\0\0"
 NO_PROPS = b"\0\0\0\0"
 """A properties field of length 0: most messages."""
 
+_WHOLE_LE = {V2_LE_HEAD: C.MQMD_LENGTH_2, b"MD  \x01\x00\x00\x00": C.MQMD_LENGTH_1}
+"""An MQMD's first 8 bytes (StrucId, Version little-endian) -> its whole length."""
+
 MAX_LIST = 256
 """Selectors per INQUIRE/SET (MQ's own limits are far lower)."""
 MAX_BATCH = 4096
@@ -120,7 +123,8 @@ def md(value: MQMD | bytes) -> bytes:
         ValueError: a field does not fit, or the bytes are not one MQMD.
     """
     if type(value) is bytes:
-        if len(value) == C.MQMD_LENGTH_2 and value.startswith(V2_LE_HEAD):  # complete, as md_end would find
+        # complete, as md_end would find: a version 2 or (a pymqi MD's default) version 1 as x86-64 writes it
+        if _WHOLE_LE.get(value[:8]) == len(value):
             return value
         try:
             if md_end(value) != len(value):

@@ -255,7 +255,7 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
 _MSG_ID, _CORREL_ID, _ID_END = 48, 72, 96  # the identifiers' offsets in a packed MQMD
 _DEFAULT_WIRE: dict[type, bytes] = {}  # a default MD's wire(), made once
 _KW_WIRE: dict[tuple[Any, ...], bytes] = {}  # MD(**fields)'s wire, by fields (ids aside)
-_IDS = ("MsgId", "CorrelId")
+_UNSET = object()  # MD(**kw) without an identifier
 
 
 class MD(MQOpts):
@@ -277,7 +277,8 @@ class MD(MQOpts):
         d["_w"] = w
         if not kw:
             return
-        ids = {k: kw.pop(k) for k in _IDS if k in kw}  # per message: spliced, never part of the key
+        # per message: spliced, never part of the key
+        msg_id, correl_id = kw.pop("MsgId", _UNSET), kw.pop("CorrelId", _UNSET)
         if kw:
             key: tuple[Any, ...] | None = (type(self), *kw.items())
             try:
@@ -291,8 +292,10 @@ class MD(MQOpts):
                 self.set(**kw)
                 if key is not None and d["_w"] is not None and len(_KW_WIRE) < 256:
                     _KW_WIRE[key] = d["_w"]
-        if ids:
-            self.set(**ids)
+        if msg_id is not _UNSET:
+            self.MsgId = msg_id
+        if correl_id is not _UNSET:
+            self.CorrelId = correl_id
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
@@ -390,6 +393,8 @@ def _spliced(w: bytes, name: str, value: Any) -> bytes | None:
     if at is None:
         return None
     start, size, kind = at
+    if type(value) is bytes and len(value) == size and start + size <= len(w):  # an identifier, as a program sets one
+        return w[:start] + value + w[start + size:]
     if kind == "l":
         if type(value) is not int or not -0x80000000 <= value <= 0x7FFFFFFF:
             return None
