@@ -239,8 +239,17 @@ class _Machine(Conversation):
                 were sent (the conversation's state moved), and their bytes are lost with the error.
         """
         parts: list[bytes] = []
-        for ev in events:
-            parts += self._send(ev)
+        mine = self._mine
+        for ev in events:  # _send's work, inline: a request/reply loop's every write comes here
+            entry = mine.get(type(ev))
+            if entry is None:
+                raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
+            rule, pack = entry
+            try:
+                parts += pack(ev)
+            except _ENCODING_ERRORS as exc:
+                raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
+            rule(self, ev)
         return b"".join(parts)
 
 
