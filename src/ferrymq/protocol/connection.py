@@ -27,7 +27,7 @@ from ferrymq.protocol import codec, columnframes, rules
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.rules import FRAME_OVERHEAD, HANDSHAKE_LIMIT, Conversation, CrossedInFlight, State
-from ferrymq.wire.gpacket import HEADER_SIZE, GPacketReader
+from ferrymq.wire.gpacket import _HEADER, HEADER_SIZE, MAGIC, VERSION, GPacketReader
 
 __all__ = ["CLOSED", "FRAME_OVERHEAD", "HANDSHAKE_LIMIT", "NEED_DATA", "ClientConnection", "ServerConnection", "State"]
 
@@ -106,7 +106,13 @@ class _Machine(Conversation):
             raise RuntimeError("received data after the end of the stream")
         if self._error is None:
             self._fed += len(data)
-            self._reader.feed(data)
+            reader = self._reader
+            if type(data) is bytes and reader._pos == reader._end and reader._rx is None and not reader._more \
+                    and reader._error is None:  # GPacketReader.feed's usual read, without the call
+                reader._buf, reader._pos, reader._end = data, 0, len(data)
+                reader.drained = False
+                return
+            reader.feed(data)
 
     def get_buffer(self, sizehint: int = -1) -> memoryview:
         """Room for the peer's next bytes to be read into, then ``buffer_updated``: the way
@@ -135,17 +141,34 @@ class _Machine(Conversation):
         if self._error is not None:
             raise self._error
         reader = self._reader
+        buf, pos, have = reader._buf, reader._pos, reader._end
         try:
-            try:
-                frame = reader.next_in_place()
-            except DecodeError as exc:  # the framing itself: bad magic, version, size over the limit
-                raise RemoteProtocolError(f"bad packet: {exc}", self._fed - reader.buffered) from None
-            if frame is None:
-                if self._eof:
-                    return self._no_frame()
-                self.drained = True
-                return NEED_DATA
-            ptype, flags, corr, props_size, buf, start, end = frame
+            usual = False
+            if have - pos >= HEADER_SIZE and reader._header is None and reader._error is None:
+                # The usual packet, decided from one unpack: whole in the buffer, its header
+                # good (GPacketReader.next_in_place checks the same, and takes every other).
+                version, ptype, size, magic, props_size, _, corr, flags = _HEADER.unpack_from(buf, pos)
+                end = pos + size
+                if (magic == MAGIC and version == VERSION and HEADER_SIZE <= size <= reader.max_size
+                        and 0 <= props_size <= size - HEADER_SIZE and end <= have):
+                    usual = True
+                    start = pos + HEADER_SIZE
+                    if end == have and reader._rx is None and not reader._more:  # consume(end), inline
+                        reader._buf, reader._pos, reader._end = b"", 0, 0
+                        reader.drained = True
+                    else:
+                        reader.consume(end)
+            if not usual:
+                try:
+                    frame = reader.next_in_place()
+                except DecodeError as exc:  # the framing itself: bad magic, version, size over the limit
+                    raise RemoteProtocolError(f"bad packet: {exc}", self._fed - reader.buffered) from None
+                if frame is None:
+                    if self._eof:
+                        return self._no_frame()
+                    self.drained = True
+                    return NEED_DATA
+                ptype, flags, corr, props_size, buf, start, end = frame
             entry = self._theirs.get(ptype)
             if entry is None or props_size:
                 raise self._refused(ptype, props_size, end - start)
