@@ -38,6 +38,7 @@ import statistics
 import struct
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -262,30 +263,45 @@ def replay(side: str, recording: dict[str, Any], profile: cProfile.Profile | Non
     if side == "respond":
         client.stat()
     client.disconnect()
-    if b"".join(sock.sent) != b"".join(sent):
-        raise SystemExit(f"{side}: the replayed client sent other bytes than the live one")
+    same_bytes(side, sock, sent)
     return cpu / timed
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def same_bytes(side: str, sock: ReplaySocket, sent: list[bytes]) -> None:
+    """A replay must send what the live client sent, byte for byte."""
+    if b"".join(sock.sent) != b"".join(sent):
+        raise SystemExit(f"{side}: the replayed client sent other bytes than the live one")
+
+
+def recording_options(ap: argparse.ArgumentParser) -> None:
+    """The options of a replay bench (this one, pymqi_trip_bench.py)."""
     ap.add_argument("--n", type=int, default=3000, help=f"round trips recorded (after {WARMUP})")
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--replays", type=int, default=7)
     ap.add_argument("--recording", metavar="FILE", type=Path,
                     help="replay FILE if it exists (--n and --size then come from it), else record into it")
-    ap.add_argument("--profile", metavar="PREFIX", help="write a cProfile of one more replay per side")
     ap.add_argument("--side", choices=("request", "respond", "both"), default="both", help="replay one side only")
+
+
+def recorded(a: argparse.Namespace, live_run: Callable[[int, int], dict[str, Any]]) -> dict[str, Any]:
+    """The recording ``--recording`` names, or a new live run's (kept there when named)."""
+    if a.recording is not None and a.recording.exists():
+        return load(a.recording)
+    recording = live_run(a.n, a.size)
+    if a.recording is not None:
+        save(a.recording, recording)
+    return recording
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    recording_options(ap)
+    ap.add_argument("--profile", metavar="PREFIX", help="write a cProfile of one more replay per side")
     ap.add_argument("--kernel", action="store_true",
                     help="receive through a socketpair: counts the kernel's and the allocator's part of each "
                          "receive too (and the bench's write of the chunk, the same for every version)")
     a = ap.parse_args()
-    if a.recording is not None and a.recording.exists():
-        recording = load(a.recording)
-    else:
-        recording = live(a.n, a.size)
-        if a.recording is not None:
-            save(a.recording, recording)
+    recording = recorded(a, live)
     timed = recording["n"] - TIMED_FROM
     print(f"{timed} round trips of {len(recording['body'])} B timed per replay, {a.replays} replays "
           f"(process CPU per round trip{', receives through a socketpair' if a.kernel else ''})")

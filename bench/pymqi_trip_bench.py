@@ -25,10 +25,9 @@ import socket
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from client_trip_bench import RecordingSocket, ReplaySocket, _fixed_ids, load, save
+from client_trip_bench import RecordingSocket, ReplaySocket, _fixed_ids, recorded, recording_options, same_bytes
 from request_reply_hops import REPLIES, REQUESTS, WARMUP, serve
 
 
@@ -142,26 +141,15 @@ def replay(side: str, recording: dict[str, Any]) -> float:
     if side == "respond":
         qm.stat(0)
     qm.disconnect()
-    if b"".join(sock.sent) != b"".join(sent):
-        raise SystemExit(f"{side}: the replayed client sent other bytes than the live one")
+    same_bytes(side, sock, sent)
     return cpu / (total - WARMUP)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=3000, help=f"round trips recorded (after {WARMUP})")
-    ap.add_argument("--size", type=int, default=1024)
-    ap.add_argument("--replays", type=int, default=7)
-    ap.add_argument("--recording", metavar="FILE", type=Path,
-                    help="replay FILE if it exists (--n and --size then come from it), else record into it")
-    ap.add_argument("--side", choices=("request", "respond", "both"), default="both", help="replay one side only")
+    recording_options(ap)
     a = ap.parse_args()
-    if a.recording is not None and a.recording.exists():
-        recording = load(a.recording)
-    else:
-        recording = live(a.n, a.size)
-        if a.recording is not None:
-            save(a.recording, recording)
+    recording = recorded(a, live)
     print(f"{recording['n'] - WARMUP} round trips of {len(recording['body'])} B timed per replay, {a.replays} replays")
     for side in ("request", "respond") if a.side == "both" else (a.side,):
         runs = [replay(side, recording) for _ in range(a.replays)]
