@@ -229,10 +229,11 @@ class Queue:
         self._ahead_known = True
         if not ahead.reads_ahead(self._open_opts, client, self._qmgr.q_defaults, self.name):
             return
-        self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), self.name,
-                                      self._qmgr.q_defaults[self.name][2])
+        name = self.name
+        propctl = self._qmgr.q_defaults[name][2]
+        self._ahead = ahead.ReadAhead(client, client.handles.current(hobj), name, propctl)
         if client.session.conn.version >= E.AHEAD_VERSION and not self._open_opts & C.MQOO_SAVE_ALL_CONTEXT:
-            self._sync = self._qmgr.sync_ahead[hobj] = syncahead.SyncAhead()
+            self._sync = self._qmgr.sync_ahead[hobj] = syncahead.SyncAhead(name, propctl)
             self._hobj_of_sync = hobj
 
     def _get_plain(self, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO, handle: Any, match: int) -> bytes:
@@ -261,16 +262,15 @@ class Queue:
             msg = ra.take(client.handles.current(hobj), gmo.Options, gmo.WaitInterval)
         except MQError as exc:
             raise from_mq_error(exc) from None
-        return self._deliver(msg, ra.propctl, ra.put_back, buffer, md, gmo, handle)
+        return _deliver(msg, ra.view.name, ra.propctl, ra.put_back, buffer, md, gmo, handle)
 
     def _get_sync_ahead(self, sa: syncahead.SyncAhead, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO,
                         handle: Any, match: int) -> bytes:
         """``get`` under syncpoint on a handle that reads ahead: the next message read
         ahead, else the queue manager's answer with the next ones read ahead (syncahead)."""
-        propctl = self._qmgr.q_defaults[self.name][2]
         msg = sa.take()
         if msg is not None:
-            return self._deliver(msg, propctl, sa.put_back, buffer, md, gmo, handle)
+            return _deliver(msg, sa.name, sa.propctl, sa.put_back, buffer, md, gmo, handle)
         n = sa.want()
         if n == 1 or gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:  # a get of its own, as IBM's
             data = self._get_plain(client, hobj, buffer, md, gmo, handle, match)
@@ -284,39 +284,13 @@ class Queue:
             msg = Message(reply.md_bytes, reply.data, reply.data_length, reply.msg_token, reply.properties,
                           reply.reason)
             if reply.reason == C.MQRC_TRUNCATED_MSG_FAILED:  # not taken: it stays on the queue
-                return self._deliver(msg, propctl, _kept, buffer, md, gmo, handle)
+                return _deliver(msg, sa.name, sa.propctl, _kept, buffer, md, gmo, handle)
         else:
             got = [Message(*item) for item in reply.items]
             msg = got[0]
             sa.keep(got[1:])
         sa.counted()
-        return self._deliver(msg, propctl, sa.put_back, buffer, md, gmo, handle)
-
-    def _deliver(self, msg: Message, propctl: int, put_back: Callable[[Message], None], buffer: int, md: MD,
-                 gmo: GMO, handle: Any) -> bytes:
-        """A message the client holds, as MQGET gives it: into the MD and GMO (and the
-        message handle); one too long for the buffer is ``put_back`` unless accepted
-        truncated."""
-        if handle is None:
-            data, raw = ahead.without_handle(msg, gmo.Options, propctl)
-        else:
-            data, raw = msg.data, msg.md_bytes
-        length, reason = max(len(data), msg.data_length + len(data) - len(msg.data)), C.MQRC_NONE
-        if length > buffer:
-            if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-                put_back(msg)
-                reason = C.MQRC_TRUNCATED_MSG_FAILED
-            else:
-                reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
-            data = data[:buffer]
-        version = _received(md, raw)
-        if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
-            handles.fill(handle, msg._properties, msg.md)
-        _update_gmo(gmo, msg_flags(raw, version), self.name, len(data), msg.msg_token)
-        if reason != C.MQRC_NONE:
-            comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
-            raise MQMIError(comp, reason, message=data, original_length=length)
-        return data
+        return _deliver(msg, sa.name, sa.propctl, sa.put_back, buffer, md, gmo, handle)
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
         """``get`` with MQGMO_NO_PROPERTIES: the data without an MQRFH2 folder."""
@@ -371,6 +345,34 @@ class Queue:
 
     def __repr__(self) -> str:
         return f"<Queue {self.name!r} {'open' if self._hobj else 'closed'}>"
+
+
+def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message], None], buffer: int, md: MD,
+             gmo: GMO, handle: Any) -> bytes:
+    """A message the client holds (pushed, or read ahead under syncpoint, from queue
+    ``name``), as MQGET gives it: into the MD and GMO (and the message handle); one too
+    long for the buffer is ``put_back`` unless accepted truncated."""
+    if handle is None:
+        data, raw = ahead.without_handle(msg, gmo.Options, propctl)
+    else:
+        data, raw = msg.data, msg.md_bytes
+    length, reason = max(len(data), msg.data_length + len(data) - len(msg.data)), C.MQRC_NONE
+    if length > buffer:
+        if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            put_back(msg)
+            reason = C.MQRC_TRUNCATED_MSG_FAILED
+        else:
+            reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
+        data = data[:buffer]
+    version = _received(md, raw)
+    if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
+        handles.fill(handle, msg._properties, msg.md)
+    _update_gmo(gmo, msg_flags(raw, version), name, len(data), msg.msg_token)
+    if reason != C.MQRC_NONE:
+        comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
+        raise MQMIError(comp, reason, message=data, original_length=length)
+    return data
+
 
 
 def _kept(msg: Message) -> None:

@@ -63,9 +63,11 @@ def serves(options: int, match: int, msg_id: bytes, correl_id: bytes, group_id: 
 class SyncAhead:
     """One handle's messages read ahead and its count of gets per unit of work."""
 
-    __slots__ = ("buffer", "delivered", "expected")
+    __slots__ = ("buffer", "delivered", "expected", "name", "propctl")
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "", propctl: int = C.MQPROP_COMPATIBILITY) -> None:
+        self.name = name  # the queue's name as opened, for GMO ResolvedQName
+        self.propctl = propctl  # the queue's PROPCTL, for a getter without a message handle
         self.buffer: deque[Message] = deque()  # read ahead, in delivery order, not handed out
         self.expected = 1  # gets on this handle in the last unit of work that got any
         self.delivered = 0  # gets on this handle in the open unit
