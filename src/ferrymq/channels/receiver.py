@@ -272,6 +272,8 @@ class ReceiverAgent:
         except MQError as exc:
             raise ChannelError(exc.reason, f"message for {dest_q} at {dest_qm} ({reason}) and the dead-letter "
                                            f"queue {dlq!r} refused it too ({exc.reason})") from None
+        log.warning("event=message_dead_lettered channel=%s queue=%s qmgr=%s dlq=%s reason=%d msg_id=%s length=%d",
+                    self.name, dest_q, dest_qm, dlq, reason, md.msg_id.hex(), len(body))
 
     def exception_report(self, md: MQMD, body: bytes, reason: int, options: int) -> None:
         """The agent's exception report (Feedback: the reason) to ReplyToQ at ReplyToQMgr,

@@ -161,6 +161,8 @@ class Reports:
                             reason, md.feedback, md.msg_id.hex())
                 return
             target = dlq
+            log.warning("event=message_dead_lettered source=report queue=%s qmgr=%s dlq=%s reason=%d feedback=%d "
+                        "msg_id=%s length=%d", queue, qmgr, dlq.name, reason, md.feedback, md.msg_id.hex(), len(data))
         self.place_message(target, Message(target.name, self.next_sequence(target), md, data, self.clock.now(),
                                            target.fifo), uow)
 

@@ -206,6 +206,8 @@ class CommandServer:
         date, tod = self.qm.stamp_put(self.qm.clock.now())
         dmd, body = dead_letter(self.qm.name, self.qm.qmgr_attr("CCSID"), md, data, reason, dest_q, date, tod)
         self.qm.deliver_generated(dmd, body, dlq.name, "", None)
+        log.warning("event=message_dead_lettered source=command_server queue=%s dlq=%s reason=%d msg_id=%s length=%d",
+                    dest_q, dlq.name, reason, md.msg_id.hex(), len(data))
 
     def _contained(self, what: str, work: Callable[[], object], *, quiet: bool = False) -> bool:
         """The containment boundary: one step of serving (a get, a request, a reply) that
