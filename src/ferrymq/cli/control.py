@@ -25,10 +25,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from ferrymq.cli import private, server_options
+from ferrymq.cli import logsetup, private, server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import (
     Config,
+    LogConfig,
     QmgrDir,
     check_binding,
     is_loopback,
@@ -51,10 +52,11 @@ _ACTIVE = {RUNNING, STARTING, QUIESCING, ENDING}
 
 
 def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] | None = None,
-           allow_remote: bool = False, *, chlauth: bool = True) -> dict[str, Any]:
+           allow_remote: bool = False, log: LogConfig | None = None, *, chlauth: bool = True) -> dict[str, Any]:
     """crtmqm: a data directory with its config and an initialized journal. ``server``:
     knobs of the server kept in its config (``cli.server_options``). ``allow_remote``: a
-    ``host`` beyond loopback is accepted (``home.check_binding``).
+    ``host`` beyond loopback is accepted (``home.check_binding``). ``log``: the log's
+    rotation and format (``cli.logsetup``; default: LogConfig()).
 
     Raises:
         CliError: EXISTS, NAME_ERROR, USAGE (port out of range, a host beyond loopback not
@@ -78,7 +80,8 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         lock = qdir.acquire_lock(patience=0)
         assert lock is not None  # the directory is ours: nobody else can hold it yet
         with lock:
-            config = Config(name, host, port, server=dict(server or {}), allow_remote=allow_remote)
+            config = Config(name, host, port, server=dict(server or {}), allow_remote=allow_remote,
+                            log=log or LogConfig())
             qdir.save_config(config)
             private.make_dir(qdir.journal_dir)
             qm, journal = open_engine(qdir, name)
@@ -98,7 +101,7 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         raise
     return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso(),
             "server": dict(server or {}), "allow_unauthenticated_remote": allow_remote,
-            "warnings": _warnings(name, host, port, allow_remote)}
+            "log": (log or LogConfig()).as_dict(), "warnings": _warnings(name, host, port, allow_remote)}
 
 
 def _warnings(name: str, host: str, port: int, allow_remote: bool) -> list[str]:
@@ -117,9 +120,10 @@ def _check_port(home: Path, name: str, host: str, port: int) -> None:
 
 
 def alter(home: Path, name: str, host: str | None, port: int | None,
-          allow_remote: bool | None = None) -> dict[str, Any]:
+          allow_remote: bool | None = None, log: dict[str, Any] | None = None) -> dict[str, Any]:
     """Change a stopped queue manager's address (host, port) in its config; ``allow_remote``
-    (None: unchanged) accepts or refuses a host beyond loopback (``home.check_binding``).
+    (None: unchanged) accepts or refuses a host beyond loopback (``home.check_binding``);
+    ``log``: the LogConfig fields to change (max_bytes, backups, format).
 
     Raises:
         CliError: UNKNOWN_QMGR, RUNNING, USAGE, PORT_IN_USE, DAMAGED.
@@ -132,9 +136,10 @@ def alter(home: Path, name: str, host: str | None, port: int | None,
         new_allow = config.allow_remote if allow_remote is None else allow_remote
         check_binding(name, new_host, new_allow)
         _check_port(home, name, new_host, new_port)
-        qdir.save_config(dataclasses.replace(config, host=new_host, port=new_port, allow_remote=new_allow))
+        new_log = dataclasses.replace(config.log, **(log or {}))
+        qdir.save_config(dataclasses.replace(config, host=new_host, port=new_port, allow_remote=new_allow, log=new_log))
     return {"name": name, "host": new_host, "port": new_port, "previous": {"host": config.host, "port": config.port},
-            "data_dir": str(qdir.path), "allow_unauthenticated_remote": new_allow,
+            "data_dir": str(qdir.path), "allow_unauthenticated_remote": new_allow, "log": new_log.as_dict(),
             "warnings": _warnings(name, new_host, new_port, new_allow)}
 
 
@@ -207,7 +212,7 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
            "--quiesce-timeout", str(quiesce_timeout), "--event-loop", event_loop, *server_options.as_args(server or {})]
     try:
         try:
-            logf = _open_log(qdir)
+            logf = _open_log(qdir, config.log.format)
         except CliError:
             os.close(r)
             raise
@@ -248,15 +253,17 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
             "recovery": reply.get("recovery"), "warnings": _warnings(name, config.host, port, config.allow_remote)}
 
 
-def _open_log(qdir: QmgrDir) -> BinaryIO:
-    """The server's log, opened for appending with this start's header line written.
+def _open_log(qdir: QmgrDir, fmt: str) -> BinaryIO:
+    """The server's log, opened for appending with this start's first line written (an
+    event in the log's format ``fmt``, like every line after it).
 
     Raises:
         CliError(START_FAILED, disk_full): no space for even that line.
     """
     logf = private.append_file(qdir.log_file)  # the caller closes it once the server has it
     try:
-        logf.write(f"--- {now_iso()} ferrymq start {qdir.name}\n".encode())
+        logf.write(logsetup.line(fmt, "ferrymq.start", "start_requested", qmgr=qdir.name, launcher_pid=os.getpid())
+                   .encode() + b"\n")
         logf.flush()
     except OSError as exc:
         with contextlib.suppress(OSError):

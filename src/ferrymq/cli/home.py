@@ -9,7 +9,7 @@ Layout of one queue manager's directory::
     status.json   last known state: running (pid, bound port) / quiescing / ended (how, when)
     health.json   the running server's journal health, rewritten in place (see HealthFile)
     qmgr.sock     the local socket applications reach it by name through (0600, while it runs)
-    ferrymq.log   the detached server's stdout and stderr
+    ferrymq.log   the detached server's log, its stdout and stderr (rotated: ferrymq.log.1 ...)
 
 All of it is private to the queue manager's user: directories 0700, files 0600
 (``cli.private`` says how and why).
@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from ferrymq.cli import private, server_options
+from ferrymq.cli import logsetup, private, server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.client.local import SOCKET_NAME
 
@@ -111,6 +111,33 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class LogConfig:
+    """How the server writes ferrymq.log (cli.logsetup): rotation and line format."""
+
+    max_bytes: int = logsetup.DEFAULT_MAX_BYTES
+    backups: int = logsetup.DEFAULT_BACKUPS
+    format: str = "text"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"max_bytes": self.max_bytes, "backups": self.backups, "format": self.format}
+
+    @classmethod
+    def from_dict(cls, raw: object) -> LogConfig:
+        """Raises TypeError or ValueError naming the rule broken."""
+        if not isinstance(raw, dict):
+            raise TypeError(f"log must be an object, not {raw!r}")
+        unknown = set(raw) - {"max_bytes", "backups", "format"}
+        if unknown:
+            raise ValueError(f"log has unknown keys {sorted(unknown)}")
+        out = cls(raw.get("max_bytes", logsetup.DEFAULT_MAX_BYTES), raw.get("backups", logsetup.DEFAULT_BACKUPS),
+                  raw.get("format", "text"))
+        if not (isinstance(out.max_bytes, int) and isinstance(out.backups, int) and isinstance(out.format, str)):
+            raise TypeError("log max_bytes and backups must be integers, format a string")
+        logsetup.check(out.max_bytes, out.backups, out.format)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     name: str
     host: str = DEFAULT_HOST
@@ -118,11 +145,12 @@ class Config:
     disk_reserve_bytes: int = DEFAULT_DISK_RESERVE
     server: dict[str, Any] = field(default_factory=dict)  # QueueManagerServer knobs given at create
     allow_remote: bool = False  # --allow-unauthenticated-remote: a host beyond loopback accepted
+    log: LogConfig = field(default_factory=lambda: LogConfig())
 
     def as_dict(self) -> dict[str, Any]:
         return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port,
                 "disk_reserve_bytes": self.disk_reserve_bytes, "server": self.server,
-                "allow_unauthenticated_remote": self.allow_remote}
+                "allow_unauthenticated_remote": self.allow_remote, "log": self.log.as_dict()}
 
 
 class QmgrDir:
@@ -198,13 +226,14 @@ class QmgrDir:
             allow_remote = raw.get("allow_unauthenticated_remote", False)  # absent before it existed
             if not isinstance(allow_remote, bool):
                 raise TypeError(f"allow_unauthenticated_remote must be true or false, not {allow_remote!r}")
+            log_config = LogConfig.from_dict(raw.get("log", {}))  # absent before it existed
         except FileNotFoundError:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} is "
                            "missing (damaged data directory)", qmgr=self.name) from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} "
                            f"is damaged: {exc}", qmgr=self.name) from None
-        return Config(name, host, port, reserve, server, allow_remote)
+        return Config(name, host, port, reserve, server, allow_remote, log_config)
 
     def save_config(self, config: Config) -> None:
         write_json(self.config_file, config.as_dict())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,13 +20,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ferrymq import __version__
-from ferrymq.cli import control, server_options
+from ferrymq.cli import control, logsetup, server_options
 from ferrymq.cli.authority import register as register_authority
 from ferrymq.cli.backup import register as register_backup
 from ferrymq.cli.bench import register as register_bench
 from ferrymq.cli.dump import register as register_dump
 from ferrymq.cli.errors import CliError, Exit
-from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, QmgrDir
+from ferrymq.cli.home import ALLOW_REMOTE_FLAG, DEFAULT_HOST, DEFAULT_PORT, LogConfig, QmgrDir
 from ferrymq.cli.mqsc import register as register_mqsc
 from ferrymq.cli.status import register as register_status
 from ferrymq.cli.tls import register as register_tls
@@ -121,6 +120,22 @@ def cli(ctx: click.Context, home: str | None, output: str | None) -> None:
     ctx.obj["output"] = output
 
 
+def _log_options(fn: F) -> F:
+    """--log-max-bytes, --log-backups, --log-format: how the server writes ferrymq.log."""
+    fn = click.option("--log-format", type=click.Choice(logsetup.FORMATS), default=None,
+                      help="ferrymq.log's lines: text (key=value, the default) or json (one object a line).")(fn)
+    fn = click.option("--log-backups", type=click.IntRange(0, logsetup.MAX_BACKUPS), default=None,
+                      help=f"Rotated logs kept: ferrymq.log.1 ... (default {logsetup.DEFAULT_BACKUPS}).")(fn)
+    return click.option("--log-max-bytes", type=click.IntRange(logsetup.MIN_MAX_BYTES), default=None,
+                        help=f"Rotate ferrymq.log when it would pass this size (default "
+                             f"{logsetup.DEFAULT_MAX_BYTES:,}).")(fn)
+
+
+def _log_changes(max_bytes: int | None, backups: int | None, fmt: str | None) -> dict[str, Any]:
+    given = {"max_bytes": max_bytes, "backups": backups, "format": fmt}
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def _allow_remote_option(default: bool | None) -> Callable[[F], F]:
     return click.option(ALLOW_REMOTE_FLAG + "/--loopback-only", "allow_remote", default=default,
                          help="Accept a --host beyond loopback although ferrymq has no authentication and no "
@@ -144,13 +159,15 @@ def _warn(info: dict[str, Any]) -> None:
 @click.option("--chlauth", "chlauth", type=click.Choice(["enabled", "disabled"]), default="enabled", show_default=True,
               help="The queue manager's CHLAUTH attribute from the start (ALTER QMGR CHLAUTH): whether IBM's default "
                    "channel authentication records, made either way, are checked (docs/security.md).")
+@_log_options
 @server_options.click_options
 @command
 def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: bool, chlauth: str,
-           **knobs: Any) -> None:
+           log_max_bytes: int | None, log_backups: int | None, log_format: str | None, **knobs: Any) -> None:
     """Create queue manager NAME (like crtmqm): its data directory, config and journal.
     The server's limits given here are kept in its config (docs/limits.md)."""
-    info = control.create(home, name, host, port, _knobs(knobs), allow_remote, chlauth=chlauth == "enabled")
+    log = LogConfig(**_log_changes(log_max_bytes, log_backups, log_format))
+    info = control.create(home, name, host, port, _knobs(knobs), allow_remote, log, chlauth=chlauth == "enabled")
     _warn(info)
     port_text = "any free port" if port == 0 else f"port {port}"
     out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"
@@ -163,16 +180,23 @@ def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: 
 @click.option("--host", default=None,
               help="New address to listen on. Beyond loopback (e.g. 0.0.0.0) needs " + ALLOW_REMOTE_FLAG + ".")
 @_allow_remote_option(default=None)
+@_log_options
 @command
-def alter(home: Path, out: Out, name: str, port: int | None, host: str | None, allow_remote: bool | None) -> None:
+def alter(home: Path, out: Out, name: str, port: int | None, host: str | None, allow_remote: bool | None,
+          log_max_bytes: int | None, log_backups: int | None, log_format: str | None) -> None:
     """Change stopped queue manager NAME's port or address (its listener, as ALTER LISTENER
-    does in IBM MQ). Refused while it runs, or for a port another queue manager owns."""
-    if port is None and host is None and allow_remote is None:
-        raise CliError(Exit.USAGE, "option_missing", f"give --port, --host, {ALLOW_REMOTE_FLAG} or a mix")
-    info = control.alter(home, name, host, port, allow_remote)
+    does in IBM MQ), or its log's rotation and format. Refused while it runs, or for a port
+    another queue manager owns."""
+    log = _log_changes(log_max_bytes, log_backups, log_format)
+    if port is None and host is None and allow_remote is None and not log:
+        raise CliError(Exit.USAGE, "option_missing", f"give --port, --host, {ALLOW_REMOTE_FLAG}, --log-max-bytes, "
+                       "--log-backups, --log-format or a mix")
+    info = control.alter(home, name, host, port, allow_remote, log)
     _warn(info)
     port_text = "any free port" if info["port"] == 0 else f"port {info['port']}"
-    out.result(info, f"Queue manager {name} will listen on {info['host']}, {port_text}, from its next start.")
+    lg = info["log"]
+    out.result(info, f"Queue manager {name} will listen on {info['host']}, {port_text}, from its next start; "
+                     f"its log: {lg['format']}, rotated at {lg['max_bytes']:,} bytes, {lg['backups']} kept.")
 
 
 @cli.command()
@@ -229,9 +253,11 @@ def _run_foreground(home: Path, out: Out, name: str, notify_fd: int | None, quie
 
     private.restrict_umask()  # the server process: whatever it creates is its user's alone
 
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    echo: Callable[[str], None] = (lambda _s: None) if out.json else (lambda s: click.echo(s))
+    # Until its config is read (runner.run sets the log up from it), errors go to stderr.
+    logsetup.configure(QmgrDir(home, name).log_file, to_file=False)
+    # Detached, stdout is the log: what echo would say there, the log's events say already.
+    quiet = out.json or notify_fd is not None
+    echo: Callable[[str], None] = (lambda _s: None) if quiet else (lambda s: click.echo(s))
     ended = runner.run(QmgrDir(home, name), notify_fd=notify_fd, quiesce_timeout=quiesce_timeout, echo=echo,
                        event_loop=event_loop, server=server)
     out.result(ended, None)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrymq.channels import ChannelInitiator, EngineHost
-from ferrymq.cli import private, server_options
+from ferrymq.cli import logsetup, private, server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import (
     Config,
@@ -165,6 +165,8 @@ def run(qdir: QmgrDir, *, notify_fd: int | None = None, quiesce_timeout: float =
             raise CliError(Exit.START_FAILED, "event_loop_unavailable", f"queue manager {qdir.name}: {exc}",
                            qmgr=qdir.name, event_loop=event_loop) from None
         config = qdir.require().load_config()
+        logsetup.configure(qdir.log_file, max_bytes=config.log.max_bytes, backups=config.log.backups,
+                           fmt=config.log.format, to_file=notify_fd is not None)  # detached: to ferrymq.log
         check_binding(qdir.name, config.host, config.allow_remote)
         lock = qdir.acquire_lock()
         if lock is None:
