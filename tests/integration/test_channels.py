@@ -8,11 +8,14 @@ import re
 import time
 from pathlib import Path
 
-from channel_pair import setup_pair
-from qm_process import QueueManagerProcess
+from channel_pair import free_port, setup_pair
+from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
 import ferrymq.client as fc
+import ferrymq.pymqi as pymqi
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.pymqi import CMQCFC
 from ferrymq.wire.mqdlh import MQDLH
 
 
@@ -93,7 +96,6 @@ def test_remote_put_request_reply_and_dead_letter(tmp_path: Path) -> None:
 def test_unknown_channel_is_refused_and_retried(tmp_path: Path) -> None:
     qm1 = QueueManagerProcess(tmp_path, "QM1")
     qm2 = QueueManagerProcess(tmp_path, "QM2")
-    from channel_pair import free_port
     port = free_port()
     qm1.start()
     qm2.start()
@@ -157,3 +159,51 @@ def test_npmspeed_fast_sends_nonpersistent_outside_the_batch(tmp_path: Path) -> 
     finally:
         qm1.stop()
         qm2.stop()
+
+
+def test_ping_channel_in_mqsc_and_pcf(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path)
+    try:
+        assert "AMQ8020I" in qm1.mqsc("PING CHANNEL(QM1.TO.QM2) DATALEN(32768)")
+        assert "AMQ8420I" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)", check=False)  # a ping starts no channel
+        refused = {
+            "PING CHANNEL(QM2.TO.QM1)": F.MQRCCF_PING_ERROR,  # a receiver: ping it from its partner
+            "PING CHANNEL(QM1.TO.QM2) DATALEN(15)": F.MQRCCF_PING_DATA_COUNT_ERROR,
+            "PING CHANNEL(NO.SUCH)": F.MQRCCF_CHANNEL_NOT_FOUND,
+        }
+        qm1.mqsc(f"""
+DEFINE QLOCAL(PING.XQ) USAGE(XMITQ)
+DEFINE CHANNEL(TO.NOWHERE) CHLTYPE(SDR) CONNAME('127.0.0.1({free_port()})') XMITQ(PING.XQ)
+DEFINE CHANNEL(NOT.AT.QM2) CHLTYPE(SDR) CONNAME('{chstatus_conname(qm2)}') XMITQ(PING.XQ)
+""")
+        refused["PING CHANNEL(TO.NOWHERE)"] = F.MQRCCF_HOST_NOT_AVAILABLE
+        refused["PING CHANNEL(NOT.AT.QM2)"] = F.MQRCCF_UNKNOWN_REMOTE_CHANNEL
+        for command, reason in refused.items():
+            out = qm1.mqsc(command, check=False)
+            assert f"reason {reason} " in out, (command, out)
+        # PCF, as a pymqi program sends it
+        qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", qm1.conn_name, ADMIN_USER, ADMIN_PASSWORD)
+        try:
+            pcf = pymqi.PCFExecute(qm)
+            pcf.MQCMD_PING_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"QM1.TO.QM2", CMQCFC.MQIACH_DATA_COUNT: 100})
+            # running: IBM pings only a channel that is not
+            with fc.connect("QM1", qm1.conn_name) as c1:
+                c1.open("TO.QM2.APP").put(b"starts the channel")
+            wait_for(lambda: chstatus(qm1, "QM1.TO.QM2").get("STATUS") == "RUNNING")
+            try:
+                pcf.MQCMD_PING_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"QM1.TO.QM2"})
+                raise AssertionError("a running channel was pinged")
+            except pymqi.MQMIError as exc:
+                assert (exc.comp, exc.reason) == (C.MQCC_FAILED, F.MQRCCF_CHANNEL_IN_USE)
+        finally:
+            qm.disconnect()
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def chstatus_conname(qm: QueueManagerProcess) -> str:
+    """The address of ``qm``'s channel listener (CHL.LISTENER of channel_pair)."""
+    port = re.search(r"\bPORT\((\d+)\)", qm.mqsc("DISPLAY LSSTATUS(CHL.LISTENER) PORT"))
+    assert port is not None
+    return f"127.0.0.1({port.group(1)})"

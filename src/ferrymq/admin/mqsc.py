@@ -277,7 +277,7 @@ def to_command(p: Parsed) -> Command:
     name = p.name or ""
     if verb == "END":
         raise MqscSyntaxError("END ends the session; it is not a command for the queue manager")
-    if verb == "PING":
+    if verb == "PING" and ot == A.QMGR:
         return Command(F.MQCMD_PING_Q_MGR)
     if ot in Z.TITLE:
         try:

@@ -1,5 +1,5 @@
 """MQSC for channels and listeners: DEFINE/ALTER/DELETE/DISPLAY CHANNEL and LISTENER,
-DISPLAY CHSTATUS and LSSTATUS, START/STOP CHANNEL and LISTENER, RESET and RESOLVE CHANNEL,
+DISPLAY CHSTATUS and LSSTATUS, START/STOP CHANNEL and LISTENER, RESET, RESOLVE and PING CHANNEL,
 parsed into the PCF commands of engine.commands.channels (admin.mqsc routes them here).
 """
 
@@ -19,7 +19,8 @@ TYPES = {"CHANNEL": CHANNEL, "CHL": CHANNEL, "LISTENER": LISTENER, "LSTR": LISTE
 VERBS = {"START": "START", "STA": "START", "STOP": "STOP", "RESET": "RESET", "RESOLVE": "RESOLVE"}
 ALLOWED = {"DEFINE": (CHANNEL, LISTENER), "ALTER": (CHANNEL, LISTENER), "DELETE": (CHANNEL, LISTENER),
            "DISPLAY": (CHANNEL, CHSTATUS, LISTENER, LSSTATUS), "START": (CHANNEL, LISTENER),
-           "STOP": (CHANNEL, LISTENER), "RESET": (CHANNEL,), "RESOLVE": (CHANNEL,)}
+           "STOP": (CHANNEL, LISTENER), "RESET": (CHANNEL,), "RESOLVE": (CHANNEL,), "PING": (CHANNEL,)}
+PING_DATALEN = 16  # MQSC's DATALEN default (PCF's DataCount default is 64)
 _NUMBER = re.compile(r"[+-]?[0-9]+")
 _MODES = {"QUIESCE": F.MQMODE_QUIESCE, "FORCE": F.MQMODE_FORCE, "TERMINATE": F.MQMODE_TERMINATE}
 _STOP_STATUS = {"STOPPED": F.MQCHS_STOPPED, "INACTIVE": F.MQCHS_INACTIVE}
@@ -78,6 +79,13 @@ def to_command(verb: str, objtype: str, name: str, keywords: list[tuple[str, str
     if objtype == LISTENER:
         return _listener(verb, name, keywords)
     params: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: name}
+    if verb == "PING":
+        params[F.MQIACH_DATA_COUNT] = PING_DATALEN
+        for word, value in keywords:
+            if word != "DATALEN":
+                raise ChannelSyntaxError(f"PING CHANNEL does not take {word}")
+            params[F.MQIACH_DATA_COUNT] = _number(word, value)
+        return Command(F.MQCMD_PING_CHANNEL, params)
     if verb in ("START", "STOP", "RESET", "RESOLVE"):
         command = {"START": F.MQCMD_START_CHANNEL, "STOP": F.MQCMD_STOP_CHANNEL, "RESET": F.MQCMD_RESET_CHANNEL,
                    "RESOLVE": F.MQCMD_RESOLVE_CHANNEL}[verb]

@@ -45,6 +45,7 @@ _DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I:
          ("STOP", CH.CHANNEL): "AMQ8019I: Stop IBM MQ channel accepted.",
          ("RESET", CH.CHANNEL): "AMQ8023I: IBM MQ channel reset.",
          ("RESOLVE", CH.CHANNEL): "AMQ8025I: IBM MQ channel resolved.",
+         ("PING", CH.CHANNEL): "AMQ8020I: Ping IBM MQ channel complete.",
          ("DEFINE", CH.LISTENER): "AMQ8626I: IBM MQ listener created.",
          ("ALTER", CH.LISTENER): "AMQ8627I: IBM MQ listener changed.",
          ("DELETE", CH.LISTENER): "AMQ8628I: IBM MQ listener deleted.",

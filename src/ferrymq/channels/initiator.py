@@ -19,10 +19,11 @@ from collections.abc import Callable
 
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import Link
+from ferrymq.channels.ping import ping
 from ferrymq.channels.receiver import ReceiverAgent
 from ferrymq.channels.sender import SenderAgent
 from ferrymq.engine import chlattrs as K
-from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Request
+from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Ping, Request
 from ferrymq.engine.objects import stamp
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -47,6 +48,7 @@ class ChannelInitiator:
         self.senders: dict[str, tuple[SenderAgent, asyncio.Task[None]]] = {}
         self.receivers: dict[str, ReceiverAgent] = {}
         self.inbound: set[asyncio.Task[None]] = set()
+        self.pings: set[asyncio.Task[None]] = set()
         self.listeners: dict[str, asyncio.Server] = {}
         self.resets: dict[str, int] = {}
         self.committed: dict[str, int] = {}  # receivers' last committed batches (see ReceiverAgent)
@@ -73,7 +75,7 @@ class ChannelInitiator:
             agent.stop(F.MQMODE_FORCE)
         for receiver in list(self.receivers.values()):
             receiver.abort()
-        tasks = [t for _, t in self.senders.values()] + list(self.inbound)
+        tasks = [t for _, t in self.senders.values()] + list(self.inbound) + list(self.pings)
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -175,10 +177,25 @@ class ChannelInitiator:
             row = self.control.channels.get(req.name)
             if row is not None:
                 row.cur_seq = row.last_seq = req.seq - 1
+        elif req.verb == "PING" and req.ping is not None:
+            task = asyncio.get_running_loop().create_task(self._ping(req.ping), name=f"ferrymq-ping-{req.name}")
+            self.pings.add(task)
+            task.add_done_callback(self.pings.discard)
         elif req.verb == "START_LISTENER":
             asyncio.get_running_loop().create_task(self.start_listener(req.name))
         elif req.verb == "STOP_LISTENER":
             asyncio.get_running_loop().create_task(self.stop_listener(req.name))
+
+    async def _ping(self, request: Ping) -> None:
+        chl = self.qm.state.channels.find(request.name)
+        if chl is None:
+            reason, detail = F.MQRCCF_CHANNEL_NOT_FOUND, f"channel {request.name} was deleted"
+        else:
+            reason, detail = await ping(chl, self.qm.name, request.length)
+        log.info("event=channel_ping channel=%s bytes=%d reason=%d detail=%s", request.name, request.length, reason,
+                 detail)
+        if request.answer is not None:
+            request.answer(reason, detail)
 
     def trigger(self) -> None:
         """Start the sending channel of each transmission queue with messages waiting, or

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from ferrymq.engine.channels import connection_names
+from ferrymq.mq import cfc as F
 from ferrymq.protocol import channel as P
 
 NO_HEARTBEAT_WAIT = 60.0  # seconds a reply may take when the channel has no heartbeat (HBINT 0)
@@ -64,3 +66,20 @@ class Link:
 
     def close(self) -> None:
         self.writer.close()
+
+
+async def open_link(conname: str, timeout: float) -> tuple[Link, str]:
+    """A sender's connection to the first CONNAME address that answers, and that address
+    as ``host(port)``.
+
+    Raises:
+        OSError, TimeoutError: none answered (the last one's error).
+    """
+    last: Exception = ChannelError(F.MQRCCF_MISSING_CONN_NAME, "no CONNAME")
+    for host, port in connection_names(conname):
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            return Link(reader, writer, sender=True), f"{host}({port})"
+        except (OSError, TimeoutError) as exc:
+            last = exc
+    raise last

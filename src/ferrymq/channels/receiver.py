@@ -104,6 +104,10 @@ class ReceiverAgent:
     async def run(self) -> None:
         try:
             hello = await self.link.next_event(30)
+            if isinstance(hello, P.Ping):
+                self.answer_ping(hello)
+                await self.link.flush()
+                return
             if not isinstance(hello, P.Hello):
                 return
             if not self.accept(hello):
@@ -122,6 +126,20 @@ class ReceiverAgent:
         self.link.write(P.HelloAck(reason, self.qm.name, 0, 0, 0, 0, text))
         log.warning("event=channel_refused channel=%s peer=%s reason=%d %s", self.name, self.peer, reason, text)
         return False
+
+    def answer_ping(self, ping: P.Ping) -> None:
+        """PING CHANNEL from the partner: its data back when the channel is defined here as
+        a receiver and not stopped, else the reason, as the answer to a HELLO would say it.
+        Nothing else happens: a conversation of this channel that runs goes on."""
+        chl = self.qm.state.channels.find(ping.channel)
+        reason = 0
+        if chl is None or chl.chltype not in K.RECEIVING:
+            reason = F.MQRCCF_UNKNOWN_REMOTE_CHANNEL
+        elif ping.channel in self.stopped:
+            reason = F.MQRCCF_CHANNEL_DISABLED
+        self.link.write(P.PingAck(reason, self.qm.name, b"" if reason else ping.data))
+        log.info("event=channel_pinged channel=%s peer=%s bytes=%d reason=%d", ping.channel, self.peer,
+                 len(ping.data), reason)
 
     def accept(self, hello: P.Hello) -> bool:
         qm = self.qm

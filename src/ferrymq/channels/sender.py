@@ -21,9 +21,9 @@ import logging
 import time
 
 from ferrymq.channels.host import EngineHost
-from ferrymq.channels.link import ChannelError, Link, receive_timeout
+from ferrymq.channels.link import ChannelError, Link, open_link, receive_timeout
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
-from ferrymq.engine.channels import ChannelObject, connection_names
+from ferrymq.engine.channels import ChannelObject
 from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, parse_xid
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.objects import stamp
@@ -115,22 +115,16 @@ class SenderAgent:
 
     async def connect(self) -> Link:
         self.row.substate = F.MQCHSSTATE_NET_CONNECTING
-        last: Exception = ChannelError(F.MQRCCF_MISSING_CONN_NAME, "no CONNAME")
-        for host, port in connection_names(self.chl.text("CONNAME")):
-            try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 30)
-                self.row.conname = f"{host}({port})"
-                return Link(reader, writer, sender=True)
-            except (OSError, TimeoutError) as exc:
-                last = exc
-        raise last
+        link, self.row.conname = await open_link(self.chl.text("CONNAME"), 30)
+        return link
 
     def open_engine(self) -> None:
-        if self.hconn:
+        if self.hobj:
             return
         qm = self.qm
-        self.hconn = qm.connect(appl_name=f"ferrymq channel {self.chl.name}"[:28], user="ferrymq",
-                                appl_type=C.MQAT_QMGR)
+        if not self.hconn:  # connected, but the open failed (the queue in use ...): open again
+            self.hconn = qm.connect(appl_name=f"ferrymq channel {self.chl.name}"[:28], user="ferrymq",
+                                    appl_type=C.MQAT_QMGR)
         xmitq = self.chl.text("XMITQ")
         q = qm.objects.find(xmitq)
         if q is None or not q.is_local or q.attrs.get("USAGE") != C.MQUS_TRANSMISSION:

@@ -15,6 +15,7 @@ resolves it here, by XID, like any prepared unit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ferrymq.mq import cfc as F
@@ -78,17 +79,28 @@ class ListenerStatus:
     started: tuple[str, str] = ("", "")
 
 
+@dataclass(slots=True)
+class Ping:
+    """A PING CHANNEL in flight: the initiator pings, then calls ``answer(reason, detail)``
+    (0: complete), which the command server set to send the PCF reply then."""
+
+    name: str
+    length: int
+    answer: Callable[[int, str], None] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A command for the channel initiator: ``verb`` START, STOP, RESET, START_LISTENER,
+    """A command for the channel initiator: ``verb`` START, STOP, RESET, PING, START_LISTENER,
     STOP_LISTENER; ``mode`` (STOP: MQMODE_*), ``status`` (STOP: MQCHS_STOPPED or
-    MQCHS_INACTIVE), ``seq`` (RESET: the next sequence number)."""
+    MQCHS_INACTIVE), ``seq`` (RESET: the next sequence number), ``ping`` (PING)."""
 
     verb: str
     name: str
     mode: int = F.MQMODE_QUIESCE
     status: int = F.MQCHS_STOPPED
     seq: int = 1
+    ping: Ping | None = None
 
 
 @dataclass(slots=True)
@@ -102,12 +114,19 @@ class ChannelControl:
     requests: list[Request] = field(default_factory=list)
     stopped: set[str] = field(default_factory=set)
     initiator: bool = False  # whether a channel initiator takes the requests
+    # PING CHANNELs whose reply waits for the ping: the command server takes them right after
+    # the command and answers each when it ends (an immediate reply would say nothing).
+    deferred: list[Ping] = field(default_factory=list)
 
     def request(self, req: Request) -> None:
         self.requests.append(req)
 
     def take_requests(self) -> list[Request]:
         taken, self.requests = self.requests, []
+        return taken
+
+    def take_deferred(self) -> list[Ping]:
+        taken, self.deferred = self.deferred, []
         return taken
 
     def active(self, name: str) -> bool:

@@ -5,7 +5,7 @@ Every frame is a 12-byte header and a payload (all integers big-endian):
 | Off | Len | Field   | Meaning                                                    |
 |----:|----:|---------|------------------------------------------------------------|
 |   0 |   4 | magic   | ``FMQC``                                                    |
-|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9 |
+|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9, PING 10, PING_ACK 11 |
 |   5 |   3 | 0       | reserved                                                   |
 |   8 |   4 | length  | payload bytes; bounded before any buffer is taken: 4 KiB until the handshake ends, then the negotiated MAXMSGL plus 64 KiB |
 
@@ -28,6 +28,11 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   as it is (MQXQH, MQMDE, data). FAST_MESSAGE: the same payload, a non-persistent
   message sent outside the batch (NPMSPEED(FAST) agreed): the receiver puts it at once,
   outside any unit of work, and it is neither counted in BATCH_END nor confirmed.
+- PING (sender → receiver, instead of HELLO: PING CHANNEL): channel s20, sender qmgr s48,
+  then the data to echo (16 to 32768 bytes). PING_ACK: reason u32 (0: the channel is
+  defined there as a receiver), receiver qmgr s48, then the data as it came. A ping
+  conversation is these two frames (a CLOSE may answer instead); their length is bounded
+  by PING_LIMIT before reading.
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
 - HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
 
@@ -47,15 +52,19 @@ from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 MAGIC = b"FMQC"
 VERSION = 1
 _HEAD = struct.Struct(">4sB3xI")
-HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE = range(1, 10)
+HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE, PING, PING_ACK = range(1, 12)
+PING_DATA = (16, 32768)  # PING CHANNEL DATALEN's range (IBM's)
 NPMS_NORMAL, NPMS_FAST = 1, 2  # MQNPMS_NORMAL, MQNPMS_FAST
 HANDSHAKE_LIMIT = 4096
 SLACK = 65536  # room beyond MAXMSGL for a message's headers
+PING_LIMIT = PING_DATA[1] + 72  # the longest PING (channel, qmgr, data)
 _HELLO = struct.Struct(">I20s48sIIIIII")
 _ACK = struct.Struct(">I48sIIIIH")
 _TWO = struct.Struct(">II")
 _CLOSE = struct.Struct(">IH")
 _U32 = struct.Struct(">I")
+_PING = struct.Struct(">20s48s")
+_PING_ACK = struct.Struct(">I48s")
 _OLD_HELLO = _HELLO.size  # before NPMSPEED was added
 _ASKS_CCSID = 1  # HELLO flags: the sender converts (CONVERT(YES)) and asks the receiver's CCSID
 
@@ -107,6 +116,20 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class Ping:
+    channel: str
+    qmgr: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PingAck:
+    reason: int
+    qmgr: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class BatchEnd:
     seq: int
     count: int
@@ -129,7 +152,7 @@ class Close:
     text: str = ""
 
 
-Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close
+Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close | Ping | PingAck
 
 
 def negotiate(mine: Hello, batch_size: int, max_msg_length: int, heartbeat: int) -> tuple[int, int, int]:
@@ -162,6 +185,10 @@ def encode(ev: Event) -> bytes:
         kind, body = FAST_MESSAGE if ev.fast else MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
     elif isinstance(ev, BatchEnd):
         kind, body = BATCH_END, _TWO.pack(ev.seq, ev.count)
+    elif isinstance(ev, Ping):
+        kind, body = PING, _PING.pack(_pad(ev.channel, 20), _pad(ev.qmgr, 48)) + ev.data
+    elif isinstance(ev, PingAck):
+        kind, body = PING_ACK, _PING_ACK.pack(ev.reason, _pad(ev.qmgr, 48)) + ev.data
     elif isinstance(ev, Confirm):
         kind, body = CONFIRM, _TWO.pack(ev.seq, ev.reason)
     elif isinstance(ev, Heartbeat):
@@ -196,6 +223,12 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             if n > len(body) - 4:
                 raise RemoteProtocolError(f"MESSAGE properties of {n} bytes exceed the frame", offset)
             return Message(body[4 + n:], body[4:4 + n], kind == FAST_MESSAGE)
+        if kind == PING:
+            ch, qm = _PING.unpack_from(body)
+            return Ping(_name(ch), _name(qm), body[_PING.size:])
+        if kind == PING_ACK:
+            reason, qm = _PING_ACK.unpack_from(body)
+            return PingAck(reason, _name(qm), body[_PING_ACK.size:])
         if kind in (BATCH_END, CONFIRM):
             a, b = _TWO.unpack(body)
             return BatchEnd(a, b) if kind == BATCH_END else Confirm(a, b)
@@ -237,7 +270,8 @@ class ChannelConnection:
         self.buffer = bytearray()
         self.offset = 0  # stream offset of buffer[0], for errors
         self.limit = HANDSHAKE_LIMIT
-        self.said_hello = False  # HELLO sent (sender) or received (receiver)
+        self.said_hello = False  # HELLO or PING sent (sender) or received (receiver)
+        self.pinging = False  # the conversation is a PING's
         self.acked = False  # HELLO_ACK received (sender) or sent (receiver)
         self.closed = False
 
@@ -246,15 +280,23 @@ class ChannelConnection:
 
     def send(self, ev: Event) -> bytes:
         """Raises: LocalProtocolError for a frame this end may not send now."""
-        if isinstance(ev, Hello):
+        if isinstance(ev, (Hello, Ping)):
             if not self.sender or self.said_hello:
-                raise LocalProtocolError("only the sender says HELLO, once")
-            self.said_hello = True
+                raise LocalProtocolError("only the sender says HELLO or PING, once")
+            self.said_hello, self.pinging = True, isinstance(ev, Ping)
+        elif isinstance(ev, PingAck):
+            if self.sender or not self.pinging or self.acked:
+                raise LocalProtocolError("PING_ACK answers one PING")
+            self.acked = True
         elif isinstance(ev, HelloAck):
-            if self.sender or not self.said_hello or self.acked:
+            if self.sender or not self.said_hello or self.acked or self.pinging:
                 raise LocalProtocolError("HELLO_ACK answers one HELLO")
             self.acked = True
-        elif not isinstance(ev, Close) and not (self.said_hello and self.acked):
+        elif isinstance(ev, Close):
+            pass
+        elif self.pinging:
+            raise LocalProtocolError(f"{type(ev).__name__} in a ping conversation")
+        elif not (self.said_hello and self.acked):
             raise LocalProtocolError(f"{type(ev).__name__} before the handshake")
         elif not isinstance(ev, _FROM_SENDER if self.sender else _FROM_RECEIVER):
             raise LocalProtocolError(f"the {'sender' if self.sender else 'receiver'} does not send {type(ev).__name__}")
@@ -273,8 +315,9 @@ class ChannelConnection:
             magic, kind, length = _HEAD.unpack_from(self.buffer)
             if magic != MAGIC:
                 raise RemoteProtocolError("not a ferrymq channel frame (bad magic)", self.offset)
-            if length > self.limit:
-                raise RemoteProtocolError(f"frame of {length} bytes exceeds the limit {self.limit}", self.offset)
+            limit = PING_LIMIT if kind in (PING, PING_ACK) and not self.acked else self.limit
+            if length > limit:
+                raise RemoteProtocolError(f"frame of {length} bytes exceeds the limit {limit}", self.offset)
             end = _HEAD.size + length
             if len(self.buffer) < end:
                 return
@@ -287,16 +330,22 @@ class ChannelConnection:
             yield ev
 
     def _check(self, ev: Event, at: int) -> None:
-        if isinstance(ev, Hello):
+        if isinstance(ev, (Hello, Ping)):
             if self.sender or self.said_hello:
-                raise RemoteProtocolError("unexpected HELLO", at)
-            self.said_hello = True
+                raise RemoteProtocolError(f"unexpected {type(ev).__name__.upper()}", at)
+            self.said_hello, self.pinging = True, isinstance(ev, Ping)
+        elif isinstance(ev, PingAck):
+            if not self.sender or not self.pinging or self.acked:
+                raise RemoteProtocolError("unexpected PING_ACK", at)
+            self.acked = True
         elif isinstance(ev, HelloAck):
-            if not self.sender or not self.said_hello or self.acked:
+            if not self.sender or not self.said_hello or self.acked or self.pinging:
                 raise RemoteProtocolError("unexpected HELLO_ACK", at)
             self.acked = True
         elif isinstance(ev, Close):
             self.closed = True
+        elif self.pinging:
+            raise RemoteProtocolError(f"{type(ev).__name__} in a ping conversation", at)
         elif not (self.said_hello and self.acked):
             raise RemoteProtocolError(f"{type(ev).__name__} before the handshake", at)
         elif not isinstance(ev, _FROM_RECEIVER if self.sender else _FROM_SENDER):

@@ -162,7 +162,19 @@ class CommandServer:
             replies = [error_reply(F.MQCMD_NONE, F.MQRCCF_MD_FORMAT_ERROR, md.encoding)]
         else:
             replies = answer(self.qm, got.data[: got.data_length], md.encoding, md.user_identifier.strip())
+            pings = self.qm.state.channel_control.take_deferred()
+            if pings:  # PING CHANNEL: answered when the ping ends, by the channel initiator
+                for ping in pings:
+                    ping.answer = self._ping_answer(md)
+                return
         self.reply(md, replies)
+
+    def _ping_answer(self, md: MQMD) -> Callable[[int, str], None]:
+        def answer_ping(reason: int, detail: str) -> None:
+            hdr = P.CFH(F.MQCFT_RESPONSE, F.MQCMD_PING_CHANNEL, 1, F.MQCFC_LAST,
+                        C.MQCC_FAILED if reason else C.MQCC_OK, reason)
+            self._contained("reply", lambda: self.reply(md, [P.PCFMessage(hdr).pack(md.encoding)]))
+        return answer_ping
 
     def reply(self, md: MQMD, replies: list[bytes]) -> None:
         """Put ``replies`` to the request's ReplyToQ once what it changed is durable."""

@@ -14,12 +14,13 @@ from collections.abc import Callable, Iterable
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.attrs import Attr
 from ferrymq.engine.channels import ChannelObject, ListenerObject
-from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Request, parse_xid
+from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Ping, Request, parse_xid
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, ParameterError, Response, Value
+from ferrymq.protocol.channel import PING_DATA
 
 _CONTROL = {F.MQCACH_CHANNEL_NAME, F.MQIACH_CHANNEL_TYPE, F.MQIACF_REPLACE, F.MQCACF_FROM_CHANNEL_NAME,
             F.MQCACF_TO_CHANNEL_NAME, F.MQIACF_CHANNEL_ATTRS, F.MQIACF_QSG_DISPS, F.MQCACF_COMMAND_SCOPE,
@@ -137,6 +138,42 @@ def _start(qm: QueueManager, cmd: Command) -> list[Response]:
     if obj.chltype in K.SENDING | {K.RQSTR}:
         control.request(Request("START", obj.name))
     return [Response()]
+
+
+# A channel in these states is running: PING is for one that is not (retrying is allowed, as IBM's).
+_RUNNING = frozenset({F.MQCHS_RUNNING, F.MQCHS_STARTING, F.MQCHS_BINDING, F.MQCHS_STOPPING, F.MQCHS_INITIALIZING,
+                      F.MQCHS_REQUESTING, F.MQCHS_PAUSED})
+
+
+def _ping(qm: QueueManager, cmd: Command) -> list[Response]:
+    """PING CHANNEL DATALEN(n): checked here, carried out by the channel initiator, answered
+    by the command server when it ends (ChannelControl.deferred): no response now.
+
+    Raises:
+        MQError: MQRCCF_CHANNEL_NOT_FOUND; MQRCCF_PING_ERROR (4030) for a channel that is
+            not a sender or server; MQRCCF_PING_DATA_COUNT_ERROR (3031) for a length outside
+            16..32768; MQRCCF_CHANNEL_IN_USE while it runs; MQRCCF_ALLOCATE_FAILED without a
+            channel initiator (a queue manager embedded without channels).
+    """
+    obj = qm.state.channels.require(cmd.text(F.MQCACH_CHANNEL_NAME))
+    if obj.chltype not in K.SENDING:
+        raise failed(F.MQRCCF_PING_ERROR, f"channel {obj.name} is a {obj.chltype}: only a sender or server channel "
+                     "is pinged (ping a receiver from its partner)")
+    length = cmd.number(F.MQIACH_DATA_COUNT, 64)
+    low, high = PING_DATA
+    if not low <= length <= high:
+        raise ParameterError(F.MQRCCF_PING_DATA_COUNT_ERROR, F.MQIACH_DATA_COUNT,
+                             f"DataCount {length} is outside {low}..{high}")
+    control = qm.state.channel_control
+    row = control.channels.get(obj.name)
+    if row is not None and row.status in _RUNNING:
+        raise failed(F.MQRCCF_CHANNEL_IN_USE, f"channel {obj.name} is running; PING tests a channel that is not")
+    if not control.initiator:
+        raise failed(F.MQRCCF_ALLOCATE_FAILED, "no channel initiator runs in this queue manager")
+    ping = Ping(obj.name, length)
+    control.deferred.append(ping)
+    control.request(Request("PING", obj.name, ping=ping))
+    return []
 
 
 def _stop(qm: QueueManager, cmd: Command) -> list[Response]:
@@ -350,6 +387,7 @@ HANDLERS = {
     F.MQCMD_START_CHANNEL: _start,
     F.MQCMD_STOP_CHANNEL: _stop,
     F.MQCMD_RESET_CHANNEL: _reset,
+    F.MQCMD_PING_CHANNEL: _ping,
     F.MQCMD_RESOLVE_CHANNEL: _resolve,
     F.MQCMD_INQUIRE_CHANNEL_STATUS: _inquire_status,
     F.MQCMD_CREATE_LISTENER: _create_listener,
