@@ -111,7 +111,7 @@ def test_replace_and_the_errors_ibm_gives() -> None:
     fails(env, Command(F.MQCMD_CREATE_Q, {C.MQCA_Q_NAME: "Q3", C.MQIA_Q_TYPE: 1, C.MQIA_BASE_TYPE: 1}),
           F.MQRCCF_CFIN_PARM_ID_ERROR)
     fails(env, Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "ZZZ*"}), C.MQRC_UNKNOWN_OBJECT_NAME)
-    fails(env, Command(F.MQCMD_PING_CHANNEL, {}), F.MQRCCF_CFH_COMMAND_ERROR)
+    fails(env, Command(F.MQCMD_REFRESH_Q_MGR, {}), F.MQRCCF_CFH_COMMAND_ERROR)  # a command not served
     fails(env, Command(F.MQCMD_COPY_Q, {F.MQCACF_FROM_Q_NAME: "Q1", F.MQCACF_TO_Q_NAME: "Q9", C.MQIA_Q_TYPE: C.MQQT_MODEL}),
           F.MQRCCF_LIKE_OBJECT_WRONG_TYPE)
 
