@@ -149,3 +149,18 @@ def test_pubsub_fan_out_counts_every_subscribers_deliveries() -> None:
     assert all(r["rate"] and "server" in r["cpu_us_per_msg"] for r in ours), ours
     assert ours[-1]["server_fdatasyncs"] > 0  # the persistent fan-out was synced
     assert {t["scenario"] for t in document["targets"]} == set(offered)
+
+
+def test_channel_scenario_beside_the_one_qmgr_baseline_and_the_shovel() -> None:
+    rows = bench_json("--only", "ferrymq", "--only", "rabbitmq-pika", "--scenario", "channel",
+                      "--channel-count", "200")
+    by = {(r["scenario"], r["contender"]): r for r in rows}
+    for scenario in ("channel persistent", "channel non-persistent"):
+        ours = by[(scenario, "ferrymq")]
+        assert ours["rate"]["median"] > 0 and not ours["notes"], ours
+        assert set(ours["cpu_us_per_msg"]) == {"QM1", "QM2"}
+        shovel = by[(scenario, "rabbitmq-shovel")]  # run, or skipped saying why
+        assert shovel.get("rate") or shovel.get("skipped"), shovel
+    base = by[("channel persistent", "ferrymq put, one qmgr")]
+    assert base["rate"]["median"] > 0
+    assert base["ferrymq_ratio"] > 0  # the channel's rate / the baseline's

@@ -19,13 +19,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ferrymq.bench import channel, report
 from ferrymq.bench import model as M
-from ferrymq.bench import report
 from ferrymq.bench.pubsub import MAX_SUBSCRIBERS, FanOut
 from ferrymq.bench.registry import CONTENDERS
 from ferrymq.bench.runner import Entry, Runner, machine
 
-SCENARIOS = ("transient", "persistent", "request-reply", "store", "pubsub", "machine")
+SCENARIOS = ("transient", "persistent", "request-reply", "store", "pubsub", "channel", "machine")
 
 
 FAMILIES = sorted({c.family for c in CONTENDERS.values() if c.family})
@@ -53,6 +53,8 @@ def _plan_size(scenarios: tuple[str, ...], contenders: int, repeat: int, store_u
             steps += len(M.StoreRuns(store_units, 1, 0).unit_counts())
         elif s == "machine":
             steps += repeat
+        elif s == "channel":
+            steps += 5 * repeat
     return max(steps, 1)
 
 
@@ -104,6 +106,10 @@ def register(group: click.Group) -> None:
                   help="Pub/sub: non-persistent publications per run (each delivered to every subscriber).")
     @click.option("--persistent-publications", type=click.IntRange(10, M.MAX_COUNT), default=2_000,
                   show_default=True, help="Pub/sub: persistent publications per run.")
+    @click.option("--channel-count", type=click.IntRange(10, M.MAX_COUNT), default=5_000, show_default=True,
+                  help="Channel scenario: messages QM1 -> QM2 per run (and puts of the one-qmgr baseline).")
+    @click.option("--channel-batch", type=click.IntRange(1, 9999), default=50, show_default=True,
+                  help="Channel scenario: the sender channel's BATCHSZ.")
     @click.option("--port", "ports", multiple=True, metavar="BROKER=PORT", callback=_ports,
                   help="Where a peer broker listens on 127.0.0.1, if not its usual port "
                        f"(BROKER: {', '.join(FAMILIES)}; repeatable).")
@@ -116,7 +122,8 @@ def register(group: click.Group) -> None:
     def bench(scenarios: tuple[str, ...], only: tuple[str, ...], count: int, persistent_count: int, size: int,
               producers: int, consumers: int, uow: int, sync_put: bool, round_trips: int, repeat: int,
               time_limit: float, store_units: int, store_seconds: float, subscribers: tuple[int, ...],
-              durable_subscribers: int, publications: int, persistent_publications: int, ports: dict[str, int],
+              durable_subscribers: int, publications: int, persistent_publications: int, channel_count: int,
+              channel_batch: int, ports: dict[str, int],
               output: str, json_file: str | None, plot: str | None) -> None:
         """Measure ferrymq beside RabbitMQ, NATS, Mosquitto and the machine's ceiling, in one run.
 
@@ -174,6 +181,10 @@ def register(group: click.Group) -> None:
                                                                                    store_seconds), "store")
                     elif s == "machine":
                         entries += machine(runner.ctx, size, repeat, "machine", say)
+                    elif s == "channel":
+                        shovel = "rabbitmq" in {c.family for c in contenders}
+                        entries += channel.channel_scenario(
+                            channel.ChannelRuns(channel_count, size, channel_batch, repeat, time_limit), say, shovel)
                     else:
                         for fan in fans:
                             entries += runner.fan_out(fan, repeat, fan_out_scenario(fan))
@@ -182,6 +193,7 @@ def register(group: click.Group) -> None:
         rows = [report.summarise(e) for e in entries]
         report.add_ratios(rows)
         targets = report.pubsub_targets(rows)
+        channel_targets = channel.targets(rows)
         meta: dict[str, Any] = {
             "command": " ".join(["ferrymq", *map(shlex.quote, sys.argv[1:])]) if sys.argv else "ferrymq bench",
             "started": started.isoformat(timespec="seconds"), "load_before": load_before, "load_after": _load(),
@@ -190,10 +202,12 @@ def register(group: click.Group) -> None:
             "round_trips": round_trips, "repeat": repeat, "time_limit": time_limit,
             "subscribers": list(dict.fromkeys(subscribers)), "durable_subscribers": durable_subscribers,
             "publications": publications, "persistent_publications": persistent_publications,
+            "channel_count": channel_count, "channel_batch": channel_batch,
         }
         if plot:
             report.plot(rows, plot)
-        document = json.dumps({"ok": True, **meta, "results": rows, "targets": targets}, indent=2)
+        document = json.dumps({"ok": True, **meta, "results": rows, "targets": targets,
+                               "channel_targets": channel_targets}, indent=2)
         if json_file:
             with open(json_file, "w") as f:
                 f.write(document + "\n")
@@ -206,11 +220,11 @@ def register(group: click.Group) -> None:
             click.echo(report.to_csv(rows), nl=False)
         elif output == "markdown":
             click.echo(f"{meta['command']}  ({meta['started']}; {title})\n\n{report.markdown(rows)}", nl=False)
-            for line in report.target_lines(targets):
+            for line in [*report.target_lines(targets), *channel_targets]:
                 click.echo(f"- {line}")
         else:
             Console(highlight=False, width=250).print(report.table(rows, title))
-            for line in report.target_lines(targets):
+            for line in [*report.target_lines(targets), *channel_targets]:
                 click.echo(line)
 
 
