@@ -207,3 +207,32 @@ def chstatus_conname(qm: QueueManagerProcess) -> str:
     port = re.search(r"\bPORT\((\d+)\)", qm.mqsc("DISPLAY LSSTATUS(CHL.LISTENER) PORT"))
     assert port is not None
     return f"127.0.0.1({port.group(1)})"
+
+
+def test_a_transmission_queue_triggers_its_channel_through_the_initiation_queue(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path)
+    try:
+        # TRIGTYPE(DEPTH) TRIGDPTH(3): a poll would start the channel at the first message;
+        # the trigger message comes only with the third
+        qm1.mqsc("ALTER QLOCAL(QM2) TRIGGER TRIGTYPE(DEPTH) TRIGDPTH(3) INITQ(SYSTEM.CHANNEL.INITQ) "
+                 "TRIGDATA(QM1.TO.QM2)\n")
+        assert "IPPROCS(1)" in qm1.mqsc("DISPLAY QLOCAL(SYSTEM.CHANNEL.INITQ) IPPROCS")  # the initiator reads it
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out, inq = c1.open("TO.QM2.APP"), c2.open("APP.IN")
+            out.put(b"one", persistent=True)
+            out.put(b"two", persistent=True)
+            time.sleep(1.0)
+            assert "CURDEPTH(2)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+            assert "AMQ8420I" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)", check=False)  # not started
+            out.put(b"three", persistent=True)
+            assert [inq.get(wait=20.0).data for _ in range(3)] == [b"one", b"two", b"three"]
+            assert "CURDEPTH(0)" in qm1.mqsc("DISPLAY QLOCAL(SYSTEM.CHANNEL.INITQ) CURDEPTH")  # consumed
+            # TRIGDATA blank: the channel whose XMITQ is the queue; FIRST after the channel ended
+            qm1.mqsc("STOP CHANNEL(QM1.TO.QM2) STATUS(INACTIVE)\n"
+                     "ALTER QLOCAL(QM2) TRIGGER TRIGTYPE(FIRST) TRIGDATA(' ')\n")
+            wait_for(lambda: "STATUS(RUNNING)" not in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)", check=False))
+            out.put(b"four", persistent=True)
+            assert inq.get(wait=20.0).data == b"four"
+    finally:
+        qm1.stop()
+        qm2.stop()

@@ -4,8 +4,9 @@ Started with the queue manager (``start``): listeners of CONTROL(QMGR) or STARTO
 listen; every POLL seconds it carries out the requests the commands queued
 (engine.chlcontrol: START/STOP/RESET CHANNEL, START/STOP LISTENER) and starts the
 sending channel of every transmission queue that holds messages (unless the channel was
-left STOPPED): a channel is triggered by its transmission queue, as IBM's initiation
-queue does it, without a process definition. ``stop`` ends agents and listeners;
+left STOPPED), a convenience of ferrymq's; a transmission queue with TRIGGER and
+INITQ(SYSTEM.CHANNEL.INITQ) is not polled: its trigger messages, read there as IBM's
+initiator reads them (channels.initq), start its channel. ``stop`` ends agents and listeners;
 their units of work are backed out, a prepared batch stays in doubt for the next start.
 """
 
@@ -18,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from ferrymq.channels.host import EngineHost
+from ferrymq.channels.initq import InitiationQueue, served_by_trigger
 from ferrymq.channels.link import Link
 from ferrymq.channels.ping import ping
 from ferrymq.channels.receiver import ReceiverAgent
@@ -49,6 +51,7 @@ class ChannelInitiator:
         self.receivers: dict[str, ReceiverAgent] = {}
         self.inbound: set[asyncio.Task[None]] = set()
         self.pings: set[asyncio.Task[None]] = set()
+        self.initq = InitiationQueue(host.qmgr)
         self.listeners: dict[str, asyncio.Server] = {}
         self.resets: dict[str, int] = {}
         self.committed: dict[str, int] = {}  # receivers' last committed batches (see ReceiverAgent)
@@ -57,6 +60,8 @@ class ChannelInitiator:
 
     async def start(self) -> None:
         self.control.initiator = True
+        self.initq.open()
+        self.host.done()  # opening it may have made trigger messages
         for obj in list(self.qm.state.listeners):
             if obj.get("CONTROL") in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
                 await self.start_listener(obj.name)
@@ -69,6 +74,8 @@ class ChannelInitiator:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        self.initq.close()
+        self.host.done()
         for name in list(self.listeners):
             await self.stop_listener(name)
         for agent, _ in list(self.senders.values()):
@@ -205,17 +212,32 @@ class ChannelInitiator:
             if chl.chltype not in K.SENDING or chl.name in self.senders or chl.name in control.stopped:
                 continue
             q = self.qm.objects.find(chl.text("XMITQ"))
-            waiting = q is not None and q.is_local and len(q.messages.by_seq) > 0
+            waiting = (q is not None and q.is_local and len(q.messages.by_seq) > 0
+                       and not served_by_trigger(q.attrs))  # its trigger message starts it
             row = control.channels.get(chl.name)
             if waiting or (row is not None and row.indoubt) or any(
                     x.startswith(b"ferrymq-channel:" + chl.name.encode() + b":") for x in self.qm.in_doubt):
                 self.start_sender(chl.name)
+
+    def triggered(self) -> None:
+        """Start the channels that trigger messages on SYSTEM.CHANNEL.INITQ name, unless
+        STOP CHANNEL left them STOPPED (as IBM's initiator leaves them)."""
+        sending = {chl.text("XMITQ"): chl.name for chl in self.qm.state.channels if chl.chltype in K.SENDING}
+        names = self.initq.channels(sending)
+        self.host.done()
+        for name in names:
+            if name in self.control.stopped:
+                log.info("event=channel_trigger_ignored channel=%s reason=stopped", name)
+            else:
+                log.info("event=channel_triggered channel=%s", name)
+                self.start_sender(name)
 
     async def _run(self) -> None:
         while True:
             try:
                 for req in self.control.take_requests():
                     self.handle(req)
+                self.triggered()
                 self.trigger()
             except Exception:  # the initiator must not die of one bad definition
                 log.exception("event=channel_initiator_tick_failed")
