@@ -11,6 +11,7 @@ from ferrymq.wire.mqdlh import MQDLH
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqmde import MQMDE
 from ferrymq.wire.mqrmh import MQRMH
+from ferrymq.wire.mqtm import MQTM
 from ferrymq.wire.mqxqh import pack_xmit, unpack_xmit
 from ferrymq.wire.rfh2 import MQRFH2
 
@@ -185,3 +186,14 @@ def test_xmit_message_converted_behind_its_transmission_header() -> None:
     opaque = pack_xmit("Q", "QM2", md.replace(format=""))
     assert convert_xmit(opaque + b"x", BE, 500, qmgr_ccsid=1208) == (opaque + b"x", C.MQRC_FORMAT_ERROR)
     assert convert_xmit(b"nope", BE, 500, qmgr_ccsid=1208) == (b"nope", C.MQRC_FORMAT_ERROR)
+
+
+def test_trigger_message_converted_field_by_field() -> None:
+    tm = MQTM(q_name="APP.Q", process_name="PROC", trigger_data="data", appl_type=C.MQAT_UNIX,
+              appl_id="/bin/prog", env_data="env", user_data="user")
+    raw = tm.pack()
+    there = conv(raw, "MQTRIG", LE, 819, BE, 1047)
+    assert there.reason == C.MQRC_NONE and there.data[:4] == "TM  ".encode("cp037")
+    assert there.data[168:172] == C.MQAT_UNIX.to_bytes(4, "big") and there.data[8:13] == "APP.Q".encode("cp037")
+    assert conv(there.data, "MQTRIG", BE, 1047, LE, 819).data == raw
+    assert conv(raw + b"x", "MQTRIG", LE, 819, BE, 37).reason == C.MQRC_FORMAT_ERROR

@@ -17,6 +17,7 @@ because the next part is converted in its turn.
 | MQHREF   | MQRMH      | the fixed part and its four strings (re-laid out when a length changes) |
 | MQHDIST  | MQDH       | the fixed part, each MQOR's names and each MQPMR's Feedback          |
 | MQSTR    | (data)     | the text                                                             |
+| MQTRIG   | (data)     | the MQTM, every field                                                |
 
 Anything else (MQFMT_NONE, an application's format, another header) cannot be converted:
 MQRC_FORMAT_ERROR, as IBM MQ answers for a format without a conversion exit. A part that
@@ -47,7 +48,7 @@ from typing import Literal
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.wire import ccsid as CS
-from ferrymq.wire import mqdh, mqdlh, mqmde, mqrmh, mqxqh
+from ferrymq.wire import mqdh, mqdlh, mqmde, mqrmh, mqtm, mqxqh
 from ferrymq.wire.headers import MAX_HEADERS
 from ferrymq.wire.layout import HEADER_PREFIX, Field, Layout
 from ferrymq.wire.mqmd import LAYOUT_V1 as MD_V1
@@ -160,10 +161,13 @@ def convert(data: bytes, fmt: str, encoding: int, ccsid: int, to_encoding: int, 
         while pos < len(data):
             handler = _HEADERS.get(fmt)
             if handler is None:
-                if fmt != _STRING:
+                if fmt == _STRING:
+                    text_at = len(out)
+                    out += _text(data[pos:], src, dst)
+                elif fmt == mqtm.FORMAT:
+                    out += _trigger(data, pos, src, dst)
+                else:
                     raise _Refused(C.MQRC_FORMAT_ERROR, f"format {fmt!r} has no conversion")
-                text_at = len(out)
-                out += _text(data[pos:], src, dst)
                 pos = len(data)
                 break
             if count >= MAX_HEADERS:
@@ -329,6 +333,19 @@ def _fixed(layout_name: str, struc_id: str, fields: Sequence[Field], link: int, 
         return _part(buf, pos, bytes(out), size, link, src)
 
     return handle
+
+
+def _trigger(buf: bytes, pos: int, src: _Side, dst: _Side) -> bytes:
+    """MQFMT_TRIGGER data: one MQTM, nothing after it."""
+    src.check(True)
+    dst.check(True)
+    size = mqtm.LAYOUT.size
+    _start(buf, pos, "MQTM", C.MQTM_STRUC_ID, size, src)
+    if len(buf) - pos != size:
+        raise _Refused(C.MQRC_FORMAT_ERROR, f"MQTRIG data is {len(buf) - pos} bytes, not an MQTM's {size}")
+    out = bytearray()
+    _fields(out, buf, pos, mqtm.LAYOUT.fields, src, dst)
+    return bytes(out)
 
 
 def _variable(buf: bytes, pos: int, layout: Layout, struc_id: str, src: _Side, dst: _Side) -> tuple[int, bytearray]:
