@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from ferrymq.mq import constants as C
@@ -197,3 +199,23 @@ def test_trigger_message_converted_field_by_field() -> None:
     assert there.data[168:172] == C.MQAT_UNIX.to_bytes(4, "big") and there.data[8:13] == "APP.Q".encode("cp037")
     assert conv(there.data, "MQTRIG", BE, 1047, LE, 819).data == raw
     assert conv(raw + b"x", "MQTRIG", LE, 819, BE, 37).reason == C.MQRC_FORMAT_ERROR
+
+
+def test_rfh_version_1_converts_its_name_value_string() -> None:
+    def rfh1(names: bytes, order: Literal["big", "little"], ccsid: int, fmt: bytes) -> bytes:
+        head = b"RFH " if ccsid == 819 else "RFH ".encode("cp500")
+        ints = [C.MQRFH_VERSION_1, 32 + len(names), LE if order == "little" else BE, ccsid]
+        packed = b"".join(i.to_bytes(4, order) for i in ints)
+        return head + packed + fmt + bytes(4) + names
+
+    names = b"OPT1 caf\xe9 OPT2 xyz  "  # Latin-1, 20 bytes
+    raw = rfh1(names, "little", 819, b"MQSTR   ") + b"data"
+    there = conv(raw, "MQHRF", LE, 819, BE, 500)
+    assert there.reason == C.MQRC_NONE
+    assert there.data == rfh1(names.decode("latin-1").encode("cp500"), "big", 500, "MQSTR   ".encode("cp500")) \
+        + "data".encode("cp500")
+    # Into UTF-8 "é" takes two bytes: the string is padded to a multiple of 4 and StrucLength follows.
+    utf8 = conv(raw, "MQHRF", LE, 819, LE, 1208)
+    length = int.from_bytes(utf8.data[8:12], "little")
+    assert length == 32 + 24 and utf8.data[32:length] == "OPT1 café OPT2 xyz".encode() + b" " * 5
+    assert utf8.data[length:] == b"data"

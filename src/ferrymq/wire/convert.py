@@ -14,6 +14,7 @@ because the next part is converted in its turn.
 | MQXMIT   | MQXQH      | every field, the embedded version-1 MQMD's included                  |
 | MQHMDE   | MQMDE      | every field                                                          |
 | MQHRF2   | MQRFH2     | the fixed part and each NameValueLength; NameValueData stays in its NameValueCCSID (UTF-16 folders follow the integers' byte order) |
+| MQHRF    | MQRFH      | the fixed part and its NameValueString (in the header's CCSID)      |
 | MQHREF   | MQRMH      | the fixed part and its four strings (re-laid out when a length changes) |
 | MQHDIST  | MQDH       | the fixed part, each MQOR's names and each MQPMR's Feedback          |
 | MQSTR    | (data)     | the text                                                             |
@@ -58,6 +59,7 @@ Order = Literal["big", "little"]
 _STRING = C.MQFMT_STRING.rstrip()
 _UTF16_FOLDERS = frozenset({1200, 13488, 17584})
 _RFH2_FIXED = Layout.of("MQRFH2", [*HEADER_PREFIX, ("name_value_ccsid", "l", 4)])
+_RFH1_FIXED = Layout.of("MQRFH", HEADER_PREFIX)
 
 
 class _Refused(Exception):
@@ -378,6 +380,20 @@ def _rfh2(buf: bytes, pos: int, src: _Side, dst: _Side) -> _Part:
     return _part(buf, pos, bytes(out), length, 12, src)
 
 
+def _rfh1(buf: bytes, pos: int, src: _Side, dst: _Side) -> _Part:
+    """MQRFH version 1: its NameValueString is in the header's own CCSID, so it is converted
+    too; a string whose length changes is padded with blanks to a multiple of 4."""
+    length, out = _variable(buf, pos, _RFH1_FIXED, C.MQRFH_STRUC_ID, src, dst)
+    if _int(buf, pos + 4, src.order()) != C.MQRFH_VERSION_1:
+        raise _Refused(C.MQRC_FORMAT_ERROR, f"MQRFH at {pos}: Version is not 1")
+    raw = buf[pos + _RFH1_FIXED.size : pos + length]
+    text = _string(raw, src, dst)
+    if len(text) != len(raw):
+        text += CS.encode(" ", dst.ccsid) * (-len(text) % 4)
+        out[8:12] = (_RFH1_FIXED.size + len(text)).to_bytes(4, dst.order(), signed=True)
+    return _part(buf, pos, bytes(out + text), length, 12, src)
+
+
 _RMH_PAIRS = mqrmh.LAYOUT.offset_of("src_env_length")
 
 
@@ -438,6 +454,7 @@ _HEADERS: dict[str, _Handler] = {
                          mqxqh.MSG_DESC_OFFSET + MD_V1.offset_of("encoding")),
     mqmde.FORMAT: _fixed("MQMDE", C.MQMDE_STRUC_ID, mqmde.LAYOUT.fields, 12, struc_length=True),
     C.MQFMT_RF_HEADER_2.rstrip(): _rfh2,
+    C.MQFMT_RF_HEADER.rstrip(): _rfh1,
     mqrmh.FORMAT: _rmh,
     mqdh.FORMAT: _dh,
 }
