@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, Waiting
+from ferrymq.engine.api import GetOptions, PutOptions, Waiting
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqdlh import MQDLH
 from ferrymq.wire.mqmd import MQMD
 
@@ -134,3 +135,17 @@ def test_get_many_converts_each_message(env: Env, q: int) -> None:
         env.put(q, text.encode(), format="MQSTR", coded_char_set_id=1208)
     got, _ = env.qm.get_many(env.hconn, q, MQMD(coded_char_set_id=500), GetOptions(CONVERT), 1 << 20, 10, 1 << 20)
     assert [r.data for r in got] == [t.encode("cp500") for t in ("one", "two", "three")]
+
+
+def test_properties_given_as_an_mqrfh2_are_converted_with_the_data(env: Env) -> None:
+    env.define("QP", PROPCTL="FORCE")
+    h = env.open("QP")
+    props = PropertySet()
+    props.set("colour", "blue")
+    env.qm.put(env.hconn, h, MQMD(format="MQSTR", coded_char_set_id=1208), PutOptions(), TEXT.encode(), props)
+    res = env.get(h, CONVERT, coded_char_set_id=37, encoding=C.MQENC_NORMAL)
+    assert res.reason == C.MQRC_NONE and res.md.format == "MQHRF2" and res.md.coded_char_set_id == 37
+    assert res.data[:4] == "RFH ".encode("cp037")
+    length = int.from_bytes(res.data[8:12], "big")
+    assert b"<colour>blue</colour>" in res.data[36:length]  # the folder stays UTF-8 (NameValueCCSID 1208)
+    assert res.data[length:] == TEXT.encode("cp037")
