@@ -18,7 +18,7 @@ from ferrymq.mq import constants as C
 def connection_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qmgr", default="QM1", help="queue manager name (default QM1)")
     p.add_argument("--conn", default="localhost(1414)", help="connection name, MQ style host(port) (default localhost(1414))")
-    p.add_argument("--channel", default="DEV.APP.SVRCONN", help="channel name (labels the connection)")
+    p.add_argument("--channel", default="DEV.APP.SVRCONN", help="server-connection channel to connect through")
     p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
 
 

@@ -42,8 +42,10 @@ sys.modules["pymqi"] = _pymqi
 '''
 
 # What pymqi's PCF tests find on an IBM MQ queue manager: a queue holding messages (INQUIRE_Q
-# filtered on CURDEPTH > 0) and descriptions that start "IBM MQ" (filtered with LIKE).
-PREPARE = "DEFINE QLOCAL(PYMQI.PRELOADED) DESCR('IBM MQ queue with messages, for pymqi filters') REPLACE\n"
+# filtered on CURDEPTH > 0) and descriptions that start "IBM MQ" (filtered with LIKE); and
+# the server-connection channel its config.py names (CH1), as its set-up notes ask for.
+PREPARE = ("DEFINE QLOCAL(PYMQI.PRELOADED) DESCR('IBM MQ queue with messages, for pymqi filters') REPLACE\n"
+           "DEFINE CHANNEL(CH1) CHLTYPE(SVRCONN) REPLACE\n")
 
 
 def _outcomes(report: Path) -> dict[str, list[str]]:

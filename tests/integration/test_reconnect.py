@@ -179,7 +179,7 @@ def test_pymqi_cno_reconnect_option(qm_and_proxy: tuple[list[EmbeddedQueueManage
     import ferrymq.pymqi as pymqi
 
     _, proxy = qm_and_proxy
-    cd = pymqi.CD(ChannelName=b"SVRCONN", ConnectionName=f"127.0.0.1({proxy.port})".encode())
+    cd = pymqi.CD(ChannelName=b"DEV.APP.SVRCONN", ConnectionName=f"127.0.0.1({proxy.port})".encode())
     cno = pymqi.CNO(Options=pymqi.CMQC.MQCNO_RECONNECT)
     qmgr = pymqi.QueueManager(None)
     qmgr.connect_with_options("QM1", cd=cd, cno=cno)

@@ -58,7 +58,7 @@ def test_passwords_are_checked_and_a_refusal_waits_for_faildelay(qm: QueueManage
         assert reason == C.MQRC_NOT_AUTHORIZED
         if password:  # a wrong password is answered only after FAILDLAY(1)
             assert took >= 0.9, (user, took)
-    reason, _ = refused(lambda: pymqi.connect("QM1", "SVRCONN", addr, APP, "wrong"))
+    reason, _ = refused(lambda: pymqi.connect("QM1", "DEV.APP.SVRCONN", addr, APP, "wrong"))
     assert reason == C.MQRC_NOT_AUTHORIZED
     # CHCKCLNT(REQUIRED), the default: no credentials at all (none in the environment either)
     reason, _ = refused(lambda: connect("QM1", addr, user="", password=""))
@@ -70,7 +70,7 @@ def test_passwords_are_checked_and_a_refusal_waits_for_faildelay(qm: QueueManage
 
 
 def test_the_identity_is_the_authenticated_user_and_context_cannot_be_forged(qm: QueueManagerProcess) -> None:
-    app = pymqi.connect("QM1", "SVRCONN", qm.conn_name, APP, APP_PASSWORD)
+    app = pymqi.connect("QM1", "DEV.APP.SVRCONN", qm.conn_name, APP, APP_PASSWORD)
     app.put1("APP.Q", b"mine")
     got = pymqi.MD()
     pymqi.Queue(app, "APP.Q").get(None, got)
@@ -92,7 +92,7 @@ def test_the_identity_is_the_authenticated_user_and_context_cannot_be_forged(qm:
 
 
 def test_a_non_administrator_cannot_administer(qm: QueueManagerProcess) -> None:
-    app = pymqi.connect("QM1", "SVRCONN", qm.conn_name, APP, APP_PASSWORD)
+    app = pymqi.connect("QM1", "DEV.APP.SVRCONN", qm.conn_name, APP, APP_PASSWORD)
     pcf = pymqi.PCFExecute(app)
     attempts = [lambda: pcf.MQCMD_DELETE_Q({C.MQCA_Q_NAME: b"SYSTEM.DEAD.LETTER.QUEUE"}),
                 lambda: pcf.MQCMD_CHANGE_Q_MGR({C.MQCA_DEAD_LETTER_Q_NAME: b"APP.Q"}),
@@ -108,7 +108,7 @@ def test_a_non_administrator_cannot_administer(qm: QueueManagerProcess) -> None:
     app.disconnect()
     out = qm.mqsc("DISPLAY QMGR DEADQ\nDISPLAY QLOCAL(SYSTEM.DEAD.LETTER.QUEUE)\nDISPLAY QLOCAL(SYSTEM.ADMIN.COMMAND.QUEUE) GET\n")
     assert "DEADQ(SYSTEM.DEAD.LETTER.QUEUE)" in out and "GET(ENABLED)" in out
-    admin = pymqi.connect("QM1", "SVRCONN", qm.conn_name, ADMIN_USER, ADMIN_PASSWORD)  # mqm: may
+    admin = pymqi.connect("QM1", "DEV.APP.SVRCONN", qm.conn_name, ADMIN_USER, ADMIN_PASSWORD)  # mqm: may
     pymqi.PCFExecute(admin).MQCMD_CHANGE_Q_MGR({C.MQCA_Q_MGR_DESC: b"changed by an administrator"})
     admin.disconnect()
 

@@ -32,7 +32,8 @@ def spark() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def qmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueueManagerProcess]:
     p = QueueManagerProcess(tmp_path_factory.mktemp("spark-qm") / "home").start()
-    p.mqsc("".join(f"DEFINE QLOCAL({q}) MAXDEPTH(100000)\n" for q in QUEUES))  # FERRYMQ.SPARK.COMMITS: the QM's
+    p.mqsc("".join(f"DEFINE QLOCAL({q}) MAXDEPTH(100000)\n" for q in QUEUES)  # FERRYMQ.SPARK.COMMITS: the QM's
+           + "DEFINE CHANNEL(SPARK.SVRCONN) CHLTYPE(SVRCONN)\n")  # the channel the jobs connect through
     yield p
     p.kill()  # a quiescing stop would wait for the Spark workers' cached connections
 

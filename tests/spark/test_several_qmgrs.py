@@ -21,7 +21,7 @@ QUEUES = ("MQ.A", "MQ.B")
 @pytest.fixture(scope="module")
 def qm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueueManagerProcess]:
     p = QueueManagerProcess(tmp_path_factory.mktemp("spark-qm2") / "home", name="QM2").start()
-    p.mqsc("".join(f"DEFINE QLOCAL({q})\n" for q in QUEUES))
+    p.mqsc("".join(f"DEFINE QLOCAL({q})\n" for q in QUEUES) + "DEFINE CHANNEL(SPARK.SVRCONN) CHLTYPE(SVRCONN)\n")
     yield p
     p.kill()
 

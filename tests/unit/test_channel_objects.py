@@ -36,7 +36,7 @@ def test_ibm_default_objects_exist() -> None:
     env = Env()
     names = ok(env, Command(F.MQCMD_INQUIRE_CHANNEL_NAMES, {F.MQCACH_CHANNEL_NAME: "SYSTEM.*"}))[0]
     assert [n.rstrip() for n in names[F.MQCACH_CHANNEL_NAMES]] == [  # type: ignore[union-attr]
-        "SYSTEM.AUTO.RECEIVER", "SYSTEM.AUTO.SVRCONN", "SYSTEM.DEF.RECEIVER", "SYSTEM.DEF.REQUESTER",
+        "SYSTEM.ADMIN.SVRCONN", "SYSTEM.AUTO.RECEIVER", "SYSTEM.AUTO.SVRCONN", "SYSTEM.DEF.RECEIVER", "SYSTEM.DEF.REQUESTER",
         "SYSTEM.DEF.SENDER", "SYSTEM.DEF.SERVER", "SYSTEM.DEF.SVRCONN"]
     assert env.qm.state.listeners.find("SYSTEM.DEFAULT.LISTENER.TCP") is not None
     assert env.qm.objects.find("SYSTEM.CHANNEL.SYNCQ") is not None

@@ -35,7 +35,8 @@ class Knob:
 
 KNOBS = (
     Knob("max_msg_length", int, 32_768, "Largest message a connection carries, bytes (server default 4 MiB)."),
-    Knob("heartbeat", float, 0, "Heartbeat interval, seconds; 0: none (server default 30)."),
+    Knob("heartbeat", float, 0, "Heartbeat interval, seconds, for every connection; 0: each "
+                                      "connection's server-connection channel's HBINT (IBM's default 300)."),
     Knob("max_connections", int, 0, "Most client connections at once; more are refused with 2537 (default 1000)."),
     Knob("fd_reserve", int, 0, "File descriptors kept for the queue manager itself when the connection "
                                 "capacity is worked out from RLIMIT_NOFILE (default 64)."),

@@ -33,8 +33,16 @@ KIND_CHANNEL = 10  # journal record kind: one channel definition
 KIND_LISTENER = 11  # journal record kind: one listener definition
 DEFAULT_CHANNEL = {K.SDR: "SYSTEM.DEF.SENDER", K.SVR: "SYSTEM.DEF.SERVER", K.RCVR: "SYSTEM.DEF.RECEIVER",
                    K.RQSTR: "SYSTEM.DEF.REQUESTER", K.SVRCONN: "SYSTEM.DEF.SVRCONN"}
+# SYSTEM.ADMIN.SVRCONN: IBM's channel for remote administration, the one SYSTEM.* channel
+# that IBM's default channel authentication records leave open (to non-administrators).
 SYSTEM_CHANNELS = (*((n, t) for t, n in DEFAULT_CHANNEL.items()), ("SYSTEM.AUTO.SVRCONN", K.SVRCONN),
+                   ("SYSTEM.ADMIN.SVRCONN", K.SVRCONN),
                    ("SYSTEM.AUTO.RECEIVER", K.RCVR))
+# Made once, with a new queue manager (deleting them is the operator's choice): the
+# server-connection channels of IBM MQ's developer configuration, which pymqi programs and
+# IBM's samples name, so that they connect unchanged.
+DEVELOPER_CHANNELS = (("DEV.APP.SVRCONN", "Server-connection channel for applications"),
+                      ("DEV.ADMIN.SVRCONN", "Server-connection channel for administrators"))
 DEFAULT_LISTENER = "SYSTEM.DEFAULT.LISTENER.TCP"
 _NAME = re.compile(r"[A-Za-z0-9./_%]+")
 # One CONNAME entry: a host name or address, the port in parentheses (IPv6 in brackets or bare).
@@ -263,11 +271,15 @@ class ChannelRegistry(Definitions[ChannelObject]):
             raise failed(F.MQRCCF_CHANNEL_IN_USE, f"channel {obj.name} is active; stop it first")
         self.removed(obj)
 
-    def define_system(self) -> None:
-        """IBM's default channel objects, where they are not defined yet."""
+    def define_system(self, *, new: bool = False) -> None:
+        """IBM's default channel objects, where they are not defined yet; for a ``new``
+        queue manager the developer channels too."""
         for name, chltype in SYSTEM_CHANNELS:
             if name not in self.by_name:
                 self.define(name, chltype, {})
+        for name, descr in DEVELOPER_CHANNELS if new else ():
+            if name not in self.by_name:
+                self.define(name, K.SVRCONN, {"DESCR": descr})
 
 
 def defaults(chltype: str) -> dict[str, int | str]:

@@ -156,14 +156,15 @@ class QueueManager:
             gc.enable()
         gc.freeze()
         qm.subscriber.drop_orphaned_queues()
-        if not qm.objects.qmgr_record_id:
+        new = not qm.objects.qmgr_record_id
+        if new:
             qm.staging.persist_qmgr()
         for qname, qtype, overrides in SYSTEM_QUEUES:
             if qm.objects.find(qname) is None:
                 qm.objects.define(qtype, qname, overrides)
         qm.state.topics.define_system()
         qm.state.namelists.define_system()
-        qm.state.channels.define_system()
+        qm.state.channels.define_system(new=new)
         qm.state.listeners.define_system()
         qm.state.processes.define_system()
         qm.take_sync_lsn()

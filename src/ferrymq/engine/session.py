@@ -86,6 +86,7 @@ class Connection:
     appl_type: int
     handles: dict[int, Handle] = field(default_factory=dict)
     conn_name: str = ""  # the client's network address (DISPLAY CONN CONNAME); blank in bindings mode
+    channel: str = ""  # the server-connection channel (DISPLAY CONN CHANNEL); blank in bindings mode
     uow: UnitOfWork | None = None
     waiters: set[int] = field(default_factory=set)
 

@@ -32,6 +32,7 @@ from ferrymq.server import ops
 from ferrymq.tls.names import TLSPeer, peer_of
 
 if TYPE_CHECKING:
+    from ferrymq.engine.channels import ChannelObject
     from ferrymq.server.server import QueueManagerServer
 
 log = logging.getLogger("ferrymq.server")
@@ -105,6 +106,7 @@ class ClientHandler(asyncio.BufferedProtocol):
 
     peer_user = ""  # the OS user of a local-socket peer (server.LocalClientHandler), else none
     network = False  # a TCP connection (a client's), not the local socket or an in-process pair
+    channel: ChannelObject | None = None  # the SVRCONN channel a TCP client connected through
     # What the TLS handshake agreed (None: plain TCP). ``peer_dn`` is the client certificate's
     # subject as IBM MQ shows it ("CN=app1,OU=Payments,O=Bank"; blank: no certificate, or no
     # TLS) and ``peer_issuer_dn`` its issuer's: what channel-authentication rules (SSLPEERMAP)

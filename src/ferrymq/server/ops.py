@@ -26,6 +26,7 @@ from ferrymq.engine.api import (
     SubResult,
     Waiting,
 )
+from ferrymq.engine.chlattrs import SVRCONN
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -86,6 +87,13 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     if server.quiescing:
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing"))
         return
+    if h.network:  # over TCP: through a server-connection channel (local bindings use none)
+        unknown = _svrconn(h, ev.channel.strip() or chlgate.DEFAULT_SVRCONN)
+        if unknown is not None:
+            log.warning("event=connect_refused peer=%s channel=%r reason=%d detail=%r", h.peer, ev.channel,
+                        C.MQRC_UNKNOWN_CHANNEL_NAME, unknown)
+            h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_UNKNOWN_CHANNEL_NAME, unknown))
+            return
     refused = channel_refusal(h.qmgr, ev.channel, h.tls_peer) if h.network else None
     if refused is not None:
         rule, why = refused
@@ -140,6 +148,19 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     future.add_done_callback(checked)
 
 
+def _svrconn(h: ClientHandler, name: str) -> str | None:
+    """Take the SVRCONN channel ``name`` for this connection (``h.channel``), or say why
+    not: as IBM's, a client names a channel that must be defined, and as a server-connection
+    channel (auto-definition, CHAD, is not offered)."""
+    chl = h.qmgr.state.channels.find(name)
+    if chl is None:
+        return f"channel {name!r} is not defined (DEFINE CHANNEL({name}) CHLTYPE(SVRCONN))"
+    if chl.chltype != SVRCONN:
+        return f"channel {name!r} is CHLTYPE({chl.chltype}), not SVRCONN"
+    h.channel = chl
+    return None
+
+
 def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     """The CONNECT accepted: the engine's MQCONN as ``user`` (its +connect checked there)."""
     server = h.server
@@ -152,11 +173,19 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
         h.emit(E.ConnectReply(ev.corr, exc.comp, exc.reason, exc.detail))
         return
     h.hconn = h.last_hconn = hconn
-    h.qmgr.connections[h.hconn].conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
+    conn = h.qmgr.connections[h.hconn]
+    conn.conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
     h.qmgr.take_sync_lsn()
-    h.heartbeat_ms = max(ev.heartbeat_ms, server.heartbeat_ms) if ev.heartbeat_ms and server.heartbeat_ms else 0
+    # IBM's negotiation: the larger heartbeat of the two ends (0 at either: none) and the
+    # smallest maximum message length of client, channel and listener.
+    chl, ours, max_len = h.channel, server.heartbeat_ms, min(ev.max_msg_length, server.max_msg_length)
+    if chl is not None:
+        conn.channel = chl.name
+        max_len = min(max_len, chl.number("MAXMSGL") or max_len)
+        if ours is None:
+            ours = chl.number("HBINT") * 1000
+    h.heartbeat_ms = max(ev.heartbeat_ms, ours) if ev.heartbeat_ms and ours else 0
     server.limits.connected(h, h.transport.get_extra_info("socket") if h.transport is not None else None)
-    max_len = min(ev.max_msg_length, server.max_msg_length)
     log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, user, version)
     h.emit(E.ConnectReply(ev.corr, version=version, max_msg_length=max_len, heartbeat_ms=h.heartbeat_ms,
                           qmgr_name=h.qmgr.name, connection_id=server.connection_id(h.hconn)))

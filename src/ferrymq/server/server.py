@@ -59,7 +59,7 @@ class QueueManagerServer:
         port: int = 1414,
         *,
         max_msg_length: int = 4 * 1024 * 1024,
-        heartbeat: float = 30.0,
+        heartbeat: float | None = None,
         write_buffer_high: int = 1024 * 1024,
         tick_interval: float = 1.0,
         backlog: int = 1024,
@@ -79,6 +79,8 @@ class QueueManagerServer:
         socket served beside TCP (ferrymq.client.local); the server closes it when it stops.
         ``authenticator``: connection authentication (server.connauth) when the queue
         manager's security is on; without one every connection is taken as it asserts.
+        ``heartbeat``: seconds, for every connection; None (the default) takes each
+        connection's from its server-connection channel's HBINT, as IBM does.
         ``tls``: the queue manager's key repository (server.tls); without it a client that
         starts TLS is closed, and every channel must have SSLCIPH blank.
 
@@ -91,7 +93,7 @@ class QueueManagerServer:
         self.host = host
         self.port = port
         self.max_msg_length = max_msg_length
-        self.heartbeat_ms = int(heartbeat * 1000)
+        self.heartbeat_ms = None if heartbeat is None else int(heartbeat * 1000)
         self.write_buffer_high = write_buffer_high
         self.tick_interval = tick_interval
         self.backlog = backlog

@@ -33,8 +33,8 @@ def client_for(opts: FerryOptions) -> Client:
     key = _key(opts)
     c = _clients.get(key)
     if c is None:
-        c = connect(opts.queue_manager, opts.conn_name, appl_name=opts.appl_name, timeout=60.0,
-                    reconnect=RECONNECT_FOR)
+        c = connect(opts.queue_manager, opts.conn_name, appl_name=opts.appl_name, channel=opts.channel,
+                    timeout=60.0, reconnect=RECONNECT_FOR)
         _clients[key] = c
     return c
 

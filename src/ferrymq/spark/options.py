@@ -90,8 +90,7 @@ class FerryOptions:
 
     @property
     def appl_name(self) -> str:
-        """The connection's application name: ferrymq's protocol has no channel definitions,
-        so the channel named in the options labels the connection instead (DISPLAY CONN shows it)."""
+        """The connection's application name, naming the channel too (DISPLAY CONN shows both)."""
         return f"spark/{self.channel}" if self.channel else "spark"
 
 

@@ -46,7 +46,7 @@ def queue_status(qm: QueueManager, q: QueueObject) -> dict[str, Value]:
 def _conn_values(qm: QueueManager, conn: Connection) -> dict[str, Value]:
     # As IBM reports a connection's type: the queue manager's own, or a user application.
     appl_type = C.MQAT_QMGR if conn.appl_type == C.MQAT_QMGR else C.MQAT_USER
-    return {"APPLTAG": conn.appl_name, "APPLTYPE": appl_type, "USERID": conn.user, "CHANNEL": "",
+    return {"APPLTAG": conn.appl_name, "APPLTYPE": appl_type, "USERID": conn.user, "CHANNEL": conn.channel,
             "CONNAME": conn.conn_name, "CONN": connection_id(qm.name, conn.hconn),
             "UOWSTATE": F.MQUOWST_ACTIVE if conn.uow is not None and len(conn.uow) else F.MQUOWST_NONE,
             "HANDLES": len(conn.handles)}
