@@ -9,21 +9,54 @@ other end anything that depends on them.
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ferrymq.engine.qmgr import QueueManager
+from ferrymq.tls.cipherspecs import CipherSpec
+
+
+class ChannelKeys(Protocol):
+    """The queue manager's TLS for its channels (the server's ``server.tls.ServerTLS``)."""
+
+    def context(self) -> ssl.SSLContext:
+        """The responding end's context (a receiver's listener). Raises: MQError."""
+
+    def calling_context(self, spec: CipherSpec, label: str) -> ssl.SSLContext:
+        """The calling end's (a sender's): ``label`` blank for the queue manager's CERTLABL.
+        Raises: MQError."""
+
+
+class Listening(Protocol):
+    """A listener that serves plain and TLS channels on one port (``server.listener``)."""
+
+    async def start(self, host: str, port: int) -> int: ...
+
+    def close(self) -> None: ...
+
+    async def wait_closed(self) -> None: ...
+
+
+ListenerFactory = Callable[[Callable[[float], asyncio.BaseProtocol], int, str], Listening]
+"""(protocol factory, backlog, name) -> a listener not yet started."""
 
 
 @dataclass(slots=True)
 class EngineHost:
     """``when_durable(lsn, fn)`` runs ``fn`` once the journal is durable to ``lsn``;
     ``after_call()`` returns the LSN the last engine calls staged (0: none) after having
-    it written and the waits it satisfied answered."""
+    it written and the waits it satisfied answered. ``keys`` and ``listen``: the queue
+    manager's key repository and its listener kind, for channels over TLS."""
 
     qmgr: QueueManager
     when_durable: Callable[[int, Callable[[], None]], None]
     after_call: Callable[[], int]
+    # TLS (docs/security.md): without these, channels with SSLCIPH cannot start and the
+    # LISTENER objects serve plain channels only.
+    keys: ChannelKeys | None = None
+    listen: ListenerFactory | None = None
 
     def done(self) -> int:
         return self.after_call()

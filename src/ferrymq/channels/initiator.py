@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from ferrymq.channels.host import EngineHost
+from ferrymq.channels.host import EngineHost, Listening
 from ferrymq.channels.initq import InitiationQueue, served_by_trigger
 from ferrymq.channels.link import Link
 from ferrymq.channels.ping import ping
@@ -52,7 +52,7 @@ class ChannelInitiator:
         self.inbound: set[asyncio.Task[None]] = set()
         self.pings: set[asyncio.Task[None]] = set()
         self.initq = InitiationQueue(host.qmgr)
-        self.listeners: dict[str, asyncio.Server] = {}
+        self.listeners: dict[str, asyncio.Server | Listening] = {}
         self.resets: dict[str, int] = {}
         self.committed: dict[str, int] = {}  # receivers' last committed batches (see ReceiverAgent)
         self._task: asyncio.Task[None] | None = None
@@ -102,14 +102,20 @@ class ChannelInitiator:
                       "--allow-unauthenticated-remote (docs/security.md)", name, host)
             row.status = C.MQSVC_STATUS_STOPPED
             return
+        server: asyncio.Server | Listening
         try:
-            server = await asyncio.start_server(self._accepted, host, port, backlog=backlog, reuse_address=True)
+            if self.host.listen is not None:  # plain and TLS channels on the port
+                server = self.host.listen(self._stream, backlog, f"LISTENER({name})")
+                bound = await server.start(host, port)
+            else:
+                server = await asyncio.start_server(self._accepted, host, port, backlog=backlog, reuse_address=True)
+                bound = server.sockets[0].getsockname()[1]
         except OSError as exc:
             log.error("event=listener_failed listener=%s host=%s port=%d error=%s", name, host, port, exc)
             row.status = C.MQSVC_STATUS_STOPPED
             return
         self.listeners[name] = server
-        row.port = server.sockets[0].getsockname()[1]
+        row.port = bound
         row.status, row.started = C.MQSVC_STATUS_RUNNING, stamp(time.time())
         log.info("event=listener_started listener=%s host=%s port=%d", name, host, row.port)
 
@@ -121,6 +127,10 @@ class ChannelInitiator:
         row = self.control.listeners.get(name)
         if row is not None:
             row.status = C.MQSVC_STATUS_STOPPED
+
+    def _stream(self, accepted: float) -> asyncio.BaseProtocol:
+        """A connection the listener accepted, as asyncio streams (what start_server makes)."""
+        return asyncio.StreamReaderProtocol(asyncio.StreamReader(), self._accepted)
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
+from collections.abc import Callable
 
 from ferrymq.engine.channels import connection_names
 from ferrymq.mq import cfc as F
@@ -68,17 +70,25 @@ class Link:
         self.writer.close()
 
 
-async def open_link(conname: str, timeout: float) -> tuple[Link, str]:
+async def open_link(conname: str, timeout: float, context: ssl.SSLContext | None = None,
+                    check: Callable[[asyncio.StreamWriter], None] | None = None) -> tuple[Link, str]:
     """A sender's connection to the first CONNAME address that answers, and that address
-    as ``host(port)``.
+    as ``host(port)``; over TLS with ``context``, the handshake's outcome then given to
+    ``check`` (which raises to refuse it).
 
     Raises:
-        OSError, TimeoutError: none answered (the last one's error).
+        OSError, TimeoutError: none answered (the last one's error); what ``check`` raises.
     """
     last: Exception = ChannelError(F.MQRCCF_MISSING_CONN_NAME, "no CONNAME")
     for host, port in connection_names(conname):
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            if context is None:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            else:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(
+                    host, port, ssl=context, server_hostname=host, ssl_handshake_timeout=timeout), timeout)
+                if check is not None:
+                    check(writer)
             return Link(reader, writer, sender=True), f"{host}({port})"
         except (OSError, TimeoutError) as exc:
             last = exc

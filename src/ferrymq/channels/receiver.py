@@ -33,6 +33,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.tls import names, rules
 from ferrymq.wire.headers import report_data
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqxqh import unpack_xmit
@@ -148,6 +149,11 @@ class ReceiverAgent:
         if chl is None or chl.chltype not in K.RECEIVING:
             return self.refuse(F.MQRCCF_UNKNOWN_REMOTE_CHANNEL,
                                f"channel {hello.channel} is not defined at {qm.name} as a receiver")
+        tls = self.link.writer.get_extra_info("ssl_object")
+        refused = rules.refusal(chl.name, chl.text("SSLCIPH"), chl.number("SSLCAUTH"), chl.text("SSLPEER"),
+                                names.peer_of(tls) if tls is not None else None)
+        if refused is not None:
+            return self.refuse(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
         old = self.running.get(hello.channel)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 import time
 
 from ferrymq.channels.host import EngineHost
@@ -33,6 +34,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.tls import cipherspecs, names, rules
 from ferrymq.wire.convert import convert_xmit
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqxqh import unpack_xmit
@@ -115,8 +117,45 @@ class SenderAgent:
 
     async def connect(self) -> Link:
         self.row.substate = F.MQCHSSTATE_NET_CONNECTING
-        link, self.row.conname = await open_link(self.chl.text("CONNAME"), 30)
+        link, self.row.conname = await open_link(self.chl.text("CONNAME"), 30, self.tls_context(), self.check_peer)
         return link
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The context of a channel with SSLCIPH (None: plain TCP).
+
+        Raises:
+            ChannelError: MQRC_CHANNEL_SSL_ERROR: no key repository, or no usable one.
+        """
+        sslciph = self.chl.text("SSLCIPH").strip()
+        spec = cipherspecs.lookup(sslciph)
+        if not sslciph or spec is None:
+            return None
+        keys = self.host.keys
+        if keys is None:
+            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, f"SSLCIPH({sslciph}) but this queue manager has no key repository")
+        try:
+            return keys.calling_context(spec, self.chl.text("CERTLABL").strip())
+        except MQError as exc:
+            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, exc.detail) from None
+
+    def check_peer(self, writer: asyncio.StreamWriter) -> None:
+        """The receiver's certificate against this channel's SSLPEER, the suite against a
+        single TLS 1.3 CipherSpec.
+
+        Raises:
+            ChannelError: MQRC_CHANNEL_SSL_ERROR, the connection closed.
+        """
+        peer = names.peer_of(writer.get_extra_info("ssl_object"))
+        spec = cipherspecs.lookup(self.chl.text("SSLCIPH"))
+        why = None
+        if spec is None or not spec.accepts(peer.version, peer.suite):
+            why = f"SSLCIPH({self.chl.text('SSLCIPH').strip()}): the receiver negotiated {peer.suite} over {peer.version}"
+        else:
+            refused = rules.peer_refusal(self.chl.name, self.chl.text("SSLPEER"), peer)
+            why = refused[1] if refused is not None else None
+        if why is not None:
+            writer.close()
+            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, why)
 
     def open_engine(self) -> None:
         if self.hobj:

@@ -257,7 +257,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot listen on "
                        f"{config.host}({config.port}): {exc}", qmgr=qdir.name, host=config.host,
                        port=config.port) from None
-    channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done), default_host=config.host,
+    channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, keys=server.tls,
+                                           listen=server.listener_for), default_host=config.host,
                                 may_listen=lambda host: config.allow_remote or is_loopback(host))
     await channels.start()
     pid = os.getpid()

@@ -132,10 +132,9 @@ class QueueManagerServer:
         # queue manager starts.
         loop.call_soon(self.serve_commands)
         if listen:
-            self.listener = Listener(lambda accepted: ClientHandler(self, accepted), tls_context=self._tls_context,
-                                     handshake_timeout=self.limits.limits.handshake_timeout, backlog=self.backlog,
-                                     name=self.qmgr.name,
-                                     full=self._full, refuse=self._refuse_accepted)
+            self.listener = self.listener_for(lambda accepted: ClientHandler(self, accepted), self.backlog,
+                                              self.qmgr.name)
+            self.listener.full, self.listener.refuse = self._full, self._refuse_accepted
             self.port = await self.listener.start(self.host, self.port)
             if self._local_socket is not None:
                 self._local = await loop.create_unix_server(lambda: LocalClientHandler(self), sock=self._local_socket)
@@ -200,6 +199,12 @@ class QueueManagerServer:
             await asyncio.sleep(3600)
 
     # -- engine glue ---------------------------------------------------------------------
+
+    def listener_for(self, factory: Callable[[float], asyncio.BaseProtocol], backlog: int, name: str) -> Listener:
+        """A listener with this queue manager's TLS and handshake deadline (its own, and the
+        channels' LISTENER objects')."""
+        return Listener(factory, tls_context=self._tls_context, handshake_timeout=self.limits.limits.handshake_timeout,
+                        backlog=backlog, name=name)
 
     def open_connections(self) -> int:
         """Connections counted against the capacity: those served, and those the listener

@@ -1,0 +1,97 @@
+"""Message channels over TLS between two real queue managers (separate processes): a sender
+and a receiver whose SSLCIPH agree carry messages, each end checks the other's certificate
+against its SSLPEER, and a receiver refuses a sender whose CipherSpec does not match, or that
+comes without TLS, on the same listener that serves it plain channels."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from channel_pair import free_port
+from qm_process import QueueManagerProcess
+
+import ferrymq.client as fc
+from ferrymq.tls import devcerts
+from ferrymq.tls.keyrepo import KeyRepository, default_label
+
+
+def wait_for(check: object, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+def status(qm: QueueManagerProcess, channel: str) -> str:
+    m = re.search(r"STATUS\((\w+)\)", qm.mqsc(f"DISPLAY CHSTATUS({channel})"))
+    return m.group(1) if m else ""
+
+
+def test_sender_and_receiver_over_tls(tmp_path: Path) -> None:
+    qm1 = QueueManagerProcess(tmp_path, "QM1")
+    qm2 = QueueManagerProcess(tmp_path, "QM2")
+    ca = devcerts.new_ca()
+    for qm in (qm1, qm2):  # each queue manager's default key repository: ssl/key in its data directory
+        repo = KeyRepository(str(tmp_path / "qmgrs" / qm.name / "ssl" / "key"))
+        devcerts.write_signers(repo, ca)
+        devcerts.write_personal(repo, default_label(qm.name), devcerts.issue(ca, f"CN={qm.name},O=ferrymq"), ca)
+    port = free_port()
+    qm1.start()
+    qm2.start()
+    try:
+        qm2.mqsc(f"""
+DEFINE LISTENER(L) TRPTYPE(TCP) PORT({port}) CONTROL(QMGR)
+DEFINE CHANNEL(TLS.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM1, O=ferrymq')
+DEFINE CHANNEL(T13.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS13)
+DEFINE CHANNEL(PLAIN.TO.QM2) CHLTYPE(RCVR)
+DEFINE QLOCAL(APP.IN)
+START LISTENER(L)
+""")
+        retry = "SHORTRTY(1000) SHORTTMR(1) DISCINT(0) HBINT(5)"
+        qm1.mqsc(f"""
+DEFINE QLOCAL(QM2) USAGE(XMITQ)
+DEFINE QLOCAL(XQ.T13) USAGE(XMITQ)
+DEFINE QLOCAL(XQ.PLAIN) USAGE(XMITQ)
+DEFINE CHANNEL(TLS.TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(QM2) +
+       SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM2') {retry}
+DEFINE CHANNEL(T13.TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(XQ.T13) +
+       SSLCIPH(TLS_RSA_WITH_AES_256_GCM_SHA384) {retry}
+DEFINE CHANNEL(PLAIN.TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(XQ.PLAIN) {retry}
+DEFINE QREMOTE(TO.QM2.APP) RNAME(APP.IN) RQMNAME(QM2) XMITQ(QM2)
+START CHANNEL(TLS.TO.QM2)
+START CHANNEL(T13.TO.QM2)
+START CHANNEL(PLAIN.TO.QM2)
+""")
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out = c1.open("TO.QM2.APP")
+            for i in range(20):
+                out.put(f"m{i}".encode(), persistent=i % 2 == 0)
+            inq = c2.open("APP.IN")
+            got = [inq.get(wait=30).data for _ in range(20)]  # NPMSPEED(FAST): non-persistent ones go ahead
+            assert sorted(got) == sorted(f"m{i}".encode() for i in range(20))
+        assert status(qm1, "TLS.TO.QM2") == "RUNNING"
+        wait_for(lambda: status(qm1, "PLAIN.TO.QM2") == "RUNNING")  # plain channels share the listener
+        wait_for(lambda: status(qm1, "T13.TO.QM2") == "RETRYING")
+        log2 = (tmp_path / "qmgrs" / "QM2" / "ferrymq.log").read_text()
+        assert re.search(r"channel_refused channel=T13.TO.QM2 .*reason=2371 SSLCIPH: channel T13.TO.QM2 requires "
+                         r"SSLCIPH\(ANY_TLS13\)", log2), log2[-3000:]
+        # the sender's own check of the receiver's certificate
+        out = qm1.mqsc("STOP CHANNEL(TLS.TO.QM2) MODE(FORCE)\nALTER CHANNEL(TLS.TO.QM2) CHLTYPE(SDR) SSLPEER('CN=QM3')\n")
+        assert "AMQ8016I" in out, out  # altered
+        wait_for(lambda: status(qm1, "TLS.TO.QM2") in ("STOPPED", ""))
+        qm1.mqsc("START CHANNEL(TLS.TO.QM2)\n")
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            c1.open("TO.QM2.APP").put(b"not for a stranger")
+        wait_for(lambda: "accepts SSLPEER(CN=QM3)" in _log(tmp_path, "QM1"))
+        assert status(qm1, "TLS.TO.QM2") != "RUNNING"
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def _log(home: Path, name: str) -> str:
+    return (home / "qmgrs" / name / "ferrymq.log").read_text()
