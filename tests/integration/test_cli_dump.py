@@ -42,8 +42,8 @@ def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueueManagerProcess
     q.stop()
 
 
-def ferrymq(qm: QueueManagerProcess, *args: str, code: int = 0) -> dict[str, Any]:
-    env = dict(os.environ, FERRYMQ_HOME=str(qm.home))
+def ferrymq(qm: QueueManagerProcess, *args: str, code: int = 0, **environ: str) -> dict[str, Any]:
+    env = dict(os.environ, FERRYMQ_HOME=str(qm.home), **environ)
     p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *args, "--output", "json"], env=env,
                        capture_output=True, text=True, timeout=800)
     assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
@@ -253,3 +253,28 @@ def test_a_damaged_file_is_refused_naming_the_line_and_nothing_is_loaded(qm: Que
     assert err["line"] == len(lines) - 1 and "truncated" in err["message"]
     with client(qm) as c:
         assert len(browse(c, "BAD")) == 3  # only the three put at the start: nothing loaded
+
+
+def test_load_needs_setall_authority(qm: QueueManagerProcess, tmp_path: Path) -> None:
+    """The OAM decides: a user who may put but not set all context loads nothing."""
+    qm.mqsc("DEFINE QLOCAL(AUTHQ)\n")
+    with client(qm) as c:
+        _aged(c, "AUTHQ", [0, 0])
+    f = tmp_path / "two.dump"
+    ferrymq(qm, "dump", qm.name, "-q", "AUTHQ", "-f", str(f))
+    qm.add_user("loader", "loader-pw")
+    env = dict(os.environ, FERRYMQ_HOME=str(qm.home))
+    for args in (("-t", "qmgr", "+connect"), ("-t", "queue", "-n", "AUTHQ", "+put", "+inq")):
+        subprocess.run([sys.executable, "-m", "ferrymq.cli", "setmqaut", qm.name, *args[:-1], "-p", "loader",
+                        args[-1]], env=env, check=True, capture_output=True, timeout=60)
+    with client(qm) as c:
+        depth = len(browse(c, "AUTHQ"))
+    as_loader = {"FERRYMQ_USER": "loader", "FERRYMQ_PASSWORD": "loader-pw"}
+    err = ferrymq(qm, "load", qm.name, "-q", "AUTHQ", "-f", str(f), "--conn", qm.conn_name, code=2, **as_loader)["error"]
+    assert err["rule"] == "mq_call_failed" and err["reason"] == C.MQRC_NOT_AUTHORIZED and "setall" in err["message"]
+    subprocess.run([sys.executable, "-m", "ferrymq.cli", "setmqaut", qm.name, "-t", "queue", "-n", "AUTHQ", "-p",
+                    "loader", "+setall"], env=env, check=True, capture_output=True, timeout=60)
+    with client(qm) as c:
+        assert len(browse(c, "AUTHQ")) == depth  # the refused load put nothing
+    done = ferrymq(qm, "load", qm.name, "-q", "AUTHQ", "-f", str(f), "--conn", qm.conn_name, **as_loader)
+    assert done["messages"] == 2
