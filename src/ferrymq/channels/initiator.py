@@ -22,7 +22,7 @@ from ferrymq.channels.host import EngineHost, Listening
 from ferrymq.channels.initq import InitiationQueue, served_by_trigger
 from ferrymq.channels.link import Link
 from ferrymq.channels.ping import ping
-from ferrymq.channels.receiver import ReceiverAgent
+from ferrymq.channels.receiver import Committed, ReceiverAgent
 from ferrymq.channels.sender import SenderAgent
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Ping, Request
@@ -54,7 +54,7 @@ class ChannelInitiator:
         self.initq = InitiationQueue(host.qmgr)
         self.listeners: dict[str, asyncio.Server | Listening] = {}
         self.resets: dict[str, int] = {}
-        self.committed: dict[str, int] = {}  # receivers' last committed batches (see ReceiverAgent)
+        self.committed: dict[str, Committed] = {}  # receivers' last committed batches (see ReceiverAgent)
         self._task: asyncio.Task[None] | None = None
         self.stopping = False
 

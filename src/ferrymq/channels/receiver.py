@@ -3,13 +3,20 @@
 HELLO names a channel defined here as RCVR or RQSTR (else CLOSE with
 MQRCCF_UNKNOWN_REMOTE_CHANNEL); the answer carries the last committed sequence number from
 the channel's synchronisation record on SYSTEM.CHANNEL.SYNCQ (a RESET from the sender
-replaces it). Each MESSAGE is put under the batch's unit of work to the MQXQH's
-RemoteQName at RemoteQMgrName with the context it carries (MQPMO_SET_ALL_CONTEXT), so a
-message for a further queue manager is routed on and COA/COD are made where it arrives.
+replaces it), and leaves only once that commit is durable: a sender resolves its batch in
+doubt from it and deletes its copy. Each MESSAGE is put under the batch's unit of work to
+the MQXQH's RemoteQName at RemoteQMgrName with the context it carries
+(MQPMO_SET_ALL_CONTEXT), so a message for a further queue manager is routed on and COA/COD
+are made where it arrives.
 A message that cannot be put goes, in the same unit, to the dead-letter queue behind an
 MQDLH with the reason (or is discarded with MQRO_DISCARD_MSG), with an exception report
 when its Report asks for one. BATCH_END replaces the synchronisation record in the same
 unit, commits, and CONFIRMs once the commit is durable.
+
+Both answers that report a commit (HELLO_ACK's last sequence number, CONFIRM) go through
+``tell_committed``, which waits for the LSN that commit needs: a sender that gave up
+waiting for a CONFIRM (a disk slower than twice HBINT) and comes back at once must not
+read as committed a batch whose commit a crash here could still undo.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import logging
 import struct
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link
@@ -67,11 +75,18 @@ def read_sync(qm_get: Callable[[MQMD, GetOptions], GetResult], channel: str) -> 
     return int(_SYNC.unpack_from(res.data)[1])
 
 
+class Committed(NamedTuple):
+    """A channel's last committed batch and the journal LSN its commit needs (0: none)."""
+
+    seq: int
+    lsn: int
+
+
 class ReceiverAgent:
     """One inbound channel conversation (see the module docstring)."""
 
     def __init__(self, host: EngineHost, link: Link, peer: str, rows: dict[str, ChannelStatus],
-                 running: dict[str, ReceiverAgent], stopped: set[str], committed: dict[str, int]) -> None:
+                 running: dict[str, ReceiverAgent], stopped: set[str], committed: dict[str, Committed]) -> None:
         self.host, self.qm = host, host.qmgr
         self.link = link
         self.peer = peer
@@ -111,7 +126,7 @@ class ReceiverAgent:
                 return
             if not isinstance(hello, P.Hello):
                 return
-            if not self.accept(hello):
+            if not await self.accept(hello):
                 await self.link.flush()
                 return
             await self.serve()
@@ -142,7 +157,7 @@ class ReceiverAgent:
         log.info("event=channel_pinged channel=%s peer=%s bytes=%d reason=%d", ping.channel, self.peer,
                  len(ping.data), reason)
 
-    def accept(self, hello: P.Hello) -> bool:
+    async def accept(self, hello: P.Hello) -> bool:
         qm = self.qm
         self.name = hello.channel
         chl = qm.state.channels.find(hello.channel)
@@ -164,14 +179,17 @@ class ReceiverAgent:
                                 appl_type=C.MQAT_QMGR)
         self.sync_hobj = qm.open(self.hconn, ObjectDescriptor(object_name=SYNCQ),
                                  C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT).hobj
-        last = self.committed.get(hello.channel)
-        if last is None:
-            last = read_sync(lambda md, gmo: self._get(self.sync_hobj, md, gmo), hello.channel)
+        done = self.committed.get(hello.channel)
+        if done is None:  # none committed by a receiver of this process: the record as recovered,
+            # durable, unless something else wrote it since: then once all staged so far is
+            done = Committed(read_sync(lambda md, gmo: self._get(self.sync_hobj, md, gmo), hello.channel),
+                             qm.journal.appended_lsn)
         if hello.reset_to:
-            last = hello.reset_to - 1
-            self.write_sync(last, hello.qmgr)
+            self.write_sync(hello.reset_to - 1, hello.qmgr)
             qm.commit(self.hconn)
-        self.committed[hello.channel] = last
+            done = Committed(hello.reset_to - 1, self.host.done())
+        self.committed[hello.channel] = done
+        last = done.seq
         batch, maxmsgl, hb = P.negotiate(hello, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
                                          chl.number("HBINT"))
         speed = P.npm_speed(hello, chl.number("NPMSPEED"))
@@ -179,8 +197,10 @@ class ReceiverAgent:
         # A sender with CONVERT(YES) converts what it sends to this queue manager's CCSID and
         # its native encoding (the one every structure here is written in).
         ccsid, encoding = (int(qm.qmgr_attr("CCSID")), C.MQENC_NATIVE) if hello.asks_ccsid else (0, 0)
-        self.link.write(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed, ccsid=ccsid,
-                                   encoding=encoding))
+        await self.tell_committed(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed, ccsid=ccsid,
+                                             encoding=encoding), done)
+        if self.running.get(hello.channel) is not self:  # a newer conversation took over meanwhile
+            return False
         self.link.conn.agreed(maxmsgl)
         self.row = row = ChannelStatus(hello.channel, K.CHLTYPES[chl.chltype], F.MQCHS_RUNNING, conname=self.peer,
                                        rqmname=hello.qmgr, batchsz=batch, maxmsgl=maxmsgl, hbint=hb,
@@ -188,6 +208,13 @@ class ReceiverAgent:
         self.rows[hello.channel] = row
         self.heartbeat = hb
         return True
+
+    async def tell_committed(self, answer: P.HelloAck | P.Confirm, done: Committed) -> None:
+        """Send ``answer``, which reports ``done`` as committed, once that commit is durable
+        (module docstring): the one way a commit is reported to the sender."""
+        await self.host.durable(done.lsn)
+        self.link.write(answer)
+        await self.link.flush()
 
     def _get(self, hobj: int, md: MQMD, gmo: GetOptions) -> GetResult:
         res = self.qm.get(self.hconn, hobj, md, gmo, 4096)
@@ -235,10 +262,8 @@ class ReceiverAgent:
                 if self.persistent_in_batch:
                     self.write_sync(ev.seq, row.rqmname)
                 self.qm.commit(self.hconn)
-                self.committed[self.name] = ev.seq
-                await self.host.durable(self.host.done())
-                link.write(P.Confirm(ev.seq))
-                await link.flush()
+                done = self.committed[self.name] = Committed(ev.seq, self.host.done())
+                await self.tell_committed(P.Confirm(ev.seq), done)
                 row.msgs += self.in_batch
                 row.batches += 1
                 row.last_seq = row.cur_seq = ev.seq

@@ -1,0 +1,153 @@
+"""A receiver reports a batch as committed only once its commit is on disk, also to a
+sender that resynchronises (issue 19, docs/distributed.md "Once and once only").
+
+Two queue managers in this process, each with its server and channel initiator, joined by
+a sender/receiver pair over 127.0.0.1; the receiving one's file journal can hold its
+writes (and their fdatasync) back, so the window between a commit and its sync is as long
+as the test needs, and nothing depends on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import ferrymq.client as fc
+from ferrymq.admin.session import Session
+from ferrymq.channels.host import EngineHost
+from ferrymq.channels.initiator import ChannelInitiator
+from ferrymq.engine.api import SystemClock
+from ferrymq.engine.commands.pcfmap import run as run_command
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.server import QueueManagerServer
+from ferrymq.store.file import FileJournal
+from ferrymq.store.journal import Pending
+
+CHANNEL = "QM1.TO.QM2"
+
+
+class HeldJournal(FileJournal):
+    """A file journal whose writes wait while ``open`` is clear: what the engine commits
+    meanwhile is staged, not durable (as during a long fdatasync)."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory)
+        self.open = threading.Event()
+        self.open.set()
+
+    def write_pending(self, pending: Pending) -> None:
+        self.open.wait()
+        super().write_pending(pending)
+
+
+@dataclass
+class Node:
+    qm: QueueManager
+    server: QueueManagerServer
+    channels: ChannelInitiator
+
+    def mqsc(self, *commands: str) -> None:
+        session = Session(lambda cmd: run_command(self.qm, cmd))
+        for text in commands:
+            res = session.execute(text)
+            assert res.ok, res.messages
+
+
+async def start_node(name: str, journal: FileJournal, *defs: str) -> Node:
+    qm = QueueManager.start(name, journal, SystemClock())
+    server = QueueManagerServer(qm, "127.0.0.1", 0, tick_interval=0.1)
+    await server.start()
+    node = Node(qm, server, ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done),
+                                             may_listen=lambda host: host == "127.0.0.1"))
+    node.mqsc(*defs)
+    await node.channels.start()
+    return node
+
+
+async def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def pair(tmp_path: Path) -> AsyncIterator[tuple[Node, Node, HeldJournal]]:
+    held = HeldJournal(tmp_path / "qm2")
+    # HBINT(1) at both ends: the sender gives up on a CONFIRM after 2 s and comes back at once.
+    qm2 = await start_node("QM2", held, "DEFINE LISTENER(CHL.LISTENER) TRPTYPE(TCP) PORT(0) CONTROL(QMGR)",
+                           f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) HBINT(1)", "DEFINE QLOCAL(APP.IN)")
+    port = qm2.qm.state.channel_control.listeners["CHL.LISTENER"].port
+    qm1 = await start_node("QM1", FileJournal(tmp_path / "qm1"), "DEFINE QLOCAL(QM2) USAGE(XMITQ)",
+                           f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(QM2) "
+                           "BATCHSZ(10) HBINT(1) DISCINT(0) SHORTRTY(1000) SHORTTMR(0) NPMSPEED(NORMAL)",
+                           "DEFINE QREMOTE(TO.APP) RNAME(APP.IN) RQMNAME(QM2) XMITQ(QM2)")
+    try:
+        yield qm1, qm2, held
+    finally:
+        held.open.set()
+        for node in (qm1, qm2):
+            await node.channels.stop()
+            await node.server.stop(quiesce=False)
+            node.qm.journal.close()
+
+
+async def put(node: Node, count: int, first: int) -> None:
+    async with await fc.connect_async(node.qm.name, f"127.0.0.1({node.server.port})") as c:
+        q = await c.open("TO.APP")
+        for i in range(first, first + count):
+            await q.put(i.to_bytes(4, "big"), persistent=True)
+
+
+def depth(node: Node, queue: str) -> int:
+    """Committed messages only."""
+    q = node.qm.objects.find(queue)
+    assert q is not None
+    return len(q.messages)
+
+
+def curdepth(node: Node, queue: str) -> int:
+    """CURDEPTH: with those a unit of work got or put and has not ended."""
+    q = node.qm.objects.find(queue)
+    assert q is not None
+    return q.messages.depth
+
+
+async def test_resync_answers_committed_only_once_the_receivers_commit_is_durable(
+        pair: tuple[Node, Node, HeldJournal]) -> None:
+    qm1, qm2, held = pair
+    await put(qm1, 10, 0)
+    await wait_until(lambda: depth(qm2, "APP.IN") == 10 and not qm1.qm.in_doubt)
+    first = qm2.channels.receivers[CHANNEL]
+
+    held.open.clear()  # QM2's next commit stays off the disk until the test says
+    await put(qm1, 10, 10)
+    # QM2 committed a batch (its messages are visible there) but cannot CONFIRM it; the
+    # sender keeps it in doubt, gives up after twice HBINT and resynchronises.
+    await wait_until(lambda: depth(qm2, "APP.IN") > 10)
+    doubt = set(qm1.qm.in_doubt)
+    assert doubt
+    await wait_until(lambda: qm2.channels.receivers.get(CHANNEL) not in (None, first))
+    # The HELLO naming the batch in doubt has arrived. Until QM2's commit is durable its
+    # answer must not say "committed": QM1 would delete its copy, and a crash of QM2 now
+    # would lose the batch at both ends.
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        assert set(qm1.qm.in_doubt) == doubt, "the sender resolved its batch before the receiver's commit was durable"
+        assert curdepth(qm1, "QM2") == 10  # the batch's copy (got under its prepared unit) and the rest
+        await asyncio.sleep(0.01)
+
+    held.open.set()
+    await wait_until(lambda: not qm1.qm.in_doubt)
+    await put(qm1, 5, 20)
+    await wait_until(lambda: depth(qm2, "APP.IN") == 25 and depth(qm1, "QM2") == 0 and not qm1.qm.in_doubt)
+    async with await fc.connect_async("QM2", f"127.0.0.1({qm2.server.port})") as c:
+        q = await c.open("APP.IN")
+        got = [int.from_bytes((await q.get()).data, "big") for _ in range(25)]
+    assert sorted(got) == list(range(25))
