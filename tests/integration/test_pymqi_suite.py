@@ -26,11 +26,13 @@ from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
 import ferrymq
 import ferrymq.pymqi as pymqi
+from ferrymq.tls import devcerts
+from ferrymq.tls.keyrepo import KeyRepository
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = Path(os.environ.get("FERRYMQ_PYMQI_TESTS", ROOT.parent / "shared" / "third_party" / "pymqi-tests"))
 # Passing tests measured when the floor was set (docs/pymqi.md has the list of the others and why).
-FLOOR = 101
+FLOOR = 102
 APP_USER, APP_PASSWORD = "app", "app-pw"
 
 SHIM = '''"""`import pymqi` gives ferrymq.pymqi (written by tests/integration/test_pymqi_suite.py)."""
@@ -62,6 +64,21 @@ def _outcomes(report: Path) -> dict[str, list[str]]:
     return out
 
 
+def _tls_setup(where: Path) -> dict[str, str]:
+    """test_tls.py's set-up, which its docstring makes with runmqakm: a key repository for
+    the queue manager (label mqtest, CN=mqtest; the test points SSLKEYR and CERTLABL at it)
+    and one for the client (label client, CN=client, the channel's SSLPEER), each trusting the
+    other's CA; the suite then runs its TLS test (PYMQI_TEST_TLS_SKIP=0)."""
+    ca = devcerts.new_ca("CN=pymqi suite CA")
+    dirs = {"qmgr": where / "qmgr", "client": where / "client"}
+    for side, label in (("qmgr", "mqtest"), ("client", "client")):
+        repo = KeyRepository(str(dirs[side] / label))
+        devcerts.write_signers(repo, ca)
+        devcerts.write_personal(repo, label, devcerts.issue(ca, f"CN={label}"), ca)
+    return {"PYMQI_TEST_TLS_SKIP": "0", "PYMQI_TEST_TLS_KEY_REPO_LOCATION_QMGR": str(dirs["qmgr"]),
+            "PYMQI_TEST_TLS_KEY_REPO_LOCATION_CLIENT": str(dirs["client"])}
+
+
 def test_pymqi_own_suite_passes(tmp_path: Path) -> None:
     if not (SUITE / "test_base_api.py").is_file():
         pytest.skip(f"pymqi's test suite is not at {SUITE} (set FERRYMQ_PYMQI_TESTS to run it)")
@@ -79,13 +96,14 @@ def test_pymqi_own_suite_passes(tmp_path: Path) -> None:
         for _ in range(2):
             conn.put1("PYMQI.PRELOADED", b"kept for INQUIRE_Q filters")
         conn.disconnect()
+        tls_env = _tls_setup(tmp_path / "tls")
         report = tmp_path / "report.xml"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim.parent), str(Path(ferrymq.__file__).parents[1])]),
                    PYMQI_TEST_QM_NAME="MQTEST", PYMQI_TEST_QM_HOST="127.0.0.1", PYMQI_TEST_QM_PORT=str(qm.port),
                    # the suite's credentials (test_mq80.py): an administrator, and the application user
                    # its test_queue_manager.py grants authorities to (docs/security.md)
                    PYMQI_TEST_QM_USER=ADMIN_USER, PYMQI_TEST_QM_PASSWORD=ADMIN_PASSWORD,
-                   PYMQI_TEST_QM_APP_USER=APP_USER, PYMQI_TEST_QM_APP_PASSWORD=APP_PASSWORD)
+                   PYMQI_TEST_QM_APP_USER=APP_USER, PYMQI_TEST_QM_APP_PASSWORD=APP_PASSWORD, **tls_env)
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                               "--continue-on-collection-errors", f"--junitxml={report}", "--rootdir", str(SUITE),
                               str(SUITE)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=270)

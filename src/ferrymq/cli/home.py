@@ -88,11 +88,15 @@ def check_binding(name: str, host: str, allow_remote: bool) -> None:
                    "(see docs/security.md)", qmgr=name, host=host)
 
 
-def remote_warning(name: str, host: str, port: int) -> str:
-    """What every start of a queue manager allowed beyond loopback says."""
+def remote_warning(name: str, host: str, port: int, tls_off: str = "no TLS set up") -> str:
+    """What every start of a queue manager allowed beyond loopback says; ``tls_off``: why
+    clients may connect without TLS (blank: every server-connection channel has SSLCIPH and
+    the queue manager has its certificate)."""
+    tls = (f"TLS OFF ({tls_off}: messages and passwords cross the network in clear text)" if tls_off
+           else "TLS required on every server-connection channel")
     return (f"WARNING: queue manager {name} listens on {host}({port}), beyond loopback, with NO authentication "
-            "(any client that reaches it may act as any user) and TLS OFF (messages cross the network in clear "
-            f"text); allowed by {ALLOW_REMOTE_FLAG} (docs/security.md)")
+            f"(any client that reaches it may act as any user) and {tls}; allowed by {ALLOW_REMOTE_FLAG} "
+            "(docs/security.md)")
 
 
 def now_iso() -> str:

@@ -201,6 +201,15 @@ def _make_private(qdir: QmgrDir) -> None:
                     qdir.path, "group and other permissions removed: directories 0700, files 0600")
 
 
+def plain_channels(qm: QueueManager, tls: ServerTLS) -> str:
+    """Why a client could reach this queue manager without TLS (blank: it cannot): its
+    server-connection channels without SSLCIPH, or no certificate of its own."""
+    if not tls.repository().has_personal(tls.label()):
+        return f"no certificate labelled {tls.label()!r} in key repository {tls.repository().stem}"
+    plain = sorted(c.name for c in qm.state.channels if c.chltype == "SVRCONN" and not c.text("SSLCIPH").strip())
+    return f"server-connection channels without SSLCIPH: {', '.join(plain)}" if plain else ""
+
+
 def security(qdir: QmgrDir, qm: QueueManager) -> Authenticator:
     """Connection authentication and the OAM's view of users: the queue manager's registry
     (store.users), whose groups the OAM reads, and its administrators: group mqm, the OS
@@ -236,8 +245,9 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     except OSError as exc:  # TCP still serves: applications then need an address
         log.warning("event=local_socket_unavailable path=%s error=%s", qdir.socket_file, exc)
         local_socket = None
+    tls = ServerTLS(qm, qdir.path)
     server = QueueManagerServer(qm, config.host, config.port, local_socket=local_socket,
-                                authenticator=security(qdir, qm), tls=ServerTLS(qm, qdir.path),
+                                authenticator=security(qdir, qm), tls=tls,
                                 **server_options.server_keywords(options))
     try:
         await server.start()
@@ -271,9 +281,11 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
              server.port, running["event_loop"])
     echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
     if not is_loopback(config.host):  # allowed (check_binding): said on every start, in the log too
-        log.warning("event=unauthenticated_remote_listener qmgr=%s host=%s port=%d tls=off %s", qdir.name,
-                    config.host, server.port, remote_warning(qdir.name, config.host, server.port))
-        echo(remote_warning(qdir.name, config.host, server.port))
+        tls_off = plain_channels(qm, tls)
+        warning = remote_warning(qdir.name, config.host, server.port, tls_off)
+        log.warning("event=unauthenticated_remote_listener qmgr=%s host=%s port=%d tls=%s %s", qdir.name,
+                    config.host, server.port, "off" if tls_off else "required", warning)
+        echo(warning)
     notifier.send({"ok": True, **running, "recovery": recovered})
 
     await stopper.requested.wait()

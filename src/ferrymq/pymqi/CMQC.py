@@ -17,8 +17,11 @@ _values: dict[str, Any] = {
     for name, value in vars(_C).items()
     if name.startswith("MQ")
 }
-# cmqc.h's event-recording values, which ferrymq keeps with the PCF constants (mq.cfc).
-_values.update({name: value for name, value in vars(_F).items() if name.startswith("MQEVR_")})
+# cmqc.h's values that ferrymq keeps with the PCF constants (mq.cfc): event recording, and
+# the channel types and channel-authentication words pymqi's CMQC has too (its test_tls.py
+# builds a SVRCONN channel and CHLAUTH records with CMQC.MQCHT_SVRCONN, MQUSRC_MAP, MQWARN_NO).
+_values.update({name: value for name, value in vars(_F).items()
+                if name.startswith(("MQEVR_", "MQCHT_", "MQUSRC_", "MQWARN_"))})
 globals().update(_values)
 
 
