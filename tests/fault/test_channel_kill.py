@@ -71,7 +71,9 @@ def test_sigkill_either_end_loses_and_repeats_nothing(tmp_path: Path) -> None:
         deadline = time.monotonic() + 120
         while depth(qm1, "QM2") and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert depth(qm1, "QM2") == 0, "the transmission queue did not drain"
+        assert depth(qm1, "QM2") == 0, "\n".join((
+            "the transmission queue did not drain", *(qm.log_tail(having=("channel", "listener", "qmgr_started"))
+                                                      for qm in (qm1, qm2))))
         received: Counter[int] = Counter()
         with fc.connect("QM2", qm2.conn_name) as c:
             q = c.open("APP.IN")

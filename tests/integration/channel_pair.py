@@ -2,21 +2,46 @@
 channel tests: QM1 --QM1.TO.QM2--> QM2 and back through QM2.TO.QM1 (docs/distributed.md).
 
 Each queue manager's channel listener needs a port its partner's CONNAME names across
-restarts, so it is chosen free once (bound to 127.0.0.1 port 0, then released) and kept.
+restarts, so it is chosen free once and kept. Not from the kernel's ephemeral range (what
+binding port 0 gives): while its queue manager is down (killed, restarting) any outgoing
+connection on the machine may be given that port as its own, and the listener of the
+restarted queue manager then fails to bind (event=listener_failed): its channels never
+come back and the partner's transmission queue never drains.
 """
 
 from __future__ import annotations
 
+import random
 import socket
 from pathlib import Path
 
 from qm_process import QueueManagerProcess
 
+LOWEST = 10_000  # below: well-known and registered services' ports
+
+
+def ephemeral_range() -> tuple[int, int]:
+    """The ports the kernel gives to sockets bound to port 0 and to outgoing connections."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(x) for x in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port free on 127.0.0.1 now, outside the ephemeral range (module docstring)."""
+    low, high = ephemeral_range()
+    ports = [*range(LOWEST, low), *range(high + 1, 65536)]
+    for port in random.SystemRandom().sample(ports, min(len(ports), 200)):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(port)
+    raise AssertionError(f"no free port on 127.0.0.1 outside the ephemeral range {low}-{high}")
 
 
 def setup_pair(home: Path, retry: str = "SHORTRTY(1000) SHORTTMR(1)", batch: int = 50) -> tuple[QueueManagerProcess,

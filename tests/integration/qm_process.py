@@ -79,6 +79,17 @@ class QueueManagerProcess:
         """The output of ``ferrymq mqsc``; ``check=False`` takes it also when a command failed."""
         return self._cli("mqsc", self.name, stdin=script, check=check)
 
+    def log_tail(self, lines: int = 80, having: tuple[str, ...] = ()) -> str:
+        """The last ``lines`` lines of its log (of every start) holding one of ``having``
+        (all when empty): for a failed assertion's message, as the tmp directory goes."""
+        path = self.home / "qmgrs" / self.name / "ferrymq.log"
+        try:
+            text = path.read_text(errors="replace").splitlines()
+        except OSError as exc:
+            return f"{self.name}: no log ({exc})"
+        kept = [line for line in text if not having or any(h in line for h in having)]
+        return "\n".join([f"--- {self.name} {path} (last {lines} of {len(kept)})", *kept[-lines:]])
+
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs; what was acknowledged must be on disk."""
         if self.pid <= 0:  # never started (os.kill(0, ...) would kill this process group)

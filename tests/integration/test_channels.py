@@ -8,7 +8,7 @@ import re
 import time
 from pathlib import Path
 
-from channel_pair import free_port, setup_pair
+from channel_pair import ephemeral_range, free_port, setup_pair
 from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
 import ferrymq.client as fc
@@ -26,6 +26,16 @@ def wait_for(check: object, timeout: float = 20.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError("condition not met in time")
+
+
+def test_channel_ports_are_never_ones_the_kernel_hands_out() -> None:
+    """A listener port kept across restarts is outside the ephemeral range: one inside it
+    can be taken by any outgoing connection while its queue manager is down, and the
+    restarted listener cannot bind (channel_pair's docstring)."""
+    low, high = ephemeral_range()
+    for _ in range(50):
+        port = free_port()
+        assert not low <= port <= high, (port, low, high)
 
 
 def test_remote_put_request_reply_and_dead_letter(tmp_path: Path) -> None:
