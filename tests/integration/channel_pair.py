@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import socket
+from collections.abc import Mapping
 from pathlib import Path
 
 from qm_process import QueueManagerProcess
@@ -44,10 +45,13 @@ def free_port() -> int:
     raise AssertionError(f"no free port on 127.0.0.1 outside the ephemeral range {low}-{high}")
 
 
-def setup_pair(home: Path, retry: str = "SHORTRTY(1000) SHORTTMR(1)", batch: int = 50) -> tuple[QueueManagerProcess,
-                                                                                                QueueManagerProcess]:
-    qm1 = QueueManagerProcess(home, "QM1")
-    qm2 = QueueManagerProcess(home, "QM2")
+def setup_pair(home: Path, retry: str = "SHORTRTY(1000) SHORTTMR(1)", batch: int = 50,
+               create_args: Mapping[str, tuple[str, ...]] | None = None) -> tuple[QueueManagerProcess,
+                                                                                  QueueManagerProcess]:
+    """``create_args``: more ``ferrymq create`` options by queue manager name."""
+    args = create_args or {}
+    qm1 = QueueManagerProcess(home, "QM1", args.get("QM1", ()))
+    qm2 = QueueManagerProcess(home, "QM2", args.get("QM2", ()))
     qm1.start()
     qm2.start()
     ports = {"QM1": free_port(), "QM2": free_port()}

@@ -17,16 +17,25 @@ Both answers that report a commit (HELLO_ACK's last sequence number, CONFIRM) go
 ``tell_committed``, which waits for the LSN that commit needs: a sender that gave up
 waiting for a CONFIRM (a disk slower than twice HBINT) and comes back at once must not
 read as committed a batch whose commit a crash here could still undo.
+
+The message exit (MSGEXIT, ferrymq.channels.exits) sees each message, MQXQH first, before
+it is put: MQXCC_SUPPRESS_FUNCTION dead-letters it here as an undeliverable message (the
+reason: the exit's Feedback, else MQFB_STOPPED_BY_MSG_EXIT), MQXCC_CLOSE_CHANNEL ends the
+conversation; an exit that fails ends it too and leaves the channel STOPPED here (the
+sender's HELLO is refused until START CHANNEL). The batch backs out in both cases: the
+messages stay at the sender.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import struct
 import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link
 from ferrymq.engine import chlattrs as K
@@ -38,9 +47,10 @@ from ferrymq.engine.reports import _EXCEPTION, data_amount, report_descriptor
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.mq import cxc as X
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
-from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.tls import names, rules
 from ferrymq.wire.headers import report_data
 from ferrymq.wire.mqmd import MQMD
@@ -86,8 +96,11 @@ class ReceiverAgent:
     """One inbound channel conversation (see the module docstring)."""
 
     def __init__(self, host: EngineHost, link: Link, peer: str, rows: dict[str, ChannelStatus],
-                 running: dict[str, ReceiverAgent], stopped: set[str], committed: dict[str, Committed]) -> None:
+                 running: dict[str, ReceiverAgent], stopped: set[str], committed: dict[str, Committed],
+                 exit_settings: ExitSettings | None = None) -> None:
         self.host, self.qm = host, host.qmgr
+        self.exit_settings = exit_settings or ExitSettings(host.qmgr.name)
+        self.exits: ChannelExits | None = None
         self.link = link
         self.peer = peer
         self.rows, self.running, self.stopped = rows, running, stopped
@@ -107,6 +120,9 @@ class ReceiverAgent:
         self.release()
 
     def release(self) -> None:
+        if self.exits is not None:
+            self.exits.term()
+            self.exits = None
         if self.hconn and self.hconn in self.qm.connections:
             self.qm.backout(self.hconn)
             self.qm.disconnect(self.hconn)
@@ -130,6 +146,13 @@ class ReceiverAgent:
                 await self.link.flush()
                 return
             await self.serve()
+        except ExitFailed as exc:
+            log.error("event=channel_exit_failed channel=%s reason=%d error=%s", self.name, exc.reason, exc)
+            self.stopped.add(self.name)  # START CHANNEL here once the exit is mended
+            self.close_with(exc)
+        except ExitClosed as exc:
+            log.warning("event=channel_closed_by_exit channel=%s detail=%s", self.name, exc)
+            self.close_with(exc)
         except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
             log.info("event=receiver_ended channel=%s peer=%s error=%s", self.name or "?", self.peer, exc)
         except MQError as exc:
@@ -137,6 +160,13 @@ class ReceiverAgent:
         finally:
             self.link.close()
             self.release()
+
+    def close_with(self, exc: ChannelError) -> None:
+        """Tell the sender why the conversation ends (the batch is backed out here)."""
+        if self.row is not None:
+            self.row.error = str(exc)
+        with contextlib.suppress(ChannelError, LocalProtocolError):
+            self.link.write(P.Close(exc.reason, str(exc)))
 
     def refuse(self, reason: int, text: str) -> bool:
         self.link.write(P.HelloAck(reason, self.qm.name, 0, 0, 0, 0, text))
@@ -171,6 +201,11 @@ class ReceiverAgent:
             return self.refuse(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
+        try:
+            exits = ChannelExits.load(chl, self.exit_settings)
+        except ExitFailed as exc:
+            log.error("event=channel_exit_failed channel=%s reason=%d error=%s", hello.channel, exc.reason, exc)
+            return self.refuse(exc.reason, str(exc))
         old = self.running.get(hello.channel)
         if old is not None:  # the sender started again: the old conversation is dead
             old.abort()
@@ -207,6 +242,8 @@ class ReceiverAgent:
                                        last_seq=last, cur_seq=last, started=stamp(time.time()), npmspeed=speed)
         self.rows[hello.channel] = row
         self.heartbeat = hb
+        self.exits = exits
+        exits.init(hello.qmgr, maxmsgl)
         return True
 
     async def tell_committed(self, answer: P.HelloAck | P.Confirm, done: Committed) -> None:
@@ -286,10 +323,19 @@ class ReceiverAgent:
                 dead-letter queue takes (the batch is backed out and the channel ends).
         """
         qm = self.qm
+        original = data
+        response, feedback = X.MQXCC_OK, C.MQFB_NONE
+        if self.exits is not None and self.exits.get("MSGEXIT") is not None:
+            response, data, feedback = self.exits.message(data)
+            if response == X.MQXCC_CLOSE_CHANNEL:
+                raise ExitClosed(0, "the message exit closed the channel (MQXCC_CLOSE_CHANNEL)")
+            if response == X.MQXCC_SUPPRESS_FUNCTION:
+                data = original
         try:
             xqh, md, at = unpack_xmit(data)
         except DecodeError as exc:
             raise ChannelError(C.MQRC_XQH_ERROR, f"a message without a valid MQXQH: {exc}") from None
+        del original
         body = data[at:]
         if md.persistence == C.MQPER_PERSISTENT:
             if fast:
@@ -301,12 +347,16 @@ class ReceiverAgent:
         except DecodeError as exc:
             raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, f"unreadable message properties: {exc}") from None
         dest_q, dest_qm = xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()
-        try:
-            qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm), md,
-                    PutOptions(options=options), body, properties)
-            return
-        except MQError as exc:
-            reason = exc.reason
+        if response == X.MQXCC_SUPPRESS_FUNCTION:
+            log.warning("event=channel_message_suppressed channel=%s queue=%s feedback=%d", self.name, dest_q, feedback)
+            reason = feedback
+        else:
+            try:
+                qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm), md,
+                        PutOptions(options=options), body, properties)
+                return
+            except MQError as exc:
+                reason = exc.reason
         log.info("event=channel_undeliverable channel=%s queue=%s qmgr=%s reason=%d", self.name, dest_q, dest_qm, reason)
         if md.report & C.MQRO_EXCEPTION:
             self.exception_report(md, body, reason, options)

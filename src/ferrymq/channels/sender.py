@@ -11,6 +11,12 @@ commit is durable. Idle: heartbeats every HBINT, the channel ends after DISCINT.
 
 A session that fails backs out what it had not prepared; the retry loop (SHORTRTY times
 SHORTTMR, then LONGRTY times LONGTMR) starts the next one; STOPPED when they run out.
+
+The message exit (MSGEXIT, ferrymq.channels.exits) sees each message as it is sent, in
+the batch's unit of work: MQXCC_SUPPRESS_FUNCTION dead-letters it here (MQDLH Reason: the
+exit's Feedback, else MQFB_STOPPED_BY_MSG_EXIT), MQXCC_CLOSE_CHANNEL ends the session, and
+an exit that fails stops the channel without retries; either way the unit backs out and
+the message stays on the transmission queue.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import contextlib
 import logging
 import ssl
 import time
+from collections.abc import Callable
 
+from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link, open_link, receive_timeout
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
@@ -31,6 +39,7 @@ from ferrymq.engine.objects import stamp
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.mq import cxc as X
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
@@ -45,21 +54,26 @@ _GET = C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT  # properties into the result (msg_ha
 # NPMSPEED(FAST): a non-persistent message leaves the transmission queue at once, outside the batch's unit.
 _GET_FAST = C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_NO_WAIT
 IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
+_REQUEUE = C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT
 _ANY_LENGTH = 2**31 - 1  # a buffer limit, not an allocation: a message too long is dead-lettered, not cut
 
 
 class SenderAgent:
     """Runs one sending channel until it is stopped or its retries run out."""
 
-    def __init__(self, host: EngineHost, chl: ChannelObject, row: ChannelStatus, *, reset_to: int = 0) -> None:
+    def __init__(self, host: EngineHost, chl: ChannelObject, row: ChannelStatus, *, reset_to: int = 0,
+                 exit_settings: ExitSettings | None = None) -> None:
         self.host, self.qm = host, host.qmgr
         self.chl = chl
+        self.exit_settings = exit_settings or ExitSettings(host.qmgr.name)
+        self.exits: ChannelExits | None = None
         self.row = row
         self.reset_to = reset_to
         self.stop_requested = asyncio.Event()
         self.stop_mode = F.MQMODE_QUIESCE
         self.hconn = 0
-        self.hobj = 0
+        self.hobj = self.hobj_out = 0
+        self.max_msg_length = 0
         self.link: Link | None = None
         self.fast = False  # NPMSPEED(FAST) agreed with the receiver for this session
         self.convert_to: tuple[int, int] | None = None  # CONVERT(YES): the receiver's (Encoding, CCSID)
@@ -82,6 +96,14 @@ class SenderAgent:
                 try:
                     await self.session()
                     return F.MQCHS_STOPPED if self.stop_requested.is_set() else F.MQCHS_INACTIVE
+                except ExitFailed as exc:  # retrying would fail the same way: stopped until mended
+                    log.error("event=channel_exit_failed channel=%s reason=%d error=%s", chl.name, exc.reason, exc)
+                    row.error = str(exc)
+                    return F.MQCHS_STOPPED
+                except ExitClosed as exc:  # the exit's decision, not a failure to retry
+                    log.warning("event=channel_closed_by_exit channel=%s detail=%s", chl.name, exc)
+                    row.error = str(exc)
+                    return F.MQCHS_STOPPED
                 except (OSError, ChannelError, MQError, TimeoutError, RemoteProtocolError) as exc:
                     if self.stop_requested.is_set():
                         break
@@ -176,9 +198,12 @@ class SenderAgent:
             self.qm.backout(self.hconn)
             self.qm.disconnect(self.hconn)
             self.host.done()
-        self.hconn = self.hobj = 0
+        self.hconn = self.hobj = self.hobj_out = 0
 
     def end_session(self) -> None:
+        if self.exits is not None:
+            self.exits.term()
+            self.exits = None
         if self.hconn and self.hconn in self.qm.connections:
             self.qm.backout(self.hconn)  # what was got but not prepared goes back
             self.host.done()
@@ -188,6 +213,7 @@ class SenderAgent:
 
     async def session(self) -> None:
         chl, row, qm = self.chl, self.row, self.qm
+        self.exits = ChannelExits.load(chl, self.exit_settings)
         self.open_engine()
         link = self.link = await self.connect()
         doubt = self.in_doubt()
@@ -212,6 +238,9 @@ class SenderAgent:
         row.status, row.substate = F.MQCHS_RUNNING, F.MQCHSSTATE_OTHER
         row.started = stamp(time.time())
         row.short_left, row.long_left = chl.number("SHORTRTY"), chl.number("LONGRTY")
+        row.error = ""
+        self.max_msg_length = ack.max_msg_length
+        self.exits.init(ack.qmgr, ack.max_msg_length)
         if doubt is not None:  # the receiver's last committed batch says what became of ours
             committed = ack.last_seq == doubt[1]
             qm.resolve(self.hconn, doubt[0], committed)
@@ -249,8 +278,10 @@ class SenderAgent:
                 self.dead_letter(res, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_unit=not outside)
                 continue
             if outside:
-                link.write(self.outgoing(res, fast=True))
-                fast += 1
+                data = self.through_exit(res, max_len, in_unit=False)
+                if data is not None:
+                    link.write(self.outgoing(res, data, fast=True))
+                    fast += 1
             else:
                 got.append(res)
         return got, fast
@@ -278,8 +309,8 @@ class SenderAgent:
                     PutOptions(options=(C.MQPMO_SYNCPOINT if in_unit else C.MQPMO_NO_SYNCPOINT)
                                | C.MQPMO_SET_ALL_CONTEXT), data)
         except MQError as exc:
-            raise ChannelError(exc.reason, f"a message of {len(res.data)} bytes is longer than the channel's "
-                                           f"MAXMSGL and the dead-letter queue {dlq!r} refused it ({exc.reason})") from None
+            raise ChannelError(exc.reason, f"a message of {len(res.data)} bytes to dead-letter ({reason}): the "
+                                           f"dead-letter queue {dlq!r} refused it ({exc.reason})") from None
 
     async def transfer(self, link: Link, ack: P.HelloAck) -> None:
         chl, row = self.chl, self.row
@@ -331,11 +362,53 @@ class SenderAgent:
             link.write(P.Close(0, "stopped"))
             await link.flush()
 
+    def requeue(self, res: GetResult) -> Callable[[bytes], None]:
+        """For the message exit: put ``data`` on the transmission queue with ``res``'s
+        descriptor, in the batch's unit of work."""
+        def put(data: bytes) -> None:
+            self.qm.put(self.hconn, self.xmit_out(), res.md, PutOptions(options=_REQUEUE), data)
+        return put
+
+    def xmit_out(self) -> int:
+        if not self.hobj_out:
+            self.hobj_out = self.qm.open(self.hconn, ObjectDescriptor(object_name=self.chl.text("XMITQ")),
+                                         C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT).hobj
+        return self.hobj_out
+
+    def through_exit(self, res: GetResult, max_len: int, *, in_unit: bool = True) -> bytes | None:
+        """The data to send for ``res`` after the message exit (if any); None when the exit
+        suppressed it (it is then dead-lettered, in the batch's unit when ``in_unit``).
+
+        Raises:
+            ExitFailed: the exit failed or made the message longer than MAXMSGL;
+            ExitClosed: it closed the channel.
+        """
+        data = self.converted(res)
+        if self.exits is None or self.exits.get("MSGEXIT") is None:
+            return data
+        response, data, feedback = self.exits.message(data, self.requeue(res))
+        if response == X.MQXCC_SUPPRESS_FUNCTION:
+            self.dead_letter(res, feedback, in_unit=in_unit)
+            return None
+        if response == X.MQXCC_CLOSE_CHANNEL:
+            raise ExitClosed(0, "the message exit closed the channel (MQXCC_CLOSE_CHANNEL)")
+        if len(data) > max_len:
+            raise ExitFailed(C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, f"the message exit made a message of {len(data)} bytes, "
+                                                             f"longer than the channel's MAXMSGL {max_len}")
+        return data
+
     async def send_batch(self, link: Link, batch: list[GetResult], seq: int) -> None:
         row, qm = self.row, self.qm
         row.substate, row.cur_seq, row.cur_msgs = F.MQCHSSTATE_SENDING, seq, len(batch)
+        sent = 0
         for res in batch:
-            link.write(self.outgoing(res))
+            data = self.through_exit(res, self.max_msg_length)
+            if data is None:
+                continue
+            link.write(self.outgoing(res, data))
+            del data
+            sent += 1
+            await link.flush()  # a message an exit made large is not kept waiting in the buffer
         xid = batch_xid(self.chl.name, seq)
         # Prepared and durable before the receiver is asked to commit: after a crash of
         # either end the XID tells what this batch was and the receiver's sequence number
@@ -344,7 +417,7 @@ class SenderAgent:
         row.indoubt = True
         await self.host.durable(self.host.done())
         row.substate = F.MQCHSSTATE_END_OF_BATCH
-        link.write(P.BatchEnd(seq, len(batch)))
+        link.write(P.BatchEnd(seq, sent))
         await link.flush()
         wait = receive_timeout(self.row.hbint)
         reply = await link.next_event(wait)
@@ -356,17 +429,17 @@ class SenderAgent:
         qm.resolve(self.hconn, xid, True)
         self.host.done()
         row.indoubt = False
-        row.msgs += len(batch)
+        row.msgs += sent
         row.batches += 1
         row.last_seq = seq
         row.cur_msgs = 0
         row.bytes_sent, row.bytes_rcvd = link.sent, link.received
         row.last_msg = stamp(time.time())
 
-    def outgoing(self, res: GetResult, *, fast: bool = False) -> P.Message:
-        """A transmission-queue message as it crosses: its data and its properties. With
+    def converted(self, res: GetResult) -> bytes:
+        """A transmission-queue message's data as it crosses, before the message exit: with
         CONVERT(YES) the message (not its MQXQH) is converted to the receiving queue
-        manager's CCSID and Encoding first; one that does not convert goes as it is (the
+        manager's CCSID and Encoding; one that does not convert goes as it is (the
         receiver's getters may still convert it), as IBM's sending agent sends it."""
         data = res.data
         if self.convert_to is not None:
@@ -374,4 +447,9 @@ class SenderAgent:
             data, reason = convert_xmit(data, encoding, ccsid, qmgr_ccsid=int(self.qm.qmgr_attr("CCSID")))
             if reason:
                 log.warning("event=channel_conversion_error channel=%s reason=%d", self.chl.name, reason)
+        return data
+
+    def outgoing(self, res: GetResult, data: bytes, *, fast: bool = False) -> P.Message:
+        """The frame of a transmission-queue message: ``data`` (converted, and as the
+        message exit left it) and its properties."""
         return P.Message(data, props_model.pack(res.properties) if res.properties else b"", fast)

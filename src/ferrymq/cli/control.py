@@ -52,11 +52,13 @@ _ACTIVE = {RUNNING, STARTING, QUIESCING, ENDING}
 
 
 def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] | None = None,
-           allow_remote: bool = False, log: LogConfig | None = None, *, chlauth: bool = True) -> dict[str, Any]:
+           allow_remote: bool = False, log: LogConfig | None = None, exit_dirs: dict[str, str] | None = None, *,
+           chlauth: bool = True) -> dict[str, Any]:
     """crtmqm: a data directory with its config and an initialized journal. ``server``:
     knobs of the server kept in its config (``cli.server_options``). ``allow_remote``: a
     ``host`` beyond loopback is accepted (``home.check_binding``). ``log``: the log's
-    rotation and format (``cli.logsetup``; default: LogConfig()).
+    rotation and format (``cli.logsetup``; default: LogConfig()). ``exit_dirs``: exit_path
+    and bulk_data_dir (``exit_directories``).
 
     Raises:
         CliError: EXISTS, NAME_ERROR, USAGE (port out of range, a host beyond loopback not
@@ -66,6 +68,7 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
     qdir = QmgrDir(home, name)
     check_binding(name, host, allow_remote)
     _check_port(home, name, host, port)
+    dirs = exit_directories(exit_dirs or {})
     private.make_dir(qdir.path.parent, parents=True, exist_ok=True)
     try:
         private.make_dir(qdir.path)
@@ -81,7 +84,8 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         assert lock is not None  # the directory is ours: nobody else can hold it yet
         with lock:
             config = Config(name, host, port, server=dict(server or {}), allow_remote=allow_remote,
-                            log=log or LogConfig())
+                            log=log or LogConfig(), exit_path=dirs.get("exit_path", ""),
+                            bulk_data_dir=dirs.get("bulk_data_dir", ""))
             qdir.save_config(config)
             private.make_dir(qdir.journal_dir)
             qm, journal = open_engine(qdir, name)
@@ -101,7 +105,7 @@ def create(home: Path, name: str, host: str, port: int, server: dict[str, Any] |
         raise
     return {"name": name, "host": host, "port": port, "data_dir": str(qdir.path), "created": now_iso(),
             "server": dict(server or {}), "allow_unauthenticated_remote": allow_remote,
-            "log": (log or LogConfig()).as_dict(), "warnings": _warnings(name, host, port, allow_remote)}
+            "log": (log or LogConfig()).as_dict(), **dirs, "warnings": _warnings(name, host, port, allow_remote)}
 
 
 def _warnings(name: str, host: str, port: int, allow_remote: bool) -> list[str]:
@@ -119,11 +123,31 @@ def _check_port(home: Path, name: str, host: str, port: int) -> None:
                        qmgr=name, holder=holder, host=host, port=port)
 
 
+def exit_directories(given: dict[str, str]) -> dict[str, str]:
+    """exit_path and bulk_data_dir as absolute paths ("" leaves one unset).
+
+    Raises:
+        CliError: USAGE naming the option whose directory does not exist.
+    """
+    out: dict[str, str] = {}
+    for key, value in given.items():
+        if value:
+            path = Path(value).expanduser().resolve()
+            if not path.is_dir():
+                raise CliError(Exit.USAGE, "directory_missing", f"--{key.replace('_', '-')} {value}: no such "
+                               "directory (it must exist; the queue manager never creates it)", option=key)
+            value = str(path)
+        out[key] = value
+    return out
+
+
 def alter(home: Path, name: str, host: str | None, port: int | None,
-          allow_remote: bool | None = None, log: dict[str, Any] | None = None) -> dict[str, Any]:
+          allow_remote: bool | None = None, log: dict[str, Any] | None = None,
+          exit_dirs: dict[str, str] | None = None) -> dict[str, Any]:
     """Change a stopped queue manager's address (host, port) in its config; ``allow_remote``
     (None: unchanged) accepts or refuses a host beyond loopback (``home.check_binding``);
-    ``log``: the LogConfig fields to change (max_bytes, backups, format).
+    ``log``: the LogConfig fields to change (max_bytes, backups, format); ``exit_dirs``
+    sets exit_path and/or bulk_data_dir ("" unsets one).
 
     Raises:
         CliError: UNKNOWN_QMGR, RUNNING, USAGE, PORT_IN_USE, DAMAGED.
@@ -137,9 +161,14 @@ def alter(home: Path, name: str, host: str | None, port: int | None,
         check_binding(name, new_host, new_allow)
         _check_port(home, name, new_host, new_port)
         new_log = dataclasses.replace(config.log, **(log or {}))
-        qdir.save_config(dataclasses.replace(config, host=new_host, port=new_port, allow_remote=new_allow, log=new_log))
+        dirs = exit_directories(exit_dirs or {})
+        altered = dataclasses.replace(config, host=new_host, port=new_port, allow_remote=new_allow, log=new_log,
+                                      exit_path=dirs.get("exit_path", config.exit_path),
+                                      bulk_data_dir=dirs.get("bulk_data_dir", config.bulk_data_dir))
+        qdir.save_config(altered)
     return {"name": name, "host": new_host, "port": new_port, "previous": {"host": config.host, "port": config.port},
             "data_dir": str(qdir.path), "allow_unauthenticated_remote": new_allow, "log": new_log.as_dict(),
+            "exit_path": altered.exit_path, "bulk_data_dir": altered.bulk_data_dir,
             "warnings": _warnings(name, new_host, new_port, new_allow)}
 
 

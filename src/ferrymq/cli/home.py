@@ -2,7 +2,8 @@
 
 Layout of one queue manager's directory::
 
-    config.json   name, host, port (0 = pick a free port at each start)  — written by create
+    config.json   name, host, port (0 = pick a free port at each start), exit_path and
+                  bulk_data_dir (channel exits, docs/distributed.md)       — written by create
     journal/      the FileJournal                                          — the messages
     run.lock      flock'ed by the server process for its whole life        — "is it running?"
     ferrymq.pid   the server's pid while it runs
@@ -150,11 +151,14 @@ class Config:
     server: dict[str, Any] = field(default_factory=dict)  # QueueManagerServer knobs given at create
     allow_remote: bool = False  # --allow-unauthenticated-remote: a host beyond loopback accepted
     log: LogConfig = field(default_factory=lambda: LogConfig())
+    exit_path: str = ""  # IBM's ExitPath: the only place channel exits of users load from ("": none)
+    bulk_data_dir: str = ""  # where the reference-message exits read and write bulk data ("": refused)
 
     def as_dict(self) -> dict[str, Any]:
         return {"version": CONFIG_VERSION, "name": self.name, "host": self.host, "port": self.port,
                 "disk_reserve_bytes": self.disk_reserve_bytes, "server": self.server,
-                "allow_unauthenticated_remote": self.allow_remote, "log": self.log.as_dict()}
+                "allow_unauthenticated_remote": self.allow_remote, "log": self.log.as_dict(),
+                "exit_path": self.exit_path, "bulk_data_dir": self.bulk_data_dir}
 
 
 class QmgrDir:
@@ -231,13 +235,16 @@ class QmgrDir:
             if not isinstance(allow_remote, bool):
                 raise TypeError(f"allow_unauthenticated_remote must be true or false, not {allow_remote!r}")
             log_config = LogConfig.from_dict(raw.get("log", {}))  # absent before it existed
+            dirs = [raw.get(key, "") for key in ("exit_path", "bulk_data_dir")]  # absent before they existed
+            if not all(isinstance(d, str) for d in dirs):
+                raise TypeError(f"exit_path and bulk_data_dir must be strings, not {dirs!r}")
         except FileNotFoundError:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} is "
                            "missing (damaged data directory)", qmgr=self.name) from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CliError(Exit.DAMAGED, "data_damaged", f"queue manager {self.name}: {self.config_file} "
                            f"is damaged: {exc}", qmgr=self.name) from None
-        return Config(name, host, port, reserve, server, allow_remote, log_config)
+        return Config(name, host, port, reserve, server, allow_remote, log_config, *dirs)
 
     def save_config(self, config: Config) -> None:
         write_json(self.config_file, config.as_dict())

@@ -143,6 +143,19 @@ def _allow_remote_option(default: bool | None) -> Callable[[F], F]:
                               "every start (docs/security.md).")
 
 
+def _exit_dir_options(fn: F) -> F:
+    fn = click.option("--bulk-data-dir", default=None, metavar="DIR",
+                      help="Directory the reference-message exits read bulk data from and write it to "
+                           "(docs/distributed.md); '' unsets it.")(fn)
+    return click.option("--exit-path", default=None, metavar="DIR",
+                        help="IBM's ExitPath: the only directory channel exits other than ferrymq's own load "
+                             "from (docs/distributed.md); '' unsets it.")(fn)
+
+
+def _exit_dirs(exit_path: str | None, bulk_data_dir: str | None) -> dict[str, str]:
+    return {k: v for k, v in (("exit_path", exit_path), ("bulk_data_dir", bulk_data_dir)) if v is not None}
+
+
 def _warn(info: dict[str, Any]) -> None:
     """Security warnings on stderr, in text and JSON modes alike (JSON also carries them)."""
     for line in info.get("warnings", ()):
@@ -160,14 +173,17 @@ def _warn(info: dict[str, Any]) -> None:
               help="The queue manager's CHLAUTH attribute from the start (ALTER QMGR CHLAUTH): whether IBM's default "
                    "channel authentication records, made either way, are checked (docs/security.md).")
 @_log_options
+@_exit_dir_options
 @server_options.click_options
 @command
 def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: bool, chlauth: str,
-           log_max_bytes: int | None, log_backups: int | None, log_format: str | None, **knobs: Any) -> None:
+           log_max_bytes: int | None, log_backups: int | None, log_format: str | None, exit_path: str | None,
+           bulk_data_dir: str | None, **knobs: Any) -> None:
     """Create queue manager NAME (like crtmqm): its data directory, config and journal.
     The server's limits given here are kept in its config (docs/limits.md)."""
     log = LogConfig(**_log_changes(log_max_bytes, log_backups, log_format))
-    info = control.create(home, name, host, port, _knobs(knobs), allow_remote, log, chlauth=chlauth == "enabled")
+    info = control.create(home, name, host, port, _knobs(knobs), allow_remote, log,
+                          _exit_dirs(exit_path, bulk_data_dir), chlauth=chlauth == "enabled")
     _warn(info)
     port_text = "any free port" if port == 0 else f"port {port}"
     out.result(info, f"Queue manager {name} created in {info['data_dir']} ({host}, {port_text}).\n"
@@ -181,17 +197,20 @@ def create(home: Path, out: Out, name: str, port: int, host: str, allow_remote: 
               help="New address to listen on. Beyond loopback (e.g. 0.0.0.0) needs " + ALLOW_REMOTE_FLAG + ".")
 @_allow_remote_option(default=None)
 @_log_options
+@_exit_dir_options
 @command
 def alter(home: Path, out: Out, name: str, port: int | None, host: str | None, allow_remote: bool | None,
-          log_max_bytes: int | None, log_backups: int | None, log_format: str | None) -> None:
+          log_max_bytes: int | None, log_backups: int | None, log_format: str | None, exit_path: str | None,
+          bulk_data_dir: str | None) -> None:
     """Change stopped queue manager NAME's port or address (its listener, as ALTER LISTENER
-    does in IBM MQ), or its log's rotation and format. Refused while it runs, or for a port
-    another queue manager owns."""
+    does in IBM MQ), its log's rotation and format, or its exit directories. Refused while
+    it runs, or for a port another queue manager owns."""
     log = _log_changes(log_max_bytes, log_backups, log_format)
-    if port is None and host is None and allow_remote is None and not log:
+    dirs = _exit_dirs(exit_path, bulk_data_dir)
+    if port is None and host is None and allow_remote is None and not log and not dirs:
         raise CliError(Exit.USAGE, "option_missing", f"give --port, --host, {ALLOW_REMOTE_FLAG}, --log-max-bytes, "
-                       "--log-backups, --log-format or a mix")
-    info = control.alter(home, name, host, port, allow_remote, log)
+                       "--log-backups, --log-format, --exit-path, --bulk-data-dir or a mix")
+    info = control.alter(home, name, host, port, allow_remote, log, dirs)
     _warn(info)
     port_text = "any free port" if info["port"] == 0 else f"port {info['port']}"
     lg = info["log"]

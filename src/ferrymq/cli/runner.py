@@ -23,9 +23,11 @@ import signal
 import socket
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ferrymq.channels import ChannelInitiator, EngineHost
+from ferrymq.channels.exits import ExitSettings
 from ferrymq.cli import logsetup, private, server_options
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import (
@@ -267,9 +269,11 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot listen on "
                        f"{config.host}({config.port}): {exc}", qmgr=qdir.name, host=config.host,
                        port=config.port) from None
+    exits = ExitSettings(qdir.name, Path(config.exit_path) if config.exit_path else None,
+                         Path(config.bulk_data_dir) if config.bulk_data_dir else None)
     channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, keys=server.tls,
                                            listen=server.listener_for), default_host=config.host,
-                                may_listen=lambda host: config.allow_remote or is_loopback(host))
+                                may_listen=lambda host: config.allow_remote or is_loopback(host), exit_settings=exits)
     await channels.start()
     pid = os.getpid()
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,

@@ -67,6 +67,7 @@ class ChannelStatus:
     short_left: int = 0
     long_left: int = 0
     stop_requested: bool = False
+    error: str = ""  # why the channel last stopped (an exit that failed ...), for logs and `ferrymq status`
 
 
 @dataclass(slots=True)

@@ -80,3 +80,6 @@ MQCOMPRESS_ANY: Final[int] = 0x0FFFFFFF
 MQKAI_AUTO: Final[int] = -1
 MQCAFTY_NONE: Final[int] = 0
 MQCAFTY_PREFERRED: Final[int] = 1
+
+# Channel exits: MQXT_, MQXR_, MQXCC_, MQXR2_, MQXUA_NONE (ferrymq's channel agents call them)
+from ferrymq.mq.cxc import *  # noqa: E402, F403

@@ -1,0 +1,120 @@
+"""Message exits in two real queue managers: an exit from the sender's ExitPath changes and
+suppresses messages (dead letter, MQFB_STOPPED_BY_MSG_EXIT); a name outside ExitPath does
+not load; an exit that raises, at either end, stops the channel and loses nothing."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from channel_pair import setup_pair
+from qm_process import QueueManagerProcess
+
+import ferrymq.client as fc
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqdlh import MQDLH
+
+AUDIT = """
+from ferrymq.mq import cxc as X
+
+def msg(p):
+    if p.exit_reason != X.MQXR_MSG:
+        return X.MQXCC_OK
+    if p.data.endswith(b"suppress-me"):
+        return X.MQXCC_SUPPRESS_FUNCTION
+    if p.data.endswith(b"explode"):
+        raise RuntimeError("the audit exit exploded")
+    p.exit_user_area[0] += 1
+    p.data = p.data + b" [audited %d by %s]" % (p.exit_user_area[0], p.exit_data.encode())
+    return X.MQXCC_OK
+"""
+
+
+def wait_for(check: object, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+def exit_dirs(tmp_path: Path) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for name in ("QM1", "QM2"):
+        d = tmp_path / f"exits-{name}"
+        d.mkdir()
+        (d / "audit.py").write_text(AUDIT)
+        (d / "audit.py").chmod(0o600)
+        out[name] = ("--exit-path", str(d))
+    (tmp_path / "elsewhere.py").write_text(AUDIT)
+    return out
+
+
+def log_of(qm: QueueManagerProcess) -> str:
+    return (qm.home / "qmgrs" / qm.name / "ferrymq.log").read_text(errors="replace")
+
+
+def stopped(qm: QueueManagerProcess, channel: str = "QM1.TO.QM2") -> bool:
+    return "STATUS(STOPPED)" in qm.mqsc(f"DISPLAY CHSTATUS({channel})")
+
+
+def test_sender_exit_changes_suppresses_and_stops_without_loss(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path / "home", create_args=exit_dirs(tmp_path))
+    try:
+        # a name outside ExitPath does not load: the channel stops and says why
+        qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) MSGEXIT('elsewhere:msg') MSGDATA(QM1)")
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            c1.open("TO.QM2.APP").put(b"one", persistent=True)
+        wait_for(lambda: stopped(qm1))
+        assert "no file" in log_of(qm1) and "elsewhere" in log_of(qm1)
+        assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+        qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) MSGEXIT('audit:msg')\nSTART CHANNEL(QM1.TO.QM2)")
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out = c1.open("TO.QM2.APP")
+            out.put(b"suppress-me", persistent=True, reply_to_q="APP.REPLY")
+            out.put(b"two", persistent=True)
+            inq = c2.open("APP.IN")
+            assert inq.get(wait=30.0).data == b"one [audited 1 by QM1]"
+            assert inq.get(wait=30.0).data == b"two [audited 2 by QM1]"  # ExitUserArea kept between calls
+            dead = c1.open("SYSTEM.DEAD.LETTER.QUEUE").get(wait=10.0)
+            dlh = MQDLH.unpack_from(dead.data)
+            assert dlh.reason == C.MQFB_STOPPED_BY_MSG_EXIT and dead.data.endswith(b"suppress-me")
+            assert dlh.dest_q_name.strip() == "APP.IN"
+            # an exit that raises: STOPPED, the message stays on the transmission queue
+            out.put(b"explode", persistent=True)
+            wait_for(lambda: stopped(qm1))
+            assert "event=channel_exit_failed" in log_of(qm1) and "the audit exit exploded" in log_of(qm1)
+            time.sleep(0.5)
+            assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+            qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) MSGEXIT(' ')\nSTART CHANNEL(QM1.TO.QM2)")
+            assert inq.get(wait=30.0).data == b"explode"
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def test_receiver_exit_that_raises_stops_the_channel_and_loses_nothing(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path / "home", create_args=exit_dirs(tmp_path))
+    try:
+        qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) MSGEXIT('audit:msg') MSGDATA(QM2)")
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out = c1.open("TO.QM2.APP")
+            out.put(b"first", persistent=True)
+            inq = c2.open("APP.IN")
+            assert inq.get(wait=30.0).data == b"first [audited 1 by QM2]"
+            out.put(b"explode", persistent=True)
+            wait_for(lambda: stopped(qm2))
+            assert "the audit exit exploded" in log_of(qm2)
+            time.sleep(1.0)
+            assert "CURDEPTH(0)" in qm2.mqsc("DISPLAY QLOCAL(APP.IN) CURDEPTH")
+            assert "CURDEPTH(0)" in qm2.mqsc("DISPLAY QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) CURDEPTH")
+            assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")  # in the batch in doubt or back
+            qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) MSGEXIT(' ')\nSTART CHANNEL(QM1.TO.QM2)")
+            qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
+            assert inq.get(wait=30.0).data == b"explode"
+            time.sleep(0.5)
+            assert "CURDEPTH(0)" in qm2.mqsc("DISPLAY QLOCAL(APP.IN) CURDEPTH")  # once, not twice
+    finally:
+        qm1.stop()
+        qm2.stop()

@@ -1,0 +1,152 @@
+"""Channel exits: where a name may load from (ExitPath, ferrymq's own exits), the MQCXP a
+call sees, and which MQXCC_ answers each call accepts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ferrymq.channels.exits import (
+    EXIT_ERROR,
+    LOAD_ERROR,
+    ChannelExitParms,
+    ChannelExits,
+    ExitClosed,
+    ExitFailed,
+    ExitLoadError,
+    ExitSettings,
+    load_exit,
+)
+from ferrymq.channels.refexits import receive_reference, send_reference
+from ferrymq.engine.channels import ChannelObject
+from ferrymq.mq import constants as C
+from ferrymq.mq import cxc as X
+
+
+def channel(chltype: str = "SDR", **attrs: str) -> ChannelObject:
+    return ChannelObject("QM1.TO.QM2", chltype, dict(attrs), 0.0)
+
+
+def write_exit(root: Path, rel: str, body: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    path.chmod(0o600)
+
+
+def test_builtin_exits_load_without_an_exit_path() -> None:
+    assert load_exit("ferrymq.channels.refexits:send_reference", None) is send_reference
+    assert load_exit(" ferrymq.channels.refexits:receive_reference ", None) is receive_reference
+
+
+@pytest.mark.parametrize("name, words", [
+    ("myexits:f", "no ExitPath is configured"),
+    ("ferrymq.cli.main:main", "not one of ferrymq's exit modules"),
+    ("os:system", "no ExitPath is configured"),
+    ("myexits", "not module:function"),
+    ("my-exits:f", "not module:function"),
+    ("../x:f", "not module:function"),
+    ("ferrymq.channels.refexits:nothing", "has no callable nothing"),
+])
+def test_names_refused_without_loading(name: str, words: str) -> None:
+    with pytest.raises(ExitLoadError) as err:
+        load_exit(name, None)
+    assert words in str(err.value) and err.value.reason == LOAD_ERROR
+
+
+def test_user_exits_load_only_from_the_exit_path(tmp_path: Path) -> None:
+    root, outside = tmp_path / "exits", tmp_path / "elsewhere"
+    write_exit(root, "pkg/mine.py", "def f(p):\n    return 0\n")
+    write_exit(outside, "evil.py", "def f(p):\n    return 0\n")
+    assert load_exit("pkg.mine:f", root)(None) == 0  # type: ignore[arg-type]
+    (root / "link.py").symlink_to(outside / "evil.py")
+    with pytest.raises(ExitLoadError, match="outside ExitPath"):
+        load_exit("link:f", root)
+    with pytest.raises(ExitLoadError, match="no file"):
+        load_exit("evil:f", root)  # a module of sys.path or elsewhere is never looked for
+    write_exit(root, "loose.py", "def f(p):\n    return 0\n")
+    os.chmod(root / "loose.py", 0o666)
+    with pytest.raises(ExitLoadError, match="writable by every user"):
+        load_exit("loose:f", root)
+    write_exit(root, "broken.py", "raise RuntimeError('bad module')\n")
+    with pytest.raises(ExitLoadError, match="RuntimeError: bad module"):
+        load_exit("broken:f", root)
+    write_exit(root, "notfn.py", "f = 3\n")
+    with pytest.raises(ExitLoadError, match="no callable f"):
+        load_exit("notfn:f", root)
+
+
+EXIT = """
+from ferrymq.mq import cxc as X
+calls = []
+
+def msg(p):
+    calls.append((p.exit_id, p.exit_reason, p.exit_data, p.partner_name, p.max_msg_length))
+    if p.exit_reason == X.MQXR_MSG:
+        p.exit_user_area[0] += 1
+        if p.data == b"drop":
+            p.feedback = 2085
+            return X.MQXCC_SUPPRESS_FUNCTION
+        if p.data == b"close":
+            return X.MQXCC_CLOSE_CHANNEL
+        if p.data == b"boom":
+            raise ValueError("boom inside")
+        if p.data == b"sec":
+            return X.MQXCC_SEND_SEC_MSG
+        if p.data == b"quiet":
+            p.exit_response = X.MQXCC_SUPPRESS_EXIT
+            return None
+        p.data = p.data.upper() + bytes([p.exit_user_area[0]])
+    return X.MQXCC_OK
+"""
+
+
+def loaded(tmp_path: Path) -> tuple[ChannelExits, object]:
+    write_exit(tmp_path, "mine.py", EXIT)
+    exits = ChannelExits.load(channel(MSGEXIT="mine:msg", MSGDATA="hello"), ExitSettings("QM1", tmp_path))
+    return exits, load_exit("mine:msg", tmp_path).__globals__["calls"]  # type: ignore[attr-defined]
+
+
+def test_message_exit_outcomes(tmp_path: Path) -> None:
+    exits, calls = loaded(tmp_path)
+    exits.init("QM2", 1000)
+    assert calls == [(X.MQXT_CHANNEL_MSG_EXIT, X.MQXR_INIT, "hello", "QM2", 1000)]
+    assert exits.message(b"abc") == (X.MQXCC_OK, b"ABC\x01", C.MQFB_STOPPED_BY_MSG_EXIT)
+    assert exits.message(b"xy")[1] == b"XY\x02"  # ExitUserArea persists between calls
+    assert exits.message(b"drop") == (X.MQXCC_SUPPRESS_FUNCTION, b"drop", 2085)
+    assert exits.message(b"close")[0] == X.MQXCC_CLOSE_CHANNEL
+    with pytest.raises(ExitFailed, match="raised ValueError: boom inside") as err:
+        exits.message(b"boom")
+    assert err.value.reason == EXIT_ERROR
+    with pytest.raises(ExitFailed, match="does not allow"):
+        exits.message(b"sec")
+    assert exits.message(b"quiet")[0] == X.MQXCC_SUPPRESS_EXIT
+    before = len(calls)  # type: ignore[arg-type]
+    assert exits.message(b"boom") == (X.MQXCC_OK, b"boom", C.MQFB_STOPPED_BY_MSG_EXIT)  # not called again
+    exits.term()
+    assert len(calls) == before  # type: ignore[arg-type]
+
+
+def test_feedback_defaults_to_stopped_by_msg_exit(tmp_path: Path) -> None:
+    write_exit(tmp_path, "sup.py", "def f(p):\n    return -1 if p.exit_reason == 13 else 0\n")
+    exits = ChannelExits.load(channel(MSGEXIT="sup:f"), ExitSettings("QM1", tmp_path))
+    exits.init("QM2", 100)
+    assert exits.message(b"x") == (X.MQXCC_SUPPRESS_FUNCTION, b"x", C.MQFB_STOPPED_BY_MSG_EXIT)
+
+
+def test_close_at_init_and_bad_answers(tmp_path: Path) -> None:
+    write_exit(tmp_path, "c.py", "def close(p):\n    return -6\n\ndef text(p):\n    return 'ok'\n\n"
+                                 "def keep(p):\n    p.data = 5\n")
+    with pytest.raises(ExitClosed):
+        ChannelExits.load(channel(SENDEXIT="c:close"), ExitSettings("QM1", tmp_path)).init("QM2", 100)
+    for name, words in (("c:text", "not an MQXCC_ value"), ("c:keep", "not bytes")):
+        with pytest.raises(ExitFailed, match=words):
+            ChannelExits.load(channel(MSGEXIT=name), ExitSettings("QM1", tmp_path)).init("QM2", 100)
+
+
+def test_parms_describe_the_channel() -> None:
+    p = ChannelExitParms(X.MQXT_CHANNEL_MSG_EXIT, "", channel("RCVR"), ExitSettings())
+    assert (p.channel_name, p.channel_type, p.sending) == ("QM1.TO.QM2", 3, False)
+    assert bytes(p.exit_user_area) == X.MQXUA_NONE and p.exit_response == X.MQXCC_OK
