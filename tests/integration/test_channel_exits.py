@@ -30,6 +30,19 @@ def msg(p):
 """
 
 
+# A send exit and its receive exit: each frame's payload XORed, so the wire never carries
+# the message as it is; one side alone leaves frames its partner cannot read.
+SCRAMBLE = """
+from ferrymq.mq import cxc as X
+
+def xor(p):
+    if p.exit_reason == X.MQXR_XMIT:
+        p.exit_user_area[1] = 1
+        p.data = bytes(b ^ 0x5A for b in p.data)
+    return X.MQXCC_OK
+"""
+
+
 def wait_for(check: object, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -46,6 +59,7 @@ def exit_dirs(tmp_path: Path) -> dict[str, tuple[str, ...]]:
         d.mkdir()
         (d / "audit.py").write_text(AUDIT)
         (d / "audit.py").chmod(0o600)
+        (d / "scramble.py").write_text(SCRAMBLE)
         out[name] = ("--exit-path", str(d))
     (tmp_path / "elsewhere.py").write_text(AUDIT)
     return out
@@ -115,6 +129,38 @@ def test_receiver_exit_that_raises_stops_the_channel_and_loses_nothing(tmp_path:
             assert inq.get(wait=30.0).data == b"explode"
             time.sleep(0.5)
             assert "CURDEPTH(0)" in qm2.mqsc("DISPLAY QLOCAL(APP.IN) CURDEPTH")  # once, not twice
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def test_send_and_receive_exits_carry_every_frame(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path / "home", create_args=exit_dirs(tmp_path))
+    try:
+        both = "SENDEXIT('scramble:xor') RCVEXIT('scramble:xor')"
+        qm1.mqsc(f"ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) {both}")
+        qm2.mqsc(f"ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) {both}")
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out = c1.open("TO.QM2.APP")
+            for i in range(20):
+                out.put(f"scrambled {i}".encode(), persistent=i % 2 == 0, properties={"n": i})
+            inq = c2.open("APP.IN")
+            got = [inq.get(wait=30.0) for _ in range(20)]
+            # NPMSPEED(FAST): the non-persistent ones cross outside batches and may overtake
+            assert sorted((dict(m.properties)["n"], m.data) for m in got) == [
+                (i, f"scrambled {i}".encode()) for i in range(20)]
+            # the receiver without its receive exit cannot read the sender's frames: nothing arrives
+            qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) RCVEXIT(' ')")
+            qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)")
+            wait_for(lambda: stopped(qm1))
+            out.put(b"unreadable", persistent=True)
+            seen = len(log_of(qm1))
+            qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
+            wait_for(lambda: "event=channel_failed" in log_of(qm1)[seen:])
+            assert "CURDEPTH(0)" in qm2.mqsc("DISPLAY QLOCAL(APP.IN) CURDEPTH")
+            assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+            qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) RCVEXIT('scramble:xor')")
+            assert inq.get(wait=30.0).data == b"unreadable"
     finally:
         qm1.stop()
         qm2.stop()

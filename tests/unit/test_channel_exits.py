@@ -23,6 +23,7 @@ from ferrymq.channels.refexits import receive_reference, send_reference
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.mq import constants as C
 from ferrymq.mq import cxc as X
+from ferrymq.protocol import channel as P
 
 
 def channel(chltype: str = "SDR", **attrs: str) -> ChannelObject:
@@ -80,6 +81,7 @@ def test_user_exits_load_only_from_the_exit_path(tmp_path: Path) -> None:
 
 EXIT = """
 from ferrymq.mq import cxc as X
+from ferrymq.protocol import channel as P
 calls = []
 
 def msg(p):
@@ -150,3 +152,20 @@ def test_parms_describe_the_channel() -> None:
     p = ChannelExitParms(X.MQXT_CHANNEL_MSG_EXIT, "", channel("RCVR"), ExitSettings())
     assert (p.channel_name, p.channel_type, p.sending) == ("QM1.TO.QM2", 3, False)
     assert bytes(p.exit_user_area) == X.MQXUA_NONE and p.exit_response == X.MQXCC_OK
+
+
+def test_send_and_receive_exits_transform_payloads(tmp_path: Path) -> None:
+    write_exit(tmp_path, "x.py", "def flip(p):\n    if p.exit_reason == 14:\n        p.data = p.data[::-1]\n"
+                                 "    return 0\n\ndef close(p):\n    return -6 if p.exit_reason == 14 else 0\n")
+    exits = ChannelExits.load(channel(SENDEXIT="x:flip", RCVEXIT="x:close"), ExitSettings("QM1", tmp_path))
+    exits.init("QM2", 100)
+    conn = P.ChannelConnection(sender=True)
+    exits.attach(conn)
+    assert conn.outbound is not None and conn.inbound is not None
+    assert conn.outbound(b"abc") == b"cba"
+    assert exits.by_kind["SENDEXIT"].parms.exit_id == X.MQXT_CHANNEL_SEND_EXIT
+    with pytest.raises(ExitClosed):
+        conn.inbound(b"abc")
+    none = ChannelExits.load(channel(), ExitSettings("QM1", tmp_path))
+    none.attach(conn)
+    assert conn.outbound is None and conn.inbound is None

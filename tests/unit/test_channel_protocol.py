@@ -132,3 +132,33 @@ def test_hello_and_ack_with_odd_trailers_are_refused(extra: bytes) -> None:
         conn.receive_data(head[:8] + len(body).to_bytes(4, "big") + body)
         with pytest.raises(RemoteProtocolError):
             list(conn.events())
+
+
+def test_send_and_receive_exits_see_payloads_after_the_handshake() -> None:
+    sender, receiver = P.ChannelConnection(sender=True), P.ChannelConnection(sender=False)
+    seen: list[bytes] = []
+
+    def scramble(payload: bytes) -> bytes:
+        seen.append(payload)
+        return payload[::-1] + b"!"
+
+    sender.outbound = scramble
+    receiver.inbound = lambda payload: payload[:-1][::-1]
+    wire = sender.send(HELLO)
+    assert seen == [] and wire == P.encode(HELLO)  # HELLO never goes through the exits
+    receiver.receive_data(wire)
+    assert list(receiver.events()) == [HELLO]
+    sender.receive_data(receiver.send(ACK))
+    assert list(sender.events()) == [ACK]
+    message = P.Message(b"payload", b"props")
+    frame = sender.send(message)
+    assert frame != P.encode(message) and len(frame) == len(P.encode(message)) + 1 and len(seen) == 1
+    for i in range(len(frame)):  # one byte at a time: the exit sees whole payloads only
+        receiver.receive_data(frame[i:i + 1])
+        got = list(receiver.events())
+    assert got == [message]
+    receiver.inbound = lambda payload: payload + bytes(P.SLACK + ACK.max_msg_length)
+    receiver.agreed(ACK.max_msg_length)
+    receiver.receive_data(sender.send(P.Heartbeat()))
+    with pytest.raises(RemoteProtocolError, match="after the receive exit"):
+        list(receiver.events())

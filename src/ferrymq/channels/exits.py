@@ -41,6 +41,7 @@ from ferrymq.engine import chlattrs as K
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.mq import constants as C
 from ferrymq.mq import cxc as X
+from ferrymq.protocol.channel import ChannelConnection
 
 log = logging.getLogger("ferrymq.channels")
 
@@ -287,6 +288,26 @@ class ChannelExits:
             except ExitFailed as exc:
                 log.error("event=channel_exit_failed channel=%s reason=%d error=%s", ex.parms.channel_name,
                           exc.reason, exc)
+
+    def transmission(self, kind: str) -> Callable[[bytes], bytes] | None:
+        """SENDEXIT or RCVEXIT as the channel machine's outbound or inbound transform: the
+        exit gets each frame's payload (MQXR_XMIT) and returns the one to go on with.
+
+        The transform raises ExitFailed, or ExitClosed for MQXCC_CLOSE_CHANNEL."""
+        ex = self.by_kind.get(kind)
+        if ex is None:
+            return None
+
+        def through(payload: bytes) -> bytes:
+            if ex.call(X.MQXR_XMIT, payload) == X.MQXCC_CLOSE_CHANNEL:
+                raise ExitClosed(0, f"{ex.kind}({ex.name}) closed the channel (MQXCC_CLOSE_CHANNEL)")
+            out, ex.parms.data = ex.parms.data, b""
+            return out if isinstance(out, bytes) else bytes(out)
+        return through
+
+    def attach(self, conn: ChannelConnection) -> None:
+        """Put SENDEXIT and RCVEXIT between ``conn`` and the network (after the handshake)."""
+        conn.outbound, conn.inbound = self.transmission("SENDEXIT"), self.transmission("RCVEXIT")
 
     def message(self, data: bytes, requeue: Callable[[bytes], None] | None = None) -> tuple[int, bytes, int]:
         """MSGEXIT for one message: its ExitResponse, the data to go on with, and the

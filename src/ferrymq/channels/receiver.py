@@ -244,6 +244,7 @@ class ReceiverAgent:
         self.heartbeat = hb
         self.exits = exits
         exits.init(hello.qmgr, maxmsgl)
+        exits.attach(self.link.conn)
         return True
 
     async def tell_committed(self, answer: P.HelloAck | P.Confirm, done: Committed) -> None:

@@ -241,6 +241,7 @@ class SenderAgent:
         row.error = ""
         self.max_msg_length = ack.max_msg_length
         self.exits.init(ack.qmgr, ack.max_msg_length)
+        self.exits.attach(link.conn)
         if doubt is not None:  # the receiver's last committed batch says what became of ours
             committed = ack.last_seq == doubt[1]
             qm.resolve(self.hconn, doubt[0], committed)

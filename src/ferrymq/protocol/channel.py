@@ -44,7 +44,7 @@ RemoteProtocolError on anything else; nothing from the wire is evaluated.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
@@ -263,6 +263,12 @@ class ChannelConnection:
     ``receive_data(bytes)`` then ``events()``; ``send(event) -> bytes``. The first frame
     is the sender's HELLO, answered by one HELLO_ACK; then ``limit`` bounds a frame at the
     negotiated MAXMSGL plus SLACK (set by ``agreed``).
+
+    ``outbound`` and ``inbound`` (the agents' send and receive exits) see each frame's
+    payload after the handshake, HELLO and HELLO_ACK never: ``outbound`` the payload this
+    end sends, before its header is made; ``inbound`` the payload received, before it is
+    decoded. What they return replaces it (the limit bounds it on the wire and again after
+    ``inbound``); whatever they raise goes to the caller of ``send`` or ``events``.
     """
 
     def __init__(self, *, sender: bool) -> None:
@@ -274,6 +280,8 @@ class ChannelConnection:
         self.pinging = False  # the conversation is a PING's
         self.acked = False  # HELLO_ACK received (sender) or sent (receiver)
         self.closed = False
+        self.outbound: Callable[[bytes], bytes] | None = None
+        self.inbound: Callable[[bytes], bytes] | None = None
 
     def agreed(self, max_msg_length: int) -> None:
         self.limit = max_msg_length + SLACK
@@ -300,7 +308,11 @@ class ChannelConnection:
             raise LocalProtocolError(f"{type(ev).__name__} before the handshake")
         elif not isinstance(ev, _FROM_SENDER if self.sender else _FROM_RECEIVER):
             raise LocalProtocolError(f"the {'sender' if self.sender else 'receiver'} does not send {type(ev).__name__}")
-        return encode(ev)
+        frame = encode(ev)
+        if self.outbound is None or isinstance(ev, Hello | HelloAck) or not (self.said_hello and self.acked):
+            return frame
+        payload = self.outbound(frame[_HEAD.size:])
+        return _HEAD.pack(MAGIC, frame[4], len(payload)) + payload
 
     def receive_data(self, data: bytes) -> None:
         self.buffer += data
@@ -325,6 +337,11 @@ class ChannelConnection:
             at = self.offset
             del self.buffer[:end]
             self.offset += end
+            if self.inbound is not None and kind not in (HELLO, HELLO_ACK) and self.said_hello and self.acked:
+                body = self.inbound(body)
+                if len(body) > self.limit:
+                    raise RemoteProtocolError(f"frame of {len(body)} bytes after the receive exit exceeds the "
+                                              f"limit {self.limit}", at)
             ev = _decode(kind, body, at)
             self._check(ev, at)
             yield ev
