@@ -43,6 +43,31 @@ def xor(p):
 """
 
 
+# Security exits: the receiver's challenges, the sender's answers with its SCYDATA.
+GUARD = """
+from ferrymq.mq import cxc as X
+
+def challenge(p):
+    if p.exit_reason == X.MQXR_INIT_SEC:
+        p.data = b"challenge"
+        return X.MQXCC_SEND_AND_REQUEST_SEC_MSG
+    if p.exit_reason == X.MQXR_SEC_MSG:
+        if p.data == b"password:" + p.exit_data.encode():
+            p.exit_user_area[0] = 1
+            return X.MQXCC_OK
+        if p.data == b"" and p.exit_user_area[0]:
+            return X.MQXCC_OK
+        return X.MQXCC_SUPPRESS_FUNCTION
+    return X.MQXCC_OK
+
+def answer(p):
+    if p.exit_reason == X.MQXR_SEC_MSG and p.data == b"challenge":
+        p.data = b"password:" + p.exit_data.encode()
+        return X.MQXCC_SEND_SEC_MSG
+    return X.MQXCC_OK
+"""
+
+
 def wait_for(check: object, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -60,6 +85,7 @@ def exit_dirs(tmp_path: Path) -> dict[str, tuple[str, ...]]:
         (d / "audit.py").write_text(AUDIT)
         (d / "audit.py").chmod(0o600)
         (d / "scramble.py").write_text(SCRAMBLE)
+        (d / "guard.py").write_text(GUARD)
         out[name] = ("--exit-path", str(d))
     (tmp_path / "elsewhere.py").write_text(AUDIT)
     return out
@@ -161,6 +187,37 @@ def test_send_and_receive_exits_carry_every_frame(tmp_path: Path) -> None:
             assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
             qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) RCVEXIT('scramble:xor')")
             assert inq.get(wait=30.0).data == b"unreadable"
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def test_security_exits_admit_and_refuse(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path / "home", create_args=exit_dirs(tmp_path))
+    try:
+        qm2.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) SCYEXIT('guard:challenge') SCYDATA(opensesame)")
+        qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) SCYEXIT('guard:answer') SCYDATA(opensesame)")
+        with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
+            out, inq = c1.open("TO.QM2.APP"), c2.open("APP.IN")
+            out.put(b"admitted", persistent=True)
+            assert inq.get(wait=30.0).data == b"admitted"
+            # a wrong password: the receiver's exit refuses; the sender stops, nothing is lost
+            qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)")
+            wait_for(lambda: stopped(qm1))
+            qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) SCYDATA(guess)\nSTART CHANNEL(QM1.TO.QM2)")
+            out.put(b"refused", persistent=True)
+            wait_for(lambda: "refused the channel in the security exchange" in log_of(qm1))
+            wait_for(lambda: stopped(qm1))
+            assert "refused the channel" in log_of(qm2)
+            assert "CURDEPTH(1)" in qm1.mqsc("DISPLAY QLOCAL(QM2) CURDEPTH")
+            # no security exit at the sender, while the receiver's asks for a reply: refused too
+            seen = len(log_of(qm1))
+            qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) SCYEXIT(' ')\nSTART CHANNEL(QM1.TO.QM2)")
+            wait_for(lambda: "has no SCYEXIT" in log_of(qm1)[seen:])
+            assert "CURDEPTH(0)" in qm2.mqsc("DISPLAY QLOCAL(APP.IN) CURDEPTH")
+            qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) SCYEXIT('guard:answer') SCYDATA(opensesame)\n"
+                     "START CHANNEL(QM1.TO.QM2)")
+            assert inq.get(wait=30.0).data == b"refused"
     finally:
         qm1.stop()
         qm2.stop()

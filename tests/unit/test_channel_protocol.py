@@ -162,3 +162,31 @@ def test_send_and_receive_exits_see_payloads_after_the_handshake() -> None:
     receiver.receive_data(sender.send(P.Heartbeat()))
     with pytest.raises(RemoteProtocolError, match="after the receive exit"):
         list(receiver.events())
+
+
+def test_security_frames_and_the_handshake_word() -> None:
+    hello = P.Hello("C", "QM1", 50, 1000, 300, 999_999_999, 0, 0, P.NPMS_FAST, security=1)
+    ack = P.HelloAck(0, "QM2", 50, 1000, 300, 0, "", P.NPMS_FAST, security=1)
+    both = P.HelloAck(0, "QM2", 50, 1000, 300, 0, "", P.NPMS_FAST, 1208, 546, security=1)
+    for frame in (ack, both):  # with and without the CCSID a converting sender asked for
+        conn = P.ChannelConnection(sender=True)
+        conn.said_hello = True
+        conn.receive_data(P.encode(frame))
+        assert list(conn.events()) == [frame]
+    sender, receiver = P.ChannelConnection(sender=True), P.ChannelConnection(sender=False)
+    receiver.receive_data(sender.send(hello))
+    assert list(receiver.events()) == [hello]
+    sender.receive_data(receiver.send(ack))
+    assert list(sender.events()) == [ack]
+    steps = [P.Security(P.SEC_REQUEST, b"challenge"), P.Security(P.SEC_SEND, b""), P.Security(P.SEC_DONE)]
+    for step in steps:
+        receiver.receive_data(sender.send(step))
+        sender.receive_data(receiver.send(step))
+    assert list(receiver.events()) == steps and list(sender.events()) == steps
+    bad = P.ChannelConnection(sender=False)
+    bad.said_hello = bad.acked = True
+    bad.receive_data(b"FMQC\x0c\x00\x00\x00" + (4).to_bytes(4, "big") + (7).to_bytes(4, "big"))
+    with pytest.raises(RemoteProtocolError, match="SECURITY step 7"):
+        list(bad.events())
+    plain = P.Hello("C", "QM1", 50, 1000, 300, 999_999_999, 0, 0, 2)
+    assert len(P.encode(hello)) == len(P.encode(plain)) + 4 and P.encode(hello)[-4:] == (2).to_bytes(4, "big")

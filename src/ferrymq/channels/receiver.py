@@ -37,7 +37,8 @@ from typing import NamedTuple
 
 from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
-from ferrymq.channels.link import ChannelError, Link
+from ferrymq.channels.link import ChannelError, Link, receive_timeout
+from ferrymq.channels.security import Refused, exchange
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.chlcontrol import ChannelStatus
@@ -111,6 +112,7 @@ class ReceiverAgent:
         self.hconn = self.sync_hobj = 0
         self.row: ChannelStatus | None = None
         self.in_batch = 0
+        self.partner_security = False  # the sender has a security exit (HELLO)
         self.persistent_in_batch = 0
         self.fast = False  # NPMSPEED(FAST) agreed
 
@@ -152,7 +154,11 @@ class ReceiverAgent:
             self.close_with(exc)
         except ExitClosed as exc:
             log.warning("event=channel_closed_by_exit channel=%s detail=%s", self.name, exc)
-            self.close_with(exc)
+            if isinstance(exc, Refused):  # the exchange told the sender already
+                if self.row is not None:
+                    self.row.error = str(exc)
+            else:
+                self.close_with(exc)
         except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
             log.info("event=receiver_ended channel=%s peer=%s error=%s", self.name or "?", self.peer, exc)
         except MQError as exc:
@@ -232,8 +238,10 @@ class ReceiverAgent:
         # A sender with CONVERT(YES) converts what it sends to this queue manager's CCSID and
         # its native encoding (the one every structure here is written in).
         ccsid, encoding = (int(qm.qmgr_attr("CCSID")), C.MQENC_NATIVE) if hello.asks_ccsid else (0, 0)
+        self.partner_security = bool(hello.security)
         await self.tell_committed(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed, ccsid=ccsid,
-                                             encoding=encoding), done)
+                                             encoding=encoding, security=int(exits.get("SCYEXIT") is not None)),
+                                  done)
         if self.running.get(hello.channel) is not self:  # a newer conversation took over meanwhile
             return False
         self.link.conn.agreed(maxmsgl)
@@ -273,8 +281,10 @@ class ReceiverAgent:
 
     async def serve(self) -> None:
         link, row = self.link, self.row
-        assert row is not None
+        assert row is not None and self.exits is not None
         await link.flush()
+        await exchange(link, self.exits, receiver=True, partner_has_exit=self.partner_security,
+                       timeout=receive_timeout(self.heartbeat))
         idle = max(self.heartbeat, 1) * 2 + 60
         while True:
             ev = await link.next_event(idle)

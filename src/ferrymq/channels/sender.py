@@ -31,6 +31,7 @@ from collections.abc import Callable
 from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link, open_link, receive_timeout
+from ferrymq.channels.security import exchange
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, parse_xid
@@ -220,7 +221,8 @@ class SenderAgent:
         row.indoubt = doubt is not None
         link.write(P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
                            chl.number("HBINT"), chl.number("SEQWRAP"), doubt[1] if doubt else 0, self.reset_to,
-                           chl.number("NPMSPEED"), chl.number("CONVERT") == F.MQCDC_SENDER_CONVERSION))
+                           chl.number("NPMSPEED"), chl.number("CONVERT") == F.MQCDC_SENDER_CONVERSION,
+                           int(self.exits.get("SCYEXIT") is not None)))
         await link.flush()
         ack = await link.next_event(30)
         if isinstance(ack, P.Close):
@@ -242,6 +244,8 @@ class SenderAgent:
         self.max_msg_length = ack.max_msg_length
         self.exits.init(ack.qmgr, ack.max_msg_length)
         self.exits.attach(link.conn)
+        await exchange(link, self.exits, receiver=False, partner_has_exit=bool(ack.security),
+                       timeout=receive_timeout(ack.heartbeat))
         if doubt is not None:  # the receiver's last committed batch says what became of ours
             committed = ack.last_seq == doubt[1]
             qm.resolve(self.hconn, doubt[0], committed)

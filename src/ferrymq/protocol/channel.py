@@ -5,7 +5,7 @@ Every frame is a 12-byte header and a payload (all integers big-endian):
 | Off | Len | Field   | Meaning                                                    |
 |----:|----:|---------|------------------------------------------------------------|
 |   0 |   4 | magic   | ``FMQC``                                                    |
-|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9, PING 10, PING_ACK 11 |
+|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9, PING 10, PING_ACK 11, SECURITY 12 |
 |   5 |   3 | 0       | reserved                                                   |
 |   8 |   4 | length  | payload bytes; bounded before any buffer is taken: 4 KiB until the handshake ends, then the negotiated MAXMSGL plus 64 KiB |
 
@@ -15,14 +15,16 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   MAXMSGL u32, HBINT u32, SEQWRAP u32, in-doubt sequence u32 (0: none), reset-to u32
   (0: none; RESET CHANNEL SEQNUM(n) sends n), NPMSPEED u32 (MQNPMS_NORMAL 1, FAST 2; a
   HELLO without it, of an older sender, means NORMAL), then, from a sender with
-  CONVERT(YES) only, flags u32 (1: tell me your CCSID and Encoding) — a receiver older
-  than it refuses that HELLO, so only such a channel needs both ends this recent.
+  CONVERT(YES) or a security exit only, flags u32 (1: tell me your CCSID and Encoding;
+  2: I have a security exit) — a receiver older than it refuses that HELLO, so only such
+  a channel needs both ends this recent.
 - HELLO_ACK: reason u32 (0: accepted), receiver qmgr s48, BATCHSZ u32, MAXMSGL u32,
   HBINT u32 (each the negotiated value: the smaller of both ends, HBINT the larger), last
   committed sequence u32, then the reason's text (u16 length + UTF-8), then the agreed
   NPMSPEED u32 (FAST only when both ends are FAST; absent: NORMAL), then, only when the
-  HELLO asked, the receiving queue manager's CCSID u32 and Encoding u32 (the sender's
-  CONVERT(YES) converts to them).
+  HELLO asked, or the receiver has a security exit, the receiving queue manager's CCSID
+  u32 and Encoding u32 (0 0: not asked; the sender's CONVERT(YES) converts to them), then,
+  when the receiver has a security exit, flags u32 (2).
 - MESSAGE: properties length u32, the message's properties in ferrymq's typed binary form
   (ferrymq.properties.model; 0 bytes: none), then the transmission-queue message's data
   as it is (MQXQH, MQMDE, data). FAST_MESSAGE: the same payload, a non-persistent
@@ -35,6 +37,9 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   by PING_LIMIT before reading.
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
 - HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
+- SECURITY (either end, after the handshake; the security exits' exchange,
+  ferrymq.channels.security): step u32 (SEC_SEND 0: no reply wanted, SEC_REQUEST 1: a
+  reply wanted, SEC_DONE 2: this end's exit accepted), then the exit's data.
 
 The machine checks the order (HELLO first; HELLO_ACK answers it; MESSAGE and BATCH_END
 only from the sender after the handshake, CONFIRM only from the receiver) and raises
@@ -52,8 +57,10 @@ from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 MAGIC = b"FMQC"
 VERSION = 1
 _HEAD = struct.Struct(">4sB3xI")
-HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE, PING, PING_ACK = range(1, 12)
+HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE, PING, PING_ACK, SECURITY = \
+    range(1, 13)
 PING_DATA = (16, 32768)  # PING CHANNEL DATALEN's range (IBM's)
+SEC_SEND, SEC_REQUEST, SEC_DONE = 0, 1, 2
 NPMS_NORMAL, NPMS_FAST = 1, 2  # MQNPMS_NORMAL, MQNPMS_FAST
 HANDSHAKE_LIMIT = 4096
 SLACK = 65536  # room beyond MAXMSGL for a message's headers
@@ -67,6 +74,7 @@ _PING = struct.Struct(">20s48s")
 _PING_ACK = struct.Struct(">I48s")
 _OLD_HELLO = _HELLO.size  # before NPMSPEED was added
 _ASKS_CCSID = 1  # HELLO flags: the sender converts (CONVERT(YES)) and asks the receiver's CCSID
+_SECURITY_EXIT = 2  # HELLO and HELLO_ACK flags: this end has a security exit (SCYEXIT)
 
 
 def _name(raw: bytes) -> str:
@@ -92,6 +100,7 @@ class Hello:
     reset_to: int = 0
     npm_speed: int = NPMS_NORMAL
     asks_ccsid: bool = False  # CONVERT(YES): the HELLO_ACK is to carry the receiver's CCSID and Encoding
+    security: int = 0  # 1: the sender has a security exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +115,7 @@ class HelloAck:
     npm_speed: int = NPMS_NORMAL
     ccsid: int = 0  # the receiving queue manager's, when the HELLO asked (0: not told)
     encoding: int = 0
+    security: int = 0  # 1: the receiver has a security exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +137,14 @@ class PingAck:
     reason: int
     qmgr: str
     data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Security:
+    """One step of the security exits' exchange (``step``: SEC_SEND, SEC_REQUEST, SEC_DONE)."""
+
+    step: int
+    data: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +170,7 @@ class Close:
     text: str = ""
 
 
-Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close | Ping | PingAck
+Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close | Ping | PingAck | Security
 
 
 def negotiate(mine: Hello, batch_size: int, max_msg_length: int, heartbeat: int) -> tuple[int, int, int]:
@@ -174,13 +192,13 @@ def encode(ev: Event) -> bytes:
     if isinstance(ev, Hello):
         kind, body = HELLO, _HELLO.pack(VERSION, _pad(ev.channel, 20), _pad(ev.qmgr, 48), ev.batch_size,
                                         ev.max_msg_length, ev.heartbeat, ev.seq_wrap, ev.in_doubt_seq,
-                                        ev.reset_to) + _U32.pack(ev.npm_speed) + (_U32.pack(_ASKS_CCSID)
-                                                                                  if ev.asks_ccsid else b"")
+                                        ev.reset_to) + _U32.pack(ev.npm_speed) + _hello_flags(ev)
     elif isinstance(ev, HelloAck):
         text = ev.text.encode()[:1024]
         kind, body = HELLO_ACK, _ACK.pack(ev.reason, _pad(ev.qmgr, 48), ev.batch_size, ev.max_msg_length,
                                           ev.heartbeat, ev.last_seq, len(text)) + text + _U32.pack(ev.npm_speed) + (
-                                              _TWO.pack(ev.ccsid, ev.encoding) if ev.ccsid else b"")
+                                              _TWO.pack(ev.ccsid, ev.encoding) if ev.ccsid or ev.security else b"") + (
+                                              _U32.pack(_SECURITY_EXIT) if ev.security else b"")
     elif isinstance(ev, Message):
         kind, body = FAST_MESSAGE if ev.fast else MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
     elif isinstance(ev, BatchEnd):
@@ -193,6 +211,8 @@ def encode(ev: Event) -> bytes:
         kind, body = CONFIRM, _TWO.pack(ev.seq, ev.reason)
     elif isinstance(ev, Heartbeat):
         kind, body = HEARTBEAT_ACK if ev.ack else HEARTBEAT, b""
+    elif isinstance(ev, Security):
+        kind, body = SECURITY, _U32.pack(ev.step) + ev.data
     else:
         text = ev.text.encode()[:1024]
         kind, body = CLOSE, _CLOSE.pack(ev.reason, len(text)) + text
@@ -208,16 +228,18 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             speed = NPMS_NORMAL if len(body) == _OLD_HELLO else _U32.unpack_from(body, _OLD_HELLO)[0]
             flags = _U32.unpack(body[_OLD_HELLO + 4:])[0] if len(body) > _OLD_HELLO + 4 else 0
             return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset, _speed(speed, offset),
-                         bool(flags & _ASKS_CCSID))
+                         bool(flags & _ASKS_CCSID), int(bool(flags & _SECURITY_EXIT)))
         if kind == HELLO_ACK:
             reason, qm, bs, ml, hb, last, n = _ACK.unpack_from(body)
             end = _ACK.size + n
-            if len(body) not in (end, end + 4, end + 4 + _TWO.size):
+            if len(body) not in (end, end + 4, end + 4 + _TWO.size, end + 8 + _TWO.size):
                 raise RemoteProtocolError("HELLO_ACK text length does not match the frame", offset)
             text = body[_ACK.size:end].decode("utf-8", "replace")
             speed = _U32.unpack_from(body, end)[0] if len(body) > end else NPMS_NORMAL
             ccsid, encoding = _TWO.unpack_from(body, end + 4) if len(body) > end + 4 else (0, 0)
-            return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset), ccsid, encoding)
+            flags = _U32.unpack_from(body, end + 12)[0] if len(body) > end + 12 else 0
+            return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset), ccsid, encoding,
+                            int(bool(flags & _SECURITY_EXIT)))
         if kind in (MESSAGE, FAST_MESSAGE):
             (n,) = _U32.unpack_from(body)
             if n > len(body) - 4:
@@ -236,6 +258,11 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             if body:
                 raise RemoteProtocolError("a heartbeat carries no payload", offset)
             return Heartbeat(kind == HEARTBEAT_ACK)
+        if kind == SECURITY:
+            (step,) = _U32.unpack_from(body)
+            if step not in (SEC_SEND, SEC_REQUEST, SEC_DONE):
+                raise RemoteProtocolError(f"SECURITY step {step} is not 0, 1 or 2", offset)
+            return Security(step, body[4:])
         if kind == CLOSE:
             reason, n = _CLOSE.unpack_from(body)
             if len(body) != _CLOSE.size + n:
@@ -252,9 +279,16 @@ def _speed(value: int, offset: int) -> int:
     return value
 
 
+def _hello_flags(ev: Hello) -> bytes:
+    """HELLO's flags word, written only when a flag is set (a receiver older than it reads
+    the rest)."""
+    flags = (_ASKS_CCSID if ev.asks_ccsid else 0) | (_SECURITY_EXIT if ev.security else 0)
+    return _U32.pack(flags) if flags else b""
+
+
 # Who may send what once the handshake is done.
-_FROM_SENDER = (Message, BatchEnd, Heartbeat, Close)
-_FROM_RECEIVER = (Confirm, Heartbeat, Close)
+_FROM_SENDER = (Message, BatchEnd, Heartbeat, Close, Security)
+_FROM_RECEIVER = (Confirm, Heartbeat, Close, Security)
 
 
 class ChannelConnection:
