@@ -208,6 +208,7 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     _enum("CMDEV", C.MQIA_COMMAND_EVENT, F.MQEVR_DISABLED, {QMGR},
           {"DISABLED": F.MQEVR_DISABLED, "ENABLED": F.MQEVR_ENABLED, "NODISPLAY": F.MQEVR_NO_DISPLAY}),
     _enum("AUTHOREV", C.MQIA_AUTHORITY_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
+    _enum("CHLEV", C.MQIA_CHANNEL_EVENT, F.MQEVR_DISABLED, {QMGR}, {**EVENT_WORDS, "EXCEPTION": F.MQEVR_EXCEPTION}),
     # The AUTHINFO object whose rules authenticate connections (engine.authority); blank: none.
     _str("CONNAUTH", C.MQCA_CONN_AUTH, "SYSTEM.DEFAULT.AUTHINFO.IDPWOS", {QMGR}),
     # Whether channel authentication records (engine.chlauth) are checked when a channel starts.

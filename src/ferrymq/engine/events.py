@@ -16,6 +16,9 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 | CMDEV    | SYSTEM.ADMIN.COMMAND.EVENT  | Command 2413 (NODISPLAY: not for inquiries)                 |
 | AUTHOREV | SYSTEM.ADMIN.QMGR.EVENT     | Not Authorized 2035, by reason qualifier: 1 connect (and a  |
 |          |                             | channel its records block), 2 open or put1, 4 command       |
+| CHLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel Started 2282, Stopped 2283 (qualifier 7 OK, 8 error, |
+|          |                             | 9 retry, 10 disabled), Stopped By User 2279, Conversion     |
+|          |                             | Error 2284; EXCEPTION: all but Started and Stopped OK       |
 
 Queue depth events follow IBM's enabling rules, per queue, on top of PERFMEV: a put that
 brings the depth (uncommitted messages count) to QDEPTHHI percent of MAXDEPTH or more makes
@@ -57,6 +60,7 @@ QMGR_EVENTS = "SYSTEM.ADMIN.QMGR.EVENT"
 PERFM_EVENTS = "SYSTEM.ADMIN.PERFM.EVENT"
 CONFIG_EVENTS = "SYSTEM.ADMIN.CONFIG.EVENT"
 COMMAND_EVENTS = "SYSTEM.ADMIN.COMMAND.EVENT"
+CHANNEL_EVENTS = "SYSTEM.ADMIN.CHANNEL.EVENT"
 _ON, _OFF = F.MQEVR_ENABLED, F.MQEVR_DISABLED
 
 Deliver = Callable[[MQMD, bytes, str, str, UnitOfWork | None], None]
@@ -300,6 +304,61 @@ class Events:
         self.emit(COMMAND_EVENTS, F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_PCF,
                   [context, P.CFGR(F.MQGACF_COMMAND_DATA, tuple(data))])
 
+    # -- channel events (CHLEV): what the channel agents report -------------------------
+    def _channel(self, exception: bool) -> bool:
+        """Whether CHLEV lets a channel event through: ENABLED all, EXCEPTION only the
+        ``exception`` ones (IBM: not Channel Started, not Channel Stopped with
+        MQRQ_CHANNEL_STOPPED_OK)."""
+        switch = self.state.qmgr_attr("CHLEV")
+        return switch == _ON or (exception and switch == F.MQEVR_EXCEPTION)
+
+    def _channel_event(self, reason: int, params: list[P.Param]) -> None:
+        self.emit(CHANNEL_EVENTS, F.MQCMD_CHANNEL_EVENT, reason, params)
+
+    def _where(self, xmitq: str, conn_name: str) -> list[P.Param]:
+        """XmitQName (sending channels only) and ConnectionName, last in every channel event."""
+        where: list[P.Param] = [P.CFST(F.MQCACH_XMIT_Q_NAME, xmitq)] if xmitq else []
+        return [*where, P.CFST(F.MQCACH_CONNECTION_NAME, conn_name)]
+
+    def channel_started(self, channel: str, xmitq: str, conn_name: str) -> None:
+        """Channel Started: an instance finished its initial data exchange and may move messages."""
+        if self._channel(exception=False):
+            self._channel_event(C.MQRC_CHANNEL_STARTED, [self._qmgr_name(), P.CFST(F.MQCACH_CHANNEL_NAME, channel),
+                                                         *self._where(xmitq, conn_name)])
+
+    def channel_stopped(self, channel: str, qualifier: int, xmitq: str, conn_name: str, *, error: int = 0,
+                        detail: str = "") -> None:
+        """Channel Stopped: an instance that had started ended; ``qualifier`` MQRQ_CHANNEL_STOPPED_*
+        says how (OK, ERROR, RETRY, DISABLED), ``error`` the reason it failed with (ErrorIdentifier
+        and AuxErrorDataInt1), ``detail`` its text (AuxErrorDataStr1)."""
+        if not self._channel(exception=qualifier != F.MQRQ_CHANNEL_STOPPED_OK):
+            return
+        self._channel_event(C.MQRC_CHANNEL_STOPPED, [
+            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier), P.CFST(F.MQCACH_CHANNEL_NAME, channel),
+            P.CFIN(F.MQIACF_ERROR_IDENTIFIER, error), P.CFIN(F.MQIACF_AUX_ERROR_DATA_INT_1, error),
+            P.CFIN(F.MQIACF_AUX_ERROR_DATA_INT_2, 0), P.CFST(F.MQCACF_AUX_ERROR_DATA_STR_1, detail[:_AUX_TEXT]),
+            P.CFST(F.MQCACF_AUX_ERROR_DATA_STR_2, ""), P.CFST(F.MQCACF_AUX_ERROR_DATA_STR_3, ""),
+            *self._where(xmitq, conn_name)])
+
+    def channel_stopped_by_user(self, channel: str) -> None:
+        """Channel Stopped By User: STOP CHANNEL ended a running instance (an exception event)."""
+        if self._channel(exception=True):
+            self._channel_event(C.MQRC_CHANNEL_STOPPED_BY_USER, [
+                self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, F.MQRQ_CHANNEL_STOPPED_DISABLED),
+                P.CFST(F.MQCACH_CHANNEL_NAME, channel)])
+
+    def channel_conversion_error(self, channel: str, conversion_reason: int, fmt: str, xmitq: str,
+                                 conn_name: str) -> None:
+        """Channel Conversion Error: a sender with CONVERT(YES) could not convert a message
+        of format ``fmt`` (ConversionReasonCode: why); it is sent as it was."""
+        if self._channel(exception=True):
+            self._channel_event(C.MQRC_CHANNEL_CONV_ERROR, [
+                self._qmgr_name(), P.CFIN(F.MQIACF_CONV_REASON_CODE, conversion_reason),
+                P.CFST(F.MQCACH_CHANNEL_NAME, channel), P.CFST(F.MQCACH_FORMAT_NAME, fmt),
+                *self._where(xmitq, conn_name)])
+
+
+_AUX_TEXT = 64  # characters of an error's text in AuxErrorDataStr1 (IBM's inserts are as short)
 
 # The parameter naming the object of an open Not Authorized event, by object type.
 _NAME_PARAM = {C.MQOT_Q: C.MQCA_Q_NAME, C.MQOT_Q_MGR: C.MQCA_Q_MGR_NAME, C.MQOT_TOPIC: C.MQCA_TOPIC_NAME,

@@ -42,6 +42,7 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.ADMIN.PERFM.EVENT", A.QLOCAL, {}),  # the other event queues (engine.events)
     ("SYSTEM.ADMIN.CONFIG.EVENT", A.QLOCAL, {}),
     ("SYSTEM.ADMIN.COMMAND.EVENT", A.QLOCAL, {}),
+    ("SYSTEM.ADMIN.CHANNEL.EVENT", A.QLOCAL, {}),
     # Message channels' synchronisation records (ferrymq.channels) and the channel initiator's
     # initiation queue, as IBM names them.
     ("SYSTEM.CHANNEL.SYNCQ", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Channel synchronisation records",
