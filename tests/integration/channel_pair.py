@@ -11,9 +11,11 @@ come back and the partner's transmission queue never drains.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import socket
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from qm_process import QueueManagerProcess
@@ -68,3 +70,28 @@ DEFINE QREMOTE(TO.{other.name}.APP) RNAME(APP.IN) RQMNAME({other.name}) XMITQ({o
 START LISTENER(CHL.LISTENER)
 """)
     return qm1, qm2
+
+
+@contextlib.contextmanager
+def running_pair(home: Path) -> Iterator[tuple[QueueManagerProcess, QueueManagerProcess]]:
+    """``setup_pair`` with its defaults, both queue managers stopped at the end."""
+    qm1, qm2 = setup_pair(home)
+    try:
+        yield qm1, qm2
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def wait_for(check: Callable[[], object], timeout: float = 20.0) -> None:
+    """Poll ``check`` until it is true.
+
+    Raises:
+        AssertionError: still false after ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import struct
 
+import pytest
+
 import ferrymq.pymqi as pymqi
-from ferrymq.pymqi import CMQCFC
+from ferrymq.pymqi import CMQC, CMQCFC
 
 
 def decode_event(message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:
@@ -30,3 +32,14 @@ def decode_event(message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:
             params[number.Parameter] = number.Value
         cursor += length
     return header, params
+
+
+def checked_event(md: pymqi.MD, message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:
+    """An event message got from an event queue, its MQMD checked as IBM's event message
+    format has it, then taken apart as a pymqi monitor does (``decode_event``)."""
+    assert md.Format == CMQC.MQFMT_EVENT and md.MsgType == CMQC.MQMT_DATAGRAM
+    assert md.PutApplType == CMQC.MQAT_QMGR
+    with pytest.raises(pymqi.MQMIError) as ei:  # as pymqi does with any event
+        pymqi.PCFExecute.unpack(message)
+    assert ei.value.comp == CMQC.MQCC_WARNING
+    return decode_event(message)

@@ -8,7 +8,7 @@ import re
 import time
 from pathlib import Path
 
-from channel_pair import ephemeral_range, free_port, setup_pair
+from channel_pair import ephemeral_range, free_port, setup_pair, wait_for
 from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
 import ferrymq.client as fc
@@ -17,15 +17,6 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQCFC
 from ferrymq.wire.mqdlh import MQDLH
-
-
-def wait_for(check: object, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return
-        time.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 def test_channel_ports_are_never_ones_the_kernel_hands_out() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from pcf_events import decode_event
+from pcf_events import checked_event
 
 import ferrymq.pymqi as pymqi
 from ferrymq.api import EmbeddedQueueManager
@@ -34,12 +34,7 @@ def take_events(qmgr: pymqi.QueueManager, queue: bytes) -> list[tuple[pymqi.CFH,
                 if e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                     return out
                 raise
-            assert md.Format == CMQC.MQFMT_EVENT and md.MsgType == CMQC.MQMT_DATAGRAM
-            assert md.PutApplType == CMQC.MQAT_QMGR
-            with pytest.raises(pymqi.MQMIError) as ei:  # as pymqi does with any event
-                pymqi.PCFExecute.unpack(data)
-            assert ei.value.comp == CMQC.MQCC_WARNING
-            out.append(decode_event(data))
+            out.append(checked_event(md, data))
     finally:
         q.close()
 

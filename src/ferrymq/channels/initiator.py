@@ -185,9 +185,12 @@ class ChannelInitiator:
         elif req.verb == "STOP":
             found = self.senders.get(req.name)
             if found is not None:
+                found[0].events.stopped_by_user()
                 found[0].stop(req.mode)
             receiver = self.receivers.get(req.name)
             if receiver is not None:
+                if receiver.events is not None:
+                    receiver.events.stopped_by_user()
                 receiver.abort()
             row = self.control.channels.get(req.name)
             if row is not None and found is None:

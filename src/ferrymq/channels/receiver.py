@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ferrymq.channels.events import ChannelEvents, ended_qualifier
 from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link, receive_timeout
@@ -115,6 +116,8 @@ class ReceiverAgent:
         self.partner_security = False  # the sender has a security exit (HELLO)
         self.persistent_in_batch = 0
         self.fast = False  # NPMSPEED(FAST) agreed
+        self.events: ChannelEvents | None = None  # once the channel is accepted
+        self.failure: tuple[int, str] | None = None  # why the conversation failed (reason, text)
 
     def abort(self) -> None:
         """End now: what this batch put is backed out (the sender sends it again)."""
@@ -130,6 +133,9 @@ class ReceiverAgent:
             self.qm.disconnect(self.hconn)
             self.host.done()
         self.hconn = 0
+        if self.events is not None:  # STOP CHANNEL, the partner's close, or a failure
+            self.events.stopped(ended_qualifier(self.name in self.stopped, self.failure is not None),
+                                *(self.failure or (0, "")))
         if self.name and self.running.get(self.name) is self:
             del self.running[self.name]
             if self.row is not None:
@@ -161,8 +167,10 @@ class ReceiverAgent:
                 self.close_with(exc)
         except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
             log.info("event=receiver_ended channel=%s peer=%s error=%s", self.name or "?", self.peer, exc)
+            self.failure = (getattr(exc, "reason", C.MQRC_CONNECTION_BROKEN), str(exc) or type(exc).__name__)
         except MQError as exc:
             log.warning("event=receiver_failed channel=%s reason=%d detail=%s", self.name, exc.reason, exc.detail)
+            self.failure = (exc.reason, exc.detail)
         finally:
             self.link.close()
             self.release()
@@ -253,6 +261,8 @@ class ReceiverAgent:
         self.exits = exits
         exits.init(hello.qmgr, maxmsgl)
         exits.attach(self.link.conn)
+        self.events = ChannelEvents(self.host, hello.channel)
+        self.events.started(self.peer)
         return True
 
     async def tell_committed(self, answer: P.HelloAck | P.Confirm, done: Committed) -> None:

@@ -28,6 +28,7 @@ import ssl
 import time
 from collections.abc import Callable
 
+from ferrymq.channels.events import ChannelEvents, ended_qualifier
 from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link, open_link, receive_timeout
@@ -78,6 +79,7 @@ class SenderAgent:
         self.link: Link | None = None
         self.fast = False  # NPMSPEED(FAST) agreed with the receiver for this session
         self.convert_to: tuple[int, int] | None = None  # CONVERT(YES): the receiver's (Encoding, CCSID)
+        self.events = ChannelEvents(host, chl.name, chl.text("XMITQ"))
 
     def stop(self, mode: int) -> None:
         self.stop_mode = mode
@@ -100,18 +102,23 @@ class SenderAgent:
                 except ExitFailed as exc:  # retrying would fail the same way: stopped until mended
                     log.error("event=channel_exit_failed channel=%s reason=%d error=%s", chl.name, exc.reason, exc)
                     row.error = str(exc)
+                    self.events.stopped(F.MQRQ_CHANNEL_STOPPED_DISABLED, exc.reason, str(exc))
                     return F.MQCHS_STOPPED
                 except ExitClosed as exc:  # the exit's decision, not a failure to retry
                     log.warning("event=channel_closed_by_exit channel=%s detail=%s", chl.name, exc)
                     row.error = str(exc)
+                    self.events.stopped(F.MQRQ_CHANNEL_STOPPED_DISABLED, getattr(exc, "reason", 0), str(exc))
                     return F.MQCHS_STOPPED
                 except (OSError, ChannelError, MQError, TimeoutError, RemoteProtocolError) as exc:
                     if self.stop_requested.is_set():
                         break
                     reason = getattr(exc, "reason", C.MQRC_CONNECTION_BROKEN)
-                    log.warning("event=channel_failed channel=%s reason=%s error=%s", chl.name, reason,
-                                str(exc) or type(exc).__name__)  # a receive timeout has no text
+                    detail = str(exc) or type(exc).__name__  # a receive timeout has no text
+                    log.warning("event=channel_failed channel=%s reason=%s error=%s", chl.name, reason, detail)
                     self.end_session()
+                    retrying = short_left > 0 or long_left > 0
+                    self.events.stopped(F.MQRQ_CHANNEL_STOPPED_RETRY if retrying else F.MQRQ_CHANNEL_STOPPED_DISABLED,
+                                        reason, detail)
                 if short_left > 0:
                     short_left -= 1
                     delay = chl.number("SHORTTMR")
@@ -129,6 +136,8 @@ class SenderAgent:
         finally:
             self.end_session()
             self.release_engine()
+            # Ended while running: stopped (STOP CHANNEL), idle (DISCINT) or the queue manager ending.
+            self.events.stopped(ended_qualifier(chl.name in self.qm.state.channel_control.stopped, error=False))
 
     # -- one session ----------------------------------------------------------------------
     def in_doubt(self) -> tuple[bytes, int] | None:
@@ -246,6 +255,7 @@ class SenderAgent:
         self.exits.attach(link.conn)
         await exchange(link, self.exits, receiver=False, partner_has_exit=bool(ack.security),
                        timeout=receive_timeout(ack.heartbeat))
+        self.events.started(row.conname)
         if doubt is not None:  # the receiver's last committed batch says what became of ours
             committed = ack.last_seq == doubt[1]
             qm.resolve(self.hconn, doubt[0], committed)
@@ -452,9 +462,18 @@ class SenderAgent:
             data, reason = convert_xmit(data, encoding, ccsid, qmgr_ccsid=int(self.qm.qmgr_attr("CCSID")))
             if reason:
                 log.warning("event=channel_conversion_error channel=%s reason=%d", self.chl.name, reason)
+                self.events.conversion_error(reason, _format_of(res.data))
         return data
 
     def outgoing(self, res: GetResult, data: bytes, *, fast: bool = False) -> P.Message:
         """The frame of a transmission-queue message: ``data`` (converted, and as the
         message exit left it) and its properties."""
         return P.Message(data, props_model.pack(res.properties) if res.properties else b"", fast)
+
+
+def _format_of(data: bytes) -> str:
+    """The Format of a transmission-queue message's own MQMD (blank when it does not decode)."""
+    try:
+        return unpack_xmit(data)[0].msg_desc.format.strip()
+    except DecodeError:
+        return ""
