@@ -134,6 +134,24 @@ def test_a_truncated_file_is_refused(cut: int) -> None:
     assert err.line in (raw.count(b"\n"), raw.count(b"\n") + 1)
 
 
+def test_a_cut_file_read_partially_gives_its_whole_messages_at_every_cut() -> None:
+    ends = [GOOD.index(b"\n", GOOD.index(f"END {n} ".encode())) + 1 for n in (1, 2)]
+    for cut in range(len(GOOD) - len(b"TOTAL 2\n") + 1):
+        err = _refused(GOOD[:cut])
+        assert err.truncated, (cut, err)
+        got = list(D.read(io.BytesIO(GOOD[:cut]), partial=True))
+        assert len(got) == sum(cut >= end for end in ends), cut
+    assert len(list(D.read(io.BytesIO(GOOD), partial=True))) == 2
+
+
+def test_a_damaged_line_before_the_cut_is_refused_even_partially() -> None:
+    line = _line_of(GOOD, b"MD Priority", 2)
+    damaged = _with_line(GOOD, line, b"MD Priority x")
+    with pytest.raises(D.DumpFileError) as err:
+        list(D.read(io.BytesIO(damaged[: damaged.index(b"TOTAL")]), partial=True))
+    assert err.value.line == line and not err.value.truncated
+
+
 def test_lines_are_bounded_before_they_are_read_whole() -> None:
     line = _line_of(GOOD, b"X ")
     err = _refused(_with_line(GOOD, line, b"X " + b"00" * D.MAX_LINE))

@@ -296,11 +296,13 @@ def _write(writer: DumpWriter, msg: Message) -> None:
     writer.write(msg.md, msg._properties, msg.data)
 
 
-def check_file(path: Path, advance: Advance | None = None) -> tuple[int, int]:
-    """Read a dump file through once: (messages, body bytes).
+def check_file(path: Path, advance: Advance | None = None, *, partial: bool = False) -> tuple[int, int, int | None]:
+    """Read a dump file through once: (messages, body bytes, the line where a ``partial``
+    file was cut or None).
 
     Raises:
-        CliError(USAGE, dump_file_invalid): a defect, naming its line; or unreadable.
+        CliError(USAGE, dump_file_invalid): a defect, naming its line (with ``partial``, a
+            defect other than the file ending early); or unreadable.
     """
     count = size = 0
     try:
@@ -311,16 +313,20 @@ def check_file(path: Path, advance: Advance | None = None) -> tuple[int, int]:
                 if advance is not None:
                     advance(1)
     except DumpFileError as exc:
-        raise CliError(Exit.USAGE, "dump_file_invalid", f"{path}: {exc}; nothing was loaded",
+        if partial and exc.truncated:
+            return count, size, exc.line
+        hint = " (a dump that was killed: --partial loads its whole messages)" if exc.truncated else ""
+        raise CliError(Exit.USAGE, "dump_file_invalid", f"{path}: {exc}; nothing was loaded{hint}",
                        file=str(path), line=exc.line) from None
     except OSError as exc:
         raise CliError(Exit.USAGE, "file_unreadable", f"cannot read {path}: {exc}", file=str(path)) from None
-    return count, size
+    return count, size, None
 
 
 def load(home: Path, name: str, queue: str, path: Path, *, batch: int = DEFAULT_BATCH, conn: str | None = None,
-         show_progress: bool = False) -> dict[str, Any]:
-    """Put the messages of dump file ``path`` on ``queue``, their descriptors kept.
+         partial: bool = False, show_progress: bool = False) -> dict[str, Any]:
+    """Put the messages of dump file ``path`` on ``queue``, their descriptors kept; with
+    ``partial``, a file that ends early (a dump killed) gives its whole messages.
 
     Raises:
         CliError: the file is damaged (its line named; nothing is put), the queue manager
@@ -329,7 +335,7 @@ def load(home: Path, name: str, queue: str, path: Path, *, batch: int = DEFAULT_
     """
     started = time.monotonic()
     with progress_bar("checking the file", None, show_progress) as advance:
-        count, size = check_file(path, advance)
+        count, size, cut = check_file(path, advance, partial=partial)
     client = _connect(home, name, conn, "ferrymq load")
     loaded = 0
     try:
@@ -342,7 +348,7 @@ def load(home: Path, name: str, queue: str, path: Path, *, batch: int = DEFAULT_
         try:
             with open(path, "rb") as f, progress_bar(f"loading {queue}", count, show_progress) as advance:
                 pending: list[DumpedMessage] = []
-                for m in read(f):
+                for m in read(f, partial=partial):
                     pending.append(m)
                     if len(pending) >= batch:
                         loaded += _put_batch(client, q, pending)
@@ -361,7 +367,7 @@ def load(home: Path, name: str, queue: str, path: Path, *, batch: int = DEFAULT_
             client.disconnect()
     seconds = time.monotonic() - started
     return {"queue_manager": name, "queue": queue, "file": str(path), "messages": loaded, "bytes": size,
-            "seconds": round(seconds, 3), "messages_per_second": round(loaded / seconds) if seconds > 0 else None}
+            "cut_at_line": cut, "seconds": round(seconds, 3), "messages_per_second": round(loaded / seconds) if seconds > 0 else None}
 
 
 def _put_batch(client: Client, q: Queue, batch: list[DumpedMessage]) -> int:
@@ -433,12 +439,18 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
     @click.option("--queue", "-q", required=True, help="The queue to put the messages on.")
     @click.option("--file", "-f", "file", required=True, type=click.Path(dir_okay=False, exists=True),
                   help="A file written by ferrymq dump.")
+    @click.option("--partial", is_flag=True, help="Accept a file that ends early (a dump killed before it "
+                                                  "finished): load its whole messages before the cut. Any other "
+                                                  "defect is still refused.")
     @batch_option
     @conn_option
     @command
-    def load_cmd(home: Path, out: Any, name: str, queue: str, file: str, batch: int, conn: str | None) -> None:
+    def load_cmd(home: Path, out: Any, name: str, queue: str, file: str, partial: bool, batch: int,
+                 conn: str | None) -> None:
         """Put the messages of a dump --file on queue --queue of queue manager NAME, with
         their descriptors as they were (set all context: needs setall authority)."""
-        info = load(home, name, queue, Path(file), batch=batch, conn=conn, show_progress=not out.json)
+        info = load(home, name, queue, Path(file), batch=batch, conn=conn, partial=partial,
+                    show_progress=not out.json)
+        cut = "" if info["cut_at_line"] is None else f" (the file was cut at line {info['cut_at_line']})"
         out.result(info, f"{info['messages']:,} messages ({info['bytes']:,} bytes) loaded from {file} into "
-                         f"{queue} in {info['seconds']:.1f} s.")
+                         f"{queue}{cut} in {info['seconds']:.1f} s.")

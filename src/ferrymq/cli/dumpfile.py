@@ -55,12 +55,14 @@ _NUMBER = re.compile(r"-?[0-9]{1,20}")
 
 
 class DumpFileError(Exception):
-    """A dump file that is not what ``DumpWriter`` writes: ``line`` is where (1-based)."""
+    """A dump file that is not what ``DumpWriter`` writes: ``line`` is where (1-based);
+    ``truncated`` when the defect is only that the file ends there (a writer killed)."""
 
-    def __init__(self, line: int, message: str) -> None:
+    def __init__(self, line: int, message: str, *, truncated: bool = False) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
         self.message = message
+        self.truncated = truncated
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,11 +170,11 @@ class _Lines:
         raw = self.f.readline(MAX_LINE + 1)
         self.number += 1
         if not raw:
-            raise DumpFileError(self.number, f"the file ends here, truncated: {wanted} expected")
+            raise DumpFileError(self.number, f"the file ends here, truncated: {wanted} expected", truncated=True)
         if not raw.endswith(b"\n"):
             if len(raw) > MAX_LINE:
                 raise DumpFileError(self.number, f"line longer than {MAX_LINE} bytes (MAX_LINE)")
-            raise DumpFileError(self.number, "the file ends in the middle of this line, truncated")
+            raise DumpFileError(self.number, "the file ends in the middle of this line, truncated", truncated=True)
         return raw[:-1]
 
 
@@ -339,13 +341,24 @@ def _message(lines: _Lines, number: int, first: bytes) -> DumpedMessage:
     return DumpedMessage(md, props, bytes(data), at)
 
 
-def read(f: IO[bytes]) -> Iterator[DumpedMessage]:
-    """The messages of a dump file, in order.
+def read(f: IO[bytes], *, partial: bool = False) -> Iterator[DumpedMessage]:
+    """The messages of a dump file, in order; with ``partial``, a file that merely ends
+    early (no TOTAL line, its last message or line cut: a dump killed while writing) gives
+    its whole messages before the cut instead of failing.
 
     Raises:
         DumpFileError: the file is not a whole, intact dump (naming the line), raised when
-            the iteration reaches the defect.
+            the iteration reaches the defect; with ``partial``, only a defect other than
+            the file's end.
     """
+    try:
+        yield from _read(f)
+    except DumpFileError as exc:
+        if not (partial and exc.truncated):
+            raise
+
+
+def _read(f: IO[bytes]) -> Iterator[DumpedMessage]:
     lines = _Lines(f)
     first = lines.next("the FERRYMQ-DUMP line")
     if first != MAGIC:
