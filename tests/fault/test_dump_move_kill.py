@@ -126,8 +126,11 @@ def test_killed_moves_lose_nothing(tmp_path: Path) -> None:
         put_all(qm)
         per_message = 1125  # bytes a message takes in the file, about (its MQMD lines and body)
         left, seen = MESSAGES, set[int]()
-        qmgr_round = rng.randrange(DUMP_KILLS + 1)
-        for k in range(DUMP_KILLS + 1):
+        qmgr_round, qmgr_file = rng.randrange(DUMP_KILLS + 1), None
+        k = 0
+        # A round whose dump ended before its kill landed (a loaded machine) does not count:
+        # another round runs, up to three times as many.
+        while (kills["dump"] < DUMP_KILLS or not kills["qmgr"]) and k < 3 * (DUMP_KILLS + 1) and left:
             path = tmp_path / f"move-{k}.dump"
             files.append(path)
             # A batch of 1,000 (over 1 MiB in the file) overflows the dump's write buffer: part
@@ -135,12 +138,14 @@ def test_killed_moves_lose_nothing(tmp_path: Path) -> None:
             # the queue manager backs it out (duplicates). The buffer hands the OS whole
             # messages, so a kill cuts between them; tests/unit/test_dumpfile.py cuts at
             # every byte.
-            proc = start_move(qm, path, rng.choice((BATCH, 1000)))
+            proc = start_move(qm, path, rng.choice((BATCH, 1000)) if left > 1500 else BATCH)
             # Somewhere in this round's share of what is left, so that every round has some to move.
-            wait_for_growth(path, rng.randrange(per_message * max(1, left // (DUMP_KILLS + 2 - k))), proc)
+            rounds_left = max(1, DUMP_KILLS + 2 - kills["dump"] - kills["qmgr"])
+            wait_for_growth(path, rng.randrange(per_message * max(1, left // rounds_left)), proc)
             time.sleep(rng.uniform(0.0, 0.002))  # a batch takes a few ms: between its write, fsync and commit
-            if k == qmgr_round:
+            if k >= qmgr_round and not kills["qmgr"]:
                 qm.kill()
+                qmgr_file = path
                 out, err = proc.communicate(timeout=60)
                 kills["qmgr"] += 1
                 if proc.returncode:  # cut off: it says so (and its file is whole: checked below)
@@ -154,6 +159,7 @@ def test_killed_moves_lose_nothing(tmp_path: Path) -> None:
             if path.exists():
                 seen.update(read_file(path)[0])
             left = max(0, MESSAGES - len(seen))
+            k += 1
         final = tmp_path / "move-final.dump"
         files.append(final)
         done = cli(qm, "dump", qm.name, "--queue", "SRC", "--file", str(final), "--move", "--batch", str(BATCH))
@@ -161,7 +167,7 @@ def test_killed_moves_lose_nothing(tmp_path: Path) -> None:
 
         in_files: Counter[int] = Counter()
         cut_files, mid_message = 0, 0
-        for i, path in enumerate(files):
+        for path in files:
             if not path.exists():  # killed before it made its file
                 continue
             numbers, defect = read_file(path)
@@ -172,7 +178,7 @@ def test_killed_moves_lose_nothing(tmp_path: Path) -> None:
                 assert json.loads(loaded.stdout)["messages"] == len(numbers)
                 continue
             assert defect.truncated, f"{path.name}: damaged, not merely cut: {defect}"
-            assert i != qmgr_round, f"{path.name}: the dump whose queue manager died left no whole file: {defect}"
+            assert path != qmgr_file, f"{path.name}: the dump whose queue manager died left no whole file: {defect}"
             cut_files += 1
             mid_message += "TOTAL" not in defect.message
             refused = cli(qm, "load", qm.name, "--queue", "DST", "--file", str(path))
