@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from channel_pair import setup_pair, wait_for
 from pcf_events import decode_event
 from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
@@ -22,6 +23,7 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQCFC
 from ferrymq.wire import pcf as P
+from ferrymq.wire.mqdlh import MQDLH
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -156,10 +158,10 @@ def test_mcauser_of_the_channel_and_of_a_record_are_the_identity_of_puts(qm: Que
     assert users == [APP, APP]
 
 
-def events(qm: QueueManagerProcess) -> list[bytes]:
+def events(qm: QueueManagerProcess, queue: str = "SYSTEM.ADMIN.QMGR.EVENT") -> list[bytes]:
     out = []
     with connect("QM1") as local:
-        q = local.open("SYSTEM.ADMIN.QMGR.EVENT")
+        q = local.open(queue)
         while True:
             try:
                 out.append(q.get(wait=0.5).data)
@@ -169,7 +171,7 @@ def events(qm: QueueManagerProcess) -> list[bytes]:
 
 def test_authority_events_for_refused_connections_opens_and_commands(qm: QueueManagerProcess) -> None:
     addr = qm.conn_name
-    mqsc(qm, "ALTER QMGR AUTHOREV(ENABLED)\n"
+    mqsc(qm, "ALTER QMGR AUTHOREV(ENABLED) CHLEV(ENABLED)\n"
              "SET AUTHREC PROFILE(SYSTEM.ADMIN.COMMAND.QUEUE) OBJTYPE(QUEUE) PRINCIPAL('reader') AUTHADD(PUT,INQ)\n"
              "SET AUTHREC PROFILE(SYSTEM.DEFAULT.MODEL.QUEUE) OBJTYPE(QUEUE) PRINCIPAL('reader') AUTHADD(GET,DSP,INQ)\n"
              # pymqi's PCFExecute inquires on its own reply queue
@@ -200,19 +202,25 @@ def test_authority_events_for_refused_connections_opens_and_commands(qm: QueueMa
                and m.header.comp_code == C.MQCC_WARNING for m in ours)
     decoded = [decode_event(m)[1] for m in got]
     qualifiers = [d[CMQCFC.MQIACF_REASON_QUALIFIER] for d in decoded]
-    assert qualifiers == [F.MQRQ_CONN_NOT_AUTHORIZED, F.MQRQ_CONN_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED,
-                          F.MQRQ_OPEN_NOT_AUTHORIZED, F.MQRQ_CMD_NOT_AUTHORIZED]
-    conn_wrong, conn_blocked, opened, put1, command = decoded
+    assert qualifiers == [F.MQRQ_CONN_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED,
+                          F.MQRQ_CMD_NOT_AUTHORIZED]
+    conn_wrong, opened, put1, command = decoded
     assert conn_wrong[CMQCFC.MQCACF_USER_IDENTIFIER] == b"app"
     assert conn_wrong[CMQCFC.MQCACH_CHANNEL_NAME] == b"APP.SVRCONN"
     assert conn_wrong[CMQCFC.MQCACH_CONNECTION_NAME] == b"127.0.0.1"
-    assert conn_blocked[CMQCFC.MQCACH_CHANNEL_NAME] == b"SYSTEM.DEF.SVRCONN"
     assert opened[C.MQCA_Q_NAME] == b"APP.Q" and opened[CMQCFC.MQIACF_OPEN_OPTIONS] == C.MQOO_OUTPUT
     assert opened[CMQCFC.MQCACF_USER_IDENTIFIER] == b"reader"
     assert put1[C.MQCA_Q_NAME] == b"APP.Q"
     assert command[CMQCFC.MQIACF_COMMAND] == F.MQCMD_DELETE_Q
     assert command[CMQCFC.MQCACF_USER_IDENTIFIER] == b"reader"
     assert [p.parameter for p in ours[0].params][:2] == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER]
+    # The channel its records refused: a Channel Blocked event, as IBM reports it (CHLEV).
+    [blocked] = events(qm, "SYSTEM.ADMIN.CHANNEL.EVENT")
+    header, params = decode_event(blocked)
+    assert (header.Command, header.Reason) == (CMQCFC.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_BLOCKED)
+    assert params[CMQCFC.MQIACF_REASON_QUALIFIER] == F.MQRQ_CHANNEL_BLOCKED_NOACCESS
+    assert params[CMQCFC.MQCACH_CHANNEL_NAME] == b"SYSTEM.DEF.SVRCONN"
+    assert params[CMQCFC.MQCACH_CLIENT_USER_ID] == b"app" and params[CMQCFC.MQCACH_CONNECTION_NAME] == b"127.0.0.1"
 
 
 def test_set_chlauth_by_pcf_as_pymqis_own_tests_do(qm: QueueManagerProcess) -> None:
@@ -260,3 +268,39 @@ def test_set_chlauth_by_pcf_as_pymqis_own_tests_do(qm: QueueManagerProcess) -> N
     qm.kill()  # the records are journal records: they survive a SIGKILL
     qm.start()
     assert "CHLAUTH(ADMIN.SVRCONN)" in mqsc(qm, "DISPLAY CHLAUTH('ADMIN.SVRCONN') MATCH(EXACT)\n")
+
+
+def test_a_receivers_records_and_mcauser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QM1's sender to QM2's receiver: QMGRMAP NOACCESS refuses it; once allowed, each
+    message is put with the receiver's MCAUSER's authority (a queue it may not put to gets
+    the message dead-lettered with 2035), with the context the message carries."""
+    monkeypatch.setenv("FERRYMQ_HOME", str(tmp_path))
+    enabled = ("--chlauth", "enabled")
+    qm1, qm2 = setup_pair(tmp_path, create_args={"QM1": enabled, "QM2": enabled})
+    try:
+        qm2.add_user("partner", "partner-pw")
+        mqsc(qm2, "ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) MCAUSER('partner')\n"
+                  "DEFINE QLOCAL(APP.OTHER)\n"
+                  "SET AUTHREC PROFILE(APP.IN) OBJTYPE(QUEUE) PRINCIPAL('partner') AUTHADD(PUT,SETALL)\n"
+                  "SET CHLAUTH('QM1.TO.QM2') TYPE(QMGRMAP) QMNAME('QM1') USERSRC(NOACCESS)\n")
+        with connect("QM1") as c1:
+            c1.open("TO.QM2.APP").put(b"for APP.IN", persistent=True)
+            c1.open("APP.OTHER", object_q_mgr_name="QM2").put(b"for APP.OTHER", persistent=True)
+        wait_for(lambda: "TYPE(QMGRMAP) QMNAME('QM1') USERSRC(NOACCESS)" in log_of_qm(qm2, "QM2"), 30.0)
+        assert "event=channel_refused channel=QM1.TO.QM2" in log_of_qm(qm2, "QM2")
+        mqsc(qm2, "SET CHLAUTH('QM1.TO.QM2') TYPE(QMGRMAP) QMNAME('QM1') USERSRC(CHANNEL) ACTION(REPLACE)\n")
+        with connect("QM2") as c2:
+            arrived = c2.open("APP.IN").get(wait=30.0)
+            assert arrived.data == b"for APP.IN"
+            assert arrived.md.user_identifier.strip() != "partner"  # the context it carried
+            dead = c2.open("SYSTEM.DEAD.LETTER.QUEUE").get(wait=30.0)
+            dlh = MQDLH.unpack_from(dead.data)
+            assert (dlh.reason, dlh.dest_q_name.strip()) == (C.MQRC_NOT_AUTHORIZED, "APP.OTHER")
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def log_of_qm(qm: QueueManagerProcess, name: str) -> str:
+    return (qm.home / "qmgrs" / name / "ferrymq.log").read_text()
+

@@ -175,3 +175,49 @@ def test_service_interval_events_as_ibms_examples() -> None:
     env.put(h)  # a put can make the High event
     [(cfh, _)] = events(env, "SYSTEM.ADMIN.PERFM.EVENT")
     assert cfh.reason == C.MQRC_Q_SERVICE_INTERVAL_HIGH
+
+
+@pytest.mark.parametrize("switched", [False, True])
+def test_authority_events_follow_authorev_and_carry_ibms_parameters(switched: bool) -> None:
+    env = Env()
+    oam = env.qm.state.authority
+    oam.enabled = True  # "tester" is no administrator and has no authority at all
+    env.define("APP.Q")
+    if switched:
+        env.qm.objects.alter_qmgr({"AUTHOREV": "ENABLED"})
+    with pytest.raises(MQError) as info:
+        env.open("APP.Q", C.MQOO_OUTPUT)
+    assert info.value.reason == C.MQRC_NOT_AUTHORIZED
+    with pytest.raises(MQError):
+        env.qm.put1(env.hconn, ObjectDescriptor(object_name="APP.Q"), MQMD(), PutOptions(C.MQPMO_SET_IDENTITY_CONTEXT),
+                    b"x")
+    [answer] = run(env.qm, Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: "APP.Q"}), user="tester")
+    assert answer.reason == C.MQRC_NOT_AUTHORIZED
+    got = events(env, "SYSTEM.ADMIN.QMGR.EVENT")
+    if not switched:
+        assert got == []
+        return
+    assert [(cfh.command, cfh.reason, params[F.MQIACF_REASON_QUALIFIER]) for cfh, params in got] == [
+        (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED),
+        (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED),
+        (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_CMD_NOT_AUTHORIZED)]
+    (_, opened), (_, put1), (_, command) = got
+    assert opened[F.MQIACF_OPEN_OPTIONS] == C.MQOO_OUTPUT and opened[C.MQCA_Q_NAME] == "APP.Q"
+    assert opened[F.MQCACF_USER_IDENTIFIER] == "tester" and opened[F.MQCACF_APPL_NAME] == "tests"
+    assert put1[F.MQIACF_OPEN_OPTIONS] == C.MQOO_OUTPUT | C.MQOO_SET_IDENTITY_CONTEXT  # the open MQPUT1 implies
+    assert (command[F.MQIACF_COMMAND], command[F.MQCACF_USER_IDENTIFIER]) == (F.MQCMD_CLEAR_Q, "tester")
+
+
+def test_channel_blocked_events_follow_chlev() -> None:
+    env = Env()
+    env.qm.events.channel_blocked(F.MQRQ_CHANNEL_BLOCKED_NOACCESS, "APP.SVRCONN", "10.0.0.1", client_user="bob")
+    assert events(env, "SYSTEM.ADMIN.CHANNEL.EVENT") == []
+    env.qm.objects.alter_qmgr({"CHLEV": "EXCEPTION"})
+    env.qm.events.channel_blocked(F.MQRQ_CHANNEL_BLOCKED_ADDRESS, "APP.SVRCONN", "10.0.0.1")
+    env.qm.events.channel_blocked(F.MQRQ_CHANNEL_BLOCKED_NOACCESS, "TO.QM1", "10.0.0.2", warning=True,
+                                  remote_qmgr="QM2")
+    (cfh1, address), (cfh2, warned) = events(env, "SYSTEM.ADMIN.CHANNEL.EVENT")
+    assert (cfh1.command, cfh1.reason, cfh2.reason) == (F.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_BLOCKED,
+                                                        C.MQRC_CHANNEL_BLOCKED_WARNING)
+    assert F.MQCACH_CHANNEL_NAME not in address  # a blocked address: refused before the channel is known
+    assert (warned[F.MQCACH_CHANNEL_NAME], warned[C.MQCA_REMOTE_Q_MGR_NAME]) == ("TO.QM1", "QM2")

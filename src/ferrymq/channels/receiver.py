@@ -24,6 +24,16 @@ reason: the exit's Feedback, else MQFB_STOPPED_BY_MSG_EXIT), MQXCC_CLOSE_CHANNEL
 conversation; an exit that fails ends it too and leaves the channel STOPPED here (the
 sender's HELLO is refused until START CHANNEL). The batch backs out in both cases: the
 messages stay at the sender.
+
+Security, as IBM's receiving MCA: with security on and the queue manager's CHLAUTH
+ENABLED, the channel's authentication records (engine.chlauth: BLOCKADDR, QMGRMAP on the
+sending queue manager's name, ADDRESSMAP, SSLPEERMAP) are checked at HELLO, and a channel
+they block is refused with 2035 MQRC_NOT_AUTHORIZED. The user the channel runs as is the
+MCAUSER of the USERSRC(MAP) record that matched, else the channel's MCAUSER; when there is
+one, each message is put with that user's authority (alternate user authority: it needs
++put and +setall on the target queue, as IBM's PUTAUT(DEF) does), while the agent's own
+work (the synchronisation record, the dead-letter queue, reports) stays the queue
+manager's.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from ferrymq.channels.host import EngineHost
 from ferrymq.channels.link import ChannelError, Link, receive_timeout
 from ferrymq.channels.security import Refused, exchange
 from ferrymq.engine import chlattrs as K
+from ferrymq.engine import chlauth
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.chlcontrol import ChannelStatus
 from ferrymq.engine.deadletter import dead_letter
@@ -118,6 +129,7 @@ class ReceiverAgent:
         self.fast = False  # NPMSPEED(FAST) agreed
         self.events: ChannelEvents | None = None  # once the channel is accepted
         self.failure: tuple[int, str] | None = None  # why the conversation failed (reason, text)
+        self.mcauser = ""  # the user whose authority puts each message (blank: the agent's own)
 
     def abort(self) -> None:
         """End now: what this batch put is backed out (the sender sends it again)."""
@@ -215,6 +227,9 @@ class ReceiverAgent:
             return self.refuse(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
+        blocked = self.check_records(hello, chl.text("MCAUSER").strip())
+        if blocked:
+            return self.refuse(C.MQRC_NOT_AUTHORIZED, blocked)
         try:
             exits = ChannelExits.load(chl, self.exit_settings)
         except ExitFailed as exc:
@@ -271,6 +286,29 @@ class ReceiverAgent:
         await self.host.durable(done.lsn)
         self.link.write(answer)
         await self.link.flush()
+
+    def check_records(self, hello: P.Hello, channel_user: str) -> str:
+        """The channel's authentication records at HELLO (see the module docstring): why
+        they block it, or "" with ``mcauser`` set to the user it runs as."""
+        qm = self.qm
+        oam = qm.state.authority
+        self.mcauser = channel_user
+        if not oam.enabled or qm.state.qmgr_attr("CHLAUTH") != F.MQCHLA_ENABLED:
+            return ""
+        address = self.peer.partition("(")[0]  # the listener's "host(port)"
+        partner = chlauth.Partner(hello.channel, F.MQCHT_RECEIVER, address, qmname=hello.qmgr,
+                            peer_dn=str(getattr(self.link, "peer_dn", "") or ""))
+        decision = chlauth.resolve(oam.chlauth.records, partner, oam.is_admin)
+        for qualifier, rec in decision.warnings:
+            log.warning("event=channel_blocked_warning channel=%s peer=%s qmgr=%s qualifier=%d rule=%r", hello.channel,
+                        self.peer, hello.qmgr, qualifier, chlauth.describe(rec))
+            qm.events.channel_blocked(qualifier, hello.channel, address, warning=True, remote_qmgr=hello.qmgr)
+        if decision.refused:
+            assert decision.record is not None
+            qm.events.channel_blocked(decision.refused, hello.channel, address, remote_qmgr=hello.qmgr)
+            return f"channel {hello.channel} from {hello.qmgr} at {address} blocked by {chlauth.describe(decision.record)}"
+        self.mcauser = decision.user or channel_user
+        return ""
 
     def _get(self, hobj: int, md: MQMD, gmo: GetOptions) -> GetResult:
         res = self.qm.get(self.hconn, hobj, md, gmo, 4096)
@@ -373,8 +411,11 @@ class ReceiverAgent:
             reason = feedback
         else:
             try:
-                qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm), md,
-                        PutOptions(options=options), body, properties)
+                # With an MCAUSER the message's put is that user's to make (alternate user authority).
+                qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
+                                                     alternate_user_id=self.mcauser), md,
+                        PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if self.mcauser else 0)),
+                        body, properties)
                 return
             except MQError as exc:
                 reason = exc.reason

@@ -405,6 +405,26 @@ def resolve(records: Sequence[Record], partner: Partner, is_admin: Callable[[str
     return Decision(0, rec, mapped, chckclnt, tuple(warnings))
 
 
+def describe(rec: Record) -> str:
+    """A record as the SET CHLAUTH that makes it (for log lines and messages)."""
+    words = [f"CHLAUTH('{rec.profile}')", f"TYPE({TYPE_WORDS.get(rec.type, rec.type)})"]
+    if rec.type == BLOCKUSER:
+        words.append("USERLIST(" + ",".join(f"'{u}'" for u in rec.userlist) + ")")
+    elif rec.type == BLOCKADDR:
+        words.append("ADDRLIST(" + ",".join(f"'{a}'" for a in rec.addrlist) + ")")
+    else:
+        for name, value in (("SSLPEER", rec.sslpeer), ("CLNTUSER", rec.clntuser), ("QMNAME", rec.qmname),
+                            ("ADDRESS", rec.address)):
+            if value:
+                words.append(f"{name}('{value}')")
+        words.append(f"USERSRC({USERSRC_WORDS.get(rec.usersrc, rec.usersrc)})")
+        if rec.mcauser:
+            words.append(f"MCAUSER('{rec.mcauser}')")
+    if rec.warn:
+        words.append("WARN(YES)")
+    return " ".join(words)
+
+
 def altered_stamp(date: str, tod: str) -> str:
     """ALTDATE and ALTTIME as DISPLAY CHLAUTH shows them, from a PutDate/PutTime pair."""
     return f"{date[:4]}-{date[4:6]}-{date[6:8]} {tod[:2]}.{tod[2:4]}.{tod[4:6]}"

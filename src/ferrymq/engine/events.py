@@ -14,11 +14,13 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 | STRSTPEV | SYSTEM.ADMIN.QMGR.EVENT     | Queue Manager Active 2222, Not Active 2223                  |
 | CONFIGEV | SYSTEM.ADMIN.CONFIG.EVENT   | Create 2367, Change 2368 (two messages), Delete 2369        |
 | CMDEV    | SYSTEM.ADMIN.COMMAND.EVENT  | Command 2413 (NODISPLAY: not for inquiries)                 |
-| AUTHOREV | SYSTEM.ADMIN.QMGR.EVENT     | Not Authorized 2035, by reason qualifier: 1 connect (and a  |
-|          |                             | channel its records block), 2 open or put1, 4 command       |
+| AUTHOREV | SYSTEM.ADMIN.QMGR.EVENT     | Not Authorized 2035, by reason qualifier: 1 connect,        |
+|          |                             | 2 open or put1, 4 command                                   |
 | CHLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel Started 2282, Stopped 2283 (qualifier 7 OK, 8 error, |
 |          |                             | 9 retry, 10 disabled), Stopped By User 2279, Conversion     |
-|          |                             | Error 2284; EXCEPTION: all but Started and Stopped OK       |
+|          |                             | Error 2284, Channel Blocked 2577 (WARN(YES) records: 2578;  |
+|          |                             | qualifier 21 address, 22 user, 23 NOACCESS); EXCEPTION: all |
+|          |                             | but Started and Stopped OK                                  |
 
 Queue depth events follow IBM's enabling rules, per queue, on top of PERFMEV: a put that
 brings the depth (uncommitted messages count) to QDEPTHHI percent of MAXDEPTH or more makes
@@ -252,6 +254,28 @@ class Events:
             if channel:
                 params.append(P.CFST(F.MQCACH_CHANNEL_NAME, channel))
         self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, params)
+
+    def channel_blocked(self, qualifier: int, channel: str, conn_name: str, *, warning: bool = False,
+                        user: str = "", client_user: str = "", remote_qmgr: str = "") -> None:
+        """A Channel Blocked event (CHLEV ENABLED or EXCEPTION): a channel its channel
+        authentication records refused (``warning``: a WARN(YES) record that let it run).
+        QMgrName, ReasonQualifier, ChannelName (not for a blocked address, which IBM's
+        listener refuses before the channel is known), UserIdentifier, ConnName, then the
+        client's user or the remote queue manager."""
+        if self.state.qmgr_attr("CHLEV") == _OFF:
+            return
+        params: list[P.Param] = [self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier)]
+        if qualifier != F.MQRQ_CHANNEL_BLOCKED_ADDRESS:
+            params.append(P.CFST(F.MQCACH_CHANNEL_NAME, channel))
+        if user:
+            params.append(P.CFST(F.MQCACF_USER_IDENTIFIER, user))
+        params.append(P.CFST(F.MQCACH_CONNECTION_NAME, conn_name))
+        if client_user:
+            params.append(P.CFST(F.MQCACH_CLIENT_USER_ID, client_user))
+        if remote_qmgr:
+            params.append(P.CFST(C.MQCA_REMOTE_Q_MGR_NAME, remote_qmgr))
+        self.emit(CHANNEL_EVENTS, F.MQCMD_CHANNEL_EVENT,
+                  C.MQRC_CHANNEL_BLOCKED_WARNING if warning else C.MQRC_CHANNEL_BLOCKED, params)
 
     def open_refused(self, conn: Connection | None, options: int, object_type: int, name: str) -> None:
         """An MQOPEN (or the open an MQPUT1 implies) refused 2035 by the OAM."""

@@ -86,26 +86,6 @@ def check(qm: QueueManager, partner: X.Partner, authenticated: str, adopted: boo
     return Gate(partner, chl_user, decision)
 
 
-def describe(rec: X.Record) -> str:
-    """A record as the SET CHLAUTH that makes it (for log lines and messages)."""
-    words = [f"CHLAUTH('{rec.profile}')", f"TYPE({X.TYPE_WORDS.get(rec.type, rec.type)})"]
-    if rec.type == X.BLOCKUSER:
-        words.append("USERLIST(" + ",".join(f"'{u}'" for u in rec.userlist) + ")")
-    elif rec.type == X.BLOCKADDR:
-        words.append("ADDRLIST(" + ",".join(f"'{a}'" for a in rec.addrlist) + ")")
-    else:
-        for name, value in (("SSLPEER", rec.sslpeer), ("CLNTUSER", rec.clntuser), ("QMNAME", rec.qmname),
-                            ("ADDRESS", rec.address)):
-            if value:
-                words.append(f"{name}('{value}')")
-        words.append(f"USERSRC({X.USERSRC_WORDS.get(rec.usersrc, rec.usersrc)})")
-        if rec.mcauser:
-            words.append(f"MCAUSER('{rec.mcauser}')")
-    if rec.warn:
-        words.append("WARN(YES)")
-    return " ".join(words)
-
-
 BLOCKED_WHY = {F.MQRQ_CHANNEL_BLOCKED_ADDRESS: "address blocked",
                F.MQRQ_CHANNEL_BLOCKED_USERID: "user blocked",
                F.MQRQ_CHANNEL_BLOCKED_NOACCESS: "no access"}

@@ -27,6 +27,7 @@ from ferrymq.engine.api import (
     Waiting,
 )
 from ferrymq.engine.chlattrs import SVRCONN
+from ferrymq.engine.chlauth import describe
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -117,15 +118,21 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
         # before any password is checked (IBM's listener checks BLOCKADDR before anything).
         adopted = decision.verify is not None and qm.state.authority.authinfo.adoptctx
         gate = chlgate.check(qm, partner, decision.user, adopted)
+        running_as = chlgate.final_user(gate.decision.user, decision.user, adopted, gate.channel_user)
         for qualifier, rec in gate.decision.warnings:
             log.warning("event=channel_blocked_warning peer=%s channel=%s user=%r qualifier=%d rule=%r", h.peer,
-                        partner.channel, ev.user, qualifier, chlgate.describe(rec))
+                        partner.channel, ev.user, qualifier, describe(rec))
+            qm.events.channel_blocked(qualifier, partner.channel, partner.address, warning=True, user=running_as,
+                                      client_user=partner.clntuser)
         if gate.decision.refused:
             assert gate.decision.record is not None
+            qm.events.channel_blocked(gate.decision.refused, partner.channel, partner.address, user=running_as,
+                                      client_user=partner.clntuser)
+            qm.take_sync_lsn()
             _refuse(h, ev, f"channel {partner.channel!r} blocked ({chlgate.BLOCKED_WHY[gate.decision.refused]}) "
-                    f"by {chlgate.describe(gate.decision.record)}", partner.channel)
+                    f"by {describe(gate.decision.record)}", partner.channel, authority_event=False)
             return
-        user = chlgate.final_user(gate.decision.user, decision.user, adopted, gate.channel_user)
+        user = running_as
     if decision.refusal:
         _refuse(h, ev, decision.refusal, partner.channel if partner is not None else "")
         return
@@ -191,14 +198,16 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
                           qmgr_name=h.qmgr.name, connection_id=server.connection_id(h.hconn)))
 
 
-def _refuse(h: ClientHandler, ev: E.Connect, why: str, channel: str = "") -> None:
+def _refuse(h: ClientHandler, ev: E.Connect, why: str, channel: str = "", *, authority_event: bool = True) -> None:
     """2035 after FAILDELAY (so guessing passwords is slow), logged once, without the
-    password, and reported as a Not Authorized event (AUTHOREV)."""
+    password, and reported as a Not Authorized event (AUTHOREV) unless it was the channel's
+    records (a Channel Blocked event then, as IBM's)."""
     auth = h.server.authenticator
     delay = auth.faildelay if auth is not None else 0.0
     log.warning("event=connect_refused peer=%s channel=%s user=%r reason=%d detail=%r", h.peer, channel or "-",
                 ev.user, C.MQRC_NOT_AUTHORIZED, why)
-    _conn_event(h, ev, ev.user.strip() or h.peer_user, channel)
+    if authority_event:
+        _conn_event(h, ev, ev.user.strip() or h.peer_user, channel)
 
     def answer() -> None:
         if h.closed:
