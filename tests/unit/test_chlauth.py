@@ -15,6 +15,7 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.server import chlgate
 from ferrymq.store.memory import MemoryJournal
 
 ADMINS = {"mqadm", "root"}
@@ -284,3 +285,20 @@ def test_mqsc_set_and_display_chlauth_through_the_command_server() -> None:
     assert info.value.reason == F.MQRCCF_CHLAUTH_RUNCHECK_ERROR
     run("ALTER QMGR CHLAUTH(DISABLED)")
     assert qm.state.qmgr_attr("CHLAUTH") == F.MQCHLA_DISABLED
+
+
+@pytest.mark.parametrize(("mapped", "adopted", "channel_user", "final"), [
+    ("", False, "", "alice"),  # nothing else: the user the client gave
+    ("", False, "chl", "chl"),  # the channel's MCAUSER over an unadopted user (ADOPTCTX NO)
+    ("", True, "chl", "alice"),  # the authenticated user, adopted, over the channel's MCAUSER
+    ("map", True, "chl", "map"),  # a USERSRC(MAP) record over everything (early adopt)
+    ("map", False, "", "map"),
+])
+def test_the_user_a_client_connection_runs_as(mapped: str, adopted: bool, channel_user: str, final: str) -> None:
+    assert chlgate.final_user(mapped, "alice", adopted, channel_user) == final
+
+
+def test_a_client_partner_is_its_peer_address_and_its_channel() -> None:
+    p = chlgate.partner_of("", "127.0.0.1:5000", " bob ")
+    assert (p.channel, p.address, p.clntuser, p.chltype) == ("SYSTEM.DEF.SVRCONN", "127.0.0.1", "bob", F.MQCHT_SVRCONN)
+    assert chlgate.partner_of("APP.SVRCONN", "::1:5000", "bob").address == "::1"
