@@ -40,6 +40,7 @@ Everything here is pure: records in, a decision out, so the rules are tested as 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -136,6 +137,12 @@ class Decision:
 
 # -- patterns ----------------------------------------------------------------------------------
 
+# Patterns are compiled once per distinct text: every CONNECT scans the records, and re's own
+# cache (512 entries) would thrash on a table of thousands.
+_CACHED = MAX_RECORDS * 2
+
+
+@functools.lru_cache(maxsize=_CACHED)
 def _generic(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(".*" if ch == "*" else re.escape(ch) for ch in pattern), re.DOTALL)
 
@@ -156,7 +163,8 @@ def specificity(pattern: str) -> tuple[int, int, int]:
     return (1 if star < 0 else 0, len(pattern) if star < 0 else star, len(pattern) - pattern.count("*"))
 
 
-def _parts(address: str) -> tuple[list[int], int] | None:
+@functools.lru_cache(maxsize=_CACHED)
+def _parts(address: str) -> tuple[tuple[int, ...], int] | None:
     """An IP address as its parts (4 bytes, or 8 16-bit groups) and the base to print them."""
     try:
         ip = ipaddress.ip_address(address.strip().strip("[]").split("%")[0])
@@ -165,12 +173,13 @@ def _parts(address: str) -> tuple[list[int], int] | None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     if isinstance(ip, ipaddress.IPv4Address):
-        return list(ip.packed), 10
+        return tuple(ip.packed), 10
     packed = ip.packed
-    return [int.from_bytes(packed[i:i + 2], "big") for i in range(0, 16, 2)], 16
+    return tuple(int.from_bytes(packed[i:i + 2], "big") for i in range(0, 16, 2)), 16
 
 
-def _pattern_parts(pattern: str) -> tuple[list[tuple[int, int] | None], str, bool]:
+@functools.lru_cache(maxsize=_CACHED)
+def _pattern_parts(pattern: str) -> tuple[tuple[tuple[int, int] | None, ...], str, bool]:
     """An address pattern as per-part (low, high) ranges (None: ``*``), its separator and
     whether a trailing ``*`` covers the parts after it.
 
@@ -202,10 +211,10 @@ def _pattern_parts(pattern: str) -> tuple[list[tuple[int, int] | None], str, boo
     trailing = pieces[-1] == "*"
     if len(out) < count and not trailing:
         raise failed(F.MQRCCF_IPADDR_ERROR, f"address pattern {pattern!r}: {count} parts, or end with *")
-    return out, sep, trailing
+    return tuple(out), sep, trailing
 
 
-def _exact(pattern: str) -> tuple[list[int], int] | None:
+def _exact(pattern: str) -> tuple[tuple[int, ...], int] | None:
     """A pattern that is one address (IPv6 may then be written with ``::``), as its parts."""
     text = pattern.strip()
     return None if "*" in text or "-" in text else _parts(text)
@@ -239,7 +248,7 @@ def address_matches(pattern: str, address: str) -> bool:
     if len(ranges) < len(values) and not trailing:
         return False
     if trailing:
-        ranges = ranges + [None] * (len(values) - len(ranges))
+        ranges = ranges + (None,) * (len(values) - len(ranges))
     return all(r is None or r[0] <= v <= r[1] for r, v in zip(ranges, values, strict=True))
 
 
@@ -256,7 +265,7 @@ def address_specificity(pattern: str) -> int:
         return -(1 << 128)
     width, count = (0x10000, 8) if sep == ":" else (0x100, 4)
     covered = 1
-    for r in ranges + [None] * (count - len(ranges)):
+    for r in ranges + (None,) * (count - len(ranges)):
         covered *= width if r is None else r[1] - r[0] + 1
     return -covered
 
