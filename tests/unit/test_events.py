@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import ObjectDescriptor, PutOptions
+from ferrymq.engine.api import ObjectDescriptor, PutOptions, SubDescriptor
 from ferrymq.engine.commands.pcfmap import run
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
@@ -193,6 +193,8 @@ def test_authority_events_follow_authorev_and_carry_ibms_parameters(switched: bo
                     b"x")
     [answer] = run(env.qm, Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: "APP.Q"}), user="tester")
     assert answer.reason == C.MQRC_NOT_AUTHORIZED
+    with pytest.raises(MQError):
+        env.qm.subscribe(env.hconn, SubDescriptor(options=C.MQSO_CREATE | C.MQSO_MANAGED, object_string="prices/ibm"))
     got = events(env, "SYSTEM.ADMIN.QMGR.EVENT")
     if not switched:
         assert got == []
@@ -200,12 +202,15 @@ def test_authority_events_follow_authorev_and_carry_ibms_parameters(switched: bo
     assert [(cfh.command, cfh.reason, params[F.MQIACF_REASON_QUALIFIER]) for cfh, params in got] == [
         (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED),
         (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED),
-        (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_CMD_NOT_AUTHORIZED)]
-    (_, opened), (_, put1), (_, command) = got
+        (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_CMD_NOT_AUTHORIZED),
+        (F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, F.MQRQ_SUB_NOT_AUTHORIZED)]
+    (_, opened), (_, put1), (_, command), (_, subscribed) = got
     assert opened[F.MQIACF_OPEN_OPTIONS] == C.MQOO_OUTPUT and opened[C.MQCA_Q_NAME] == "APP.Q"
     assert opened[F.MQCACF_USER_IDENTIFIER] == "tester" and opened[F.MQCACF_APPL_NAME] == "tests"
     assert put1[F.MQIACF_OPEN_OPTIONS] == C.MQOO_OUTPUT | C.MQOO_SET_IDENTITY_CONTEXT  # the open MQPUT1 implies
     assert (command[F.MQIACF_COMMAND], command[F.MQCACF_USER_IDENTIFIER]) == (F.MQCMD_CLEAR_Q, "tester")
+    assert subscribed[C.MQCA_TOPIC_STRING] == "prices/ibm"
+    assert subscribed[F.MQIACF_SUB_OPTIONS] == C.MQSO_CREATE | C.MQSO_MANAGED
 
 
 def test_channel_blocked_events_follow_chlev() -> None:

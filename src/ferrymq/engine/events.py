@@ -277,6 +277,17 @@ class Events:
         self.emit(CHANNEL_EVENTS, F.MQCMD_CHANNEL_EVENT,
                   C.MQRC_CHANNEL_BLOCKED_WARNING if warning else C.MQRC_CHANNEL_BLOCKED, params)
 
+    def subscribe_refused(self, conn: Connection | None, options: int, topic: str) -> None:
+        """An MQSUB refused 2035 (MQRQ_SUB_NOT_AUTHORIZED): QMgrName, ReasonQualifier,
+        Options, UserIdentifier, ApplType, ApplName, TopicString."""
+        if conn is None or not self.on("AUTHOREV"):
+            return
+        self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, [
+            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, F.MQRQ_SUB_NOT_AUTHORIZED),
+            P.CFIN(F.MQIACF_SUB_OPTIONS, options), P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user),
+            P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type), P.CFST(F.MQCACF_APPL_NAME, conn.appl_name),
+            P.CFST(C.MQCA_TOPIC_STRING, topic)])
+
     def open_refused(self, conn: Connection | None, options: int, object_type: int, name: str) -> None:
         """An MQOPEN (or the open an MQPUT1 implies) refused 2035 by the OAM."""
         if conn is None or not self.on("AUTHOREV"):

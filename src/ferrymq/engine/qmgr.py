@@ -43,6 +43,8 @@ from ferrymq.engine.api import (
     PutOptions,
     PutRequest,
     PutResult,
+    SubDescriptor,
+    SubResult,
     Waiting,
 )
 from ferrymq.engine.arrival import Arrivals
@@ -125,7 +127,7 @@ class QueueManager:
         # The MQI, bound once: a call through the facade is the collaborator's own call.
         self.connect, self.disconnect = opener.connect, opener.disconnect
         self.close = opener.close
-        self.subscribe, self.sub_request = subscriber.subscribe, subscriber.sub_request
+        self.sub_request = subscriber.sub_request
         self.get_many = getter.get_many
         # What drivers, the command server and admin use of the collaborators.
         self.take_sync_lsn, self.need_sync = staging.take_sync_lsn, staging.need_sync
@@ -295,6 +297,23 @@ class QueueManager:
             elif exc.reason == C.MQRC_UNKNOWN_OBJECT_NAME:
                 self.events.refused(self.connections.get(hconn), exc.reason, od.object_name.strip(),
                                     od.object_type, od.object_q_mgr_name.strip())
+            raise
+
+    def subscribe(self, hconn: int, sd: SubDescriptor, hobj: int = C.MQHO_NONE) -> SubResult:
+        """MQSUB (engine.subscribing); a refusal for authority makes its Not Authorized event.
+
+        Raises:
+            MQError: IBM's reason for every refusal.
+        """
+        try:
+            return self.subscriber.subscribe(hconn, sd, hobj)
+        except MQError as exc:
+            if exc.reason == C.MQRC_NOT_AUTHORIZED:
+                try:  # the refusal came after the topic was resolved: this does not raise again
+                    topic = self.state.topics.full_string(sd.object_name, sd.object_string)
+                except MQError:
+                    topic = sd.object_string
+                self.events.subscribe_refused(self.connections.get(hconn), sd.options, topic)
             raise
 
     def put_request(self, req: PutRequest) -> PutResult:
