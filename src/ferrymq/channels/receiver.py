@@ -221,13 +221,13 @@ class ReceiverAgent:
             return self.refuse(F.MQRCCF_UNKNOWN_REMOTE_CHANNEL,
                                f"channel {hello.channel} is not defined at {qm.name} as a receiver")
         tls = self.link.writer.get_extra_info("ssl_object")
-        refused = rules.refusal(chl.name, chl.text("SSLCIPH"), chl.number("SSLCAUTH"), chl.text("SSLPEER"),
-                                names.peer_of(tls) if tls is not None else None)
+        tls_peer = names.peer_of(tls) if tls is not None else None
+        refused = rules.refusal(chl.name, chl.text("SSLCIPH"), chl.number("SSLCAUTH"), chl.text("SSLPEER"), tls_peer)
         if refused is not None:
             return self.refuse(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
-        blocked = self.check_records(hello, chl.text("MCAUSER").strip())
+        blocked = self.check_records(hello, chl.text("MCAUSER").strip(), tls_peer)
         if blocked:
             return self.refuse(C.MQRC_NOT_AUTHORIZED, blocked)
         try:
@@ -287,9 +287,10 @@ class ReceiverAgent:
         self.link.write(answer)
         await self.link.flush()
 
-    def check_records(self, hello: P.Hello, channel_user: str) -> str:
+    def check_records(self, hello: P.Hello, channel_user: str, tls_peer: names.TLSPeer | None) -> str:
         """The channel's authentication records at HELLO (see the module docstring): why
-        they block it, or "" with ``mcauser`` set to the user it runs as."""
+        they block it, or "" with ``mcauser`` set to the user it runs as. ``tls_peer``:
+        what the TLS handshake learnt of the sender (its DNs for SSLPEERMAP)."""
         qm = self.qm
         oam = qm.state.authority
         self.mcauser = channel_user
@@ -297,7 +298,8 @@ class ReceiverAgent:
             return ""
         address = self.peer.partition("(")[0]  # the listener's "host(port)"
         partner = chlauth.Partner(hello.channel, F.MQCHT_RECEIVER, address, qmname=hello.qmgr,
-                            peer_dn=str(getattr(self.link, "peer_dn", "") or ""))
+                                  peer_dn=tls_peer.dn if tls_peer is not None else "",
+                                  issuer_dn=tls_peer.issuer_dn if tls_peer is not None else "")
         decision = chlauth.resolve(oam.chlauth.records, partner, oam.is_admin)
         for qualifier, rec in decision.warnings:
             log.warning("event=channel_blocked_warning channel=%s peer=%s qmgr=%s qualifier=%d rule=%r", hello.channel,
