@@ -15,7 +15,7 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 | CONFIGEV | SYSTEM.ADMIN.CONFIG.EVENT   | Create 2367, Change 2368 (two messages), Delete 2369        |
 | CMDEV    | SYSTEM.ADMIN.COMMAND.EVENT  | Command 2413 (NODISPLAY: not for inquiries)                 |
 | AUTHOREV | SYSTEM.ADMIN.QMGR.EVENT     | Not Authorized 2035, by reason qualifier: 1 connect,        |
-|          |                             | 2 open or put1, 4 command                                   |
+|          |                             | 2 open or put1, 4 command, 17 subscribe                     |
 | CHLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel Started 2282, Stopped 2283 (qualifier 7 OK, 8 error, |
 |          |                             | 9 retry, 10 disabled), Stopped By User 2279, Conversion     |
 |          |                             | Error 2284, Channel Blocked 2577 (WARN(YES) records: 2578;  |
