@@ -451,6 +451,17 @@ def test_a_dead_file_that_still_holds_an_updated_records_place_is_read(
     assert [r.record_id for r in records[:3]] == [1, 20, 50]  # 20 keeps its place
 
 
+def _definition_and_victim(d: Path) -> tuple[FileJournal, dict[str, Any]]:
+    """A journal of 4096-byte files holding a record for good (1) and one that a
+    transaction will delete (2), not yet synced; and the arguments to open it again."""
+    kw: dict[str, Any] = {"segment_size": 4096, "compact_min_bytes": 4096, "compact_step_bytes": 4096}
+    j = FileJournal(d, **kw)
+    j.load()
+    j.add(1, 1, b"definition")
+    j.add(2, 1, b"to delete in the transaction")
+    return j, kw
+
+
 @pytest.mark.parametrize("ops", ["add", "deletes"])
 def test_a_commit_in_a_dead_file_is_read_when_its_transaction_added(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ops: str) -> None:
@@ -459,11 +470,7 @@ def test_a_commit_in_a_dead_file_is_read_when_its_transaction_added(
     records copied as still open (rolled back at load). A commit of deletes only may be
     passed over: what it deleted is dead anyway."""
     opened = _opened_sources(monkeypatch)
-    kw = {"segment_size": 4096, "compact_min_bytes": 4096, "compact_step_bytes": 4096}
-    j = FileJournal(tmp_path, **kw)
-    j.load()
-    j.add(1, 1, b"definition")
-    j.add(2, 1, b"to delete in the transaction")
+    j, kw = _definition_and_victim(tmp_path)
     j.sync()  # file 1
     if ops == "add":
         j.add(3, 1, b"added by the transaction" * 10, txid=5)
@@ -574,3 +581,67 @@ def test_skipping_dead_files_keeps_order_and_content_under_queue_traffic(
     assert records == expected
     assert not prepared
     assert skipped[0] > 0
+
+
+@pytest.mark.parametrize("then", ["commit", "prepare"])
+def test_a_rolled_back_transaction_is_not_taken_in_by_its_txid_reused(tmp_path: Path, then: str) -> None:
+    """Found by the model test: the ADD of transaction 1 in one file, its ROLLBACK alone in
+    the next (wholly dead, so passed over) and the first file read: the ADD was copied as
+    still open, and the next transaction 1 took it in (committed, or shown in doubt)."""
+    kw: dict[str, Any] = {"segment_size": 300, "compact_min_bytes": 200, "compact_step_bytes": 256}
+    j = FileJournal(tmp_path, **kw)
+    j.load()
+    j.prepare(1, b"")
+    j.compact()
+    j.commit(1)  # its COMMIT starts the second file, so that file must be read
+    j.add(1, 0, b"", txid=1)
+    j.sync()
+    j.rollback(1)  # alone in the third file
+    j.compact()
+    j.prepare(1, b"")
+    if then == "commit":
+        j.commit(1)
+    j.close()
+    j = FileJournal(tmp_path, **kw)
+    loaded = j.load()
+    j.close()
+    assert loaded.records == []
+    assert [(tx.txid, tx.adds, tx.updates, tx.deletes) for tx in loaded.prepared] == (
+        [(1, [], [], [])] if then == "prepare" else [])
+
+
+@pytest.mark.parametrize("end", ["rollback", "deletes"])
+def test_an_end_in_a_dead_file_is_read_when_its_operations_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, end: str) -> None:
+    """A rollback, or a commit of deletes only, in a wholly dead file, of a transaction whose
+    operation sits in a file that is read (it holds a live record): passed over, the
+    operation would be copied as still open, and the txid's next transaction would take it
+    in — the rolled-back add committed, or the delete replayed on the record added again."""
+    opened = _opened_sources(monkeypatch)
+    j, kw = _definition_and_victim(tmp_path)
+    if end == "rollback":
+        j.add(3, 1, b"added, then rolled back" * 10, txid=5)
+    else:
+        j.delete(2, txid=5)
+    j.sync()  # file 1 (a batch fills a file of 4096 bytes): never wholly dead
+    if end == "rollback":
+        j.rollback(5)
+    else:
+        j.commit(5)
+    j.sync()  # file 2: the end alone
+    live = _drain_in_order(j, 40, first=100)
+    assert j.stats().compactions
+    assert (2, 2) in opened, opened
+    again = b"added again" if end == "deletes" else b"to delete in the transaction"
+    if end == "deletes":
+        j.add(2, 1, again)  # the contract allows it (the engine's ids only grow)
+    j.add(4, 1, b"the txid reused")
+    j.delete(4, txid=5)
+    j.prepare(5, b"xid")
+    j.close()
+    live.update({1: b"definition", 2: again, 4: b"the txid reused"})
+    j = FileJournal(tmp_path, **kw)
+    loaded = j.load()
+    j.close()
+    assert {r.record_id: r.payload for r in loaded.records} == live
+    assert [(tx.txid, tx.adds, tx.deletes) for tx in loaded.prepared] == [(5, [], [4])]

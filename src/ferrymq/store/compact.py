@@ -91,6 +91,7 @@ class Compaction:
         self.framing = 0  # bytes of out_size that are never live: the header and the closing BATCH
         self.bad_records = 0
         self.moved: dict[int, int] = {}
+        self.open_lsns: list[int] = []  # LSNs of the operations copied as still open (_finish)
         self._dir = directory
         self._sources = sources
         self._snapshot = snapshot
@@ -259,6 +260,7 @@ class Compaction:
         for txid, ops in self._txs.items():
             for op, flags, kind, lsn, rid, payload in ops:
                 self._emit(op, flags, kind, lsn, rid, txid, payload)
+                self.open_lsns.append(lsn)
             if txid in self._prepares:
                 lsn, xid = self._prepares[txid]
                 self._emit(PREPARE, 0, 0, lsn, 0, txid, xid)

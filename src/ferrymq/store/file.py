@@ -176,7 +176,11 @@ class FileJournal(JournalCore[int, int]):
         self._appended_bytes += size
         if rtype in (rec.COMMIT, rec.ROLLBACK):
             info.dead += size
-            if self._ending_from <= info.base_lsn:  # the transaction began in an earlier file
+            began = self._ending_from  # see _end_from
+            if began < 0:
+                if -began <= info.base_lsn:  # the transaction began in an earlier file
+                    info.older_tx_from = min(info.older_tx_from or -began, -began)
+            elif began <= info.base_lsn:
                 info.ends_older_tx = True
         elif rtype == rec.ADD:
             # An id added again could have its earlier life's DELETE in a file that would be
@@ -288,10 +292,15 @@ class FileJournal(JournalCore[int, int]):
     def _end_from(self, txid: int, *, committing: bool) -> int:
         """Where the transaction whose end is about to be logged began, when that end must be
         read with its operations (``_unneeded``): a compaction that read the operations but
-        passed over the end would copy the transaction as still open. That loses nothing
-        when it is rolled back at load anyway: a rollback, or a commit of deletes only (what
-        they delete is dead by then); not a commit that adds or updates, nor a prepared
-        transaction (it would come back in doubt). Otherwise a bound no file starts after."""
+        passed over the end would copy the transaction as still open. Not a commit that adds
+        or updates, nor a prepared transaction (it would come back in doubt).
+
+        A rollback, or a commit of deletes only (what they delete is dead by then), is
+        returned negated (``-first LSN``): its file may be passed over, but only with every
+        file from the one holding its first operation (``_keep_ends``). Copied as still open,
+        its operations would be taken in by the next transaction to reuse the txid before a
+        restart rolled them back: a rolled-back add resurrected, or deletes replayed, in that
+        transaction's commit or prepared view. 0 when there is nothing to end."""
         tx = self._txs.get(txid) if type(txid) is int else None
         if tx is None:
             return 0
@@ -299,7 +308,7 @@ class FileJournal(JournalCore[int, int]):
             return min(tx.ops[0][2], tx.prepare_lsn) if tx.ops else tx.prepare_lsn
         if committing and any(op != rec.DELETE for op, _rid, _lsn, _value in tx.ops):
             return tx.ops[0][2]
-        return 1 << 63
+        return -tx.ops[0][2] if tx.ops else 1 << 63
 
     def take_pending(self) -> Pending | None:
         """The batch appended since the last call; may carry a compaction slice (see journal.py)."""
@@ -560,15 +569,28 @@ class FileJournal(JournalCore[int, int]):
 
     def _skippable(self, prefix: list[SegmentInfo]) -> list[bool]:
         """By the counts: files wholly dead, written since load, ending no transaction begun
-        in an earlier file."""
-        return [s.dead >= s.size and not s.ends_older_tx and s.base_lsn >= self._skip_floor for s in prefix]
+        in an earlier file that is read."""
+        skip = [s.dead >= s.size and not s.ends_older_tx and s.base_lsn >= self._skip_floor for s in prefix]
+        return self._keep_ends(prefix, skip)
+
+    def _keep_ends(self, prefix: list[SegmentInfo], skip: list[bool]) -> list[bool]:
+        """``skip`` with every file read that ends a transaction (``older_tx_from``) some of
+        whose operations are in a file read: an end passed over would leave them open."""
+        bases = self._bases
+        for i, info in enumerate(prefix):
+            if skip[i] and info.older_tx_from:
+                first = max(0, bisect_left(bases, info.older_tx_from) - 1)  # the file of that LSN
+                if not all(skip[first:i]):
+                    skip[i] = False
+        return skip
 
     def _unneeded(self, count: int) -> list[bool]:
         """Which of the first ``count`` files a compaction may pass over without reading:
         wholly dead by the byte counts, written since load, ending no transaction begun in
-        an earlier file (its operations would look open), and holding no live record's
-        content or place (``_anchors``) nor any record of an open transaction. The last
-        three are checked against the index rather than trusted to the counts."""
+        an earlier file that is read (its operations would look open: ``_keep_ends``), and
+        holding no live record's content or place (``_anchors``) nor any record of an open
+        transaction. The last three are checked against the index rather than trusted to the
+        counts."""
         prefix = self._segs[:count]
         skip = self._skippable(prefix)
         if not any(skip):
@@ -590,7 +612,7 @@ class FileJournal(JournalCore[int, int]):
                 skip[i] = False
             elif any(lo < lsn <= hi for lsn in anchors):
                 skip[i] = False  # an updated record's first place (counted dead, holds the order)
-        return skip
+        return self._keep_ends(prefix, skip)  # again: files just kept may hold operations
 
     def _start_job(self, count: int) -> Compaction:
         # Called only when every operation so far is durable or about to be written ahead of
@@ -611,6 +633,7 @@ class FileJournal(JournalCore[int, int]):
             dead = max(0, sum(s.dead for s in old) - self._job_dead0) + job.framing
             self._segs[:self._job_segs] = [SegmentInfo(job.lo, job.hi, old[0].base_lsn, job.out_size, dead)]
             self._bases = [s.base_lsn for s in self._segs]
+            self._ends_moved(job.open_lsns)
             self._compactions += 1
             self._relocate(job.moved)
             self._readers.forget([(s.lo, s.hi) for s in old])
@@ -620,6 +643,19 @@ class FileJournal(JournalCore[int, int]):
             self._last_error = job.error
             if not job.renamed:
                 self._retry_at = self._appended_bytes + max(self._compact_min, self._segment_size)
+
+    def _ends_moved(self, open_lsns: list[int]) -> None:
+        """After a compaction renamed its file into place (the first in ``_segs``): the ends
+        in later files (``older_tx_from``) of transactions begun in it need it read only while
+        it holds some of their operations, copied as still open (``open_lsns``); the others
+        were passed over with their files, so those ends now wait only on later files."""
+        if len(self._segs) < 2:
+            return
+        after = self._bases[1]  # the new file holds the LSNs up to this one
+        for info in self._segs[1:]:
+            began = info.older_tx_from
+            if began and began <= after:
+                info.older_tx_from = min((lsn for lsn in open_lsns if lsn >= began), default=after + 1)
 
     def _relocate(self, moved: dict[int, int]) -> None:
         """Point the records a compaction copied at their new offsets (``moved``: the LSN

@@ -89,6 +89,9 @@ class SegmentInfo:
     size: int
     dead: int
     ends_older_tx: bool = False  # holds the COMMIT/ROLLBACK of a transaction begun in an earlier file
+    # The lowest first LSN of the transactions begun in an earlier file whose end this file
+    # holds but need not be read for itself (file.py's _end_from); 0 when none.
+    older_tx_from: int = 0
 
 
 @dataclass(slots=True)
