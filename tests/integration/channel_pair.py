@@ -83,8 +83,9 @@ def running_pair(home: Path) -> Iterator[tuple[QueueManagerProcess, QueueManager
         qm2.stop()
 
 
-def wait_for(check: Callable[[], object], timeout: float = 20.0) -> None:
-    """Poll ``check`` until it is true.
+def wait_for(check: Callable[[], object], timeout: float = 60.0) -> None:
+    """Poll ``check`` until it is true. The checks often run ``ferrymq mqsc`` as a process,
+    seconds apiece on a loaded machine; the wait ends as soon as the state is seen.
 
     Raises:
         AssertionError: still false after ``timeout`` seconds.
