@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from channel_pair import setup_pair
+from channel_pair import setup_pair, wait_for
 from qm_process import QueueManagerProcess
 
 import ferrymq.client as fc
@@ -66,15 +66,6 @@ def answer(p):
         return X.MQXCC_SEND_SEC_MSG
     return X.MQXCC_OK
 """
-
-
-def wait_for(check: object, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def exit_dirs(tmp_path: Path) -> dict[str, tuple[str, ...]]:

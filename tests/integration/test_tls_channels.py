@@ -6,24 +6,14 @@ comes without TLS, on the same listener that serves it plain channels."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
-from channel_pair import free_port
+from channel_pair import free_port, wait_for
 from qm_process import QueueManagerProcess
 
 import ferrymq.client as fc
 from ferrymq.tls import devcerts
 from ferrymq.tls.keyrepo import KeyRepository, default_label
-
-
-def wait_for(check: object, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def status(qm: QueueManagerProcess, channel: str) -> str:
