@@ -303,8 +303,7 @@ class ClientHandler(asyncio.BufferedProtocol):
             self._in_loop = False
         self.flush()
         self.server.flush_dirty()  # replies this read produced for other connections' waits
-        conn = self.conn
-        held = 0 if conn.drained else conn.buffered  # drained: every byte received was taken
+        held = self.conn.buffered
         if held != self.held:  # a frame begun, or one left: the server's frame budget counts it
             self.server.limits.hold(self, held)
 
