@@ -30,9 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait", type=float, default=15.0, help="seconds to wait for the next request (default 15)")
     args = parser.parse_args(argv)
     print("Sample AMQSECH0 start")
-    address = mqconn.client_address(args)  # the channel is ferrymq's one server-connection channel
+    address = mqconn.client_address(args)  # (channel, connection name), or None: the local socket
     try:
-        with fc.connect(args.qmgr, address[1] if address else None, user=args.user or "",
+        with fc.connect(args.qmgr, address[1] if address else None, channel=address[0] if address else "",
+                        user=args.user or "",
                         password=mqconn.password(args), appl_name="amqsech") as qm:
             q = qm.open(args.queue, options=C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING)
             while True:

@@ -95,7 +95,8 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
                         C.MQRC_UNKNOWN_CHANNEL_NAME, unknown)
             h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_UNKNOWN_CHANNEL_NAME, unknown))
             return
-    refused = channel_refusal(h.qmgr, ev.channel, h.tls_peer) if h.network else None
+    # _svrconn took the channel when over TCP: its TLS attributes come next.
+    refused = channel_refusal(h.channel, h.tls_peer) if h.channel is not None else None
     if refused is not None:
         rule, why = refused
         log.warning("event=channel_refused peer=%s channel=%r rule=%s peer_dn=%r detail=%r", h.peer,

@@ -18,10 +18,8 @@ from __future__ import annotations
 import ssl
 from pathlib import Path
 
-from ferrymq.engine import chlattrs as K
+from ferrymq.engine.channels import ChannelObject
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.mq import cfc as F
-from ferrymq.server.chlgate import DEFAULT_SVRCONN
 from ferrymq.tls import rules
 from ferrymq.tls.cipherspecs import CipherSpec
 from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
@@ -62,12 +60,7 @@ class ServerTLS:
         return self._cache.client(self.repository(), label or self.label(), spec, label_required=False)
 
 
-def channel_refusal(qmgr: QueueManager, channel: str, peer: TLSPeer | None) -> tuple[str, str] | None:
+def channel_refusal(chl: ChannelObject, peer: TLSPeer | None) -> tuple[str, str] | None:
     """(rule, why) when a client connection over ``peer`` (None: plain TCP) may not use
-    server-connection channel ``channel`` (``tls.rules``); None when it may."""
-    chl = qmgr.state.channels.find(channel.strip() or DEFAULT_SVRCONN)
-    if chl is None or chl.chltype != K.SVRCONN:
-        chl = qmgr.state.channels.find(DEFAULT_SVRCONN)
-    if chl is None:
-        return rules.refusal(DEFAULT_SVRCONN, "", F.MQSCA_REQUIRED, "", peer)
+    server-connection channel ``chl`` (``tls.rules``); None when it may."""
     return rules.refusal(chl.name, chl.text("SSLCIPH"), chl.number("SSLCAUTH"), chl.text("SSLPEER"), peer)
