@@ -64,6 +64,13 @@ START CHANNEL(PLAIN.TO.QM2)
             got = [inq.get(wait=30).data for _ in range(20)]  # NPMSPEED(FAST): non-persistent ones go ahead
             assert sorted(got) == sorted(f"m{i}".encode() for i in range(20))
         assert status(qm1, "TLS.TO.QM2") == "RUNNING"
+        # Each end shows the other's certificate and what the handshake agreed.
+        shown1 = qm1.mqsc("DISPLAY CHSTATUS(TLS.TO.QM2) SSLPEER SSLCERTI SSLCIPH SECPROT\n")
+        shown2 = qm2.mqsc("DISPLAY CHSTATUS(TLS.TO.QM2) SSLPEER SSLCERTI SSLCIPH SECPROT\n")
+        assert "SSLPEER(CN=QM2,O=ferrymq)" in shown1 and "SSLPEER(CN=QM1,O=ferrymq)" in shown2, (shown1, shown2)
+        for shown in (shown1, shown2):
+            assert "SSLCERTI(CN=ferrymq development CA,O=ferrymq)" in shown and "SECPROT(TLSV1" in shown, shown
+        assert "SECPROT(NONE)" in qm1.mqsc("DISPLAY CHSTATUS(PLAIN.TO.QM2) SECPROT\n")
         wait_for(lambda: status(qm1, "PLAIN.TO.QM2") == "RUNNING")  # plain channels share the listener
         wait_for(lambda: status(qm1, "T13.TO.QM2") == "RETRYING")
         log2 = (tmp_path / "qmgrs" / "QM2" / "ferrymq.log").read_text()

@@ -97,3 +97,22 @@ def test_sslpeermap_maps_a_certificates_dn_and_blocks_the_others(qm: QueueManage
     runcheck = mqsc(qm, "DISPLAY CHLAUTH('APP.TLS') MATCH(RUNCHECK) ADDRESS('127.0.0.1') CLNTUSER('app') "
                         "SSLPEER('CN=stranger,O=ferrymq') SSLCERTI('CN=ferrymq development CA QM1,O=ferrymq')\n")
     assert "USERSRC(NOACCESS)" in runcheck and "CN=stranger" in runcheck, runcheck
+
+
+def test_chstatus_shows_a_tls_client_connections_peer(qm: QueueManagerProcess) -> None:
+    mqsc(qm, "DEFINE CHANNEL(APP.PLAIN) CHLTYPE(SVRCONN)\n"
+             "SET CHLAUTH('APP.*') TYPE(ADDRESSMAP) ADDRESS('127.0.0.1') USERSRC(CHANNEL)\n")
+    with connect("QM1", qm.conn_name, user=APP, password=APP_PASSWORD, channel="APP.TLS", tls=tls_of(qm, "app")), \
+            connect("QM1", qm.conn_name, user=APP, password=APP_PASSWORD, channel="APP.PLAIN"):
+        out = mqsc(qm, "DISPLAY CHSTATUS(APP.TLS) SSLPEER SSLCERTI SSLCIPH SECPROT\n")
+        assert "CHLTYPE(SVRCONN)" in out and "STATUS(RUNNING)" in out and "CONNAME(127.0.0.1)" in out, out
+        assert "SSLPEER(CN=app,O=ferrymq)" in out, out
+        assert "SSLCERTI(CN=ferrymq development CA QM1,O=ferrymq)" in out, out
+        assert "SECPROT(TLSV13)" in out and "SSLCIPH(TLS_AES_" in out, out
+        plain = mqsc(qm, "DISPLAY CHSTATUS(APP.PLAIN) ALL\n")
+        assert "SECPROT(NONE)" in plain and "SSLPEER( )" in plain, plain
+        out = mqsc(qm, "DISPLAY CHSTATUS(*) WHERE(SECPROT EQ TLSV13)\n")
+        assert "CHANNEL(APP.TLS)" in out and "APP.PLAIN" not in out, out
+    # Gone with the connections.
+    out = qm.mqsc("DISPLAY CHSTATUS(APP.TLS)\n", check=False)
+    assert "CHANNEL(APP.TLS)" not in out and "STATUS(RUNNING)" not in out, out

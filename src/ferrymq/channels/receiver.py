@@ -270,7 +270,8 @@ class ReceiverAgent:
         self.link.conn.agreed(maxmsgl)
         self.row = row = ChannelStatus(hello.channel, K.CHLTYPES[chl.chltype], F.MQCHS_RUNNING, conname=self.peer,
                                        rqmname=hello.qmgr, batchsz=batch, maxmsgl=maxmsgl, hbint=hb,
-                                       last_seq=last, cur_seq=last, started=stamp(time.time()), npmspeed=speed)
+                                       last_seq=last, cur_seq=last, started=stamp(time.time()), npmspeed=speed,
+                                       tls=tls_peer)
         self.rows[hello.channel] = row
         self.heartbeat = hb
         self.exits = exits

@@ -149,6 +149,7 @@ class SenderAgent:
 
     async def connect(self) -> Link:
         self.row.substate = F.MQCHSSTATE_NET_CONNECTING
+        self.row.tls = None  # until this connection's handshake says otherwise
         link, self.row.conname = await open_link(self.chl.text("CONNAME"), 30, self.tls_context(), self.check_peer)
         return link
 
@@ -188,6 +189,7 @@ class SenderAgent:
         if why is not None:
             writer.close()
             raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, why)
+        self.row.tls = peer
 
     def open_engine(self) -> None:
         if self.hobj:

@@ -157,6 +157,13 @@ CHSTATUS_ATTRS: tuple[Attr, ...] = (
     _int("SHORTRTS", F.MQIACH_SHORT_RETRIES_LEFT, 0, _CS, 0, 999_999_999),
     _int("LONGRTS", F.MQIACH_LONG_RETRIES_LEFT, 0, _CS, 0, 999_999_999),
     _enum("STOPREQ", F.MQIACH_STOP_REQUESTED, 0, _CS, {"NO": 0, "YES": 1}),
+    # A TLS instance's partner: its certificate's subject and issuer DNs, the CipherSpec and
+    # protocol agreed (blank, NONE over plain TCP).
+    _str("SSLPEER", F.MQCACH_SSL_SHORT_PEER_NAME, _CS, 256),
+    _str("SSLCERTI", F.MQCACH_SSL_CERT_ISSUER_NAME, _CS, 256),
+    _str("SSLCIPH", F.MQCACH_SSL_CIPHER_SPEC, _CS, C.MQ_SSL_CIPHER_SPEC_LENGTH),
+    _enum("SECPROT", F.MQIACH_SECURITY_PROTOCOL, F.MQSECPROT_NONE, _CS,
+          {"NONE": F.MQSECPROT_NONE, "TLSV12": F.MQSECPROT_TLSV12, "TLSV13": F.MQSECPROT_TLSV13}),
 )
 CHSTATUS_BY_NAME = {a.name: a for a in CHSTATUS_ATTRS}
 CHSTATUS_BY_SELECTOR = {a.selector: a for a in CHSTATUS_ATTRS}

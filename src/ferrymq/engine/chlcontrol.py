@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.tls.names import TLSPeer
 
 XID_PREFIX = b"ferrymq-channel:"
 
@@ -67,6 +68,7 @@ class ChannelStatus:
     short_left: int = 0
     long_left: int = 0
     stop_requested: bool = False
+    tls: TLSPeer | None = None  # what its TLS handshake agreed (SSLPEER, SSLCERTI, SSLCIPH, SECPROT); None: plain
     error: str = ""  # why the channel last stopped (an exit that failed ...), for logs and `ferrymq status`
 
 

@@ -17,6 +17,7 @@ from ferrymq.engine.message import Message
 from ferrymq.engine.msgqueue import Key
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.selection import SelectionView
+from ferrymq.tls.names import TLSPeer
 from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ class Connection:
     handles: dict[int, Handle] = field(default_factory=dict)
     conn_name: str = ""  # the client's network address (DISPLAY CONN CONNAME); blank in bindings mode
     channel: str = ""  # the server-connection channel (DISPLAY CONN CHANNEL); blank in bindings mode
+    tls: TLSPeer | None = None  # what its TLS handshake agreed (DISPLAY CHSTATUS's SSLPEER ...); None: plain
     uow: UnitOfWork | None = None
     waiters: set[int] = field(default_factory=set)
 

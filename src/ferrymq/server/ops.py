@@ -183,6 +183,7 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     h.hconn = h.last_hconn = hconn
     conn = h.qmgr.connections[h.hconn]
     conn.conn_name = h.peer.rpartition(":")[0] if h.peer not in ("local", "?") else ""
+    conn.tls = h.tls_peer
     h.qmgr.take_sync_lsn()
     # IBM's negotiation: the larger heartbeat of the two ends (0 at either: none) and the
     # smallest maximum message length of client, channel and listener.

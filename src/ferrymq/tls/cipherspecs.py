@@ -84,6 +84,15 @@ TLS12_CIPHERS = ":".join(_TLS12_SUITES.values())
 """Every TLS 1.2 suite ferrymq speaks, for ``SSLContext.set_ciphers`` (the responding end)."""
 
 
+_BY_SUITE = {suite: name for name, suite in _TLS12_SUITES.items()} | {name: name for name in _TLS13_SUITES}
+
+
+def negotiated(suite: str) -> str:
+    """IBM's CipherSpec name for a suite a handshake agreed (OpenSSL's name for TLS 1.2,
+    IANA's for 1.3): what DISPLAY CHSTATUS's SSLCIPH shows; the suite itself if unnamed."""
+    return _BY_SUITE.get(suite, suite)
+
+
 def lookup(name: str) -> CipherSpec | None:
     """The CipherSpec an SSLCIPH value names (blanks and case ignored); None if ferrymq has
     no such CipherSpec (an unknown name, or a protocol or cipher it refuses)."""

@@ -21,6 +21,7 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, ParameterError, Response, Value
 from ferrymq.protocol.channel import PING_DATA
+from ferrymq.tls import cipherspecs
 
 _CONTROL = {F.MQCACH_CHANNEL_NAME, F.MQIACH_CHANNEL_TYPE, F.MQIACF_REPLACE, F.MQCACF_FROM_CHANNEL_NAME,
             F.MQCACF_TO_CHANNEL_NAME, F.MQIACF_CHANNEL_ATTRS, F.MQIACF_QSG_DISPS, F.MQCACF_COMMAND_SCOPE,
@@ -253,7 +254,7 @@ def status_params(row: ChannelStatus, obj: ChannelObject | None, xqmsgsa: int, w
         "CURSEQNO": row.cur_seq, "LSTSEQNO": row.last_seq, "LSTMSGDA": row.last_msg[0], "LSTMSGTI": row.last_msg[1],
         "CHSTADA": row.started[0], "CHSTATI": row.started[1], "BATCHSZ": row.batchsz, "HBINT": row.hbint,
         "MAXMSGL": row.maxmsgl, "NPMSPEED": row.npmspeed, "SHORTRTS": row.short_left, "LONGRTS": row.long_left,
-        "STOPREQ": int(row.stop_requested)}
+        "STOPREQ": int(row.stop_requested), **_tls_values(row)}
     out: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: row.name, F.MQIACH_CHANNEL_TYPE: row.chltype,
                              F.MQIACH_CHANNEL_STATUS: row.status}
     for attr in K.CHSTATUS_ATTRS:
@@ -264,20 +265,40 @@ def status_params(row: ChannelStatus, obj: ChannelObject | None, xqmsgsa: int, w
     return out
 
 
+_SECPROT = {cipherspecs.TLS12: F.MQSECPROT_TLSV12, cipherspecs.TLS13: F.MQSECPROT_TLSV13}
+
+
+def _tls_values(row: ChannelStatus) -> dict[str, Value]:
+    tls = row.tls
+    if tls is None:
+        return {"SSLPEER": "", "SSLCERTI": "", "SSLCIPH": "", "SECPROT": F.MQSECPROT_NONE}
+    return {"SSLPEER": tls.dn, "SSLCERTI": tls.issuer_dn, "SSLCIPH": cipherspecs.negotiated(tls.suite),
+            "SECPROT": _SECPROT.get(tls.version, F.MQSECPROT_NONE)}
+
+
+def _instances(qm: QueueManager) -> list[ChannelStatus]:
+    """Every current channel instance: the message channels' rows, then a row for each
+    client connection on a server-connection channel (RUNNING while it is connected)."""
+    rows = [qm.state.channel_control.channels[n] for n in sorted(qm.state.channel_control.channels)]
+    for conn in sorted(qm.connections.values(), key=lambda c: (c.channel, c.hconn)):
+        if conn.channel:
+            rows.append(ChannelStatus(conn.channel, F.MQCHT_SVRCONN, F.MQCHS_RUNNING, conname=conn.conn_name,
+                                      tls=conn.tls))
+    return rows
+
+
 def _inquire_status(qm: QueueManager, cmd: Command) -> list[Response]:
     name = cmd.text(F.MQCACH_CHANNEL_NAME) or "*"
     kind = cmd.number(F.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQOT_CURRENT_CHANNEL)
     if kind not in (C.MQOT_CURRENT_CHANNEL, C.MQOT_SAVED_CHANNEL):
         raise ParameterError(F.MQRCCF_CHL_INST_TYPE_ERROR, F.MQIACH_CHANNEL_INSTANCE_TYPE,
                              "ChannelInstanceType is CURRENT or SAVED")
-    control = qm.state.channel_control
     wanted = cmd.selectors(F.MQIACH_CHANNEL_INSTANCE_ATTRS) + tuple(f.parameter for f in cmd.filters)
     out = []
-    for row_name in sorted(control.channels):
-        if not fnmatch.fnmatchcase(row_name, name.rstrip()):
+    for row in _instances(qm):
+        if not fnmatch.fnmatchcase(row.name, name.rstrip()):
             continue
-        row = control.channels[row_name]
-        obj = qm.state.channels.find(row_name)
+        obj = qm.state.channels.find(row.name)
         q = qm.objects.find(row.xmitq) if row.xmitq else None
         depth = q.messages.depth if q is not None and q.is_local else 0
         params = status_params(row, obj, depth, wanted)
