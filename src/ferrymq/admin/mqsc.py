@@ -42,7 +42,7 @@ ALLOWED = {"DEFINE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A
            "DELETE": (A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.TOPIC, A.SUB, A.NAMELIST, A.PROCESS),
            "DISPLAY": ("QUEUE", A.QLOCAL, A.QALIAS, A.QMODEL, A.QREMOTE, A.QMGR, A.QSTATUS, A.CONN, A.TOPIC, A.TPSTATUS, A.SUB,
                        A.SBSTATUS, A.NAMELIST, A.PROCESS),
-           "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "END": ()}
+           "CLEAR": (A.QLOCAL, TOPICSTR), "PING": (A.QMGR,), "RESET": (A.QMGR,), "END": ()}
 for _verb, _types in Z.ALLOWED.items():  # authority records, AUTHINFO (admin.mqsc_security)
     ALLOWED[_verb] = ALLOWED.get(_verb, ()) + _types
 for _verb, _types in CH.ALLOWED.items():  # channels and listeners (admin.mqsc_channels)
@@ -267,6 +267,21 @@ def _int(word: str, raw: str) -> int:
     return number
 
 
+_RESET_TYPES = {"STATISTICS": F.MQACT_COLLECT_STATISTICS, "ADVANCELOG": F.MQACT_ADVANCE_LOG, "PUBSUB": F.MQACT_PUBSUB}
+
+
+def _reset_qmgr(p: Parsed) -> Command:
+    """RESET QMGR TYPE(STATISTICS | ADVANCELOG | PUBSUB): the PCF Reset Queue Manager."""
+    action = None
+    for word, value in p.keywords:
+        if word != "TYPE" or value not in _RESET_TYPES:
+            raise MqscSyntaxError(f"RESET QMGR takes TYPE({'|'.join(_RESET_TYPES)}), not {word}({value or ''})")
+        action = _RESET_TYPES[value]
+    if action is None:
+        raise MqscSyntaxError("RESET QMGR needs TYPE(STATISTICS)")
+    return Command(F.MQCMD_RESET_Q_MGR, {F.MQIACF_ACTION: action})
+
+
 def to_command(p: Parsed) -> Command:
     """The PCF-level Command for a parsed MQSC command (DISPLAY names what to show).
 
@@ -279,6 +294,8 @@ def to_command(p: Parsed) -> Command:
         raise MqscSyntaxError("END ends the session; it is not a command for the queue manager")
     if verb == "PING" and ot == A.QMGR:
         return Command(F.MQCMD_PING_Q_MGR)
+    if verb == "RESET" and ot == A.QMGR:
+        return _reset_qmgr(p)
     if ot in Z.TITLE:
         try:
             return Z.to_command(verb, ot, p.name, p.keywords)

@@ -31,6 +31,7 @@ _DONE = {("DEFINE", "Q"): "AMQ8006I: Queue created.", ("ALTER", "Q"): "AMQ8008I:
          ("DELETE", "Q"): "AMQ8007I: Queue deleted.", ("CLEAR", "Q"): "AMQ8022I: Queue cleared.",
          ("ALTER", A.QMGR): "AMQ8005I: Queue manager changed.",
          ("PING", A.QMGR): "AMQ8415I: Ping Queue Manager command complete.",
+         ("RESET", A.QMGR): "Queue manager reset: statistics written.",
          ("DEFINE", A.TOPIC): "AMQ8690I: Topic created.", ("ALTER", A.TOPIC): "AMQ8691I: Topic changed.",
          ("DELETE", A.TOPIC): "AMQ8692I: Topic deleted.", ("DEFINE", A.SUB): "AMQ8094I: Subscription created.",
          ("ALTER", A.SUB): "AMQ8096I: Subscription changed.", ("DELETE", A.SUB): "AMQ8095I: Subscription deleted.",

@@ -107,6 +107,9 @@ def _str(name: str, sel: int, default: str, types: Iterable[str], length: int = 
 ENABLED_DISABLED = {"ENABLED": 0, "DISABLED": 1}
 YES_NO = {"NO": 0, "YES": 1}
 EVENT_WORDS = {"DISABLED": F.MQEVR_DISABLED, "ENABLED": F.MQEVR_ENABLED}  # MQEVR_*: event switches
+ON_OFF = {"OFF": C.MQMON_OFF, "ON": C.MQMON_ON}  # MQMON_*: statistics and accounting switches
+MONITOR_QMGR_WORDS = {**ON_OFF, "NONE": C.MQMON_NONE}  # NONE: off whatever the queues say
+MONITOR_QUEUE_WORDS = {"QMGR": C.MQMON_Q_MGR, **ON_OFF}
 
 QUEUE_ATTRS: tuple[Attr, ...] = (
     _str("DESCR", C.MQCA_Q_DESC, "", ANY_Q, length=64),
@@ -152,6 +155,9 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
     _enum("QSVCIEV", C.MQIA_Q_SERVICE_INTERVAL_EVENT, F.MQQSIE_NONE, LOCAL_LIKE,
           {"NONE": F.MQQSIE_NONE, "HIGH": F.MQQSIE_HIGH, "OK": F.MQQSIE_OK}),
     _int("QSVCINT", C.MQIA_Q_SERVICE_INTERVAL, 999_999_999, LOCAL_LIKE),  # milliseconds
+    # Statistics and accounting (engine.monitoring): QMGR defers to the queue manager's STATQ/ACCTQ.
+    _enum("STATQ", C.MQIA_STATISTICS_Q, C.MQMON_Q_MGR, LOCAL_LIKE, MONITOR_QUEUE_WORDS),
+    _enum("ACCTQ", C.MQIA_ACCOUNTING_Q, C.MQMON_Q_MGR, LOCAL_LIKE, MONITOR_QUEUE_WORDS),
     _enum("DISTL", C.MQIA_DIST_LISTS, C.MQDL_NOT_SUPPORTED, LOCAL_LIKE, YES_NO, settable=True),
     _enum("DEFTYPE", C.MQIA_DEFINITION_TYPE, C.MQQDT_TEMPORARY_DYNAMIC, {QMODEL},
           {"PERMDYN": C.MQQDT_PERMANENT_DYNAMIC, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC}),
@@ -209,6 +215,13 @@ QMGR_ATTRS: tuple[Attr, ...] = (
           {"DISABLED": F.MQEVR_DISABLED, "ENABLED": F.MQEVR_ENABLED, "NODISPLAY": F.MQEVR_NO_DISPLAY}),
     _enum("AUTHOREV", C.MQIA_AUTHORITY_EVENT, F.MQEVR_DISABLED, {QMGR}, EVENT_WORDS),
     _enum("CHLEV", C.MQIA_CHANNEL_EVENT, F.MQEVR_DISABLED, {QMGR}, {**EVENT_WORDS, "EXCEPTION": F.MQEVR_EXCEPTION}),
+    # Statistics and accounting messages (engine.monitoring); intervals in seconds.
+    _enum("STATMQI", C.MQIA_STATISTICS_MQI, C.MQMON_OFF, {QMGR}, ON_OFF),
+    _enum("STATQ", C.MQIA_STATISTICS_Q, C.MQMON_OFF, {QMGR}, MONITOR_QMGR_WORDS),
+    _int("STATINT", C.MQIA_STATISTICS_INTERVAL, 1800, {QMGR}, low=1, high=604_800),
+    _enum("ACCTMQI", C.MQIA_ACCOUNTING_MQI, C.MQMON_OFF, {QMGR}, ON_OFF),
+    _enum("ACCTQ", C.MQIA_ACCOUNTING_Q, C.MQMON_OFF, {QMGR}, MONITOR_QMGR_WORDS),
+    _int("ACCTINT", C.MQIA_ACCOUNTING_INTERVAL, 1800, {QMGR}, low=1, high=604_800),
     # The AUTHINFO object whose rules authenticate connections (engine.authority); blank: none.
     _str("CONNAUTH", C.MQCA_CONN_AUTH, "SYSTEM.DEFAULT.AUTHINFO.IDPWOS", {QMGR}),
     # Whether channel authentication records (engine.chlauth) are checked when a channel starts.

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from ferrymq.engine import conversion, propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, Waiting
 from ferrymq.engine.message import Message
+from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.reports import Reports
 from ferrymq.engine.session import Connection, Handle
@@ -52,6 +53,8 @@ def _cost(data: int, properties: PropertySet | None, framing: int) -> int:
 
 class Getter:
     """MQGET for one queue manager (see the module docstring)."""
+
+    monitor: Monitor  # statistics and accounting (engine.monitoring), bound at composition
 
     def __init__(self, state: EngineState, waits: Waits, reports: Reports, units: Units) -> None:
         self.state = state
@@ -284,6 +287,8 @@ class Getter:
                     h.locked.locked_by = 0
                     self.wake(q)
                 msg.locked_by, h.locked = h.hobj, msg
+            if self.monitor.on:
+                self.monitor.got(conn, q, msg.persistent, msg.data_length, msg.put_at, True)
             return self.result(h, msg, buffer_length, now, comp, reason, shown, handle)
         self.take(conn, h, q, msg, opts)
         q.last_get = now
@@ -383,6 +388,8 @@ class Getter:
         q.dequeued += 1
         if q.events_on or q.events_epoch != self.objects.epoch:
             self.removed(q)  # engine.events: depth events
+        if self.monitor.on:
+            self.monitor.got(conn, q, msg.persistent, msg.data_length, msg.put_at, False)
         if in_uow:
             uow = self.join_get(conn, q, msg, ahead)
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:
@@ -429,6 +436,8 @@ class Getter:
         """An expired message met by a search or the expiry scan: removed, never delivered."""
         record = msg.fetch()  # an expiration report may need it after the record is gone
         q.messages.remove(msg)
+        if self.monitor.on:
+            self.monitor.expired(q)
         msg.restore(record)
         if msg.record_id:
             self.staging.drop_message(msg)

@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 from ferrymq.engine.api import Delivery, GetResult
 from ferrymq.engine.message import Message, token_of
+from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, Handle, UnitOfWork, Waiter
 from ferrymq.engine.waits import Waits
@@ -65,6 +66,8 @@ get options, whether it holds the first key, whether it is queued."""
 
 class HandOver:
     """Puts to waiting gets, for one queue manager (see the module docstring)."""
+
+    monitor: Monitor  # statistics and accounting (engine.monitoring), bound at composition
 
     def __init__(self, waits: Waits, take: Take, confirm: Callable[[Message, UnitOfWork | None], None]) -> None:
         self.waiters, self.queue_waiters = waits.waiters, waits.queue_waiters
@@ -151,6 +154,8 @@ class HandOver:
         q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
         if not opts & _IN_UOW and not h.options & _SAVE_ALL_CONTEXT and not report & _COD:
             q.dequeued += 1  # (take counted it otherwise)
+            if self.monitor.on:
+                self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, len(data), now, False)
         self.end_wait(wid)
         deliveries = self.deliveries
         first = not lsn and not deliveries

@@ -43,6 +43,8 @@ SYSTEM_QUEUES: tuple[tuple[str, str, dict[str, int | str]], ...] = (
     ("SYSTEM.ADMIN.CONFIG.EVENT", A.QLOCAL, {}),
     ("SYSTEM.ADMIN.COMMAND.EVENT", A.QLOCAL, {}),
     ("SYSTEM.ADMIN.CHANNEL.EVENT", A.QLOCAL, {}),
+    ("SYSTEM.ADMIN.STATISTICS.QUEUE", A.QLOCAL, {}),  # statistics and accounting (engine.monitoring)
+    ("SYSTEM.ADMIN.ACCOUNTING.QUEUE", A.QLOCAL, {}),
     # Message channels' synchronisation records (ferrymq.channels) and the channel initiator's
     # initiation queue, as IBM names them.
     ("SYSTEM.CHANNEL.SYNCQ", A.QLOCAL, {"MAXDEPTH": 999_999_999, "DESCR": "Channel synchronisation records",
@@ -104,6 +106,7 @@ class QueueObject:
         self.dequeued = 0
         self.events_epoch = -1  # the registry epoch ``events_on`` was worked out at (engine.events)
         self.events_on = False
+        self.stats: Any = None  # this interval's statistics counters while STATQ is on (engine.monitoring)
 
     def __getitem__(self, name: str) -> Any:
         return self.attrs[name]
@@ -138,7 +141,9 @@ class QueueObject:
             return self.created[0 if name == "CRDATE" else 1]
         if name in ("ALTDATE", "ALTTIME"):
             return self.altered[0 if name == "ALTDATE" else 1]
-        return self.attrs[name]
+        value = self.attrs.get(name)
+        # a definition journaled before the attribute existed has its default
+        return A.QUEUE_BY_NAME[name].default if value is None else value
 
     def encode(self) -> bytes:
         return json.dumps({"name": self.name, "type": self.qtype, "attrs": self.attrs, "deftype": self.deftype,

@@ -16,6 +16,8 @@ it uses of the others then, so no call looks its way through several objects):
 - Units (engine.units) and InDoubt (engine.xa): units of work, local and prepared;
 - Resolver (engine.routing) and Opener (engine.opening): MQCONN, MQOPEN and their ends;
 - Getter (engine.getting), HandOver (engine.handover), Putter (engine.putting): MQGET, MQPUT;
+- Events (engine.events) and Monitor (engine.monitoring): instrumentation events, statistics
+  and accounting messages;
 - SubscriptionRegistry (engine.subscriptions), RetainedStore (engine.retained), Publisher
   (engine.publishing) and Subscriber (engine.subscribing): publish/subscribe, with the topic
   tree seen through TopicView (engine.pubtopics).
@@ -55,6 +57,7 @@ from ferrymq.engine.events import Events
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message
+from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.namelists import KIND_NAMELIST, decode_namelist
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SYSTEM_QUEUES, QueueObject, decode_object
 from ferrymq.engine.opening import Opener
@@ -76,12 +79,14 @@ from ferrymq.engine.units import Units
 from ferrymq.engine.waits import Waits
 from ferrymq.engine.xa import InDoubt
 from ferrymq.errors import DecodeError, MQError, failed
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal, LoadResult, Record
 from ferrymq.wire.mqmd import MQMD
 
 log = logging.getLogger("ferrymq.engine")
 
+_BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _PUT_EVENTS = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED, C.MQRC_UNKNOWN_OBJECT_NAME})
 _SET_REASON = {"PUT": C.MQRC_INHIBIT_VALUE_ERROR, "GET": C.MQRC_INHIBIT_VALUE_ERROR,
                "DISTL": C.MQRC_INHIBIT_VALUE_ERROR, "TRIGGER": C.MQRC_TRIGGER_CONTROL_ERROR,
@@ -114,6 +119,9 @@ class QueueManager:
         self.getter = getter = Getter(state, waits, reports, units)
         getter.removed = events.removed
         self.handover = handover = HandOver(waits, getter.take, reports.report_arrival)
+        self.monitor = monitor = Monitor(state)
+        monitor.deliver_with(reports.deliver_generated)
+        getter.monitor = handover.monitor = monitor
         self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives, has_wildcards)
         subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
         self.retained = retained = RetainedStore(staging)
@@ -125,8 +133,6 @@ class QueueManager:
         self.in_doubt = self.xa.units_by_xid
         self.waiters, self.queue_waiters, self.deliveries = waits.waiters, waits.queue_waiters, waits.deliveries
         # The MQI, bound once: a call through the facade is the collaborator's own call.
-        self.connect, self.disconnect = opener.connect, opener.disconnect
-        self.close = opener.close
         self.sub_request = subscriber.sub_request
         self.get_many = getter.get_many
         # What drivers, the command server and admin use of the collaborators.
@@ -289,8 +295,9 @@ class QueueManager:
             MQError: IBM's reason for every refusal.
         """
         try:
-            return self.opener.open(hconn, od, options)
+            result = self.opener.open(hconn, od, options)
         except MQError as exc:
+            self.monitor.counted(self.connections.get(hconn), "opens", od.object_type, False)
             if exc.reason == C.MQRC_NOT_AUTHORIZED:
                 self.events.open_refused(self.connections.get(hconn), options, od.object_type,
                                          od.object_name.strip() or od.object_string.strip())
@@ -298,6 +305,48 @@ class QueueManager:
                 self.events.refused(self.connections.get(hconn), exc.reason, od.object_name.strip(),
                                     od.object_type, od.object_q_mgr_name.strip())
             raise
+        conn = self.connections.get(hconn)
+        h = conn.handles.get(result.hobj) if conn is not None else None
+        self.monitor.opened(conn, h.queue if h is not None else None, od.object_type)
+        return result
+
+    def connect(self, *, appl_name: str = "", user: str = "", appl_type: int = C.MQAT_DEFAULT) -> int:
+        """MQCONN (engine.opening).
+
+        Raises:
+            MQError: MQRC_Q_MGR_QUIESCING while ending; 2035 without connect authority.
+        """
+        try:
+            hconn = self.opener.connect(appl_name=appl_name, user=user, appl_type=appl_type)
+        except MQError:
+            self.monitor.connect_failed()
+            raise
+        self.monitor.connected_now(self.connections[hconn])
+        return hconn
+
+    def disconnect(self, hconn: int, *, commit: bool = True) -> None:
+        """MQDISC (engine.opening); ``commit=False``: the connection was lost (an implicit
+        disconnect), its unit of work backed out. Its accounting messages follow."""
+        conn = self.connections.get(hconn)
+        self.opener.disconnect(hconn, commit=commit)
+        if conn is not None:
+            self.monitor.disconnected(conn, F.MQDISCONNECT_NORMAL if commit else F.MQDISCONNECT_IMPLICIT)
+
+    def close(self, hconn: int, hobj: int, options: int = C.MQCO_NONE) -> None:
+        """MQCLOSE (engine.opening).
+
+        Raises:
+            MQError: as Opener.close.
+        """
+        conn = self.connections.get(hconn)
+        h = conn.handles.get(hobj) if conn is not None else None
+        kind = C.MQOT_Q if h is not None and h.queue is not None else C.MQOT_TOPIC if h is not None and h.topic else C.MQOT_Q_MGR
+        try:
+            self.opener.close(hconn, hobj, options)
+        except MQError:
+            self.monitor.counted(conn, "closes", kind, False)
+            raise
+        self.monitor.counted(conn, "closes", kind, True)
 
     def subscribe(self, hconn: int, sd: SubDescriptor, hobj: int = C.MQHO_NONE) -> SubResult:
         """MQSUB (engine.subscribing); a refusal for authority makes its Not Authorized event.
@@ -323,8 +372,13 @@ class QueueManager:
             MQError: IBM's reason for every refusal.
         """
         try:
-            return self.putter.put(req)
+            result = self.putter.put(req)
+            if self.monitor.on:
+                self.monitor.put_done(req, result)
+            return result
         except MQError as exc:
+            if self.monitor.on:
+                self.monitor.put_refused(req)
             if exc.reason in _PUT_EVENTS:
                 self._put_refused(req, exc.reason)
             elif exc.reason == C.MQRC_NOT_AUTHORIZED and req.od is not None:  # MQPUT1's implied open
@@ -358,6 +412,10 @@ class QueueManager:
         try:
             return self.getter.get(hconn, hobj, md, gmo, buffer_length)
         except MQError as exc:
+            if self.monitor.on:
+                conn = self.connections.get(hconn)
+                h = conn.handles.get(hobj) if conn is not None else None
+                self.monitor.get_failed(conn, h.queue if h is not None else None, bool(gmo.options & _BROWSE))
             if exc.reason == C.MQRC_GET_INHIBITED:
                 conn = self.connections.get(hconn)
                 h = conn.handles.get(hobj) if conn is not None else None
@@ -405,11 +463,19 @@ class QueueManager:
 
     def commit(self, hconn: int) -> None:
         """MQCMIT (engine.units)."""
-        self.units.commit(self.state.conn(hconn))
+        conn = self.state.conn(hconn)
+        try:
+            self.units.commit(conn)
+        except MQError:
+            self.monitor.unit(conn, True, False)
+            raise
+        self.monitor.unit(conn, True, True)
 
     def backout(self, hconn: int) -> None:
         """MQBACK (engine.units)."""
-        self.units.backout(self.state.conn(hconn))
+        conn = self.state.conn(hconn)
+        self.units.backout(conn)
+        self.monitor.unit(conn, False, True)
 
     def return_ahead(self, hconn: int, hobj: int, tokens: list[bytes]) -> None:
         """Gets read ahead on ``hobj`` (by MsgToken) back on its queue, out of the unit of
@@ -441,6 +507,8 @@ class QueueManager:
         """
         conn = self.state.conn(hconn)
         h = self.state.handle(conn, hobj)
+        self.monitor.counted(conn, "inqs", C.MQOT_Q if h.queue is not None else C.MQOT_Q_MGR,
+                             bool(h.options & C.MQOO_INQUIRE))
         if not h.options & C.MQOO_INQUIRE:
             raise failed(C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{h.name} was not opened with MQOO_INQUIRE")
         obj = h.alias or h.queue
@@ -489,6 +557,8 @@ class QueueManager:
         """
         conn = self.state.conn(hconn)
         h = self.state.handle(conn, hobj)
+        self.monitor.counted(conn, "sets", C.MQOT_Q if h.queue is not None else C.MQOT_Q_MGR,
+                             bool(h.options & C.MQOO_SET))
         if not h.options & C.MQOO_SET:
             raise failed(C.MQRC_NOT_OPEN_FOR_SET, f"{h.name} was not opened with MQOO_SET")
         obj = h.alias or h.queue
@@ -519,6 +589,7 @@ class QueueManager:
         """Periodic work: discard expired messages so they stop counting in CURDEPTH, and
         remove expired subscriptions."""
         now = self.clock.now()
+        self.monitor.tick(now)
         if self.subscriptions.expiring:
             self.subscriber.expire(now)
         for q in list(self.objects.queues.values()):

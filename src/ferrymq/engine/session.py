@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine.api import GetOptions
 from ferrymq.engine.message import Message
@@ -91,6 +91,13 @@ class Connection:
     tls: TLSPeer | None = None  # what its TLS handshake agreed (DISPLAY CHSTATUS's SSLPEER ...); None: plain
     uow: UnitOfWork | None = None
     waiters: set[int] = field(default_factory=set)
+    acct: Any = None  # its accounting while ACCTMQI or ACCTQ collects (engine.monitoring)
+    connected_at: float = 0.0
+
+
+def connection_id(qmgr_name: str, hconn: int) -> bytes:
+    """The 24-byte ConnectionId of a connection (DISPLAY CONN, MQCNO, accounting messages)."""
+    return (b"FMQ" + qmgr_name.encode("latin-1", "replace")[:13]).ljust(16, b" ") + hconn.to_bytes(8, "big")
 
 
 @dataclass(slots=True)

@@ -506,6 +506,20 @@ MQCAMO_OPEN_DATE: Final[int] = 2709
 MQCAMO_OPEN_TIME: Final[int] = 2710
 MQCAMO_START_DATE: Final[int] = 2711
 MQCAMO_START_TIME: Final[int] = 2712
+# Statistics and accounting messages (engine.monitoring)
+MQIACF_SEQUENCE_NUMBER: Final[int] = 1079  # accounting messages' SeqNumber
+MQDISCONNECT_NORMAL: Final[int] = 0  # DiscCount / DiscType: indexes and values
+MQDISCONNECT_IMPLICIT: Final[int] = 1
+MQDISCONNECT_Q_MGR: Final[int] = 2
+MQIAMO_SUBS_DUR: Final[int] = 764
+MQIAMO_SUBS_NDUR: Final[int] = 765
+MQIAMO_SUBS_FAILED: Final[int] = 766
+MQIAMO_CBS: Final[int] = 769
+MQIAMO_CBS_FAILED: Final[int] = 770
+MQIAMO_CTLS: Final[int] = 771
+MQIAMO_CTLS_FAILED: Final[int] = 772
+MQIAMO_STATS: Final[int] = 773
+MQIAMO_STATS_FAILED: Final[int] = 774
 
 # Integer parameters
 MQIACF_ACTION: Final[int] = 1086

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrymq.engine.api import Delivery, GetResult, PersistentNext
-from ferrymq.engine.commands.status import connection_id
 from ferrymq.engine.qmgr import QueueManager
+from ferrymq.engine.session import connection_id
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E

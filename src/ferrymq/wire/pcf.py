@@ -1,7 +1,7 @@
 """PCF (Programmable Command Format): the MQCFH header and its parameter structures.
 
 A PCF message is an MQCFH followed by ParameterCount parameters: MQCFIN (integer),
-MQCFIN64, MQCFST (string), MQCFIL (integer list), MQCFSL (string list), MQCFBS (byte
+MQCFIN64, MQCFST (string), MQCFIL (integer list), MQCFIL64, MQCFSL (string list), MQCFBS (byte
 string), MQCFGR (a group owning the next N parameters), MQCFIF/MQCFSF (integer/string
 filters). Integers follow MQMD Encoding (normal = big-endian, reversed = little-endian);
 strings follow their CodedCharSetId. Every length is checked against what remains in the
@@ -109,6 +109,12 @@ class CFIL:
 
 
 @dataclass(frozen=True, slots=True)
+class CFIL64:
+    parameter: int
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CFSL:
     parameter: int
     values: tuple[str, ...]
@@ -148,7 +154,7 @@ class CFGR:
     params: tuple[Param, ...] = ()
 
 
-Param = CFIN | CFIN64 | CFST | CFIL | CFSL | CFBS | CFIF | CFSF | CFGR
+Param = CFIN | CFIN64 | CFST | CFIL | CFIL64 | CFSL | CFBS | CFIF | CFSF | CFGR
 
 
 def pack_param(p: Param, bo: str = ">") -> bytes:
@@ -164,6 +170,10 @@ def pack_param(p: Param, bo: str = ">") -> bytes:
     if isinstance(p, CFIL):
         length = F.MQCFIL_STRUC_LENGTH_FIXED + 4 * len(p.values)
         return struct.pack(bo + f"4i{len(p.values)}i", F.MQCFT_INTEGER_LIST, length, p.parameter, len(p.values), *p.values)
+    if isinstance(p, CFIL64):
+        length = F.MQCFIL64_STRUC_LENGTH_FIXED + 8 * len(p.values)
+        return struct.pack(bo + f"4i{len(p.values)}q", F.MQCFT_INTEGER64_LIST, length, p.parameter, len(p.values),
+                           *p.values)
     if isinstance(p, CFSL):
         raws = [encode_text(v, p.ccsid) for v in p.values]
         # Each string blank-padded to a width that is a multiple of 4, as IBM's fixed-length
@@ -259,6 +269,12 @@ class _Reader:
             if not 0 <= n <= MAX_LIST or F.MQCFIL_STRUC_LENGTH_FIXED + 4 * n != length:
                 raise DecodeError("PCF parameter", start, f"MQCFIL Count {n} does not match StrucLength {length}")
             return CFIL(parameter, self.ints(n, start + 16))
+        if typ == F.MQCFT_INTEGER64_LIST:
+            _at_least(typ, length, F.MQCFIL64_STRUC_LENGTH_FIXED)
+            n = self.ints(1, start + 12)[0]
+            if not 0 <= n <= MAX_LIST or F.MQCFIL64_STRUC_LENGTH_FIXED + 8 * n != length:
+                raise DecodeError("PCF parameter", start, f"MQCFIL64 Count {n} does not match StrucLength {length}")
+            return CFIL64(parameter, struct.unpack_from(f"{self.bo}{n}q", self.buf, start + 16))
         if typ == F.MQCFT_STRING_LIST:
             _at_least(typ, length, F.MQCFSL_STRUC_LENGTH_FIXED)
             ccsid, n, width = self.ints(3, start + 12)

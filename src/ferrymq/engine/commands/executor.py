@@ -284,6 +284,17 @@ def _ping(qm: QueueManager, cmd: Command) -> list[Response]:
     return [Response()]
 
 
+def _reset_qmgr(qm: QueueManager, cmd: Command) -> list[Response]:
+    """RESET QMGR TYPE(STATISTICS): this interval's statistics written now, a new one begun
+    (engine.monitoring); the log and publish/subscribe actions are not ferrymq's."""
+    action = cmd.number(F.MQIACF_ACTION)
+    if action != F.MQACT_COLLECT_STATISTICS:
+        raise failed(F.MQRCCF_PARM_VALUE_ERROR, f"RESET QMGR action {action}: only TYPE(STATISTICS) "
+                     f"(MQACT_COLLECT_STATISTICS) is supported")
+    qm.monitor.collect(qm.clock.now())
+    return [Response()]
+
+
 _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     F.MQCMD_CREATE_Q: _create,
     F.MQCMD_COPY_Q: _copy,
@@ -296,6 +307,7 @@ _HANDLERS: dict[int, Callable[[QueueManager, Command], list[Response]]] = {
     F.MQCMD_INQUIRE_Q_MGR: _inquire_qmgr,
     F.MQCMD_CHANGE_Q_MGR: _change_qmgr,
     F.MQCMD_PING_Q_MGR: _ping,
+    F.MQCMD_RESET_Q_MGR: _reset_qmgr,
     F.MQCMD_INQUIRE_CONNECTION: inquire_connection,
     **topics.HANDLERS,  # TOPIC objects, DISPLAY TPSTATUS, CLEAR TOPICSTR
     **subs.HANDLERS,  # DEFINE/ALTER/DELETE/DISPLAY SUB, DISPLAY SBSTATUS

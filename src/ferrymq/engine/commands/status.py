@@ -8,16 +8,11 @@ import fnmatch
 from ferrymq.engine import attrs as A
 from ferrymq.engine.objects import QueueObject, stamp
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.engine.session import Connection, Handle
+from ferrymq.engine.session import Connection, Handle, connection_id
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.pcf.model import Command, Filter, Response, Value
-
-
-def connection_id(qmgr_name: str, hconn: int) -> bytes:
-    """The 24-byte ConnectionId of a connection (DISPLAY CONN, MQCNO)."""
-    return (b"FMQ" + qmgr_name.encode("latin-1", "replace")[:13]).ljust(16, b" ") + hconn.to_bytes(8, "big")
 
 
 def _pick(kind: str, wanted: tuple[int, ...], values: dict[str, Value]) -> dict[int, Value]:

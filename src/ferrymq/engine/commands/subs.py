@@ -12,8 +12,8 @@ import fnmatch
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands.params import settable
-from ferrymq.engine.commands.status import connection_id
 from ferrymq.engine.qmgr import QueueManager
+from ferrymq.engine.session import connection_id
 from ferrymq.engine.subscriptions import Subscription
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.commands.params import settable
-from ferrymq.engine.commands.status import connection_id
 from ferrymq.engine.commands.verbs import Codes, definition_handlers
 from ferrymq.engine.qmgr import QueueManager
+from ferrymq.engine.session import connection_id
 from ferrymq.engine.topicmatch import has_wildcards, matches
 from ferrymq.engine.topics import TopicObject, parents
 from ferrymq.errors import failed
