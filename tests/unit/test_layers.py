@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "pymqi": 4,
     "demo": 4,
     "api": 4,
+    "console": 4,
     "__init__": 4,
     "__main__": 4,
 }

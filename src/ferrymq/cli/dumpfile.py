@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import INT_BITS, MAX_PROPERTIES, TYPE_NAMES, Descriptor, Property, PropertySet
-from ferrymq.wire.mqmd import LAYOUT_V2, MQMD
+from ferrymq.wire.mqmd import IBM_NAMES, LAYOUT_V2, MQMD
 
 MAGIC = b"FERRYMQ-DUMP 1"
 MAX_LINE = 1024 * 1024 + 256  # a property value of up to 512 KiB in hex, with its name
@@ -42,12 +42,8 @@ MAX_DATA = 104_857_600  # MQ's largest MaxMsgLength
 CHUNK = 64  # body bytes per X line written (any length up to the line limit is read)
 
 # The MQMD fields in structure order, by IBM's names, with (attribute, kind, length).
-_IBM_NAMES = ("StrucId", "Version", "Report", "MsgType", "Expiry", "Feedback", "Encoding", "CodedCharSetId",
-              "Format", "Priority", "Persistence", "MsgId", "CorrelId", "BackoutCount", "ReplyToQ", "ReplyToQMgr",
-              "UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName", "PutDate",
-              "PutTime", "ApplOriginData", "GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
 FIELDS: dict[str, tuple[str, str, int]] = {
-    ibm: (attr, kind, length) for ibm, (attr, kind, length) in zip(_IBM_NAMES, LAYOUT_V2.fields, strict=True)
+    ibm: (attr, kind, length) for ibm, (attr, kind, length) in zip(IBM_NAMES, LAYOUT_V2.fields, strict=True)
     if ibm != "StrucId"}  # always "MD  ": nothing to keep
 _TYPE_BY_NAME = {name: t for t, name in TYPE_NAMES.items()}
 _HEX = re.compile(rb"[0-9a-fA-F]*")

@@ -42,6 +42,7 @@ from ferrymq.cli.home import (
 )
 from ferrymq.cli.recovery import Recovery
 from ferrymq.client import local
+from ferrymq.console.app import WebConsole
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
@@ -275,10 +276,14 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
                                            listen=server.listener_for), default_host=config.host,
                                 may_listen=lambda host: config.allow_remote or is_loopback(host), exit_settings=exits)
     await channels.start()
+    status_doc: dict[str, Any] = {}  # the console's status page reads it: filled in below
+    console = await _start_console(qdir, server, channels, journal, status_doc, options.get("console_port"))
     pid = os.getpid()
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
                "started": now_iso(), "event_loop": eventloop.loop_name(loop),
-               "metrics_port": server.metrics.port if server.metrics is not None else None}
+               "metrics_port": server.metrics.port if server.metrics is not None else None,
+               "console_port": console.port if console is not None else None}
+    status_doc.update(running)
     qdir.write_status(**running)
     health = _report_health(qdir, server)
     log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,
@@ -293,6 +298,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     notifier.send({"ok": True, **running, "recovery": recovered})
 
     await stopper.requested.wait()
+    if console is not None:
+        await console.stop()
     await channels.stop()
     how = await _stop(qdir, server, stopper, running, quiesce_timeout)
     with contextlib.suppress(OSError):
@@ -309,6 +316,27 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     log.info("event=qmgr_ended qmgr=%s how=%s", qdir.name, how)
     echo(f"queue manager {qdir.name} ended {how}")
     return ended
+
+
+async def _start_console(qdir: QmgrDir, server: QueueManagerServer, channels: ChannelInitiator, journal: Journal,
+                         status: dict[str, Any], port: int | None) -> WebConsole | None:
+    """The web console when a port is given (ferrymq.console); a port it cannot listen on
+    ends the start, as the metrics endpoint's does."""
+    if port is None:
+        return None
+    assert server.authenticator is not None  # _serve always gives one
+    console = WebConsole(server, server.authenticator.registry, status)
+    try:
+        await console.start(port)
+    except OSError as exc:
+        await channels.stop()
+        await server.stop(quiesce=False)
+        with contextlib.suppress(OSError):
+            qdir.socket_file.unlink()
+        journal.close()
+        raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot serve the web "
+                       f"console on 127.0.0.1({port}): {exc}", qmgr=qdir.name, host="127.0.0.1", port=port) from None
+    return console
 
 
 def _report_health(qdir: QmgrDir, server: QueueManagerServer) -> HealthFile | None:

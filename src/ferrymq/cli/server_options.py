@@ -1,8 +1,9 @@
 """The queue manager process's knobs on the command line: ``ferrymq create`` keeps them
 in config.json (``"server": {...}``), ``ferrymq start`` overrides them for one run.
 
-Each knob is a ``QueueManagerServer`` keyword or, where it has an ``engine_field``, a
-field of the engine's ``MemoryLimits`` (docs/limits.md); only the ones given are kept, so
+Each knob is a ``QueueManagerServer`` keyword, or, where it has an ``engine_field``, a
+field of the engine's ``MemoryLimits`` (docs/limits.md), or, marked ``process``, the queue
+manager process's own (the web console's port); only the ones given are kept, so
 a queue manager follows the defaults for the rest.
 """
 
@@ -27,6 +28,7 @@ class Knob:
     low: float  # the smallest value allowed
     help: str
     engine_field: str = ""  # a MemoryLimits field rather than a server keyword
+    process: bool = False  # the queue manager process's own (the web console): not a server keyword
 
     @property
     def flag(self) -> str:
@@ -54,6 +56,9 @@ KNOBS = (
                                     "requests are read no more (default 64 MiB).", "unsynced_bytes"),
     Knob("metrics_port", int, 0, "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0: a free port, "
                                  "shown by 'ferrymq status'); off unless given."),
+    Knob("console_port", int, 0, "Serve the web console at http://127.0.0.1:PORT/ (0: a free port, shown by "
+                                 "'ferrymq status'); off unless given. Users sign in with the queue manager's "
+                                 "registry (ferrymq user add).", process=True),
     Knob("non_persistent_memory", int, 0, "Bytes of non-persistent message data on all queues; more is "
                                           "refused with 2056 (default 1 GiB).", "non_persistent_bytes"),
 )
@@ -104,7 +109,7 @@ def check(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def server_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
     """The knobs among checked ``options`` that are ``QueueManagerServer`` keywords."""
-    return {k: v for k, v in options.items() if not _BY_NAME[k].engine_field}
+    return {k: v for k, v in options.items() if not (_BY_NAME[k].engine_field or _BY_NAME[k].process)}
 
 
 def memory_limits(options: Mapping[str, Any]) -> MemoryLimits:

@@ -244,6 +244,24 @@ class QueueManagerServer:
         else:
             release()
 
+    async def settle(self, timeout: float = 30.0) -> None:
+        """After engine calls made by the queue manager's own tools on the event loop (the
+        web console's commands and gets): wait until what they staged is on disk, then
+        deliver what they made available, as a client's answer would be.
+
+        Raises:
+            TimeoutError: not durable within ``timeout`` seconds (the journal is failing).
+        """
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def release() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self._when_durable(self.qmgr.take_sync_lsn(), release)
+        async with asyncio.timeout(timeout):
+            await done
+
     def agent_done(self) -> int:
         """After engine calls of the queue manager's own agents (channels): have what they
         staged written, answer the waits they satisfied; the LSN their effects need."""

@@ -76,6 +76,12 @@ LAYOUT_V2 = Layout.of("MQMD", _V1_FIELDS + _V2_FIELDS)
 assert LAYOUT_V1.size == C.MQMD_LENGTH_1 and LAYOUT_V2.size == C.MQMD_LENGTH_2
 
 FIELD_NAMES: tuple[str, ...] = tuple(attr for attr, _, _ in LAYOUT_V2.fields)
+# IBM's names of the fields, in the same order (for people: dump files, the web console).
+IBM_NAMES: tuple[str, ...] = (
+    "StrucId", "Version", "Report", "MsgType", "Expiry", "Feedback", "Encoding", "CodedCharSetId", "Format",
+    "Priority", "Persistence", "MsgId", "CorrelId", "BackoutCount", "ReplyToQ", "ReplyToQMgr", "UserIdentifier",
+    "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData",
+    "GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
 """The MQMD's fields in structure order, as ``MQMD``'s attribute names."""
 # name -> (offset, kind, length), from the layout: the one table of where each field lies.
 _SPEC: dict[str, tuple[int, str, int]] = {name: (LAYOUT_V2.offset_of(name), kind, length)

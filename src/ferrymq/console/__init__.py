@@ -1,0 +1,1 @@
+"""L4: the web console — a few server-rendered pages the queue manager process serves (app.py)."""

@@ -1,0 +1,174 @@
+"""The web console in a real headless browser: Debian's Chromium driven through Selenium and
+Debian's chromedriver, against a real queue-manager process (docs/operations.md).
+
+Chromium comes from the system's packages (tools/prereqs.sh installs chromium and
+chromium-driver as root); the test skips only where they cannot be installed (not root, or
+no apt-get). The screenshots are kept under the test's tmp dir (pytest keeps the last three
+runs': /tmp/pytest-of-$USER/pytest-current/), or in $FERRYMQ_TEST_ARTEFACTS when it is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
+
+import ferrymq.client as fc
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+SCRIPT_BODY = "<script>document.title='pwned';window.pwned=1</script><b>bold?</b> & done"
+
+
+def _browser_or_skip() -> None:
+    if Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists():
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        pytest.fail("chromium and chromium-driver are missing though they can be installed here: run "
+                    "'sh tools/prereqs.sh' (make test does) or 'apt-get install chromium chromium-driver'")
+    pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver, as root)")
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[object]:
+    _browser_or_skip()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,900", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _artefact(tmp_path: Path, name: str) -> Path:
+    where = Path(os.environ.get("FERRYMQ_TEST_ARTEFACTS") or tmp_path)
+    where.mkdir(parents=True, exist_ok=True)
+    return where / name
+
+
+def _follow(d: Any, element: Any) -> None:
+    """Click ``element`` and wait for the page it leads to (a form's answer may take a while:
+    a refused sign-in waits FAILDELAY)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    old = d.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(d, 30).until(expected_conditions.staleness_of(old))
+
+
+def _post(base: str, path: str, form: dict[str, str], cookie: str) -> int:
+    req = urllib.request.Request(base + path, data=urllib.parse.urlencode(form).encode(), method="POST",
+                                 headers={"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    assert isinstance(browser, WebDriver)
+    d = browser
+    qm = QueueManagerProcess(tmp_path / "home", create_args=("--console-port", "0")).start()
+    try:
+        env = dict(os.environ, FERRYMQ_HOME=str(qm.home))
+        status = json.loads(subprocess.run([sys.executable, "-m", "ferrymq.cli", "status", "QM1", "--output", "json"],
+                                           env=env, capture_output=True, text=True, timeout=60, check=True).stdout)
+        base = f"http://127.0.0.1:{status['console_port']}"
+
+        d.get(base + "/")  # not signed in: sent to the sign-in page
+        assert d.current_url.endswith("/login") and "Sign in" in d.title
+
+        d.find_element(By.ID, "user").send_keys(ADMIN_USER)
+        d.find_element(By.ID, "password").send_keys("not-the-password")
+        _follow(d, d.find_element(By.ID, "sign-in"))
+        assert d.find_elements(By.ID, "refused"), "a wrong password was not refused"
+        assert not d.get_cookie("ferrymq_console")
+
+        d.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
+        _follow(d, d.find_element(By.ID, "sign-in"))
+        assert d.title.startswith("Status") and "QM1" in d.find_element(By.TAG_NAME, "main").text
+        session = d.get_cookie("ferrymq_console")
+        assert session and session["httpOnly"] and session["secure"] and session["sameSite"] == "Strict"
+
+        # An administrator defines a queue from the MQSC box; an application puts to it.
+        _follow(d, d.find_element(By.LINK_TEXT, "MQSC"))
+        d.find_element(By.ID, "script").send_keys("DEFINE QLOCAL(APP.WEB) DESCR('<i>web</i>')")
+        _follow(d, d.find_element(By.ID, "run"))
+        assert "AMQ8006I" in d.find_element(By.ID, "mqsc-output").text
+        with fc.connect("QM1", qm.conn_name) as client:
+            q = client.open("APP.WEB")
+            q.put(b"hello from the console test", persistent=True, properties={"colour": "blue", "n": 7})
+            q.put(SCRIPT_BODY.encode())
+
+        d.get(base + "/queues")
+        row = d.find_element(By.XPATH, "//tr[td/a[text()='APP.WEB']]")
+        assert row.find_elements(By.CSS_SELECTOR, "svg.spark")
+        assert row.find_elements(By.TAG_NAME, "td")[1].text == "2"
+        _follow(d, row.find_element(By.LINK_TEXT, "APP.WEB"))
+        links = d.find_elements(By.XPATH, "//tbody/tr/td[2]/a")
+        assert len(links) == 2
+
+        _follow(d, links[0])
+        assert d.find_element(By.ID, "body-text").text == "hello from the console test"
+        main = d.find_element(By.TAG_NAME, "main").text
+        assert "colour" in main and "blue" in main and "PutApplName" in main
+        assert "68 65 6c 6c 6f" in d.find_element(By.ID, "body-hex").text
+        d.save_screenshot(str(_artefact(tmp_path, "console-message.png")))
+
+        d.back()
+        _follow(d, d.find_elements(By.XPATH, "//tbody/tr/td[2]/a")[1])
+        assert d.find_element(By.ID, "body-text").text == SCRIPT_BODY  # shown as characters...
+        assert d.title != "pwned" and d.execute_script("return window.pwned === undefined")  # ...never run
+        assert not d.find_elements(By.TAG_NAME, "script") and not d.find_elements(By.TAG_NAME, "b")
+        d.save_screenshot(str(_artefact(tmp_path, "console-script-body.png")))
+
+        # A destructive get only after its confirmation; a POST without the CSRF token is refused.
+        _follow(d, d.find_element(By.PARTIAL_LINK_TEXT, "Remove this message"))
+        assert "destructive get" in d.find_element(By.TAG_NAME, "main").text
+        cookie = f"ferrymq_console={session['value']}"
+        assert _post(base, "/message/get", {"queue": "APP.WEB", "id": "00" * 24}, cookie) == 403
+        _follow(d, d.find_element(By.CSS_SELECTOR, "button.danger"))
+        assert d.find_element(By.ID, "removed") and d.find_element(By.ID, "body-text").text == SCRIPT_BODY
+
+        d.get(base + "/mqsc")
+        d.find_element(By.ID, "script").send_keys("DISPLAY QLOCAL(APP.WEB) CURDEPTH DESCR\nDISPLAY QLOCAL(NONE.SUCH)")
+        _follow(d, d.find_element(By.ID, "run"))
+        output = d.find_element(By.ID, "mqsc-output").text
+        assert "CURDEPTH(1)" in output and "DESCR(<i>web</i>)" in output and "AMQ8147E" in output
+        assert not d.find_elements(By.TAG_NAME, "i")
+        d.save_screenshot(str(_artefact(tmp_path, "console-mqsc.png")))
+
+        d.get(base + "/channels")
+        assert "SYSTEM.DEF.SVRCONN" in d.find_element(By.TAG_NAME, "main").text
+        d.get(base + "/connections")
+        assert "ferrymq command server" in d.find_element(By.TAG_NAME, "main").text
+        _follow(d, d.find_element(By.XPATH, "//header//button"))  # sign out
+        d.get(base + "/queues")
+        assert d.current_url.endswith("/login")
+    finally:
+        qm.stop()
+    assert _artefact(tmp_path, "console-message.png").stat().st_size > 1000
