@@ -7,7 +7,9 @@ reading the process's CPU time per delivery (no sockets, no other processes).
 One publisher puts ``n`` publications of ``size`` bytes on one topic; ``subs`` subscriptions
 (durable with --persistent, on queues of their own; else non-durable managed ones) take them
 with ``get_many`` in batches of ``batch``: under syncpoint and committed per batch when
-persistent. The persistent run uses a FileJournal in a temporary directory, synced every
+persistent. With ``--run N`` the publisher puts N publications per ``put_columns`` call, as
+the asynchronous puts of a client arrive (one PutBatch frame); ``--batch`` and
+``--sync-every`` should then be multiples of N. The persistent run uses a FileJournal in a temporary directory, synced every
 ``sync_every`` publications and after every subscriber's commit, as a group commit would.
 Run it at two counts and divide the difference by the difference of the counts for the
 cost per publication, start-up excluded.
@@ -35,6 +37,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--sync-every", type=int, default=64)
     ap.add_argument("--persistent", action="store_true")
+    ap.add_argument("--run", type=int, default=1, help="publications per put_columns call (1: one MQPUT each)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         journal = FileJournal(directory) if args.persistent else MemoryJournal()
@@ -58,7 +61,11 @@ def main() -> None:
         got = 0
         started, cpu = time.perf_counter(), time.process_time()
         for i in range(args.n):
-            qm.put(pub, topic, md, pmo, data)
+            if args.run == 1:
+                qm.put(pub, topic, md, pmo, data)
+            elif i % args.run == 0:  # the run's publications at once, as a PutBatch brings them
+                assert qm.put_columns(pub, topic, md, pmo, [data] * min(args.run, args.n - i)) == [None] * min(
+                    args.run, args.n - i)
             if i % args.sync_every == args.sync_every - 1 or i == args.n - 1:
                 journal.sync()
             if i % args.batch == args.batch - 1 or i == args.n - 1:

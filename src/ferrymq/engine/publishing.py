@@ -33,8 +33,9 @@ Retained publications reach a new subscription, or one that asks with MQSUBRQ, t
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from ferrymq.engine import propctl
 from ferrymq.engine.api import PutOptions, PutResult
@@ -51,6 +52,7 @@ from ferrymq.engine.subscriptions import Subscription, SubscriptionRegistry
 from ferrymq.engine.units import Units
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
+from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID
 
@@ -63,7 +65,13 @@ _REPLY_REPORTS = C.MQRO_COA | C.MQRO_COD | C.MQRO_EXCEPTION | C.MQRO_EXPIRATION 
 
 _MQPS_KEPT = 4096  # topic strings' mqps sets kept (cleared whole beyond)
 
-FillDescriptor = Callable[[Connection, Handle, MQMD, PutOptions, int, int, float], MQMD]
+
+
+class FillDescriptor(Protocol):
+    """The put entry's ``fill_descriptor``: the descriptor as a put stores it."""
+
+    def __call__(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int, persistence: int,
+                 now: float, msg_id: bytes | None = None) -> MQMD: ...
 
 
 @dataclass(slots=True, eq=False)
@@ -81,6 +89,43 @@ class Publication:
     @property
     def persistent(self) -> bool:
         return self.md.persistence == C.MQPER_PERSISTENT
+
+
+class _Copies:
+    """A publication's copies' descriptors and properties, shared by every publication of
+    a run (``_plan``): the stored descriptor per identity setting (a template, see
+    Message) and the property set per SubUserData."""
+
+    __slots__ = ("properties", "templates")
+
+    def __init__(self) -> None:
+        self.templates: dict[tuple[str, bytes, str, int, int], MQMD] = {}
+        self.properties: dict[str, PropertySet] = {}
+
+
+class _Run:
+    """What the publications of one run of MQPUTs share (``Publisher._run``): the
+    connection and topic handle, the descriptor (but the identifiers), the put options,
+    priority and persistence resolved, the properties, the warning; after the first
+    publication, the stored descriptor, the put time, the subscriptions (None: chosen per
+    publication) and the copies' descriptors and properties."""
+
+    __slots__ = ("conn", "copies", "fill_descriptor", "handle", "md", "not_own", "now", "options", "persistence",
+                 "pmo", "priority", "properties", "stored", "subs", "topic", "unit", "warning")
+
+    def __init__(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int, persistence: int,
+                 fill_descriptor: FillDescriptor, properties: PropertySet | None, warning: int) -> None:
+        assert h.topic is not None
+        self.conn, self.handle, self.topic, self.md, self.pmo = conn, h, h.topic, md, pmo
+        self.options = pmo.options
+        self.not_own = bool(pmo.options & C.MQPMO_NOT_OWN_SUBS)
+        self.priority, self.persistence, self.fill_descriptor = priority, persistence, fill_descriptor
+        self.properties, self.warning = properties, warning
+        self.stored: MQMD | None = None
+        self.now = 0.0
+        self.subs: list[Subscription] | None = None
+        self.copies = _Copies()
+        self.unit: UnitOfWork | None = None  # its persistent copies outside syncpoint (Publisher._end_run)
 
 
 class Publisher:
@@ -110,50 +155,144 @@ class Publisher:
                 MQRC_RESOURCE_PROBLEM, MQRC_SYNCPOINT_LIMIT_REACHED, MQRC_PUBLICATION_FAILURE,
                 and what propctl refuses of the message's properties.
         """
-        topic = h.topic
-        assert topic is not None
-        opts = pmo.options
-        topics = self.topics
-        if topics.effective(topic, "PUB") == C.MQTA_PUB_INHIBITED:
-            raise failed(C.MQRC_PUT_INHIBITED, f"topic {topic!r} has PUB(DISABLED)")
-        if opts & C.MQPMO_SUPPRESS_REPLYTO:
-            if md.report & _REPLY_REPORTS:
-                raise failed(C.MQRC_MISSING_REPLY_TO_Q,
-                             "MQPMO_SUPPRESS_REPLYTO with report options that need a ReplyToQ")
-            if md.reply_to_q.strip() or md.reply_to_q_mgr.strip():
-                md = md.replace(reply_to_q="", reply_to_q_mgr="")
+        md = self._admit(h, md, pmo)
         props = PropertySet.of(properties) if properties else None
         if props or md.format.rstrip() == "MQHRF2":
             md, data, props, _ = propctl.on_put(md, data, props, C.MQPROP_COMPATIBILITY, keep_as_put=False)
             if props:
                 propctl.check_length(props, self.state.qmgr_attr("MAXPROPL"))
-        qmgr_max = self.state.qmgr_attr("MAXMSGL")
-        if len(data) > qmgr_max:
-            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds MAXMSGL({qmgr_max})")
+        run = self._run(conn, h, md, pmo, warning, props, fill_descriptor)
+        try:
+            stored, reason = self._publish_in(run, md.msg_id, md.correl_id, data)
+        finally:
+            self._end_run(run)
+        return PutResult(stored, "", self.name, C.MQCC_WARNING if reason else C.MQCC_OK, reason)
+
+    def publish_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions,
+                    rows: Iterable[tuple[bytes, bytes, bytes]], warning: int,
+                    fill_descriptor: FillDescriptor) -> list[MQError | None]:
+        """A run of MQPUTs through topic handle ``h`` whose descriptors are ``md`` but for
+        each one's (MsgId, CorrelId) in ``rows``: each its own publication, with its own
+        outcome (None or the MQError, a failure or a warning, MQPUT would have returned).
+        What cannot differ between them (the topic's checks and attributes, the stored
+        descriptor but its identifiers, and, without selectors, the subscriptions and their
+        copies' descriptors and properties) is worked out once: ``_run``."""
+        outcomes: list[MQError | None] = []
+        note = outcomes.append
+        if md.format.rstrip() == "MQHRF2":  # each message's properties come out of its own data
+            for msg_id, correl_id, data in rows:
+                try:
+                    done = self.publish(conn, h, md.with_ids(msg_id, correl_id), pmo, data, warning, None,
+                                        fill_descriptor)
+                except MQError as exc:
+                    note(exc)
+                else:
+                    note(None if not done.reason else MQError(done.comp, done.reason, "put warning"))
+            return outcomes
+        try:
+            run = self._run(conn, h, self._admit(h, md, pmo), pmo, warning, None, fill_descriptor)
+        except MQError as exc:
+            return [exc for _ in rows]
+        publish_in = self._publish_in
+        try:
+            for msg_id, correl_id, data in rows:
+                try:
+                    _, reason = publish_in(run, msg_id, correl_id, data)
+                except MQError as exc:
+                    note(exc)
+                else:
+                    note(None if not reason else MQError(C.MQCC_WARNING, reason, "put warning"))
+        finally:
+            self._end_run(run)
+        return outcomes
+
+    def _admit(self, h: Handle, md: MQMD, pmo: PutOptions) -> MQMD:
+        """The topic's and the put options' refusals of a publication through ``h``; its
+        descriptor without ReplyToQ/ReplyToQMgr under MQPMO_SUPPRESS_REPLYTO."""
+        topic = h.topic
+        assert topic is not None
+        if self.topics.effective(topic, "PUB") == C.MQTA_PUB_INHIBITED:
+            raise failed(C.MQRC_PUT_INHIBITED, f"topic {topic!r} has PUB(DISABLED)")
+        if pmo.options & C.MQPMO_SUPPRESS_REPLYTO:
+            if md.report & _REPLY_REPORTS:
+                raise failed(C.MQRC_MISSING_REPLY_TO_Q,
+                             "MQPMO_SUPPRESS_REPLYTO with report options that need a ReplyToQ")
+            if md.reply_to_q.strip() or md.reply_to_q_mgr.strip():
+                md = md.replace(reply_to_q="", reply_to_q_mgr="")
+        return md
+
+    def _run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, warning: int, props: PropertySet | None,
+             fill_descriptor: FillDescriptor) -> _Run:
+        """What the publications put through ``h`` with ``md`` (but its identifiers), ``pmo``
+        and ``props`` share: priority and persistence resolved from the topic; the stored
+        descriptor and the subscriptions follow with the first publication (``_publish_in``)."""
+        topic = h.topic
+        assert topic is not None
+        topics = self.topics
         priority = int(topics.effective(topic, "DEFPRTY")) if md.priority == C.MQPRI_PRIORITY_AS_TOPIC_DEF \
             else md.priority
         persistence = (int(topics.effective(topic, "DEFPSIST")) if md.persistence == C.MQPER_PERSISTENCE_AS_TOPIC_DEF
                        else md.persistence)
-        if persistence == C.MQPER_PERSISTENT and self.journal.refusal:
+        return _Run(conn, h, md, pmo, priority, persistence, fill_descriptor, props, warning)
+
+    def _settle(self, run: _Run) -> MQMD:
+        """The run's stored descriptor (its MsgId and CorrelId are each publication's), made
+        at its first publication that passes the checks before it, as MQPUT makes it; and,
+        when no subscription to its topic has a selector (one could refuse one publication
+        and take the next), the subscriptions that receive every publication of the run.
+
+        Raises:
+            MQError: what ``fill_descriptor`` refuses (context).
+        """
+        run.now = now = self.clock.now()
+        conn, topic = run.conn, run.topic
+        pmo = run.pmo
+        if pmo.options & C.MQPMO_NEW_CORREL_ID:  # each publication's, made by _publish_in
+            pmo = PutOptions(pmo.options & ~C.MQPMO_NEW_CORREL_ID, pmo.context)
+        run.stored = stored = run.fill_descriptor(conn, run.handle, run.md, pmo, run.priority, run.persistence, now,
+                                                  NONE_ID)
+        if not any(sub.selector is not None for sub in self.subscriptions.matching(topic, self.topics.epoch)):
+            run.subs = self.receivers(Publication(topic, stored, b"", run.properties, now, conn.hconn),
+                                      not_own=run.not_own)
+        return stored
+
+    def _publish_in(self, run: _Run, msg_id: bytes, correl_id: bytes, data: bytes) -> tuple[MQMD, int]:
+        """Publish one message of ``run`` (MQPUT's ``msg_id`` and ``correl_id``): its stored
+        descriptor and the warning reason (0: none).
+
+        Raises:
+            MQError: as ``publish``, but for what ``_admit`` decides.
+        """
+        qmgr_max = self.state.qmgr_attr("MAXMSGL")
+        if len(data) > qmgr_max:
+            raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds MAXMSGL({qmgr_max})")
+        persistent = run.persistence == C.MQPER_PERSISTENT
+        if persistent and self.journal.refusal:
             raise failed(C.MQRC_RESOURCE_PROBLEM, self.journal.refusal)
-        now = self.clock.now()
-        stored = fill_descriptor(conn, h, md, pmo, priority, persistence, now)
-        pub = Publication(topic, stored, bytes(data), props, now, conn.hconn)
-        subs = self.receivers(pub, not_own=bool(opts & C.MQPMO_NOT_OWN_SUBS))
+        base = run.stored or self._settle(run)
+        opts, new_id = run.options, self.state.new_id
+        if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
+            msg_id = new_id()
+        if opts & C.MQPMO_NEW_CORREL_ID:
+            correl_id = new_id()
+        stored = base.with_ids(msg_id, correl_id)
+        conn, now = run.conn, run.now
+        pub = Publication(run.topic, stored, bytes(data), run.properties, now, conn.hconn)
+        subs = run.subs if run.subs is not None else self.receivers(pub, not_own=run.not_own)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
         uow = conn.uow if in_uow else None
         if uow is not None and len(uow) + len(subs) > self.state.qmgr_attr("MAXUMSGS"):
             raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work would exceed MAXUMSGS with {len(subs)} copies")
-        plans = self._plan(pub, subs, False)
+        plans = self._plan(pub, subs, False, copies=run.copies)
         if in_uow:
             uow = self.units.uow_of(conn)
-        self._place(plans, uow, pub.persistent, pub.data)
+        self._place(plans, uow, persistent, pub.data, run)
         if opts & C.MQPMO_RETAIN:
-            self.retained.keep(Retained(topic, stored, pub.data, props, now), uow)
-        reason = warning
+            self.retained.keep(Retained(run.topic, stored, pub.data, run.properties, now), uow)
+        reason = run.warning
         if not subs and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and not reason:
             reason = C.MQRC_NO_SUBS_MATCHED
-        return PutResult(stored, "", self.name, C.MQCC_WARNING if reason else C.MQCC_OK, reason)
+        return stored, reason
 
     def receivers(self, pub: Publication, *, not_own: bool = False) -> list[Subscription]:
         """The subscriptions that receive ``pub`` now (see the module docstring, step 3)."""
@@ -207,11 +346,13 @@ class Publisher:
 
     # -- planning and placing copies -------------------------------------------------------
     def _plan(self, pub: Publication, subs: list[Subscription], retained: bool,
-              planned: dict[str, int] | None = None, strict: bool = False) -> list[tuple[QueueObject, Message,
-                                                                                          Subscription | None]]:
+              planned: dict[str, int] | None = None, strict: bool = False,
+              copies: _Copies | None = None) -> list[tuple[QueueObject, Message, Subscription | None]]:
         """Each subscription's copy and the queue it goes to (a dead-letter queue for one
         its own queue refuses), or MQRC_PUBLICATION_FAILURE as PMSGDLV/NPMSGDLV decide.
-        ``planned`` counts copies already planned per queue (depth is checked with them)."""
+        ``planned`` counts copies already planned per queue (depth is checked with them).
+        ``copies``: the descriptors and properties made for the other publications of a run
+        (they are the same for every one), added to as they are made."""
         if planned is None:
             planned = {}
         plans: list[tuple[QueueObject, Message, Subscription | None]] = []
@@ -222,9 +363,11 @@ class Publisher:
         md_persistence, md_priority, md_correl = md.persistence, md.priority, md.correl_id
         # The copies of one publication differ in MsgId, CorrelId and what the subscription
         # sets (identity, priority, persistence): one stored descriptor (a template, see
-        # Message) per distinct setting, each copy its identifiers.
-        templates: dict[tuple[str, bytes, str, int, int], MQMD] = {}
-        props_for: dict[str, PropertySet] = {}
+        # Message) per distinct setting, each copy its identifiers. The publications of a
+        # run differ only in their identifiers, which no template holds.
+        if copies is None:
+            copies = _Copies()
+        templates, props_for = copies.templates, copies.properties
         failures: list[tuple[Subscription, Message, int, str]] = []
         queues, refusal = self.objects.queues, self._refusal
         id_prefix, id_tail = self.reserve_ids(len(subs))
@@ -278,6 +421,10 @@ class Publisher:
             props.set(USER_DATA_PROPERTY, user_data, C.MQTYPE_STRING)
         if retained:
             props.set(RETAINED_PROPERTY, True, C.MQTYPE_BOOLEAN)
+        # Packed now, while it is the only one: every copy (and each getter's copy of a
+        # copy, PropertySet.copy) then carries the packed form instead of packing its own
+        # for its delivery, its size check and its journal record.
+        props_model.pack(props)
         if not own:
             if len(self._mqps_only) >= _MQPS_KEPT:
                 self._mqps_only.clear()
@@ -331,15 +478,22 @@ class Publisher:
         return out
 
     def _place(self, plans: list[tuple[QueueObject, Message, Subscription | None]], uow: UnitOfWork | None,
-               persistent: bool, data: bytes | None = None) -> None:
+               persistent: bool, data: bytes | None = None, run: _Run | None = None) -> None:
         """Place planned copies: in ``uow``; or, for persistent copies to more than one
-        queue, in a unit of their own committed at once (one journal transaction); or one
+        queue, in a unit of their own (one journal transaction): the ``run``'s, which
+        ``_end_run`` commits once for all its publications, or one committed at once; or one
         by one. The persistent copies of ``data`` (not a dead letter's) share one data
         record when there are several."""
         if not plans:
             return
-        own_unit = uow is None and persistent and len(plans) > 1
-        unit = UnitOfWork(self.staging.new_txid()) if own_unit else uow
+        own_unit = uow is None and persistent and (len(plans) > 1 or (run is not None and run.unit is not None))
+        unit = uow
+        if own_unit:
+            unit = run.unit if run is not None else None
+            if unit is None:
+                unit = UnitOfWork(self.staging.new_txid())
+                if run is not None:
+                    run.unit = unit
         if data is not None and unit is not None:
             sharing = [msg for _, msg, sub in plans if sub is not None and msg.persistent]
             if len(sharing) > 1:
@@ -355,6 +509,15 @@ class Publisher:
             if sub is not None:
                 sub.delivered += 1
                 sub.last_msg_at = msg.put_at
-        if own_unit:
+        if own_unit and run is None:
             assert unit is not None
+            self.units.commit_unit(unit)
+
+    def _end_run(self, run: _Run) -> None:
+        """Commit the unit the run's persistent copies outside syncpoint were placed in: one
+        journal transaction for every publication of the run, each delivered whole or not
+        at all (a crash before the commit is durable loses the run's publications, none of
+        which was acknowledged), visible together."""
+        if run.unit is not None:
+            unit, run.unit = run.unit, None
             self.units.commit_unit(unit)

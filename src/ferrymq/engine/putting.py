@@ -92,7 +92,7 @@ class Putter:
         self.uow_of = units.uow_of
         self.taker, self.give, self.hand_over = handover.taker, handover.give, handover.hand_over
         self.open, self.close = open_, close
-        self.publish = publisher.publish
+        self.publish, self.publish_run = publisher.publish, publisher.publish_run
         self.remote = RemoteNames(state.name, state.objects)
         self._remotes_epoch = -1  # the objects' epoch when ``_remotes`` was counted
         self._remotes = False  # any QREMOTE with an RNAME: a ReplyToQ may name a reply-to alias
@@ -226,17 +226,10 @@ class Putter:
             return PutResult(md, "", self.name, exc.comp, exc.reason, outcomes=[exc] * len(datas))
         ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
         if h.topic is not None:  # each message a publication of its own
-            outcomes: list[MQError | None] = []
-            for msg_id, correl_id, data in zip(repeat(md.msg_id) if msg_ids is None else msg_ids,
-                                               repeat(md.correl_id) if correl_ids is None else correl_ids, datas,
-                                               strict=False):
-                try:
-                    done = self.place(conn, h, md.with_ids(msg_id, correl_id), pmo, data, warning)
-                except MQError as exc:
-                    outcomes.append(exc)
-                else:
-                    outcomes.append(None if not done.reason else MQError(done.comp, done.reason, "put warning"))
-            return PutResult(md, "", self.name, outcomes=outcomes)
+            rows = zip(repeat(md.msg_id) if msg_ids is None else msg_ids,
+                       repeat(md.correl_id) if correl_ids is None else correl_ids, datas, strict=False)
+            return PutResult(md, "", self.name, outcomes=self.publish_run(conn, h, md, pmo, rows, warning,
+                                                                          self.fill_descriptor))
         q = h.queue
         assert q is not None
         if any(col is not None and len(col) != len(datas) for col in (msg_ids, correl_ids)):
