@@ -6,9 +6,10 @@ import struct
 
 import pytest
 
+from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
-from ferrymq.protocol import codec, columnframes, seqframes
+from ferrymq.protocol import body, codec, columnframes, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ClientConnection, ServerConnection
 from ferrymq.protocol.mdcodec import pack_md, unpack_md
@@ -184,3 +185,21 @@ def test_every_packet_type_has_a_decoder_in_one_direction() -> None:
     types = {v for mod in (codec, seqframes, columnframes) for k, v in vars(mod).items() if k.startswith("T_")}
     assert types == set(codec.CLIENT_FRAMES) | set(codec.SERVER_FRAMES) | {codec.T_CONNECT_REPLY}
     assert all(1100 <= t <= 1199 for t in types)
+
+
+
+def test_properties_decoded_once_are_each_messages_own() -> None:
+    props = PropertySet()
+    props.set("mqps.Top", "a/b")
+    field = body.props(props)
+    r = body.Reader(bytearray(field * 3), "PUSHED_BATCH")
+    sets = [r.props() for _ in range(3)]
+    assert all(p == props for p in sets)
+    assert len({id(p) for p in sets}) == 3  # a receiver may change its own without changing the others
+    assert sets[0] is not None
+    sets[0]["mqps.Top"] = "changed"
+    assert body.Reader(field, "PUSHED_BATCH").props() == props
+    bad = b"\0" * 8 + field[:-1] + b"\xff"  # the value's last byte no longer UTF-8
+    with pytest.raises(DecodeError) as excinfo:
+        body.Reader(bad, "X", 8).props()
+    assert excinfo.value.offset >= 8  # where it lies in the frame, not in the set alone

@@ -34,6 +34,15 @@ NO_PROPS = b"\0\0\0\0"
 _WHOLE_LE = {V2_LE_HEAD: C.MQMD_LENGTH_2, b"MD  \x01\x00\x00\x00": C.MQMD_LENGTH_1}
 """An MQMD's first 8 bytes (StrucId, Version little-endian) -> its whole length."""
 
+_DECODED_KEPT = 256
+"""Distinct property sets whose decoding a process keeps (cleared whole beyond)."""
+_DECODED_MAX = 1024
+"""Bytes: a larger property set is decoded each time it comes."""
+_decoded: dict[bytes, props_model.PropertySet] = {}
+"""Decoded property sets by their binary form. The copies of one publication (and most
+messages of one sender) carry the same properties, which a receiver would otherwise decode
+again for every message; each receiver gets a copy, the kept one is never handed out."""
+
 MAX_LIST = 256
 """Selectors per INQUIRE/SET (MQ's own limits are far lower)."""
 MAX_BATCH = 4096
@@ -272,7 +281,19 @@ class Reader:
         if self.end - self.pos < n:
             raise self.fail(f"properties of {n} bytes, {self.end - self.pos} present")
         start, self.pos = self.pos, self.pos + n
-        return props_model.unpack(self.buf, start, self.pos)
+        if n > _DECODED_MAX:
+            return props_model.unpack(self.buf, start, self.pos)
+        raw = bytes(self.buf[start : self.pos])
+        kept = _decoded.get(raw)
+        if kept is None:
+            try:
+                kept = props_model.unpack(raw)
+            except DecodeError:  # again where it lies, for the offset in the frame
+                return props_model.unpack(self.buf, start, self.pos)
+            if len(_decoded) >= _DECODED_KEPT:
+                _decoded.clear()
+            _decoded[raw] = kept
+        return kept.copy()
 
     def rest(self) -> bytes:
         """The rest of the body, copied once."""
