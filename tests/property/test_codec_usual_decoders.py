@@ -134,3 +134,65 @@ def test_packer_is_the_general_one(case: tuple[str, Frame[Any], Any, bytes], sta
     if hasattr(ev, "comp"):
         ev.comp, ev.reason, ev.detail = status
     assert b"".join(frame.pack(ev)) == b"".join(frame.pack_general(ev))
+
+
+_PACKETS: list[tuple[str, Frame[Any], Any]] = [  # the frames whose bodies ``bodies`` can draw
+    (f.name, f, f.decode_packet) for f in codec.FRAMES.values() if not any(isinstance(k, Part) for _, k in f.fields)]
+_PACKETS.append(("PUT md_bytes", codec.FRAMES[E.Put], codec.CLIENT_PACKETS_MD_BYTES[codec.T_PUT]))
+
+
+@given(bodies(_PACKETS), st.binary(max_size=5), st.integers(0, 2**40), st.integers(0, 3),
+       st.sampled_from(["none", "none", "none", "type", "magic", "version", "props", "size+", "size-", "cut", "limit"]),
+       st.sampled_from([bytes, bytearray]))
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_packet_decoder_is_the_general_one(case: tuple[str, Frame[Any], Any, bytes], before: bytes, corr: int,
+                                           flags: int, header: str, kind: type) -> None:
+    """A packet decoder gives the general decoder's event or error for the packet's body, and
+    the packet's end; or None, and then only for a packet that is not whole, not this frame's,
+    or whose header the reader would refuse (it reads each of those)."""
+    name, frame, decode_packet, raw = case
+    ptype, size, magic, props, limit = frame.ptype, 36 + len(raw), 2147476418, 0, 1 << 20
+    version = 350
+    if header == "type":
+        ptype ^= 1
+    elif header == "magic":
+        magic ^= 1 << 8
+    elif header == "version":
+        version += 1
+    elif header == "props":
+        props = 4
+    elif header == "size+":
+        size += 1
+    elif header == "size-":
+        size -= 1
+    elif header == "limit":
+        limit = size - 1
+    packet = struct.pack(">hhiiiqqI", version, ptype, size, magic, props, 0, corr, flags) + raw
+    if header == "cut":
+        packet = packet[:-1]
+    buf = kind(before + packet + (b"tail" if header != "cut" else b""))
+    have = len(before) + len(packet)
+    try:
+        got = decode_packet(buf, len(before), have, limit)
+    except DecodeError as exc:
+        got = (("DecodeError", str(exc)), len(before) + size)
+    if got is None:
+        return
+    assert header in ("none", "size-") and size >= 36, header
+    ev, end = got
+    assert end == len(before) + size
+    general = frame.decode_general if name != "PUT md_bytes" else frame._decoders(md_as_bytes=True)[0]
+    assert ev == _outcome(general, buf, len(before) + 36, end, corr, flags)
+
+
+def test_packet_decoder_takes_the_usual_packets() -> None:
+    """The packets a request/reply loop sends and receives are read by their packet decoders."""
+    md = MQMD(msg_id=b"m" * 24, correl_id=b"c" * 24).pack(version=2)
+    for ev in (E.GetReply(5, md, b"body", 4, bytes(16), "Q.R"), E.Put(6, 3, md, b"data"),
+               E.Get(7, 3, md, options=0, wait_interval=-1, match_options=2, buffer_length=1024, msg_token=bytes(16)),
+               E.Reply(8)):
+        packet = b"".join(codec.pack(ev))
+        got = codec.FRAMES[type(ev)].decode_packet(packet, 0, len(packet), 1 << 20)
+        assert got is not None and got[1] == len(packet)
+        assert got[0] == codec.FRAMES[type(ev)].decode_general(packet, 36, len(packet), ev.corr,
+                                                               struct.unpack_from(">I", packet, 32)[0])

@@ -375,6 +375,14 @@ CLIENT_FRAMES_MD_BYTES: dict[int, Decoder] = {**CLIENT_FRAMES, T_PUT: FRAMES[E.P
 """CLIENT_FRAMES, but a Put's ``md`` kept as its bytes (ServerConnection(raw_put_md=True))."""
 SERVER_FRAMES: dict[int, Decoder] = {f.ptype: f.decode for f in _SERVER_SIDE}
 """Frames a client accepts (sent by servers)."""
+
+PacketDecoder = Callable[[bytes | bytearray, int, int, int], "tuple[object, int] | None"]
+"""A frame's generated packet decoder: (buffer, packet start, end of the bytes buffered,
+largest packet) -> its event and the packet's end, or None (ferrymq.protocol.layout)."""
+CLIENT_PACKETS: dict[int, PacketDecoder] = {f.ptype: f.decode_packet for f in _CLIENT_SIDE}
+CLIENT_PACKETS_MD_BYTES: dict[int, PacketDecoder] = {
+    **CLIENT_PACKETS, T_PUT: FRAMES[E.Put].packet_decoder(md_as_bytes=True)}
+SERVER_PACKETS: dict[int, PacketDecoder] = {f.ptype: f.decode_packet for f in _SERVER_SIDE}
 NAMES: dict[int, str] = {f.ptype: f.name for f in FRAMES.values()}
 EVENTS: dict[int, type] = {f.ptype: f.event for f in FRAMES.values()}
 """Every frame's event class by its packet type."""

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import enum
 import struct
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Callable, Iterable
+from typing import Final, cast
 
 from ferrymq.errors import DecodeError
 from ferrymq.protocol import codec, columnframes, rules
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.rules import FRAME_OVERHEAD, HANDSHAKE_LIMIT, Conversation, CrossedInFlight, State
-from ferrymq.wire.gpacket import _HEADER, HEADER_SIZE, MAGIC, VERSION, GPacketReader
+from ferrymq.wire.gpacket import HEADER_SIZE, GPacketReader
 
 __all__ = ["CLOSED", "FRAME_OVERHEAD", "HANDSHAKE_LIMIT", "NEED_DATA", "ClientConnection", "ServerConnection", "State"]
 
@@ -47,14 +47,19 @@ Next = E.Event | _Sentinel
 _PACKERS = codec.PACKERS
 _ENCODING_ERRORS = (ValueError, OverflowError, TypeError, struct.error)
 
-Incoming = dict[int, tuple[codec.Decoder, rules.Rule]]
-"""The frames one end accepts: packet type -> its decoder and the rule of its event."""
+_DecodePacket = Callable[[bytes | bytearray, int, int, int], "tuple[E.Event, int] | None"]
+_Decode = Callable[[bytes | bytearray, int, int, int, int], E.Event]
+Incoming = dict[int, tuple[_DecodePacket, rules.Rule, _Decode]]
+"""The frames one end accepts: packet type -> its packet decoder, the rule of its event,
+and its body decoder."""
 Outgoing = dict[type, tuple[rules.Rule, codec.Packer]]
 """The events one end sends: class -> its rule and its frame's packer."""
 
 
-def _incoming(frames: dict[int, codec.Decoder], theirs: dict[type, rules.Rule]) -> Incoming:
-    return {ptype: (decode, theirs[codec.EVENTS[ptype]]) for ptype, decode in frames.items()}
+def _incoming(frames: dict[int, codec.Decoder], packets: dict[int, codec.PacketDecoder],
+              theirs: dict[type, rules.Rule]) -> Incoming:
+    return {ptype: (cast(_DecodePacket, packets[ptype]), theirs[codec.EVENTS[ptype]], cast(_Decode, decode))
+            for ptype, decode in frames.items()}
 
 
 def _outgoing(mine: dict[type, rules.Rule]) -> Outgoing:
@@ -143,22 +148,28 @@ class _Machine(Conversation):
         reader = self._reader
         buf, pos, have = reader._buf, reader._pos, reader._end
         try:
-            usual = False
+            got = None
             if have - pos >= HEADER_SIZE and reader._header is None and reader._error is None:
-                # The usual packet, decided from one unpack: whole in the buffer, its header
-                # good (GPacketReader.next_in_place checks the same, and takes every other).
-                version, ptype, size, magic, props_size, _, corr, flags = _HEADER.unpack_from(buf, pos)
-                end = pos + size
-                if (magic == MAGIC and version == VERSION and HEADER_SIZE <= size <= reader.max_size
-                        and 0 <= props_size <= size - HEADER_SIZE and end <= have):
-                    usual = True
-                    start = pos + HEADER_SIZE
-                    if end == have and reader._rx is None and not reader._more:  # consume(end), inline
-                        reader._buf, reader._pos, reader._end = b"", 0, 0
-                        reader.drained = True
-                    else:
-                        reader.consume(end)
-            if not usual:
+                # The usual packet: whole in the buffer, read with its header by its frame's
+                # packet decoder, the frame told by the type in the header (the decoder checks
+                # the header as GPacketReader.next_in_place does, and leaves it every other case).
+                entry = self._theirs.get(buf[pos + 2] << 8 | buf[pos + 3])
+                if entry is not None:
+                    decode_packet, rule, _ = entry
+                    try:
+                        got = decode_packet(buf, pos, have, reader.max_size)
+                    except DecodeError as exc:
+                        ptype = buf[pos + 2] << 8 | buf[pos + 3]
+                        raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
+                                                  self._fed - reader.buffered) from None
+            if got is not None:
+                ev, end = got
+                if end == have and reader._rx is None and not reader._more:  # consume(end), inline
+                    reader._buf, reader._pos, reader._end = b"", 0, 0
+                    reader.drained = True
+                else:
+                    reader.consume(end)
+            else:
                 try:
                     frame = reader.next_in_place()
                 except DecodeError as exc:  # the framing itself: bad magic, version, size over the limit
@@ -169,15 +180,15 @@ class _Machine(Conversation):
                     self.drained = True
                     return NEED_DATA
                 ptype, flags, corr, props_size, buf, start, end = frame
-            entry = self._theirs.get(ptype)
-            if entry is None or props_size:
-                raise self._refused(ptype, props_size, end - start)
-            decode, rule = entry
-            try:
-                ev: E.Event = decode(buf, start, end, corr, flags)  # type: ignore[assignment, arg-type]
-            except DecodeError as exc:
-                raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
-                                          self._fed - reader.buffered - (end - start + HEADER_SIZE)) from None
+                entry = self._theirs.get(ptype)
+                if entry is None or props_size:
+                    raise self._refused(ptype, props_size, end - start)
+                _, rule, decode = entry
+                try:
+                    ev = decode(buf, start, end, corr, flags)
+                except DecodeError as exc:
+                    raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
+                                              self._fed - reader.buffered - (end - start + HEADER_SIZE)) from None
             try:
                 rule(self, ev)
             except CrossedInFlight:  # no breach: the driver ignores such a frame
@@ -279,16 +290,16 @@ class _Machine(Conversation):
 class ClientConnection(_Machine):
     """The client's end: sends requests, receives replies and pushed messages."""
 
-    _theirs = _incoming(codec.SERVER_FRAMES, rules.SERVER_SENDS)
+    _theirs = _incoming(codec.SERVER_FRAMES, codec.SERVER_PACKETS, rules.SERVER_SENDS)
     _mine = _outgoing(rules.CLIENT_SENDS)
 
 
 class ServerConnection(_Machine):
     """The server's end: receives requests, sends replies, pushed messages, heartbeats."""
 
-    _theirs = _incoming(codec.CLIENT_FRAMES, rules.CLIENT_SENDS)
+    _theirs = _incoming(codec.CLIENT_FRAMES, codec.CLIENT_PACKETS, rules.CLIENT_SENDS)
     _mine = _outgoing(rules.SERVER_SENDS)
-    _theirs_md_bytes = _incoming(codec.CLIENT_FRAMES_MD_BYTES, rules.CLIENT_SENDS)
+    _theirs_md_bytes = _incoming(codec.CLIENT_FRAMES_MD_BYTES, codec.CLIENT_PACKETS_MD_BYTES, rules.CLIENT_SENDS)
 
     def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024, raw_put_md: bool = False) -> None:
         """``raw_put_md``: a Put event's ``md`` is the MQMD's bytes (checked to be one), for

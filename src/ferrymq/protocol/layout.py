@@ -27,6 +27,14 @@ usual values among them at once; a body with any other value goes, from its star
 header and the fixed fields after it, in one ``pack``; ``pack_general`` packs the status
 on its own (tests/property/test_codec_usual_decoders.py holds each pair to the same
 results). Their source is kept on the Frame (``pack_source``, ``decode_source``).
+
+A third function, ``decode_packet(buf, at, have, limit) -> (event, end) | None``, is
+``decode`` for a whole packet: the GPacket header is read in the ``unpack`` of the body's
+first run and checked there (type, version, magic, no properties section, size within the
+limit and within what is buffered), so that a usual frame costs the protocol machine one
+call and one ``unpack`` more than its body's. Any header it does not take, it leaves (None)
+to ferrymq.wire.gpacket.GPacketReader and ``decode``, which read every case
+(tests/property/test_codec_usual_decoders.py holds it to the general decoder too).
 """
 
 from __future__ import annotations
@@ -76,6 +84,10 @@ class Part(Generic[Ev]):
 Field = tuple[str, "str | Part[Ev]"]
 Decode = Callable[[bytes | memoryview, int, int, int, int], Ev]
 """A generated decoder: (buffer, body start, body end, correlation id, flags) -> the event."""
+DecodePacket = Callable[[bytes | bytearray, int, int, int], tuple[Ev, int] | None]
+"""A generated packet decoder: (buffer, packet start, end of the bytes buffered, largest
+packet allowed) -> the event and the packet's end, or None when the bytes at the start are
+not a whole packet of this frame with a good header and no properties section."""
 
 
 def _is_fixed(kind: object) -> bool:
@@ -123,11 +135,16 @@ class Frame(Generic[Ev]):
         self.pack_general = self.pack if not self._folds_status() else cast(
             Callable[[Ev], list[bytes]], self._compile(self._pack_source(fold_status=False), "pack"))
         self.decode_general, self.decode, self.decode_source = self._decoders(md_as_bytes=False)
+        self.decode_packet = self._packet_decoder(md_as_bytes=False)
 
     def decoder(self, *, md_as_bytes: bool) -> Decode[Ev]:
         """``decode``, or with ``md_as_bytes`` one that keeps every ``md`` field as its bytes
         (checked to be an MQMD: a driver that decodes it only when it must)."""
         return self.decode if not md_as_bytes else self._decoders(md_as_bytes=True)[1]
+
+    def packet_decoder(self, *, md_as_bytes: bool = False) -> DecodePacket[Ev]:
+        """``decode_packet``, or with ``md_as_bytes`` as ``decoder`` says."""
+        return self.decode_packet if not md_as_bytes else self._packet_decoder(md_as_bytes=True)
 
     def _decoders(self, *, md_as_bytes: bool) -> tuple[Decode[Ev], Decode[Ev], str]:
         """The general decoder; ``decode``, the usual values' decoder, which hands every
@@ -139,6 +156,12 @@ class Frame(Generic[Ev]):
         if usual is None:
             return general, general, source
         return general, cast(Decode[Ev], self._compile(usual, "decode", general)), usual
+
+    def _packet_decoder(self, *, md_as_bytes: bool) -> DecodePacket[Ev]:
+        general = self._decoders(md_as_bytes=md_as_bytes)[0]
+        source = self._usual_decode_source(md_as_bytes=md_as_bytes, packet=True)
+        assert source is not None
+        return cast(DecodePacket[Ev], self._compile(source, "decode_packet", general))
 
     def _compile(self, source: str, fn: str, general: object = None) -> object:
         ns = dict(self._ns)
@@ -340,16 +363,29 @@ class Frame(Generic[Ev]):
         lines.append(f"return _E({self._arguments(values)})")
         return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
 
-    def _usual_decode_source(self, *, md_as_bytes: bool) -> str | None:
+    def _usual_decode_source(self, *, md_as_bytes: bool, packet: bool = False) -> str | None:
         """A decoder of bodies whose every field has its usual value (an OK status, an MQMD
         version 2 in little-endian, no properties, ASCII text), reading each run of fields
         of known size with one ``unpack`` and testing the usual values among them at once;
         any other body goes to the general decoder (``_general``), from its start. None when
-        a field is read only by the general decoder (a Part, a charv)."""
-        if any(isinstance(kind, Part) or kind == "charv" for _, kind in self.fields):
+        a field is read only by the general decoder (a Part, a charv).
+
+        With ``packet``, ``decode_packet``: the same decoder of a whole packet, whose header
+        is read and checked in the ``unpack`` of the body's first run (its fixed fields up to
+        its first variable one); a packet with the header checked goes whole to the general
+        decoder when its body is not the usual one, and every other case returns None (and
+        is read by ferrymq.wire.gpacket.GPacketReader, which says what is wrong). A frame
+        with a field only the general decoder reads has the header read so, and the body
+        read by the general decoder."""
+        own_fields = any(isinstance(kind, Part) or kind == "charv" for _, kind in self.fields)
+        if own_fields and not packet:
             return None
-        general = "return _general(buf, start, end, corr, flags)"
-        lines: list[str] = ["pos = start"]
+        if not packet:
+            general = "return _general(buf, start, end, corr, flags)"
+            lines: list[str] = ["pos = start"]
+        else:
+            general = f"return _general(buf, at + {HEADER_SIZE}, end, corr, flags), end"
+            lines = ["pos = at"]
         values: dict[str, str] = {}
         if self.corr:
             values["corr"] = "corr"
@@ -362,15 +398,32 @@ class Frame(Generic[Ev]):
         after: list[str] = []  # lines that read the run's fields, ``pos`` still at its start
         size = 0
 
+        if packet:  # the header opens the first run: version and type, size, magic and an
+            # empty properties section, (the timestamp skipped), sequence, flags
+            codes.append("4si8s8xqI")
+            names.extend(["h_type", "h_size", "h_magic", "corr", "flags"])
+            self._ns["_TYPE"] = struct.pack(">hh", gpacket.VERSION, self.ptype)
+            self._ns["_MAGIC"] = struct.pack(">ii", gpacket.MAGIC, 0)
+            size = HEADER_SIZE
+        first = packet
+
         def flush() -> None:
-            nonlocal size
+            nonlocal size, first
             if not codes:
                 return
             st = f"_S{len(self._ns)}"
             self._ns[st] = struct.Struct(">" + "".join(codes))
             assert self._ns[st].size == size  # type: ignore[attr-defined]
-            lines.append(f"if end - pos < {size}: {general}")
-            lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
+            if first:  # the header's checks (a packet shorter than the run: not the usual one)
+                lines.append(f"if have - pos < {size}: return None")
+                lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
+                lines.append("end = pos + h_size")
+                lines.append(f"if h_type != _TYPE or h_magic != _MAGIC or not {size} <= h_size <= limit or end > have: "
+                             "return None")
+                first = False
+            else:
+                lines.append(f"if end - pos < {size}: {general}")
+                lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
             if unusual:
                 lines.append(f"if {' or '.join(unusual)}: {general}")
             lines.extend(after)
@@ -378,6 +431,11 @@ class Frame(Generic[Ev]):
             for done in (codes, names, unusual, after):
                 done.clear()
             size = 0
+
+        if own_fields:  # the header only; the body is the general decoder's
+            flush()
+            lines.append(general)
+            return "def decode_packet(buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
 
         for attr, kind in self.fields:
             assert isinstance(kind, str)
@@ -433,6 +491,9 @@ class Frame(Generic[Ev]):
         flush()
         if not any(kind == "rest" for _, kind in self.fields):
             lines.append(f"if pos != end: {general}")
+        if packet:
+            lines.append(f"return _E({self._arguments(values)}), end")
+            return "def decode_packet(buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
         lines.append(f"return _E({self._arguments(values)})")
         return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
 

@@ -300,6 +300,26 @@ def _reply(c: Conversation, ev: E.ReplyEvent | seqframes.SeqReply) -> None:
     del c._outstanding[corr]
 
 
+def _answer(t: type) -> Rule:
+    """``_reply`` for replies of class ``t``, made from ANSWERS: a reply to a request whose
+    answer changes nothing but the outstanding requests (a Get's, a Put's ...) is applied
+    with one ``pop``; any other goes back, to ``_reply``, which applies it or raises."""
+    simple = frozenset(req for req, answers in ANSWERS.items()
+                       if (t in answers or t is _GENERIC_REPLY) and req not in _ANSWER_CHANGES)
+
+    def answer(c: Conversation, ev: E.ReplyEvent | seqframes.SeqReply) -> None:
+        corr = ev.corr
+        req = c._outstanding.pop(corr, None)
+        if req not in simple:
+            if req is not None:
+                c._outstanding[corr] = req
+            _reply(c, ev)
+    return answer
+
+
+SERVER_SENDS.update((t, _answer(t)) for t, rule in list(SERVER_SENDS.items()) if rule is _reply)
+
+
 @_rule(SERVER_SENDS, E.Pushed, E.PersistentNext, E.PushedBatch)
 def _pushed(c: Conversation, ev: E.Pushed | E.PersistentNext | E.PushedBatch) -> None:
     if type(ev) is E.PushedBatch:
