@@ -1,7 +1,8 @@
 """The first wall of a new user's job: Spark's Python workers run PYSPARK_PYTHON (python3
 on the PATH when unset), not the driver's interpreter. A job run as ``venv/bin/python
-job.py`` with the venv not activated must work in local mode, and a worker interpreter
-without ferrymq must be named with the fix, on the driver, before any query."""
+job.py`` with the venv not activated must work in local mode with no set-up step beyond
+importing ferrymq.spark, and a worker interpreter without ferrymq must be named with the
+fix, on the driver, before any query."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ferrymq.spark import WorkerPythonError, register
 
 pytestmark = pytest.mark.timeout(300)
 
+# No register(): importing ferrymq.spark is the whole set-up (ferrymq.spark.sessions).
 JOB = """
 import sys
 from pyspark.sql import SparkSession
@@ -26,8 +28,6 @@ import ferrymq.spark
 
 spark = (SparkSession.builder.master("local[2]").config("spark.driver.host", "127.0.0.1")
          .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.enabled", "false").getOrCreate())
-spark.sparkContext.setLogLevel("ERROR")
-ferrymq.spark.register(spark)
 opts = {"queueManager": "QM1", "connName": sys.argv[1], "queue": "WP.Q"}
 spark.createDataFrame([(b"one",), (b"two",)], "payload binary").write.format("ferrymq").options(**opts).mode("append").save()
 print("READ", sorted(r.payload.decode() for r in spark.read.format("ferrymq").options(**opts).load().collect()))
@@ -49,7 +49,7 @@ def _python_without_ferrymq(tmp_path: Path, env: dict[str, str]) -> str:
     return str(bindir)
 
 
-def test_a_job_run_with_the_venv_not_activated_works_in_local_mode(qmp: QueueManagerProcess, tmp_path: Path) -> None:
+def test_a_job_run_with_the_venv_not_activated_works_in_local_mode_without_register(qmp: QueueManagerProcess, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "VIRTUAL_ENV")}
     venv_bin = str(Path(sys.executable).parent)
     bindir = _python_without_ferrymq(tmp_path, env)
@@ -60,6 +60,7 @@ def test_a_job_run_with_the_venv_not_activated_works_in_local_mode(qmp: QueueMan
                          text=True, timeout=240, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "READ ['one', 'two']" in out.stdout
+    assert "replaced a statically registered data source" not in out.stderr  # found once, not twice
     with connect("QM1", qmp.conn_name) as c:
         assert c.queue_range("WP.Q").depth == 2
 
