@@ -3,8 +3,10 @@
 1. ingest: a streaming query reads N messages of SIZE bytes from a ferrymq queue
    (availableNow, maxMessagesPerTrigger=BATCH, PARTS partitions) into Spark's noop sink;
 2. synthetic: the same query over an in-memory Python source of the same shape (the same
-   30 columns as Arrow batches, random payloads of SIZE bytes): what Spark's Python-source
-   path can take on this machine, whatever the source;
+   32 columns as Arrow batches, random payloads of SIZE bytes): what Spark's Python-source
+   path can take on this machine, whatever the source; synthetic_like: the same with the
+   other columns holding a real message's values (strings of their lengths, nulls where
+   ferrymq has nulls) instead of empty strings and zeros;
 3. write: a DataFrame of N rows of SIZE-byte payloads written to a queue (batch write,
    Arrow writer, prepared units committed by the driver), and the same with the Row writer;
 4. stream write: the synthetic source (payload column only) written by a streaming query
@@ -165,9 +167,11 @@ def run_stream(spark: Any, reader: Any, rows: int, qmgr: int) -> dict[str, Any]:
     return out
 
 
-def synthetic_source(size: int) -> Any:
+def synthetic_source(size: int, like: dict[str, Any] | None = None, name: str = "ferrymq_synthetic") -> Any:
     """An in-memory stream source producing ferrymq-shaped Arrow batches (defined here so
-    that Spark pickles it by value to its workers)."""
+    that Spark pickles it by value to its workers). ``like``: the values of a real message's
+    other columns (a browsed message's, ``message_values``), repeated in every row instead
+    of empty strings and zeros: the same shape down to the strings' lengths and the nulls."""
     from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
     from pyspark.sql.streaming.datasource import ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 
@@ -189,7 +193,9 @@ def synthetic_source(size: int) -> Any:
         }
         arrays = []
         for f in schema:
-            if f.name in cols:
+            if like is not None and f.name in like and f.name not in cols:
+                arrays.append(pa.array([like[f.name]] * n, f.type))
+            elif f.name in cols:
                 arrays.append(cols[f.name].cast(f.type))
             elif pa.types.is_binary(f.type):
                 arrays.append(pa.array([bytes(24)] * n, f.type))
@@ -233,7 +239,7 @@ def synthetic_source(size: int) -> Any:
     class Synthetic(DataSource):
         @classmethod
         def name(cls) -> str:
-            return "ferrymq_synthetic"
+            return name
 
         def schema(self) -> Any:
             return SCHEMA
@@ -244,6 +250,19 @@ def synthetic_source(size: int) -> Any:
     return Synthetic
 
 
+def message_values(conn: str, qmgr: str) -> dict[str, Any]:
+    """Every column but the generated ones of the first message on the input queue, as the
+    source reads it."""
+    from ferrymq.spark.pages import page_batch
+    from ferrymq.spark.schema import SCHEMA, read_schema
+
+    with connect(qmgr, conn) as c:
+        r = c.queue_range(QUEUE_IN)
+        page = c.browse_columns(QUEUE_IN, r.first_seq, r.first_seq + 1, max_msgs=1)
+    row: dict[str, Any] = page_batch(page, read_schema(SCHEMA), qmgr).to_pylist()[0]
+    return row
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--conn", help="connName of a running queue manager with the bench queues (default: start one)")
@@ -252,7 +271,8 @@ def main() -> None:
     p.add_argument("--size", type=int, default=1024)
     p.add_argument("--batch", type=int, default=50_000, help="maxMessagesPerTrigger")
     p.add_argument("--parts", type=int, default=2, help="partitions per micro-batch (minPartitions)")
-    p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,write,stream_write")
+    p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,synthetic_like,write,"
+                   "stream_write")
     p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
     p.add_argument("--rounds", type=int, default=1, help="ingest and synthetic this many times, alternating")
     p.add_argument("--page-messages", type=int, default=4096, help="the ingest's pageMessages (Arrow batch rows)")
@@ -278,11 +298,16 @@ def main() -> None:
     try:
         if "synthetic" not in skip:
             spark.dataSource.register(synthetic_source(args.size))
+        like_registered = False
         # Rounds alternate the two reads, so that neither has the JVM's warm-up (JIT) to itself.
         for r in range(args.rounds):
             tag = "" if args.rounds == 1 else f"_{r + 1}"
             if "ingest" not in skip:
                 out[f"fill_puts_s{tag}"] = round(fill(conn, args.qmgr, args.messages, args.size))
+                if "synthetic_like" not in skip and not like_registered:
+                    spark.dataSource.register(synthetic_source(args.size, message_values(conn, args.qmgr),
+                                                               "ferrymq_synthetic_like"))
+                    like_registered = True
                 # --max-bytes: the same batches by a byte limit (the driver sizes each batch by browsing it).
                 limit = {"maxBytesPerTrigger": str(args.max_bytes)} if args.max_bytes else {
                     "maxMessagesPerTrigger": str(args.batch)}
@@ -296,6 +321,12 @@ def main() -> None:
                     rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
                 out[f"synthetic{tag}"] = run_stream(spark, reader, args.messages, pid)
                 print(f"synthetic{tag}", out[f"synthetic{tag}"], flush=True)
+            if "synthetic_like" not in skip and "ingest" not in skip:
+                # The synthetic source again, its other columns holding a real message's values.
+                reader = spark.readStream.format("ferrymq_synthetic_like").options(
+                    rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
+                out[f"synthetic_like{tag}"] = run_stream(spark, reader, args.messages, pid)
+                print(f"synthetic_like{tag}", out[f"synthetic_like{tag}"], flush=True)
         if "write" not in skip:
             df = (spark.range(args.messages, numPartitions=args.parts)
                   .select(F.expr(f"cast(repeat('x', {args.size}) as binary)").alias("payload")).cache())
