@@ -317,8 +317,9 @@ def test_run_messages_share_a_template_and_keep_their_identifiers(env: Env) -> N
     uow = env.qm.conn(env.hconn).uow
     assert uow is not None
     msgs = [m for _, m in uow.puts]
+    spliced = [m.md_bytes() for m in msgs]  # before any MQMD is made: the template's bytes, spliced
     assert [(m.md.msg_id, m.md.correl_id) for m in msgs] == [(b"m" * 24, b"c" * 24), (b"n" * 24, b"d" * 24)]
-    assert [m.md_bytes() for m in msgs] == [m.md.pack(version=2) for m in msgs]
+    assert spliced == [m.md.pack(version=2) for m in msgs] == [m.md_bytes() for m in msgs]
     assert all(m.report == C.MQRO_COA for m in msgs)
     msgs[0].md = msgs[0].md.replace(backout_count=3)  # a descriptor set later is the message's own
     assert msgs[0].md_bytes() == msgs[0].md.pack(version=2) and msgs[1].md.backout_count == 0

@@ -146,6 +146,14 @@ def test_a_descriptor_cannot_be_changed() -> None:
     assert md.priority == 3 and other.priority == 4
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_v2_with_ids_is_with_ids_packed_as_version_2(version: int) -> None:
+    md = MQMD(version=version, priority=7, reply_to_q="R", put_appl_name="app")
+    ids = (b"m" * 24, b"c" * 24)
+    assert md.v2_with_ids(*ids) == md.with_ids(*ids).pack(version=2)
+    assert MQMD.decode(md.v2_with_ids(*ids)).version == 2
+
+
 def test_derived_copies_refuse_what_does_not_fit() -> None:
     md = MQMD(version=2)
     with pytest.raises(ValueError, match="24 bytes"):

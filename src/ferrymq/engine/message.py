@@ -145,9 +145,12 @@ class Message:
     def md_bytes(self) -> bytes:
         """The stored MQMD as a little-endian version 2 structure: what a record holds and
         what most deliveries send."""
-        if self._md is None and self._md_off >= 0:  # its record's own bytes, without an MQMD made
-            buf = self._buf if self._buf is not None else self._record()
-            return buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+        if self._md is None:
+            if self._md_off >= 0:  # its record's own bytes, without an MQMD made
+                buf = self._buf if self._buf is not None else self._record()
+                return buf[self._md_off : self._md_off + C.MQMD_LENGTH_2]
+            if self._tpl is not None:  # a run's message: spliced, no MQMD made or kept (a browse
+                return self._tpl.v2_with_ids(self.msg_id, self.correl_id)  # of every message)
         return self.md.pack(version=C.MQMD_VERSION_2)
 
     @property
