@@ -9,6 +9,7 @@ runs': /tmp/pytest-of-$USER/pytest-current/), or in $FERRYMQ_TEST_ARTEFACTS when
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -76,6 +77,33 @@ def _follow(d: Any, element: Any) -> None:
     WebDriverWait(d, 30).until(expected_conditions.staleness_of(old))
 
 
+def _sign_in(port: int, user: str, password: str) -> tuple[int, str]:
+    """Sign in without a browser: the status and the session cookie (blank if none)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/login")
+    page = conn.getresponse()
+    token = page.getheader("Set-Cookie", "").split(";")[0].split("=", 1)[1]
+    page.read()
+    conn.close()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/login", urllib.parse.urlencode({"csrf": token, "user": user, "password": password}),
+                 {"Cookie": f"ferrymq_console_login={token}", "Content-Type": "application/x-www-form-urlencoded"})
+    resp = conn.getresponse()
+    cookies = [c.split(";")[0] for k, c in resp.getheaders() if k == "Set-Cookie"]
+    resp.read()
+    conn.close()
+    return resp.status, next((c for c in cookies if c.startswith("ferrymq_console=")), "")
+
+
+def _get(port: int, path: str, cookie: str) -> tuple[int, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path, headers={"Cookie": cookie})
+    resp = conn.getresponse()
+    body = resp.read().decode()
+    conn.close()
+    return resp.status, body
+
+
 def _post(base: str, path: str, form: dict[str, str], cookie: str) -> int:
     req = urllib.request.Request(base + path, data=urllib.parse.urlencode(form).encode(), method="POST",
                                  headers={"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"})
@@ -97,7 +125,11 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
         env = dict(os.environ, FERRYMQ_HOME=str(qm.home))
         status = json.loads(subprocess.run([sys.executable, "-m", "ferrymq.cli", "status", "QM1", "--output", "json"],
                                            env=env, capture_output=True, text=True, timeout=60, check=True).stdout)
-        base = f"http://127.0.0.1:{status['console_port']}"
+        port = status["console_port"]
+        base = f"http://127.0.0.1:{port}"
+        # A user of the registry without CONNECT authority is refused, as its connection would be.
+        qm.add_user("viewer", "viewer-pw")
+        assert _sign_in(port, "viewer", "viewer-pw")[0] == 401
 
         d.get(base + "/")  # not signed in: sent to the sign-in page
         assert d.current_url.endswith("/login") and "Sign in" in d.title
@@ -116,9 +148,12 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
 
         # An administrator defines a queue from the MQSC box; an application puts to it.
         _follow(d, d.find_element(By.LINK_TEXT, "MQSC"))
-        d.find_element(By.ID, "script").send_keys("DEFINE QLOCAL(APP.WEB) DESCR('<i>web</i>')")
+        d.find_element(By.ID, "script").send_keys("DEFINE QLOCAL(APP.WEB) DESCR('<i>web</i>')\n"
+                                                  "SET AUTHREC PROFILE(QM1) OBJTYPE(QMGR) PRINCIPAL('viewer') "
+                                                  "AUTHADD(CONNECT)")
         _follow(d, d.find_element(By.ID, "run"))
         assert "AMQ8006I" in d.find_element(By.ID, "mqsc-output").text
+        assert "All valid MQSC commands were processed." in d.find_element(By.ID, "mqsc-output").text
         with fc.connect("QM1", qm.conn_name) as client:
             q = client.open("APP.WEB")
             q.put(b"hello from the console test", persistent=True, properties={"colour": "blue", "n": 7})
@@ -161,6 +196,13 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
         assert "CURDEPTH(1)" in output and "DESCR(<i>web</i>)" in output and "AMQ8147E" in output
         assert not d.find_elements(By.TAG_NAME, "i")
         d.save_screenshot(str(_artefact(tmp_path, "console-mqsc.png")))
+
+        # With CONNECT only, the viewer signs in but may neither browse APP.WEB nor use MQSC.
+        code, viewer = _sign_in(port, "viewer", "viewer-pw")
+        assert code == 303 and viewer
+        code, page = _get(port, "/queue?name=APP.WEB", viewer)
+        assert code == 200 and "Refused: reason 2035 (MQRC_NOT_AUTHORIZED)" in page
+        assert _get(port, "/mqsc", viewer)[0] == 403
 
         d.get(base + "/channels")
         assert "SYSTEM.DEF.SVRCONN" in d.find_element(By.TAG_NAME, "main").text

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from engine_helpers import Env
 
-from ferrymq.console import http
+from ferrymq.console import browse, http
 from ferrymq.console import pages as P
 from ferrymq.console.app import WebConsole
 from ferrymq.console.sessions import COOKIE, IDLE, LOGIN_COOKIE, MAX_SESSIONS, Sessions, same_token
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
 from ferrymq.server.server import QueueManagerServer
 from ferrymq.store.users import UserRegistry
 
@@ -170,3 +172,23 @@ async def test_mqsc_is_for_administrators(console: WebConsole) -> None:
     token = _cookies(await _sign_in(console, "app", "app-pw"))[COOKIE]
     page = await console.respond(_req("GET", "/mqsc", cookies={COOKIE: token}))
     assert page.status.startswith("403") and 'href="/mqsc"' not in page.body
+
+
+def test_browse_look_and_take_by_msg_id() -> None:
+    env = Env()
+    env.define("APP.Q")
+    h = env.open("APP.Q")
+    first, second = env.put(h, b"one").md.msg_id, env.put(h, b"two" * 200).md.msg_id
+    listed = browse.listing(env.qm, "tester", "APP.Q", 10)
+    assert [m.md.msg_id for m in listed] == [first, second]
+    assert len(listed[1].data) == browse.LIST_BYTES and listed[1].data_length == 600  # cut, its length kept
+    shown = browse.one(env.qm, "tester", "APP.Q", second)
+    assert shown is not None and shown.data == b"two" * 200
+    taken = browse.take(env.qm, "tester", "APP.Q", first)
+    assert taken is not None and taken.data == b"one"
+    assert browse.take(env.qm, "tester", "APP.Q", first) is None  # gone: nothing else is taken instead
+    assert browse.one(env.qm, "tester", "APP.Q", first) is None
+    assert env.depth("APP.Q") == 1 and len(env.qm.connections) == 1  # the console's connections all ended
+    with pytest.raises(MQError) as unknown:
+        browse.listing(env.qm, "tester", "NO.SUCH.Q", 10)
+    assert unknown.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
