@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pcf_events import decode_event
 from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
 import ferrymq.client as fc
@@ -27,6 +28,7 @@ import ferrymq.pymqi as pymqi
 from ferrymq.client.tls import ClientTLS
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.server import QueueManagerServer
 from ferrymq.server.tls import ServerTLS
@@ -199,6 +201,55 @@ async def test_sslpeer_and_client_authentication(certs: Certs) -> None:
             pass
         await refused(srv, C.MQRC_SSL_PEER_NAME_MISMATCH, "TLS.REQ", ClientTLS(certs.app, ANY, "app", peer_name="CN=QM2"))
         await refused(srv, C.MQRC_SSL_PEER_NAME_ERROR, "TLS.REQ", ClientTLS(certs.app, ANY, "app", peer_name="CN"))
+
+
+async def channel_events(srv: QueueManagerServer) -> list[dict[int, object]]:
+    """Every event on SYSTEM.ADMIN.CHANNEL.EVENT, taken apart as a pymqi monitor would."""
+    out = []
+    async with await fc.connect_async("QM1", addr(srv)) as c:
+        q = await c.open("SYSTEM.ADMIN.CHANNEL.EVENT")
+        while True:
+            try:
+                msg = await q.get(wait=0)
+            except fc.NoMessageAvailable:
+                return out
+            header, params = decode_event(msg.data)
+            assert (header.Type, header.Command, header.Reason) == (F.MQCFT_EVENT, F.MQCMD_CHANNEL_EVENT,
+                                                                     C.MQRC_CHANNEL_SSL_ERROR)
+            assert list(params)[:2] == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER]
+            out.append(params)
+
+
+async def test_channel_ssl_error_events(certs: Certs) -> None:
+    other = devcerts.new_ca("CN=someone else's CA")
+    foreign = certs.client("foreign2", "CN=app,OU=Payments", ca=other)
+    anonymous = certs.client("anonymous2")
+    stranger = certs.client("stranger2", "CN=other,OU=Payments,O=ferrymq")
+    async with serving(certs) as srv:
+        await refused(srv, C.MQRC_Q_MGR_NOT_AVAILABLE, "TLS.REQ", None)  # SSLEV(DISABLED), IBM's default: none
+        assert await channel_events(srv) == []
+        srv.qmgr.objects.alter_qmgr({"SSLEV": "ENABLED"})
+        await refused(srv, C.MQRC_Q_MGR_NOT_AVAILABLE, "TLS.REQ", None)
+        await refused(srv, C.MQRC_Q_MGR_NOT_AVAILABLE, "TLS.REQ", ClientTLS(anonymous, ANY))
+        await refused(srv, C.MQRC_Q_MGR_NOT_AVAILABLE, "TLS.PEER", ClientTLS(stranger, ANY, "stranger2"))
+        await refused(srv, C.MQRC_Q_MGR_NOT_AVAILABLE, "TLS.REQ", ClientTLS(foreign, ANY, "foreign2"))
+        async with await fc.connect_async("QM1", addr(srv), channel="TLS.REQ", tls=ClientTLS(certs.app, ANY, "app")):
+            pass  # a channel that starts makes none
+        events = await channel_events(srv)
+    assert [e[F.MQIACF_REASON_QUALIFIER] for e in events] == [
+        F.MQRQ_SSL_CIPHER_SPEC_ERROR, F.MQRQ_SSL_CLIENT_AUTH_ERROR, F.MQRQ_SSL_PEER_NAME_ERROR,
+        F.MQRQ_SSL_HANDSHAKE_ERROR]
+    cipher, cauth, peer, handshake = events
+    assert list(cipher) == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQCACH_CHANNEL_NAME,
+                            F.MQCACH_CONNECTION_NAME]
+    assert cipher[F.MQCACH_CHANNEL_NAME] == b"TLS.REQ" and cipher[F.MQCACH_CONNECTION_NAME] == b"127.0.0.1"
+    assert cauth[F.MQCACH_CHANNEL_NAME] == b"TLS.REQ"
+    assert list(peer)[-1] == F.MQCACH_SSL_PEER_NAME and peer[F.MQCACH_SSL_PEER_NAME] == b"CN=other,OU=Payments,O=ferrymq"
+    # The queue manager refused the foreign certificate in the handshake: no channel named yet.
+    assert list(handshake) == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQCACH_CONNECTION_NAME,
+                               F.MQCACH_SSL_HANDSHAKE_STAGE, F.MQIACH_SSL_RETURN_CODE]
+    assert handshake[F.MQCACH_SSL_HANDSHAKE_STAGE] == b"CERTIFICATE_VERIFY_FAILED", handshake
+    assert handshake[F.MQIACH_SSL_RETURN_CODE] == 19, handshake  # X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN
 
 
 async def test_cipherspecs_must_agree(certs: Certs) -> None:

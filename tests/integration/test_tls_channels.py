@@ -9,9 +9,12 @@ import re
 from pathlib import Path
 
 from channel_pair import free_port, wait_for
+from pcf_events import decode_event
 from qm_process import QueueManagerProcess
 
 import ferrymq.client as fc
+from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
 from ferrymq.tls import devcerts
 from ferrymq.tls.keyrepo import KeyRepository, default_label
 
@@ -34,6 +37,7 @@ def test_sender_and_receiver_over_tls(tmp_path: Path) -> None:
     qm2.start()
     try:
         qm2.mqsc(f"""
+ALTER QMGR SSLEV(ENABLED)
 DEFINE LISTENER(L) TRPTYPE(TCP) PORT({port}) CONTROL(QMGR)
 DEFINE CHANNEL(TLS.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM1, O=ferrymq')
 DEFINE CHANNEL(T13.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS13)
@@ -43,6 +47,7 @@ START LISTENER(L)
 """)
         retry = "SHORTRTY(1000) SHORTTMR(1) DISCINT(0) HBINT(5)"
         qm1.mqsc(f"""
+ALTER QMGR SSLEV(ENABLED)
 DEFINE QLOCAL(QM2) USAGE(XMITQ)
 DEFINE QLOCAL(XQ.T13) USAGE(XMITQ)
 DEFINE QLOCAL(XQ.PLAIN) USAGE(XMITQ)
@@ -85,9 +90,32 @@ START CHANNEL(PLAIN.TO.QM2)
             c1.open("TO.QM2.APP").put(b"not for a stranger")
         wait_for(lambda: "accepts SSLPEER(CN=QM3)" in _log(tmp_path, "QM1"))
         assert status(qm1, "TLS.TO.QM2") != "RUNNING"
+        # Channel SSL Error events (SSLEV): the receiver refused T13's CipherSpec; the sender
+        # refused the receiver's certificate for its SSLPEER.
+        qualifiers2 = [(e[F.MQCACH_CHANNEL_NAME], e[F.MQIACF_REASON_QUALIFIER]) for e in ssl_events(qm2)]
+        assert (b"T13.TO.QM2", F.MQRQ_SSL_CIPHER_SPEC_ERROR) in qualifiers2, qualifiers2
+        refused = [e for e in ssl_events(qm1) if e[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_PEER_NAME_ERROR]
+        assert refused and refused[0][F.MQCACH_CHANNEL_NAME] == b"TLS.TO.QM2", refused
+        assert list(refused[0])[2:] == [F.MQCACH_CHANNEL_NAME, F.MQCACH_XMIT_Q_NAME, F.MQCACH_CONNECTION_NAME,
+                                        F.MQCACH_SSL_PEER_NAME], refused
+        assert refused[0][F.MQCACH_XMIT_Q_NAME] == b"QM2" and refused[0][F.MQCACH_SSL_PEER_NAME] == b"CN=QM2,O=ferrymq"
     finally:
         qm1.stop()
         qm2.stop()
+
+
+def ssl_events(qm: QueueManagerProcess) -> list[dict[int, object]]:
+    """The Channel SSL Error events on ``qm``'s SYSTEM.ADMIN.CHANNEL.EVENT."""
+    out = []
+    with fc.connect(qm.name, qm.conn_name) as c:
+        q = c.open("SYSTEM.ADMIN.CHANNEL.EVENT")
+        while True:
+            try:
+                header, params = decode_event(q.get(wait=0).data)
+            except fc.NoMessageAvailable:
+                return out
+            if header.Reason == C.MQRC_CHANNEL_SSL_ERROR:
+                out.append(params)
 
 
 def _log(home: Path, name: str) -> str:

@@ -58,6 +58,13 @@ class ChannelEvents:
         events = self.host.qmgr.events
         self._put(lambda: events.channel_stopped_by_user(self.channel))
 
+    def ssl_error(self, qualifier: int, conn_name: str, *, stage: str = "", return_code: int = 0,
+                  peer_name: str = "") -> None:
+        """Channel SSL Error (SSLEV): this channel's TLS did not let it start (MQRQ_SSL_*)."""
+        events = self.host.qmgr.events
+        self._put(lambda: events.channel_ssl_error(qualifier, self.channel, conn_name, xmitq=self.xmitq, stage=stage,
+                                                   return_code=return_code, peer_name=peer_name))
+
     def conversion_error(self, reason: int, fmt: str) -> None:
         """A message of format ``fmt`` did not convert (``reason``) and is sent as it was."""
         events = self.host.qmgr.events

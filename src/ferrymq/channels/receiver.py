@@ -224,6 +224,8 @@ class ReceiverAgent:
         tls_peer = names.peer_of(tls) if tls is not None else None
         refused = rules.refusal(chl.name, chl.text("SSLCIPH"), chl.number("SSLCAUTH"), chl.text("SSLPEER"), tls_peer)
         if refused is not None:
+            ChannelEvents(self.host, hello.channel).ssl_error(rules.QUALIFIER[refused[0]], self.peer,
+                                                              peer_name=tls_peer.dn if tls_peer is not None else "")
             return self.refuse(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")

@@ -150,7 +150,12 @@ class SenderAgent:
     async def connect(self) -> Link:
         self.row.substate = F.MQCHSSTATE_NET_CONNECTING
         self.row.tls = None  # until this connection's handshake says otherwise
-        link, self.row.conname = await open_link(self.chl.text("CONNAME"), 30, self.tls_context(), self.check_peer)
+        try:
+            link, self.row.conname = await open_link(self.chl.text("CONNAME"), 30, self.tls_context(), self.check_peer)
+        except ssl.SSLError as exc:
+            stage, code = rules.handshake_failure(exc)
+            self.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, self.chl.text("CONNAME"), stage=stage, return_code=code)
+            raise
         return link
 
     def tls_context(self) -> ssl.SSLContext | None:
@@ -180,15 +185,16 @@ class SenderAgent:
         """
         peer = names.peer_of(writer.get_extra_info("ssl_object"))
         spec = cipherspecs.lookup(self.chl.text("SSLCIPH"))
-        why = None
+        refused: tuple[str, str] | None = None
         if spec is None or not spec.accepts(peer.version, peer.suite):
-            why = f"SSLCIPH({self.chl.text('SSLCIPH').strip()}): the receiver negotiated {peer.suite} over {peer.version}"
+            refused = "SSLCIPH", (f"SSLCIPH({self.chl.text('SSLCIPH').strip()}): the receiver negotiated {peer.suite} "
+                                  f"over {peer.version}")
         else:
             refused = rules.peer_refusal(self.chl.name, self.chl.text("SSLPEER"), peer)
-            why = refused[1] if refused is not None else None
-        if why is not None:
+        if refused is not None:
             writer.close()
-            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, why)
+            self.events.ssl_error(rules.QUALIFIER[refused[0]], self.chl.text("CONNAME"), peer_name=peer.dn)
+            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, refused[1])
         self.row.tls = peer
 
     def open_engine(self) -> None:

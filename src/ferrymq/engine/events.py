@@ -21,6 +21,8 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 |          |                             | Error 2284, Channel Blocked 2577 (WARN(YES) records: 2578;  |
 |          |                             | qualifier 21 address, 22 user, 23 NOACCESS); EXCEPTION: all |
 |          |                             | but Started and Stopped OK                                  |
+| SSLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel SSL Error 2371 (qualifier 13 handshake, 14 CipherSpec, |
+|          |                             | 15 client authentication, 16 peer name)                     |
 
 Queue depth events follow IBM's enabling rules, per queue, on top of PERFMEV: a put that
 brings the depth (uncommitted messages count) to QDEPTHHI percent of MAXDEPTH or more makes
@@ -374,6 +376,26 @@ class Events:
             P.CFIN(F.MQIACF_AUX_ERROR_DATA_INT_2, 0), P.CFST(F.MQCACF_AUX_ERROR_DATA_STR_1, detail[:_AUX_TEXT]),
             P.CFST(F.MQCACF_AUX_ERROR_DATA_STR_2, ""), P.CFST(F.MQCACF_AUX_ERROR_DATA_STR_3, ""),
             *self._where(xmitq, conn_name)])
+
+    def channel_ssl_error(self, qualifier: int, channel: str, conn_name: str, *, xmitq: str = "", stage: str = "",
+                          return_code: int = 0, peer_name: str = "") -> None:
+        """Channel SSL Error (SSLEV): a channel using TLS could not start; ``qualifier``
+        MQRQ_SSL_*. IBM's order: QMgrName, ReasonQualifier, ChannelName (blank: not known
+        yet, as at a handshake that failed before the channel was named: left out),
+        XmitQName (sending channels), ConnectionName, then SSLHandshakeStage and
+        SSLReturnCode for a handshake error, SSLPeerName for a peer name error."""
+        if self.state.qmgr_attr("SSLEV") == _OFF:
+            return
+        params: list[P.Param] = [self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier)]
+        if channel:
+            params.append(P.CFST(F.MQCACH_CHANNEL_NAME, channel))
+        params += self._where(xmitq, conn_name)
+        if qualifier == F.MQRQ_SSL_HANDSHAKE_ERROR:
+            params += [P.CFST(F.MQCACH_SSL_HANDSHAKE_STAGE, stage[:C.MQ_SSL_HANDSHAKE_STAGE_LENGTH]),
+                       P.CFIN(F.MQIACH_SSL_RETURN_CODE, return_code)]
+        elif qualifier == F.MQRQ_SSL_PEER_NAME_ERROR:
+            params.append(P.CFST(F.MQCACH_SSL_PEER_NAME, peer_name))
+        self._channel_event(C.MQRC_CHANNEL_SSL_ERROR, params)
 
     def channel_stopped_by_user(self, channel: str) -> None:
         """Channel Stopped By User: STOP CHANNEL ended a running instance (an exception event)."""

@@ -46,10 +46,14 @@ class Listener:
     def __init__(self, factory: Callable[[float], asyncio.BaseProtocol], *, tls_context: Callable[[], ssl.SSLContext],
                  handshake_timeout: float, backlog: int = 1024, name: str = "listener",
                  full: Callable[[], bool] = lambda: False,
-                 refuse: Callable[[socket.socket], None] = lambda sock: None) -> None:
+                 refuse: Callable[[socket.socket], None] = lambda sock: None,
+                 handshake_failed: Callable[[str, BaseException], None] = lambda peer, exc: None) -> None:
         """``full()``: no room for another connection; one accepted then is given to
         ``refuse`` (to say why, without blocking) and closed at once, so that a flood never
-        holds descriptors the queue manager needs."""
+        holds descriptors the queue manager needs. ``handshake_failed(peer, exc)``: a TLS
+        handshake ended in an error (not a timeout or a peer gone), for the queue manager's
+        Channel SSL Error event."""
+        self.handshake_failed = handshake_failed
         self.factory = factory
         self.full = full
         self.refuse = refuse
@@ -215,6 +219,8 @@ class Listener:
             # An untrusted or expired certificate, no suite in common, a peer gone or too slow.
             log.warning("event=tls_handshake_failed listener=%s peer=%s detail=%r", self.name, peer, exc)
             conn.close()
+            if isinstance(exc, ssl.SSLError):
+                self.handshake_failed(peer, exc)
 
 
 def _peer(conn: socket.socket) -> str:

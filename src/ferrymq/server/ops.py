@@ -38,6 +38,7 @@ from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.server import chlgate, gc_policy, seq_ops
 from ferrymq.server.tls import channel_refusal
+from ferrymq.tls import rules
 from ferrymq.wire.mqmd import MQMD
 
 if TYPE_CHECKING:
@@ -101,6 +102,9 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
         rule, why = refused
         log.warning("event=channel_refused peer=%s channel=%r rule=%s peer_dn=%r detail=%r", h.peer,
                     ev.channel, rule, h.peer_dn, why)
+        h.qmgr.events.channel_ssl_error(rules.QUALIFIER[rule], h.channel.name if h.channel else ev.channel,
+                                        h.peer.rpartition(":")[0], peer_name=h.peer_dn)
+        h.qmgr.take_sync_lsn()
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, why))
         return
     auth = server.authenticator

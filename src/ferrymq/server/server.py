@@ -24,6 +24,7 @@ from ferrymq.engine.api import Delivery, GetResult, PersistentNext
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.session import connection_id
 from ferrymq.errors import MQError
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ServerConnection
@@ -38,6 +39,7 @@ from ferrymq.server.handler import ClientHandler, Waiter
 from ferrymq.server.listener import Listener
 from ferrymq.server.metrics import MetricsEndpoint, render
 from ferrymq.server.tls import ServerTLS
+from ferrymq.tls import rules
 
 log = logging.getLogger("ferrymq.server")
 
@@ -204,7 +206,16 @@ class QueueManagerServer:
         """A listener with this queue manager's TLS and handshake deadline (its own, and the
         channels' LISTENER objects')."""
         return Listener(factory, tls_context=self._tls_context, handshake_timeout=self.limits.limits.handshake_timeout,
-                        backlog=backlog, name=name)
+                        backlog=backlog, name=name, handshake_failed=self._handshake_failed)
+
+    def _handshake_failed(self, peer: str, exc: BaseException) -> None:
+        """A Channel SSL Error event (MQRQ_SSL_HANDSHAKE_ERROR) for a handshake that failed
+        before the partner named its channel (so without ChannelName, as IBM's)."""
+        stage, code = rules.handshake_failure(exc)
+        self.qmgr.events.channel_ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", peer.rpartition(":")[0], stage=stage,
+                                           return_code=code)
+        self.qmgr.take_sync_lsn()
+        self.after_engine_call(None)
 
     def open_connections(self) -> int:
         """Connections counted against the capacity: those served, and those the listener

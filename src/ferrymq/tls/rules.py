@@ -10,9 +10,27 @@ the queue manager's server-connection channels and for its receiving message cha
 
 from __future__ import annotations
 
+import ssl
+
 from ferrymq.mq import cfc as F
 from ferrymq.tls import cipherspecs, names
 from ferrymq.tls.names import TLSPeer
+
+# The Channel SSL Error event's ReasonQualifier for each rule ``refusal`` names.
+QUALIFIER = {"SSLCIPH": F.MQRQ_SSL_CIPHER_SPEC_ERROR, "SSLCAUTH": F.MQRQ_SSL_CLIENT_AUTH_ERROR,
+             "SSLPEER": F.MQRQ_SSL_PEER_NAME_ERROR}
+
+
+def handshake_failure(exc: BaseException) -> tuple[str, int]:
+    """What a failed handshake tells a Channel SSL Error event: the stage (OpenSSL's reason,
+    ``CERTIFICATE_VERIFY_FAILED``, where IBM names its TLS library's call) and a return code
+    (the X.509 verification code for a certificate refused, such as 10 expired or 23 revoked;
+    else OpenSSL's error number)."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return str(exc.reason or "CERTIFICATE_VERIFY_FAILED"), int(exc.verify_code or 0)
+    if isinstance(exc, ssl.SSLError):
+        return str(exc.reason or type(exc).__name__), int(exc.errno or 0)
+    return type(exc).__name__, 0
 
 
 def refusal(channel: str, sslciph: str, sslcauth: int, sslpeer: str, peer: TLSPeer | None) -> tuple[str, str] | None:
