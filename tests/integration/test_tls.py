@@ -252,6 +252,52 @@ async def test_channel_ssl_error_events(certs: Certs) -> None:
     assert handshake[F.MQIACH_SSL_RETURN_CODE] == 19, handshake  # X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN
 
 
+async def test_a_revoked_certificate_is_refused_at_either_end(certs: Certs) -> None:
+    def client_repo(name: str, issued: devcerts.Issued) -> KeyRepository:
+        repo = KeyRepository(str(certs.data / "clients" / name))
+        devcerts.write_signers(repo, certs.ca)
+        devcerts.write_personal(repo, name, issued, certs.ca)
+        return repo
+
+    revoked = devcerts.issue(certs.ca, "CN=revoked,OU=Payments,O=ferrymq")
+    kept = devcerts.issue(certs.ca, "CN=kept,OU=Payments,O=ferrymq")
+    revoked_repo, kept_repo = client_repo("revoked", revoked), client_repo("kept", kept)
+    server_repo = KeyRepository(str(certs.data / "ssl" / "key"))
+    async with serving(certs) as srv:
+        srv.qmgr.objects.alter_qmgr({"SSLEV": "ENABLED"})
+        # Before the CRL: both connect.
+        for repo, label in ((revoked_repo, "revoked"), (kept_repo, "kept")):
+            async with await fc.connect_async("QM1", addr(srv), channel="TLS.REQ", tls=ClientTLS(repo.stem, ANY, label)):
+                pass
+        devcerts.write_crls(server_repo, devcerts.crl(certs.ca, revoked))
+        try:
+            detail = await refused(srv, C.MQRC_Q_MGR_NOT_AVAILABLE, "TLS.REQ", ClientTLS(revoked_repo.stem, ANY,
+                                                                                           "revoked"))
+            assert "certificate" in detail, detail
+            async with await fc.connect_async("QM1", addr(srv), channel="TLS.REQ",
+                                              tls=ClientTLS(kept_repo.stem, ANY, "kept")):
+                pass
+            (event,) = await channel_events(srv)
+            assert event[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_HANDSHAKE_ERROR
+            assert event[F.MQIACH_SSL_RETURN_CODE] == 23, event  # X509_V_ERR_CERT_REVOKED
+        finally:
+            server_repo.crls.unlink()
+        # The client's own CRL revoking the queue manager's certificate: 2401.
+        qm_cert = devcerts.issue(certs.ca, "CN=QM1,O=ferrymq")
+        devcerts.write_personal(server_repo, default_label("QM1"), qm_cert, certs.ca)
+        devcerts.write_crls(kept_repo, devcerts.crl(certs.ca, qm_cert))
+        try:
+            await refused(srv, C.MQRC_SSL_CERTIFICATE_REVOKED, "TLS.REQ", ClientTLS(kept_repo.stem, ANY, "kept"))
+        finally:
+            kept_repo.crls.unlink()
+            certs.server()
+        # A CRL file that is not one: the key repository is refused (2381 at the client).
+        devcerts.write_crls(kept_repo, b"not a CRL")
+        with pytest.raises(fc.MQError) as info:
+            await fc.connect_async("QM1", addr(srv), channel="TLS.REQ", tls=ClientTLS(kept_repo.stem, ANY, "kept"))
+        assert info.value.reason == C.MQRC_KEY_REPOSITORY_ERROR
+
+
 async def test_cipherspecs_must_agree(certs: Certs) -> None:
     async with serving(certs) as srv:
         async with await fc.connect_async("QM1", addr(srv), channel="TLS.AES",

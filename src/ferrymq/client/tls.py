@@ -13,6 +13,7 @@ whether it needs one: SSLCAUTH, SSLPEER). Failures get IBM's reasons:
 | an unknown or refused CipherSpec, a named certificate label missing, the queue manager's certificate not trusted or expired, a TLS 1.3 suite other than the one named | 2393 MQRC_SSL_INITIALIZATION_ERROR |
 | an SSLPeerName that does not parse | 2399 MQRC_SSL_PEER_NAME_ERROR |
 | the queue manager's certificate does not match SSLPeerName | 2398 MQRC_SSL_PEER_NAME_MISMATCH |
+| the queue manager's certificate is revoked by a CRL in the client's key repository (``<stem>.crl``) | 2401 MQRC_SSL_CERTIFICATE_REVOKED |
 | the queue manager ended the handshake or the connection before answering the connect (it did not trust this client's certificate, no suite in common, no TLS there) | 2059 MQRC_Q_MGR_NOT_AVAILABLE |
 """
 
@@ -28,6 +29,7 @@ from ferrymq.tls import cipherspecs, names
 from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
 
 _CONTEXTS = ContextCache()
+X509_V_ERR_CERT_REVOKED = 23  # OpenSSL's verification code for a certificate a CRL revokes
 
 
 def _failed(reason: int, detail: str) -> MQError:
@@ -125,6 +127,8 @@ class ClientTLS:
 
 def handshake_failed(exc: BaseException) -> MQError:
     """A failed handshake as the reason an IBM MQ client gives."""
+    if isinstance(exc, ssl.SSLCertVerificationError) and exc.verify_code == X509_V_ERR_CERT_REVOKED:
+        return _failed(C.MQRC_SSL_CERTIFICATE_REVOKED, f"the queue manager's certificate is revoked: {exc.verify_message}")
     if isinstance(exc, ssl.SSLCertVerificationError):
         return _failed(C.MQRC_SSL_INITIALIZATION_ERROR,
                        f"the queue manager's certificate is not accepted: {exc.verify_message or exc}")

@@ -116,6 +116,24 @@ def write_personal(repo: KeyRepository, label: str, issued: Issued, *chain: Issu
     return path
 
 
+def crl(ca: Issued, *revoked: Issued, days: int = 30) -> bytes:
+    """A certificate revocation list, signed by ``ca``, revoking ``revoked`` (PEM)."""
+    now = _now()
+    builder = (x509.CertificateRevocationListBuilder().issuer_name(ca.cert.subject)
+               .last_update(now - dt.timedelta(minutes=5)).next_update(now + dt.timedelta(days=days)))
+    for issued in revoked:
+        builder = builder.add_revoked_certificate(
+            x509.RevokedCertificateBuilder().serial_number(issued.cert.serial_number)
+            .revocation_date(now - dt.timedelta(minutes=5)).build())
+    return builder.sign(ca.key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
+
+
+def write_crls(repo: KeyRepository, *crls: bytes) -> Path:
+    """Write the revocation lists ``repo`` checks certificates against (replacing what was there)."""
+    _write(repo.crls, b"".join(crls))
+    return repo.crls
+
+
 def save_ca(path: Path, ca: Issued) -> None:
     """The CA's certificate and key in one file (0600), for ``load_ca``."""
     _write(path, ca.cert_pem() + ca.key_pem())

@@ -8,7 +8,12 @@ MQSCO's KeyRepository): its files are the stem plus an extension. ferrymq's are 
 - ``<stem>.<label>.pem``: a personal certificate, named by its label (CERTLABL, the MQSCO's
   CertificateLabel): the certificate, any intermediate certificates, and its unencrypted
   private key. It must be its owner's alone (mode 0600): a group- or world-readable one is
-  refused, as ssh refuses a private key anyone can read.
+  refused, as ssh refuses a private key anyone can read;
+- ``<stem>.crl`` (optional, as IBM's CMS key database has its ``.crl``): certificate
+  revocation lists in PEM. When it is there, every certificate this end is shown (the
+  partner's, not the chain's CAs) is checked against it and a revoked one fails the
+  handshake (X.509 error 23); it must then hold a current CRL of every CA whose
+  certificates this end accepts, as OpenSSL refuses a certificate whose issuer has none.
 
 Without a label the default is IBM's: ``ibmwebspheremq`` and the queue manager's name (for a
 queue manager) or the user's (for a client), in lower case.
@@ -62,13 +67,17 @@ class KeyRepository:
     def personal(self, label: str) -> Path:
         return Path(f"{self.stem}.{label}.pem")
 
+    @property
+    def crls(self) -> Path:
+        return Path(self.stem + ".crl")
+
     def has_personal(self, label: str) -> bool:
         return self.personal(label).is_file()
 
     def stamp(self, label: str) -> tuple[int, ...]:
         """Changes when either file changes (modification time in ns and size)."""
         out: list[int] = []
-        for path in (self.signers, self.personal(label)):
+        for path in (self.signers, self.personal(label), self.crls):
             try:
                 st = path.stat()
                 out += [st.st_mtime_ns, st.st_size]
@@ -99,6 +108,13 @@ class KeyRepository:
             ctx.load_verify_locations(str(self.signers))
         except (OSError, ssl.SSLError) as exc:
             raise repository_error(f"{self.signers} is not a PEM file of certificates: {exc}") from None
+        if self.crls.is_file():
+            try:
+                ctx.load_verify_locations(str(self.crls))
+            except (OSError, ssl.SSLError) as exc:
+                raise repository_error(f"{self.crls} is not a PEM file of certificate revocation lists: {exc}") \
+                    from None
+            ctx.verify_flags |= ssl.VERIFY_CRL_CHECK_LEAF
         return True
 
     def server_context(self, label: str) -> ssl.SSLContext:
