@@ -8,6 +8,7 @@ import pytest
 from engine_helpers import Env
 
 from ferrymq.engine.api import ObjectDescriptor, PutOptions, SubDescriptor
+from ferrymq.engine.authority import PRINCIPAL
 from ferrymq.engine.commands.pcfmap import run
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
@@ -211,6 +212,70 @@ def test_authority_events_follow_authorev_and_carry_ibms_parameters(switched: bo
     assert (command[F.MQIACF_COMMAND], command[F.MQCACF_USER_IDENTIFIER]) == (F.MQCMD_CLEAR_Q, "tester")
     assert subscribed[C.MQCA_TOPIC_STRING] == "prices/ibm"
     assert subscribed[F.MQIACF_SUB_OPTIONS] == C.MQSO_CREATE | C.MQSO_MANAGED
+
+
+def test_close_and_subscription_destination_refusals_make_types_3_and_18() -> None:
+    """MQCLOSE deleting a permanent dynamic queue another handle made, without +dlt;
+    MQCO_REMOVE_SUB without +sub on the topic; MQSUB to a queue without +put. Each is
+    refused 2035, changes nothing, and makes its Not Authorized event."""
+    env = Env()
+    qm, oam = env.qm, env.qm.state.authority
+    qm.objects.define("QMODEL", "PERM.MODEL", {"DEFTYPE": C.MQQDT_PERMANENT_DYNAMIC})
+    env.define("DEST.Q")
+    maker = qm.connect(appl_name="maker", user="maker")
+    made = qm.open(maker, ObjectDescriptor(object_name="PERM.MODEL", dynamic_q_name="APP.DYN.*"), _IN)
+    dyn = made.object_name
+    qm.close(maker, made.hobj)  # kept: permanent
+    qm.objects.alter_qmgr({"AUTHOREV": "ENABLED"})
+    oam.enabled = True
+
+    def grant(profile: str, objtype: int, *auths: int) -> None:
+        oam.set_record(profile, objtype, [(PRINCIPAL, "tester")], auths)
+
+    def revoke(profile: str, objtype: int, *auths: int) -> None:
+        oam.set_record(profile, objtype, [(PRINCIPAL, "tester")], (), auths)
+
+    grant(dyn, C.MQOT_Q, F.MQAUTH_INPUT)
+    hobj = env.open(dyn, _IN)
+    with pytest.raises(MQError) as info:
+        qm.close(env.hconn, hobj, C.MQCO_DELETE)
+    assert info.value.reason == C.MQRC_NOT_AUTHORIZED
+    assert hobj in qm.connections[env.hconn].handles and qm.objects.find(dyn) is not None  # nothing changed
+    grant("SYSTEM.BASE.TOPIC", C.MQOT_TOPIC, F.MQAUTH_SUBSCRIBE)
+    sub = qm.subscribe(env.hconn, SubDescriptor(options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE,
+                                                object_string="prices/ibm", sub_name="S1"))
+    revoke("SYSTEM.BASE.TOPIC", C.MQOT_TOPIC, F.MQAUTH_SUBSCRIBE)
+    with pytest.raises(MQError) as info:
+        qm.close(env.hconn, sub.hsub, C.MQCO_REMOVE_SUB)
+    assert info.value.reason == C.MQRC_NOT_AUTHORIZED and qm.subscriptions.find("S1") is not None
+    grant("SYSTEM.BASE.TOPIC", C.MQOT_TOPIC, F.MQAUTH_SUBSCRIBE)
+    grant("DEST.Q", C.MQOT_Q, F.MQAUTH_INPUT)
+    dest = env.open("DEST.Q", _IN)
+    with pytest.raises(MQError) as info:
+        qm.subscribe(env.hconn, SubDescriptor(options=C.MQSO_CREATE, object_string="prices/sun"), dest)
+    assert info.value.reason == C.MQRC_NOT_AUTHORIZED
+    got = events(env, "SYSTEM.ADMIN.QMGR.EVENT")
+    assert [params[F.MQIACF_REASON_QUALIFIER] for _, params in got] == [
+        F.MQRQ_CLOSE_NOT_AUTHORIZED, F.MQRQ_CLOSE_NOT_AUTHORIZED, F.MQRQ_SUB_DEST_NOT_AUTHORIZED]
+    (_, closed), (_, removed), (_, dest_refused) = got
+    assert list(closed) == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQCACF_USER_IDENTIFIER,
+                            C.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME, C.MQCA_Q_NAME]
+    assert closed[C.MQCA_Q_NAME] == dyn and closed[F.MQCACF_USER_IDENTIFIER] == "tester"
+    assert removed[F.MQCACF_SUB_NAME] == "S1"
+    assert list(dest_refused) == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQIACF_SUB_OPTIONS,
+                                  F.MQCACF_USER_IDENTIFIER, C.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME,
+                                  C.MQCA_TOPIC_STRING, C.MQCA_Q_NAME, F.MQIACF_OPEN_OPTIONS]
+    assert (dest_refused[C.MQCA_TOPIC_STRING], dest_refused[C.MQCA_Q_NAME]) == ("prices/sun", "DEST.Q")
+    assert dest_refused[F.MQIACF_OPEN_OPTIONS] == C.MQOO_OUTPUT
+    # Granted, each goes through.
+    grant(dyn, C.MQOT_Q, F.MQAUTH_DELETE)
+    qm.close(env.hconn, hobj, C.MQCO_DELETE)
+    assert qm.objects.find(dyn) is None
+    qm.close(env.hconn, sub.hsub, C.MQCO_REMOVE_SUB)
+    assert qm.subscriptions.find("S1") is None
+    grant("DEST.Q", C.MQOT_Q, F.MQAUTH_OUTPUT)
+    qm.subscribe(env.hconn, SubDescriptor(options=C.MQSO_CREATE, object_string="prices/sun"), dest)
+    assert events(env, "SYSTEM.ADMIN.QMGR.EVENT") == []
 
 
 def test_channel_blocked_events_follow_chlev() -> None:

@@ -15,7 +15,8 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 | CONFIGEV | SYSTEM.ADMIN.CONFIG.EVENT   | Create 2367, Change 2368 (two messages), Delete 2369        |
 | CMDEV    | SYSTEM.ADMIN.COMMAND.EVENT  | Command 2413 (NODISPLAY: not for inquiries)                 |
 | AUTHOREV | SYSTEM.ADMIN.QMGR.EVENT     | Not Authorized 2035, by reason qualifier: 1 connect,        |
-|          |                             | 2 open or put1, 4 command, 17 subscribe                     |
+|          |                             | 2 open or put1, 3 close, 4 command, 17 subscribe, 18 a      |
+|          |                             | subscription's destination                                  |
 | CHLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel Started 2282, Stopped 2283 (qualifier 7 OK, 8 error, |
 |          |                             | 9 retry, 10 disabled), Stopped By User 2279, Conversion     |
 |          |                             | Error 2284, Channel Blocked 2577 (WARN(YES) records: 2578;  |
@@ -289,6 +290,38 @@ class Events:
             P.CFIN(F.MQIACF_SUB_OPTIONS, options), P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user),
             P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type), P.CFST(F.MQCACF_APPL_NAME, conn.appl_name),
             P.CFST(C.MQCA_TOPIC_STRING, topic)])
+
+    def close_refused(self, conn: Connection | None, name: str, *, subscription: bool = False) -> None:
+        """An MQCLOSE refused 2035 (MQRQ_CLOSE_NOT_AUTHORIZED): deleting a permanent dynamic
+        queue another handle made without +dlt, or removing a subscription (MQCO_REMOVE_SUB)
+        of another user's or without +sub. QMgrName, ReasonQualifier, UserIdentifier,
+        ApplType, ApplName, QName (for a subscription its SubName, MQCACF_SUB_NAME), ConnName."""
+        if conn is None or not self.on("AUTHOREV"):
+            return
+        self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, [
+            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, F.MQRQ_CLOSE_NOT_AUTHORIZED),
+            P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user), P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type),
+            P.CFST(F.MQCACF_APPL_NAME, conn.appl_name),
+            P.CFST(F.MQCACF_SUB_NAME if subscription else C.MQCA_Q_NAME, name), *self._conn_name(conn)])
+
+    def sub_destination_refused(self, conn: Connection | None, options: int, topic: str, queue: str,
+                                open_options: int) -> None:
+        """An MQSUB refused 2035 for its destination (MQRQ_SUB_DEST_NOT_AUTHORIZED): a queue
+        the application gave without +put, or a resumed subscription's queue without +put,
+        +get and +browse. QMgrName, ReasonQualifier, Options, UserIdentifier, ApplType,
+        ApplName, TopicString, DestQName, DestOpenOptions, ConnName."""
+        if conn is None or not self.on("AUTHOREV"):
+            return
+        self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, [
+            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, F.MQRQ_SUB_DEST_NOT_AUTHORIZED),
+            P.CFIN(F.MQIACF_SUB_OPTIONS, options), P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user),
+            P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type), P.CFST(F.MQCACF_APPL_NAME, conn.appl_name),
+            P.CFST(C.MQCA_TOPIC_STRING, topic), P.CFST(C.MQCA_Q_NAME, queue),
+            P.CFIN(F.MQIACF_OPEN_OPTIONS, open_options), *self._conn_name(conn)])
+
+    @staticmethod
+    def _conn_name(conn: Connection) -> list[P.Param]:
+        return [P.CFST(F.MQCACH_CONNECTION_NAME, conn.conn_name)] if conn.conn_name else []
 
     def open_refused(self, conn: Connection | None, options: int, object_type: int, name: str) -> None:
         """An MQOPEN (or the open an MQPUT1 implies) refused 2035 by the OAM."""

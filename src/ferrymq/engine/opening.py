@@ -345,6 +345,9 @@ class Opener:
                 raise failed(C.MQRC_Q_NOT_EMPTY, f"{q.name} holds {q.messages.depth} messages")
             if len(q.handles) > 1:
                 raise failed(C.MQRC_OBJECT_IN_USE, f"{q.name} is open by {len(q.handles) - 1} other handles")
+            if q.owner_hobj != hobj and not self.state.authority.is_admin(conn.user):
+                # IBM: only the handle whose MQOPEN made the queue deletes it without +dlt.
+                self.state.authority.check(conn.user, C.MQOT_Q, q.name, (F.MQAUTH_DELETE,), "delete")
             delete = True
         if q is not None and not h.deleted and q.temporary and q.owner_hobj == hobj:
             delete = True  # a temporary dynamic queue ends when the handle that created it closes

@@ -71,7 +71,7 @@ from ferrymq.engine.retained import KIND_RETAINED, RetainedStore
 from ferrymq.engine.routing import Resolver
 from ferrymq.engine.session import ReaderPosition
 from ferrymq.engine.state import EngineState
-from ferrymq.engine.subscribing import Subscriber
+from ferrymq.engine.subscribing import DestinationNotAuthorized, Subscriber
 from ferrymq.engine.subscriptions import KIND_SUBSCRIPTION, Subscription, SubscriptionRegistry, decode_subscription
 from ferrymq.engine.topics import KIND_TOPIC, decode_topic
 from ferrymq.engine.triggering import Triggers
@@ -333,7 +333,8 @@ class QueueManager:
             self.monitor.disconnected(conn, F.MQDISCONNECT_NORMAL if commit else F.MQDISCONNECT_IMPLICIT)
 
     def close(self, hconn: int, hobj: int, options: int = C.MQCO_NONE) -> None:
-        """MQCLOSE (engine.opening).
+        """MQCLOSE (engine.opening); a refusal for authority makes its Not Authorized event
+        (type 3) and changes nothing.
 
         Raises:
             MQError: as Opener.close.
@@ -343,8 +344,11 @@ class QueueManager:
         kind = C.MQOT_Q if h is not None and h.queue is not None else C.MQOT_TOPIC if h is not None and h.topic else C.MQOT_Q_MGR
         try:
             self.opener.close(hconn, hobj, options)
-        except MQError:
+        except MQError as exc:
             self.monitor.counted(conn, "closes", kind, False)
+            if exc.reason == C.MQRC_NOT_AUTHORIZED and h is not None:
+                sub = h.subscription
+                self.events.close_refused(conn, sub.name if sub is not None else h.name, subscription=sub is not None)
             raise
         self.monitor.counted(conn, "closes", kind, True)
 
@@ -362,7 +366,11 @@ class QueueManager:
                     topic = self.state.topics.full_string(sd.object_name, sd.object_string)
                 except MQError:
                     topic = sd.object_string
-                self.events.subscribe_refused(self.connections.get(hconn), sd.options, topic)
+                if isinstance(exc, DestinationNotAuthorized):
+                    self.events.sub_destination_refused(self.connections.get(hconn), sd.options, topic, exc.queue,
+                                                        exc.open_options)
+                else:
+                    self.events.subscribe_refused(self.connections.get(hconn), sd.options, topic)
             raise
 
     def put_request(self, req: PutRequest) -> PutResult:

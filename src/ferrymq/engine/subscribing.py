@@ -76,6 +76,15 @@ def check_options(options: int) -> None:
         raise failed(C.MQRC_OPTIONS_ERROR, "MQSO_READ_AHEAD and MQSO_NO_READ_AHEAD together")
 
 
+class DestinationNotAuthorized(MQError):
+    """2035 for a subscription's destination queue (its Not Authorized event is type 18,
+    not 17): ``queue`` and the ``open_options`` the check stood for."""
+
+    def __init__(self, exc: MQError, queue: str, open_options: int) -> None:
+        super().__init__(exc.comp, exc.reason, exc.detail)
+        self.queue, self.open_options = queue, open_options
+
+
 class Subscriber:
     """Subscriptions of one queue manager's applications and administrators (see the
     module docstring)."""
@@ -211,7 +220,23 @@ class Subscriber:
         if h.queue is None or h.deleted or not h.options & _READS:
             raise failed(C.MQRC_HOBJ_ERROR,
                          f"handle {hobj} is not a queue opened with MQOO_INPUT_* or MQOO_BROWSE")
+        self._destination_authority(conn, h.queue.name, (F.MQAUTH_OUTPUT,), C.MQOO_OUTPUT)
         return h.queue
+
+    def _destination_authority(self, conn: Connection, queue: str, needed: tuple[int, ...], open_options: int) -> None:
+        """IBM's rule for a subscription's own (non-managed) queue: +put to have publications
+        put there, and +put, +get, +browse for a resume that hands the queue back.
+
+        Raises:
+            DestinationNotAuthorized: 2035.
+        """
+        oam = self.state.authority
+        if not oam.enabled or oam.is_admin(conn.user):
+            return
+        try:
+            oam.check(conn.user, C.MQOT_Q, queue, needed, "receive publications on")
+        except MQError as exc:
+            raise DestinationNotAuthorized(exc, queue, open_options) from None
 
     def _hsub(self, conn: Connection, sub: Subscription, options: int, managed_hobj: int) -> int:
         # No MQOO options: an hsub is not open for MQINQ, MQSET, MQGET or MQPUT (MQSO bits
@@ -239,6 +264,9 @@ class Subscriber:
             q = self.objects.find(sub.destination)
             if q is None or not q.is_local:
                 raise failed(C.MQRC_INVALID_DESTINATION, f"the subscription's queue {sub.destination} cannot be opened")
+            if not sub.managed:
+                self._destination_authority(conn, q.name, (F.MQAUTH_OUTPUT, F.MQAUTH_INPUT, F.MQAUTH_BROWSE),
+                                            C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE)
             out_hobj = opened = self.opener.open_queue(conn, q, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE)
         elif given is None:
             self._given_queue(conn, hobj)  # a handle given on a resume must still be one
@@ -306,6 +334,13 @@ class Subscriber:
             raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQCO_DELETE closes a dynamic queue, not a subscription")
         if keep and not sub.durable:
             raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"subscription {sub.key} is not durable: it cannot be kept")
+        oam = self.state.authority
+        if remove and oam.enabled and not oam.is_admin(conn.user):
+            # IBM: MQCO_REMOVE_SUB by its creator, with +sub on its topic still.
+            if sub.user and sub.user != conn.user:
+                raise failed(C.MQRC_NOT_AUTHORIZED, f"user {conn.user!r} may not remove subscription {sub.key} "
+                             f"of user {sub.user!r}")
+            self.opener.check_topic_authority(conn.user, sub.topic, (F.MQAUTH_SUBSCRIBE,), "remove a subscription on")
         self.opener.release(conn, h)
         if sub.hsub == h.hobj:
             sub.hsub = sub.hconn = 0
