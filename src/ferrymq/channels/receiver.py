@@ -33,7 +33,8 @@ MCAUSER of the USERSRC(MAP) record that matched, else the channel's MCAUSER; whe
 one, each message is put with that user's authority (alternate user authority: it needs
 +put and +setall on the target queue, as IBM's PUTAUT(DEF) does), while the agent's own
 work (the synchronisation record, the dead-letter queue, reports) stays the queue
-manager's.
+manager's. The channel's PUTAUT chooses whose authority instead: CTX the UserIdentifier
+the message carries (blank: as DEF), ALTMCA the same, ONLYMCA as DEF (``put_user``).
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ class ReceiverAgent:
         self.events: ChannelEvents | None = None  # once the channel is accepted
         self.failure: tuple[int, str] | None = None  # why the conversation failed (reason, text)
         self.mcauser = ""  # the user whose authority puts each message (blank: the agent's own)
+        self.putaut = F.MQPA_DEFAULT  # the channel's PUTAUT, taken at HELLO
 
     def abort(self) -> None:
         """End now: what this batch put is backed out (the sender sends it again)."""
@@ -229,6 +231,7 @@ class ReceiverAgent:
             return self.refuse(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
+        self.putaut = chl.number("PUTAUT")
         blocked = self.check_records(hello, chl.text("MCAUSER").strip(), tls_peer)
         if blocked:
             return self.refuse(C.MQRC_NOT_AUTHORIZED, blocked)
@@ -416,10 +419,11 @@ class ReceiverAgent:
             reason = feedback
         else:
             try:
-                # With an MCAUSER the message's put is that user's to make (alternate user authority).
+                # The put is the user's PUTAUT names to make (alternate user authority).
+                user = self.put_user(md)
                 qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
-                                                     alternate_user_id=self.mcauser), md,
-                        PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if self.mcauser else 0)),
+                                                     alternate_user_id=user), md,
+                        PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0)),
                         body, properties)
                 return
             except MQError as exc:
@@ -440,6 +444,14 @@ class ReceiverAgent:
                                            f"queue {dlq!r} refused it too ({exc.reason})") from None
         log.warning("event=message_dead_lettered channel=%s queue=%s qmgr=%s dlq=%s reason=%d msg_id=%s length=%d",
                     self.name, dest_q, dest_qm, dlq, reason, md.msg_id.hex(), len(body))
+
+    def put_user(self, md: MQMD) -> str:
+        """Whose authority puts ``md``'s message (blank: the agent's own): PUTAUT(CTX) and
+        ALTMCA the message's UserIdentifier when it has one, else (and for DEF, ONLYMCA) the
+        user the channel runs as."""
+        if self.putaut in (F.MQPA_CONTEXT, F.MQPA_ALTERNATE_OR_MCA):
+            return md.user_identifier.strip() or self.mcauser
+        return self.mcauser
 
     def exception_report(self, md: MQMD, body: bytes, reason: int, options: int) -> None:
         """The agent's exception report (Feedback: the reason) to ReplyToQ at ReplyToQMgr,

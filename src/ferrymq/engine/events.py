@@ -283,13 +283,18 @@ class Events:
     def subscribe_refused(self, conn: Connection | None, options: int, topic: str) -> None:
         """An MQSUB refused 2035 (MQRQ_SUB_NOT_AUTHORIZED): QMgrName, ReasonQualifier,
         Options, UserIdentifier, ApplType, ApplName, TopicString."""
+        self._sub_refused(conn, F.MQRQ_SUB_NOT_AUTHORIZED, options, topic)
+
+    def _sub_refused(self, conn: Connection | None, qualifier: int, options: int, topic: str,
+                     *more: P.Param) -> None:
+        """The Not Authorized events of MQSUB (types 17, 18): their common parameters, then ``more``."""
         if conn is None or not self.on("AUTHOREV"):
             return
         self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, [
-            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, F.MQRQ_SUB_NOT_AUTHORIZED),
+            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier),
             P.CFIN(F.MQIACF_SUB_OPTIONS, options), P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user),
             P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type), P.CFST(F.MQCACF_APPL_NAME, conn.appl_name),
-            P.CFST(C.MQCA_TOPIC_STRING, topic)])
+            P.CFST(C.MQCA_TOPIC_STRING, topic), *more])
 
     def close_refused(self, conn: Connection | None, name: str, *, subscription: bool = False) -> None:
         """An MQCLOSE refused 2035 (MQRQ_CLOSE_NOT_AUTHORIZED): deleting a permanent dynamic
@@ -310,14 +315,9 @@ class Events:
         the application gave without +put, or a resumed subscription's queue without +put,
         +get and +browse. QMgrName, ReasonQualifier, Options, UserIdentifier, ApplType,
         ApplName, TopicString, DestQName, DestOpenOptions, ConnName."""
-        if conn is None or not self.on("AUTHOREV"):
-            return
-        self.emit(QMGR_EVENTS, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, [
-            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, F.MQRQ_SUB_DEST_NOT_AUTHORIZED),
-            P.CFIN(F.MQIACF_SUB_OPTIONS, options), P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user),
-            P.CFIN(C.MQIA_APPL_TYPE, conn.appl_type), P.CFST(F.MQCACF_APPL_NAME, conn.appl_name),
-            P.CFST(C.MQCA_TOPIC_STRING, topic), P.CFST(C.MQCA_Q_NAME, queue),
-            P.CFIN(F.MQIACF_OPEN_OPTIONS, open_options), *self._conn_name(conn)])
+        if conn is not None:
+            self._sub_refused(conn, F.MQRQ_SUB_DEST_NOT_AUTHORIZED, options, topic, P.CFST(C.MQCA_Q_NAME, queue),
+                              P.CFIN(F.MQIACF_OPEN_OPTIONS, open_options), *self._conn_name(conn))
 
     @staticmethod
     def _conn_name(conn: Connection) -> list[P.Param]:
