@@ -42,6 +42,7 @@ DEFINE LISTENER(L) TRPTYPE(TCP) PORT({port}) CONTROL(QMGR)
 DEFINE CHANNEL(TLS.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM1, O=ferrymq')
 DEFINE CHANNEL(T13.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS13)
 DEFINE CHANNEL(PLAIN.TO.QM2) CHLTYPE(RCVR)
+DEFINE CHANNEL(PING.TLS) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM1')
 DEFINE QLOCAL(APP.IN)
 START LISTENER(L)
 """)
@@ -61,6 +62,16 @@ START CHANNEL(TLS.TO.QM2)
 START CHANNEL(T13.TO.QM2)
 START CHANNEL(PLAIN.TO.QM2)
 """)
+        # PING CHANNEL over TLS: the sender's definition, as it would run, against the receiver's.
+        qm1.mqsc(f"""
+DEFINE QLOCAL(PING.XQ) USAGE(XMITQ)
+DEFINE CHANNEL(PING.TLS) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(PING.XQ) SSLCIPH(ANY_TLS13) SSLPEER('CN=QM2')
+""")
+        assert "AMQ8020I" in qm1.mqsc("PING CHANNEL(PING.TLS)")
+        for change in ("SSLPEER('CN=QM9')", "SSLCIPH(' ')"):  # refused by the sender, then by the receiver
+            qm1.mqsc(f"ALTER CHANNEL(PING.TLS) CHLTYPE(SDR) {change}\n")
+            out = qm1.mqsc("PING CHANNEL(PING.TLS)", check=False)
+            assert f"reason {C.MQRC_CHANNEL_SSL_ERROR} " in out, (change, out)
         with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
             out = c1.open("TO.QM2.APP")
             for i in range(20):

@@ -214,7 +214,7 @@ class ChannelInitiator:
         if chl is None:
             reason, detail = F.MQRCCF_CHANNEL_NOT_FOUND, f"channel {request.name} was deleted"
         else:
-            reason, detail = await ping(chl, self.qm.name, request.length)
+            reason, detail = await ping(chl, self.qm.name, request.length, self.host.keys)
         log.info("event=channel_ping channel=%s bytes=%d reason=%d detail=%s", request.name, request.length, reason,
                  detail)
         if request.answer is not None:

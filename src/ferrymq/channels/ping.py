@@ -8,26 +8,45 @@ result is an MQRCCF_ reason (0: the ping completed) and a text for the reply.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import ssl
 
+from ferrymq.channels import calltls
+from ferrymq.channels.host import ChannelKeys
 from ferrymq.channels.link import ChannelError, open_link
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.mq import cfc as F
+from ferrymq.mq import constants as C
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.tls import names
 
 TIMEOUT = 10.0  # seconds for the connection, and again for the answer (a PCF reply waits 30 s)
 
 
-async def ping(chl: ChannelObject, qmgr: str, length: int) -> tuple[int, str]:
+async def ping(chl: ChannelObject, qmgr: str, length: int, keys: ChannelKeys | None = None) -> tuple[int, str]:
     """(reason, detail): MQRCCF_HOST_NOT_AVAILABLE when no CONNAME address answers, the
     partner's reason when it refuses (MQRCCF_UNKNOWN_REMOTE_CHANNEL ...), MQRCCF_CONNECTION_CLOSED
     or MQRCCF_RECEIVE_FAILED when it ends the conversation or does not answer in time,
-    MQRCCF_PING_DATA_COMPARE_ERROR when the data differs."""
+    MQRCCF_PING_DATA_COMPARE_ERROR when the data differs. A channel with SSLCIPH pings over
+    TLS as its sender would run (``keys``: the queue manager's key repository), and any TLS
+    failure at either end is MQRC_CHANNEL_SSL_ERROR (2371) with the rule in the detail."""
     data = os.urandom(length)
     conname = chl.text("CONNAME")
+
+    def check(writer: asyncio.StreamWriter) -> None:
+        refused = calltls.receiver_refusal(chl, names.peer_of(writer.get_extra_info("ssl_object")))
+        if refused is not None:
+            writer.close()
+            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
+
     try:
-        link, where = await open_link(conname, TIMEOUT)
+        link, where = await open_link(conname, TIMEOUT, calltls.calling_context(chl, keys), check)
+    except ChannelError as exc:
+        return exc.reason, str(exc)
+    except ssl.SSLError as exc:
+        return C.MQRC_CHANNEL_SSL_ERROR, f"the TLS handshake with CONNAME({conname}) failed: {exc}"
     except (OSError, TimeoutError) as exc:
         return F.MQRCCF_HOST_NOT_AVAILABLE, f"no address of CONNAME({conname}) answered: {exc or 'timed out'}"
     try:

@@ -211,6 +211,14 @@ class ReceiverAgent:
             reason = F.MQRCCF_UNKNOWN_REMOTE_CHANNEL
         elif ping.channel in self.stopped:
             reason = F.MQRCCF_CHANNEL_DISABLED
+        else:  # a ping is held to the channel's TLS rules as its sender would be
+            tls = self.link.writer.get_extra_info("ssl_object")
+            refused = rules.refusal(chl.name, chl.text("SSLCIPH"), chl.number("SSLCAUTH"), chl.text("SSLPEER"),
+                                    names.peer_of(tls) if tls is not None else None)
+            if refused is not None:
+                reason = C.MQRC_CHANNEL_SSL_ERROR
+                log.warning("event=channel_ping_refused channel=%s peer=%s reason=%d %s: %s", ping.channel,
+                            self.peer, reason, *refused)
         self.link.write(P.PingAck(reason, self.qm.name, b"" if reason else ping.data))
         log.info("event=channel_pinged channel=%s peer=%s bytes=%d reason=%d", ping.channel, self.peer,
                  len(ping.data), reason)

@@ -28,6 +28,7 @@ import ssl
 import time
 from collections.abc import Callable
 
+from ferrymq.channels import calltls
 from ferrymq.channels.events import ChannelEvents, ended_qualifier
 from ferrymq.channels.exits import ChannelExits, ExitClosed, ExitFailed, ExitSettings
 from ferrymq.channels.host import EngineHost
@@ -45,7 +46,7 @@ from ferrymq.mq import cxc as X
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
-from ferrymq.tls import cipherspecs, names, rules
+from ferrymq.tls import names, rules
 from ferrymq.wire.convert import convert_xmit
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqxqh import unpack_xmit
@@ -159,22 +160,8 @@ class SenderAgent:
         return link
 
     def tls_context(self) -> ssl.SSLContext | None:
-        """The context of a channel with SSLCIPH (None: plain TCP).
-
-        Raises:
-            ChannelError: MQRC_CHANNEL_SSL_ERROR: no key repository, or no usable one.
-        """
-        sslciph = self.chl.text("SSLCIPH").strip()
-        spec = cipherspecs.lookup(sslciph)
-        if not sslciph or spec is None:
-            return None
-        keys = self.host.keys
-        if keys is None:
-            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, f"SSLCIPH({sslciph}) but this queue manager has no key repository")
-        try:
-            return keys.calling_context(spec, self.chl.text("CERTLABL").strip())
-        except MQError as exc:
-            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, exc.detail) from None
+        """Raises: ChannelError: MQRC_CHANNEL_SSL_ERROR (``calltls.calling_context``)."""
+        return calltls.calling_context(self.chl, self.host.keys)
 
     def check_peer(self, writer: asyncio.StreamWriter) -> None:
         """The receiver's certificate against this channel's SSLPEER, the suite against a
@@ -184,13 +171,7 @@ class SenderAgent:
             ChannelError: MQRC_CHANNEL_SSL_ERROR, the connection closed.
         """
         peer = names.peer_of(writer.get_extra_info("ssl_object"))
-        spec = cipherspecs.lookup(self.chl.text("SSLCIPH"))
-        refused: tuple[str, str] | None = None
-        if spec is None or not spec.accepts(peer.version, peer.suite):
-            refused = "SSLCIPH", (f"SSLCIPH({self.chl.text('SSLCIPH').strip()}): the receiver negotiated {peer.suite} "
-                                  f"over {peer.version}")
-        else:
-            refused = rules.peer_refusal(self.chl.name, self.chl.text("SSLPEER"), peer)
+        refused = calltls.receiver_refusal(self.chl, peer)
         if refused is not None:
             writer.close()
             self.events.ssl_error(rules.QUALIFIER[refused[0]], self.chl.text("CONNAME"), peer_name=peer.dn)
