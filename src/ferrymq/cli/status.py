@@ -78,12 +78,14 @@ _CHANNEL_STATES = {v: k.removeprefix("MQCHS_") for k, v in vars(F).items()
 
 
 def channel_rows(responses: list[Response]) -> list[dict[str, Any]]:
-    """DISPLAY CHSTATUS answers as rows (none when no channel has status)."""
+    """DISPLAY CHSTATUS answers as rows (none when no channel has status): the message
+    channels' (a client's server-connection instance is listed with the connections)."""
     return [{"channel": _text(r.params.get(F.MQCACH_CHANNEL_NAME, "")),
              "state": _CHANNEL_STATES.get(int(r.params.get(F.MQIACH_CHANNEL_STATUS, -1)), "?"),  # type: ignore[arg-type]
              "address": _text(r.params.get(F.MQCACH_CONNECTION_NAME, "")),
              "xmitq": _text(r.params.get(F.MQCACH_XMIT_Q_NAME, ""))}
-            for r in responses if r.comp == C.MQCC_OK and F.MQCACH_CHANNEL_NAME in r.params]
+            for r in responses if r.comp == C.MQCC_OK and F.MQCACH_CHANNEL_NAME in r.params
+            and r.params.get(F.MQIACH_CHANNEL_TYPE) != F.MQCHT_SVRCONN]
 
 
 def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None) -> dict[str, Any]:
