@@ -400,6 +400,13 @@ def test_dev_certs_from_the_cli_serve_a_queue_manager_process(tmp_path: Path) ->
         with fc.connect("QM1", qm.conn_name, channel="APP.TLS", tls=tls, user=ADMIN_USER, password=ADMIN_PASSWORD,
                         appl_name="app") as c:
             c.open("Q1").put(b"to a process")
+        revoked = json.loads(qm._cli("tls", "revoke-dev-cert", "QM1", "--client", "app", "--output", "json"))
+        assert revoked["crl"] == str(ssl_dir / "key.crl") and revoked["count"] == 1
+        assert stat.S_IMODE((ssl_dir / "key.crl").stat().st_mode) == 0o600
+        with pytest.raises(fc.MQError) as info:
+            fc.connect("QM1", qm.conn_name, channel="APP.TLS", tls=tls, user=ADMIN_USER, password=ADMIN_PASSWORD)
+        assert info.value.reason == C.MQRC_Q_MGR_NOT_AVAILABLE
+        assert "certificate revoked" in (tmp_path / "qmgrs" / "QM1" / "ferrymq.log").read_text()
         moved = tmp_path / "elsewhere" / "qm"
         moved.parent.mkdir()
         shutil.copy(ssl_dir / "key.pem", moved.with_suffix(".pem"))

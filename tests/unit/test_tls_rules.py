@@ -1,10 +1,14 @@
-"""The TLS rules without sockets: CipherSpec names and what they accept, SSLPEER patterns."""
+"""The TLS rules without sockets: CipherSpec names and what they accept, SSLPEER patterns,
+revocation lists."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from ferrymq.tls import cipherspecs, names
+from ferrymq.tls import cipherspecs, devcerts, names
+from ferrymq.tls.keyrepo import KeyRepository
 
 SUBJECT = ((("countryName", "GB"),), (("organizationName", "Bank"),), (("organizationalUnitName", "Payments"),),
            (("organizationalUnitName", "Team A"),), (("commonName", "app1"),))
@@ -56,3 +60,19 @@ def test_sslpeer_syntax_errors(bad: str) -> None:
     with pytest.raises(names.PeerNameError):
         names.parse(bad)
     assert names.parse("  ") is None
+
+
+def test_revocation_lists_keep_what_was_revoked_and_a_repository_watches_its_crl(tmp_path: Path) -> None:
+    ca, other = devcerts.new_ca(), devcerts.new_ca("CN=other CA")
+    a, b = devcerts.issue(ca, "CN=a"), devcerts.issue(ca, "CN=b")
+    first = devcerts.crl(ca, a)
+    assert devcerts.revoked_by(first, ca) == {a.cert.serial_number}
+    both = devcerts.crl(ca, b, serials=devcerts.revoked_by(first, ca))
+    pem = both + devcerts.crl(other, devcerts.issue(other, "CN=c"))  # another CA's list beside it
+    assert devcerts.revoked_by(pem, ca) == {a.cert.serial_number, b.cert.serial_number}
+    repo = KeyRepository(str(tmp_path / "key"))
+    before = repo.stamp("x")
+    devcerts.write_crls(repo, pem)
+    assert repo.stamp("x") != before  # a cached context is made again
+    with pytest.raises(ValueError):
+        devcerts.revoked_by(b"-----BEGIN X509 CRL-----\nnot\n-----END X509 CRL-----", ca)

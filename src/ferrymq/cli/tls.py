@@ -27,6 +27,7 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
         \b
           ferrymq tls create-dev-certs QM1 --client app --client ops
           ferrymq tls create-dev-certs QM1 --client app --out ~/ssl --output json
+          ferrymq tls revoke-dev-cert QM1 --client app
         """
 
     @tls.command(name="create-dev-certs")
@@ -86,3 +87,43 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
                   for m in made]
         out.result({"qmgr": qmgr, "ca": str(ca_path), "key_repository": repo.stem, "certificate_label": label,
                     "dn": f"CN={qmgr},O=ferrymq", "clients": made}, "\n".join(lines))
+
+    @tls.command(name="revoke-dev-cert")
+    @click.argument("qmgr")
+    @click.option("--client", "clients", multiple=True, required=True,
+                  help="A client whose development certificate to revoke (repeat).")
+    @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                  help="Where the clients' key repositories are (default: ssl/clients in the data directory).")
+    @command
+    def revoke_dev_cert(home: Path, out: Any, qmgr: str, clients: tuple[str, ...], out_dir: Path | None) -> None:
+        """Revoke clients' development certificates: the development CA signs a revocation
+        list of them (and of those revoked before) into the queue manager's default key
+        repository (ssl/key.crl, 0600). The queue manager refuses them from its next TLS
+        connection."""
+        from ferrymq.tls import devcerts
+
+        ssl_dir = QmgrDir(home, qmgr).require().path / "ssl"
+        ca_path = ssl_dir / CA_FILE
+        try:
+            ca = devcerts.load_ca(ca_path)
+        except (OSError, ValueError) as exc:
+            raise CliError(Exit.USAGE, "dev_ca_unreadable",
+                           f"{ca_path}: {exc}; make it with ferrymq tls create-dev-certs") from None
+        repo = KeyRepository(str(ssl_dir / "key"))
+        where = out_dir if out_dir is not None else ssl_dir / "clients"
+        try:
+            serials = devcerts.revoked_by(repo.crls.read_bytes(), ca) if repo.crls.is_file() else set()
+        except (OSError, ValueError) as exc:
+            raise CliError(Exit.USAGE, "crl_unreadable", f"{repo.crls}: {exc}") from None
+        revoked: list[dict[str, str]] = []
+        for name in clients:
+            path = KeyRepository(str(where / name)).personal(default_label(name))
+            try:
+                cert = devcerts.load_certificate(path)
+            except (OSError, ValueError) as exc:
+                raise CliError(Exit.USAGE, "client_certificate", f"client {name}: {path}: {exc}") from None
+            serials.add(cert.serial_number)
+            revoked.append({"client": name, "serial": f"{cert.serial_number:x}"})
+        devcerts.write_crls(repo, devcerts.crl(ca, serials=serials))
+        out.result({"qmgr": qmgr, "crl": str(repo.crls), "revoked": revoked, "count": len(serials)},
+                   f"{repo.crls}: {len(serials)} certificate(s) revoked, now {', '.join(clients)}")

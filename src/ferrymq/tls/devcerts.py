@@ -116,16 +116,34 @@ def write_personal(repo: KeyRepository, label: str, issued: Issued, *chain: Issu
     return path
 
 
-def crl(ca: Issued, *revoked: Issued, days: int = 30) -> bytes:
-    """A certificate revocation list, signed by ``ca``, revoking ``revoked`` (PEM)."""
+def crl(ca: Issued, *revoked: Issued, serials: Iterable[int] = (), days: int = 30) -> bytes:
+    """A certificate revocation list, signed by ``ca``, revoking ``revoked`` and the
+    certificates of ``serials`` (PEM)."""
     now = _now()
     builder = (x509.CertificateRevocationListBuilder().issuer_name(ca.cert.subject)
                .last_update(now - dt.timedelta(minutes=5)).next_update(now + dt.timedelta(days=days)))
-    for issued in revoked:
+    for serial in sorted({*serials, *(issued.cert.serial_number for issued in revoked)}):
         builder = builder.add_revoked_certificate(
-            x509.RevokedCertificateBuilder().serial_number(issued.cert.serial_number)
-            .revocation_date(now - dt.timedelta(minutes=5)).build())
+            x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(now - dt.timedelta(minutes=5)).build())
     return builder.sign(ca.key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
+
+
+def revoked_by(pem: bytes, ca: Issued) -> set[int]:
+    """The serial numbers ``ca``'s lists in ``pem`` (a ``.crl`` file) revoke.
+
+    Raises: ValueError (not PEM CRLs)."""
+    out: set[int] = set()
+    marker = b"-----END X509 CRL-----"
+    for part in pem.split(marker)[:-1]:
+        listed = x509.load_pem_x509_crl(part + marker)
+        if listed.issuer == ca.cert.subject:
+            out |= {entry.serial_number for entry in listed}
+    return out
+
+
+def load_certificate(path: Path) -> x509.Certificate:
+    """The first certificate of a PEM file (a personal certificate's own). Raises: OSError, ValueError."""
+    return x509.load_pem_x509_certificate(path.read_bytes())
 
 
 def write_crls(repo: KeyRepository, *crls: bytes) -> Path:
