@@ -24,7 +24,6 @@ from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQCFC
 from ferrymq.wire import pcf as P
 from ferrymq.wire.mqdlh import MQDLH
-from ferrymq.wire.mqmd import MQMD
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -305,31 +304,3 @@ def test_a_receivers_records_and_mcauser(tmp_path: Path, monkeypatch: pytest.Mon
 def log_of_qm(qm: QueueManagerProcess, name: str) -> str:
     return (qm.home / "qmgrs" / name / "ferrymq.log").read_text()
 
-
-
-def test_putaut_ctx_puts_with_the_messages_own_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """PUTAUT(CTX): each message arriving at QM2 is put with the authority of the
-    UserIdentifier it carries, not the receiver's MCAUSER (which here may put nowhere)."""
-    monkeypatch.setenv("FERRYMQ_HOME", str(tmp_path))
-    qm1, qm2 = setup_pair(tmp_path)
-    try:
-        qm2.add_user("partner", "partner-pw")
-        qm2.add_user(APP, APP_PASSWORD)
-        mqsc(qm2, "ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) MCAUSER('partner') PUTAUT(CTX)\n"
-                  "DEFINE QLOCAL(APP.OTHER)\n"
-                  "SET AUTHREC PROFILE(APP.OTHER) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,SETALL)\n")
-        with connect("QM1") as c1:
-            q = c1.open("APP.OTHER", object_q_mgr_name="QM2", options=C.MQOO_OUTPUT | C.MQOO_SET_IDENTITY_CONTEXT)
-            for user in (APP, "stranger"):
-                q.put(f"from {user}".encode(), md=MQMD(user_identifier=user, persistence=C.MQPER_PERSISTENT),
-                      options=C.MQPMO_SET_IDENTITY_CONTEXT)
-        with connect("QM2") as c2:
-            arrived = c2.open("APP.OTHER").get(wait=30.0)
-            assert (arrived.data, arrived.md.user_identifier.strip()) == (b"from app", APP)
-            dead = c2.open("SYSTEM.DEAD.LETTER.QUEUE").get(wait=30.0)
-            dlh = MQDLH.unpack_from(dead.data)
-            assert (dlh.reason, dlh.dest_q_name.strip()) == (C.MQRC_NOT_AUTHORIZED, "APP.OTHER")
-            assert dead.data.endswith(b"from stranger")
-    finally:
-        qm1.stop()
-        qm2.stop()
