@@ -52,7 +52,7 @@ def refused(call: object) -> tuple[int, float]:
 
 def test_passwords_are_checked_and_a_refusal_waits_for_faildelay(qm: QueueManagerProcess) -> None:
     addr = qm.conn_name
-    for user, password in ((APP, "wrong"), (APP, ""), ("nobody", "x"), (ADMIN_USER, ADMIN_PASSWORD + "x")):
+    for user, password in ((APP, "wrong"), ("nobody", "x"), (ADMIN_USER, ADMIN_PASSWORD + "x"), (ADMIN_USER, "")):
         reason, took = refused(lambda user=user, password=password: connect("QM1", addr, user=user,
                                                                              password=password))
         assert reason == C.MQRC_NOT_AUTHORIZED
@@ -60,13 +60,44 @@ def test_passwords_are_checked_and_a_refusal_waits_for_faildelay(qm: QueueManage
             assert took >= 0.9, (user, took)
     reason, _ = refused(lambda: pymqi.connect("QM1", "DEV.APP.SVRCONN", addr, APP, "wrong"))
     assert reason == C.MQRC_NOT_AUTHORIZED
-    # CHCKCLNT(REQUIRED), the default: no credentials at all (none in the environment either)
+    # CHCKCLNT(REQDADM), IBM's default: no user at all is refused (none in the environment
+    # either, and SYSTEM.DEF.SVRCONN has no MCAUSER); a non-administrator needs no password ...
     reason, _ = refused(lambda: connect("QM1", addr, user="", password=""))
+    assert reason == C.MQRC_NOT_AUTHORIZED
+    with connect("QM1", addr, user=APP, password="") as c:
+        assert c.session is not None
+    # ... until CHCKCLNT(REQUIRED)
+    qm.mqsc("ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED)\n")
+    reason, _ = refused(lambda: connect("QM1", addr, user=APP, password=""))
     assert reason == C.MQRC_NOT_AUTHORIZED
     with connect("QM1", addr, user=APP, password=APP_PASSWORD) as c:
         assert c.session is not None
     log = (qm.home / "qmgrs" / "QM1" / "ferrymq.log").read_text()
     assert "event=connect_refused" in log and "wrong" not in log and ADMIN_PASSWORD not in log
+
+
+def test_no_client_runs_as_an_administrator_without_a_password(qm: QueueManagerProcess) -> None:
+    """CHCKCLNT(REQDADM) lets a channel's MCAUSER connect without a password, never an
+    administrator: not as the channel's MCAUSER, nor as the user its records map to."""
+    qm.mqsc(f"DEFINE CHANNEL(APP.MCA) CHLTYPE(SVRCONN) MCAUSER('{APP}')\n"
+            f"DEFINE CHANNEL(ADMIN.MCA) CHLTYPE(SVRCONN) MCAUSER('{ADMIN_USER}')\n")
+    with connect("QM1", qm.conn_name, channel="APP.MCA", user="", password="") as c, c.open("APP.Q") as q:
+        q.put(b"as the channel's user")
+        assert q.get(wait=1).md.user_identifier.strip() == APP
+
+    def refused_on(channel: str, user: str = "") -> None:
+        reason, _ = refused(lambda: connect("QM1", qm.conn_name, channel=channel, user=user, password=""))
+        assert reason == C.MQRC_NOT_AUTHORIZED, channel
+        log = (qm.home / "qmgrs" / "QM1" / "ferrymq.log").read_text()
+        assert f"channel={channel} user={user!r} reason=2035 detail=\"administrator {ADMIN_USER!r} must give" in log
+
+    refused_on("ADMIN.MCA")  # the queue manager's channel records are off (qm_process)
+    # a record that maps to an administrator, on a channel whose records let administrators in
+    qm.mqsc(f"DEFINE CHANNEL(MAPPED) CHLTYPE(SVRCONN)\n"
+            f"SET CHLAUTH('MAPPED') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(MAP) MCAUSER('{ADMIN_USER}')\n"
+            "SET CHLAUTH('MAPPED') TYPE(BLOCKUSER) USERLIST('nobody')\n"
+            "ALTER QMGR CHLAUTH(ENABLED)\n")
+    refused_on("MAPPED", APP)
 
 
 def test_the_identity_is_the_authenticated_user_and_context_cannot_be_forged(qm: QueueManagerProcess) -> None:

@@ -165,7 +165,7 @@ def test_refusals_change_nothing() -> None:
         oam.set_record("APP.Q", C.MQOT_Q, [], [F.MQAUTH_INPUT])
     with pytest.raises(MQError):
         oam.alter_authinfo(chckclnt=77)
-    assert not oam.profiles and oam.authinfo.chckclnt == F.MQCHK_REQUIRED
+    assert not oam.profiles and oam.authinfo.chckclnt == F.MQCHK_REQUIRED_ADMIN
     oam.set_record("APP.Q", C.MQOT_Q, [(PRINCIPAL, "bob")], [F.MQAUTH_INPUT])
     with pytest.raises(MQError):
         oam.delete_record("APP.Q", C.MQOT_Q, [(PRINCIPAL, "carol")])

@@ -28,7 +28,9 @@ def auth(tmp_path: Path) -> Authenticator:
 
 
 def test_required_needs_a_password_and_checks_it(auth: Authenticator) -> None:
+    auth.oam.alter_authinfo(chckclnt=F.MQCHK_REQUIRED)
     assert auth.decide(local_user="", user="", password="").refusal
+    assert auth.decide(local_user="", user="", password="", channel_user="app").refusal
     assert auth.decide(local_user="", user="app", password="").refusal
     d = auth.decide(local_user="", user="app", password="app-pw")
     assert (d.user, d.verify, d.refusal) == ("app", ("app", "app-pw"), "")
@@ -44,6 +46,18 @@ def test_an_administrator_over_tcp_always_needs_a_password(auth: Authenticator, 
     assert auth.decide(local_user="", user="app", password="").user == "app"  # asserted, as IBM's
     none = auth.decide(local_user="", user="boss", password="wrong")
     assert none.verify is None if check == F.MQCHK_NONE else none.verify == ("boss", "wrong")
+
+
+def test_reqdadm_is_the_default_and_a_channels_mcauser_needs_no_password(auth: Authenticator) -> None:
+    assert auth.oam.authinfo.chckclnt == F.MQCHK_REQUIRED_ADMIN  # IBM's default for a new queue manager
+    assert auth.decide(local_user="", user="", password="").refusal == "no user given"
+    assert auth.decide(local_user="", user="", password="", channel_user="app").user == "app"
+    assert auth.decide(local_user="", user="ghost", password="", channel_user="app").user == "ghost"  # chlgate: app
+    for admin in ("boss", "root"):  # an administrator channel user, or one asserted, gives a password
+        assert "administrator" in auth.decide(local_user="", user="", password="", channel_user=admin).refusal
+        assert auth.decide(local_user="", user=admin, password="", channel_user="app").refusal
+    checked = auth.decide(local_user="", user="boss", password="boss-pw", channel_user="app")
+    assert checked.verify == ("boss", "boss-pw") and not checked.refusal
 
 
 def test_local_connections_are_their_os_user_unless_a_password_is_adopted(auth: Authenticator) -> None:

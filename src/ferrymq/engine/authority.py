@@ -139,7 +139,9 @@ class AuthInfo:
     """The AUTHINFO object of type IDPWOS that CONNAUTH names (connection authentication)."""
 
     name: str = DEFAULT_AUTHINFO
-    chckclnt: int = F.MQCHK_REQUIRED  # stricter than IBM's REQDADM: no channel rules bound asserted users yet
+    # IBM's default for a new queue manager: administrators give a password, others need
+    # not (server.connauth; the default channel records and loopback binding bound the rest).
+    chckclnt: int = F.MQCHK_REQUIRED_ADMIN
     chcklocl: int = F.MQCHK_OPTIONAL
     adoptctx: bool = True
     faildelay: int = 1  # seconds before a failed authentication is answered

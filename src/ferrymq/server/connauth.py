@@ -10,12 +10,14 @@ hashes in the queue manager's registry (store.users). ``decide`` applies IBM's r
 | NONE | the asserted user | the asserted user (the password is not checked) |
 | OPTIONAL | the asserted user | checked: the user it names, or 2035 |
 | REQUIRED | 2035 | checked |
-| REQDADM (clients only) | the asserted user, 2035 if an administrator | checked |
+| REQDADM (clients only; the default) | the asserted user, 2035 if an administrator | checked |
 
 The asserted user is the local socket's OS user (SO_PEERCRED) for a local connection and
-the user the CONNECT names for a client. Whatever the setting, a client (TCP) connection
-never becomes an administrator without a checked password: IBM's default channel rule
-blocks privileged users on client channels the same way. With ADOPTCTX(YES) a checked
+the user the CONNECT names for a client; a client naming none runs as its channel's MCAUSER
+when that is set (IBM's MCAUSER replaces the client's user), else it is refused. Whatever
+the setting, a client (TCP) connection never becomes an administrator without a checked
+password (server.ops also holds the user a channel's records map to to this): IBM's default
+channel rule blocks privileged users on client channels the same way. With ADOPTCTX(YES) a checked
 user becomes the connection's identity (authority checks and the messages'
 UserIdentifier); with ADOPTCTX(NO) the asserted one stays.
 
@@ -59,6 +61,12 @@ class Decision:
     refusal: str = ""
 
 
+def unchecked_admin(user: str) -> Decision:
+    """The refusal of a client connection that would run as administrator ``user`` without
+    a checked password."""
+    return Decision(refusal=f"administrator {user!r} must give a password over a client connection")
+
+
 class Authenticator:
     """CONNAUTH for one queue manager's server."""
 
@@ -79,11 +87,13 @@ class Authenticator:
     def faildelay(self) -> float:
         return float(self.oam.authinfo.faildelay)
 
-    def decide(self, *, local_user: str, user: str, password: str, chckclnt: int = F.MQCHK_AS_Q_MGR) -> Decision:
+    def decide(self, *, local_user: str, user: str, password: str, chckclnt: int = F.MQCHK_AS_Q_MGR,
+               channel_user: str = "") -> Decision:
         """Who a CONNECT is (see the module docstring); ``local_user``: the OS user of a
         local-socket peer, blank for a client over TCP; ``chckclnt``: the CHCKCLNT of the
         channel authentication record that matched the client (engine.chlauth), which
-        applies when it is stricter than the AUTHINFO's."""
+        applies when it is stricter than the AUTHINFO's; ``channel_user``: the MCAUSER of
+        the client's channel."""
         if self.registry.refresh():
             self._passed.clear()
         info = self.oam.authinfo
@@ -99,10 +109,13 @@ class Authenticator:
         if given and user.strip() and check != F.MQCHK_NONE:
             adopted = user.strip() if info.adoptctx or not local else asserted
             return Decision(adopted, verify=(user.strip(), password))
+        if not local:
+            for who in (asserted, channel_user.strip()):
+                if who and self.oam.is_admin(who):
+                    return unchecked_admin(who)
+            asserted = asserted or channel_user.strip()
         if not asserted:
             return Decision(refusal="no user given")
-        if not local and self.oam.is_admin(asserted):
-            return Decision(refusal=f"administrator {asserted!r} must give a password over a client connection")
         return Decision(asserted)
 
     def cached(self, user: str, password: str) -> bool:

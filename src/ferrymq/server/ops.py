@@ -36,7 +36,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MessageItem
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
-from ferrymq.server import chlgate, gc_policy, seq_ops
+from ferrymq.server import chlgate, connauth, gc_policy, seq_ops
 from ferrymq.server.tls import channel_refusal
 from ferrymq.tls import rules
 from ferrymq.wire.mqmd import MQMD
@@ -116,7 +116,9 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
     partner = None if h.peer_user else chlgate.partner_of(ev.channel, h.peer, ev.user, h.peer_dn,
                                                           h.peer_issuer_dn)
     chckclnt = chlgate.record_chckclnt(qm, partner) if partner is not None else F.MQCHK_AS_Q_MGR
-    decision = auth.decide(local_user=h.peer_user, user=ev.user, password=ev.password, chckclnt=chckclnt)
+    channel_user = chlgate.channel_mcauser(qm, partner.channel) if partner is not None else ""
+    decision = auth.decide(local_user=h.peer_user, user=ev.user, password=ev.password, chckclnt=chckclnt,
+                           channel_user=channel_user)
     user = decision.user
     if partner is not None:
         # The channel's records come first: a blocked channel is refused for what blocked it,
@@ -138,6 +140,9 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
                     f"by {describe(gate.decision.record)}", partner.channel, authority_event=False)
             return
         user = running_as
+        if decision.verify is None and not decision.refusal and qm.state.authority.is_admin(running_as):
+            # whatever maps it there, a client never runs as an administrator unchecked
+            decision = connauth.unchecked_admin(running_as)
     if decision.refusal:
         _refuse(h, ev, decision.refusal, partner.channel if partner is not None else "")
         return
