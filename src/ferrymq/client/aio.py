@@ -20,12 +20,19 @@ from types import TracebackType
 from typing import Any
 
 from ferrymq.client import flows as F
-from ferrymq.client import mqi, pubsub
+from ferrymq.client import local, mqi, pubsub
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.aio_subscription import AsyncSubscription
 from ferrymq.client.connname import parse_conn_name
-from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
+from ferrymq.client.errors import (
+    ConnectionBroken,
+    NoMessageAvailable,
+    QueueManagerUnavailable,
+    Quiescing,
+    broken,
+    local_unavailable,
+)
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import AsyncSequenceCalls
 from ferrymq.client.steps import Call, Drop, Exchange, Flow, Lost, Pause, Reconnect, Redial, Send, Step, T
@@ -707,21 +714,29 @@ class AsyncQueue:
             await self.close()
 
 
-async def connect_async(qmgr: str = "", conn_name: str = "localhost(1414)", *, appl_name: str = "", user: str = "", password: str | None = None,
+async def connect_async(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "", password: str | None = None,
                         heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                         connect_timeout: float = 10.0, reconnect: bool | float = False,
                         on_reconnect: R.EventHandler | None = None, channel: str = "",
                         tls: ClientTLS | None = None) -> AsyncClient:
     """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``
-    (``reconnect``, ``on_reconnect``, ``channel`` and ``tls`` too).
+    (``reconnect``, ``on_reconnect``, ``channel`` and ``tls`` too). With no ``conn_name``,
+    a queue manager of that name started from this home is reached through its local
+    socket (``client.local``, IBM's bindings), else ``localhost(1414)``.
 
     Raises:
         QueueManagerUnavailable: nothing answered; MQError: the queue manager refused.
     """
     S.check_qmgr_name(qmgr)
-    addresses = parse_conn_name(conn_name)
+    bindings = conn_name is None and local.available(qmgr)
+    addresses = [] if bindings else parse_conn_name("localhost(1414)" if conn_name is None else conn_name)
 
     async def dial() -> socket.socket:
+        if bindings:
+            try:
+                return await local.dial_async(qmgr.strip(), connect_timeout)
+            except (OSError, TimeoutError) as exc:
+                raise local_unavailable(qmgr, exc) from None
         errors: list[str] = []
         loop = asyncio.get_running_loop()
         for host, port in addresses:

@@ -59,6 +59,12 @@ class QueueManagerUnavailable(MQError):
     at any of the connection names."""
 
 
+def local_unavailable(qmgr: str, exc: BaseException) -> QueueManagerUnavailable:
+    """2059 for a local (bindings) connection whose queue manager's socket did not answer."""
+    return QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
+                                   f"queue manager {qmgr.strip()} is not running ({exc!r})")
+
+
 class Quiescing(MQError):
     """MQRC_Q_MGR_QUIESCING (2161), _STOPPING (2162), or the connection's (2202, 2203)."""
 

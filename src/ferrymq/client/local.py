@@ -14,6 +14,7 @@ directory's descriptor (``/proc/self/fd/N/qmgr.sock``), for binding and connecti
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -81,6 +82,24 @@ def dial(qmgr: str, timeout: float, home: Path | None = None) -> socket.socket:
     try:
         with _address(path) as address:
             sock.connect(address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+async def dial_async(qmgr: str, timeout: float, home: Path | None = None) -> socket.socket:
+    """``dial`` for an event loop: a non-blocking socket connected without blocking the loop.
+
+    Raises:
+        OSError: as ``dial``; TimeoutError: nothing accepted within ``timeout``.
+    """
+    path = socket_path(qmgr, home)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    try:
+        with _address(path) as address:
+            await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, address), timeout)
     except BaseException:
         sock.close()
         raise

@@ -25,7 +25,14 @@ from ferrymq.client import local, mqi, pubsub
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
-from ferrymq.client.errors import ConnectionBroken, NoMessageAvailable, QueueManagerUnavailable, Quiescing, broken
+from ferrymq.client.errors import (
+    ConnectionBroken,
+    NoMessageAvailable,
+    QueueManagerUnavailable,
+    Quiescing,
+    broken,
+    local_unavailable,
+)
 from ferrymq.client.message import AsyncPutStatus, Message, PutResult
 from ferrymq.client.sequence_calls import SequenceCalls
 from ferrymq.client.sockwait import RecvBound
@@ -729,8 +736,7 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
             try:
                 return local.dial(qmgr.strip(), connect_timeout)
             except OSError as exc:
-                raise QueueManagerUnavailable(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
-                                              f"queue manager {qmgr.strip()} is not running ({exc})") from None
+                raise local_unavailable(qmgr, exc) from None
         errors: list[str] = []
         for host, port in addresses:
             try:
