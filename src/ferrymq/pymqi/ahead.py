@@ -32,7 +32,7 @@ from ferrymq.properties import rfh2map
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
 from ferrymq.pymqi.errors import MQMIError
-from ferrymq.pymqi.structs import MD, PMO, STS, as_bytes
+from ferrymq.pymqi.structs import CORREL_ID_AT, MD, MSG_ID_AT, PMO, STS, as_bytes, set_id
 
 if TYPE_CHECKING:
     from ferrymq.client.message import Message
@@ -135,10 +135,10 @@ def put_async(client: Client, target: int | str, md: MD, data: bytes, pmo: PMO, 
         raise MQMIError(exc.comp, exc.reason, detail=exc.detail)
     options = pmo.Options | C.MQPMO_ASYNC_RESPONSE
     if options & C.MQPMO_NEW_MSG_ID or md.MsgId == _NO_ID:
-        md.MsgId = s.new_msg_id()
+        set_id(md, "MsgId", MSG_ID_AT, s.new_msg_id())
         options &= ~C.MQPMO_NEW_MSG_ID
     if options & C.MQPMO_NEW_CORREL_ID:
-        md.CorrelId = s.new_msg_id()
+        set_id(md, "CorrelId", CORREL_ID_AT, s.new_msg_id())
         options &= ~C.MQPMO_NEW_CORREL_ID
     packed = md.wire()
     ev: E.Put | E.Put1

@@ -151,7 +151,7 @@ class Queue:
         props = handles.outgoing(pmo) if pmo.Version >= C.MQPMO_VERSION_3 and (
             pmo.OriginalMsgHandle or pmo.NewMsgHandle) else None
         hobj = self._hobj if self._hobj and not self._lazy else self._ensure_open(C.MQOO_OUTPUT)
-        client = self._client()
+        client = self._qmgr._client or self._client()  # _client(): PYIFError when not connected
         data = msg if type(msg) is bytes else _data(msg, md, self._qmgr)
         options = pmo.Options
         if options & C.MQPMO_ASYNC_RESPONSE or (
@@ -207,8 +207,8 @@ class Queue:
         handle = handles.incoming(gmo) if gmo.MsgHandle else None  # MQHM_NONE is 0
         hobj = self._hobj if self._hobj and not self._lazy else \
             self._ensure_open(C.MQOO_BROWSE if gmo.Options & _BROWSE else C.MQOO_INPUT_AS_Q_DEF)
-        client = self._client()
-        buffer = mqi.max_msg_length(client) if max_length is None else max_length
+        client = self._qmgr._client or self._client()
+        buffer = client.session.max_msg_length if max_length is None else max_length  # mqi.max_msg_length
         match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if not self._ahead_known:
@@ -238,7 +238,9 @@ class Queue:
 
     def _get_plain(self, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO, handle: Any, match: int) -> bytes:
         """MQGET answered by the queue manager."""
-        token = as_bytes(gmo.MsgToken) if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
+        token = gmo.MsgToken if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
+        if type(token) is not bytes:
+            token = as_bytes(token)
         packed = md.wire()
         try:
             reply = mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
@@ -379,6 +381,7 @@ def _kept(msg: Message) -> None:
     """A message the queue manager did not take (2080): nothing here holds it."""
 
 
+_GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP | C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT
 _RESOLVED: dict[str, bytes] = {}  # a queue name as GMO ResolvedQName holds it
 
 
@@ -406,17 +409,10 @@ def _update_gmo(gmo: GMO, flags: int, resolved_q_name: str, returned: int, msg_t
         resolved = as_bytes(resolved_q_name).ljust(48)
         if len(_RESOLVED) < 1024:
             _RESOLVED[resolved_q_name] = resolved
-    if flags & C.MQMF_LAST_MSG_IN_GROUP:
-        group = b"L"
-    elif flags & C.MQMF_MSG_IN_GROUP:
-        group = b"G"
-    else:
-        group = b" "
-    if flags & C.MQMF_LAST_SEGMENT:
-        segment = b"L"
-    elif flags & C.MQMF_SEGMENT:
-        segment = b"S"
-    else:
-        segment = b" "
+    if flags & _GROUPED:
+        group = b"L" if flags & C.MQMF_LAST_MSG_IN_GROUP else b"G" if flags & C.MQMF_MSG_IN_GROUP else b" "
+        segment = b"L" if flags & C.MQMF_LAST_SEGMENT else b"S" if flags & C.MQMF_SEGMENT else b" "
+    else:  # most messages: neither in a group nor a segment
+        group = segment = b" "
     gmo.__dict__.update(ResolvedQName=resolved, ReturnedLength=returned, MsgToken=msg_token, GroupStatus=group,
                         SegmentStatus=segment)  # fields are plain attributes: one update, not five setattrs

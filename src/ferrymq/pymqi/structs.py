@@ -252,7 +252,7 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
     cls._defaults = defaults
 
 
-_MSG_ID, _CORREL_ID, _ID_END = 48, 72, 96  # the identifiers' offsets in a packed MQMD
+MSG_ID_AT, CORREL_ID_AT, _ID_LEN = 48, 72, 24  # the identifiers' offsets and length in a packed MQMD
 _DEFAULT_WIRE: dict[type, bytes] = {}  # a default MD's wire(), made once
 _KW_WIRE: dict[tuple[Any, ...], bytes] = {}  # MD(**fields)'s wire, by fields (ids aside)
 _UNSET = object()  # MD(**kw) without an identifier
@@ -293,9 +293,9 @@ class MD(MQOpts):
                 if key is not None and d["_w"] is not None and len(_KW_WIRE) < 256:
                     _KW_WIRE[key] = d["_w"]
         if msg_id is not _UNSET:
-            self.MsgId = msg_id
+            set_id(self, "MsgId", MSG_ID_AT, msg_id)
         if correl_id is not _UNSET:
-            self.CorrelId = correl_id
+            set_id(self, "CorrelId", CORREL_ID_AT, correl_id)
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
@@ -383,6 +383,19 @@ class OD(MQOpts):
 
 class CNO(MQOpts):
     """Connect options (version 1: Options only)."""
+
+
+def set_id(md: MD, name: str, at: int, value: Any) -> None:
+    """``md.<name> = value`` for identifier ``name`` (MsgId, CorrelId) at offset ``at``: a
+    program sets one per message, so a whole 24 bytes goes straight into the kept wire
+    bytes; anything else takes ``__setattr__``'s way."""
+    d = md.__dict__
+    w = d.get("_w")
+    if w is None or type(value) is not bytes or len(value) != _ID_LEN or "_raw" in d:
+        setattr(md, name, value)
+        return
+    d[name] = value
+    d["_w"] = b"".join((w[:at], value, w[at + _ID_LEN:]))
 
 
 def _spliced(w: bytes, name: str, value: Any) -> bytes | None:
