@@ -16,7 +16,7 @@ The asserted user is the local socket's OS user (SO_PEERCRED) for a local connec
 the user the CONNECT names for a client; a client naming none runs as its channel's MCAUSER
 when that is set (IBM's MCAUSER replaces the client's user), else it is refused. Whatever
 the setting, a client (TCP) connection never becomes an administrator without a checked
-password (server.ops also holds the user a channel's records map to to this): IBM's default
+password (server.ops checks this too for the user a channel record maps a client to): IBM's default
 channel rule blocks privileged users on client channels the same way. With ADOPTCTX(YES) a checked
 user becomes the connection's identity (authority checks and the messages'
 UserIdentifier); with ADOPTCTX(NO) the asserted one stays.
