@@ -4,6 +4,8 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Two workers: most tests wait on processes and sockets, so two overlap well even on two cores.
+TEST_WORKERS ?= 2
 BASE := $(VENV)/.installed-base
 DEV := $(VENV)/.installed-dev
 
@@ -33,6 +35,6 @@ lint: prereqs $(DEV)
 	$(BIN)/mypy
 
 unit: prereqs $(DEV)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 test: lint unit
