@@ -168,6 +168,12 @@ async def test_the_gate(console: WebConsole) -> None:
     assert (await console.respond(_req("GET", "/", cookies={COOKIE: token}))).status.startswith("303")
 
 
+async def test_a_refused_name_is_logged_quoted(console: WebConsole, caplog: pytest.LogCaptureFixture) -> None:
+    console.qm.state.authority.alter_authinfo(faildelay=0)
+    assert (await _sign_in(console, "x\nevent=y", "pw")).status.startswith("401")
+    assert "user='x\\nevent=y'" in caplog.text and "\nevent=y" not in caplog.text
+
+
 async def test_mqsc_is_for_administrators(console: WebConsole) -> None:
     token = _cookies(await _sign_in(console, "app", "app-pw"))[COOKIE]
     page = await console.respond(_req("GET", "/mqsc", cookies={COOKIE: token}))

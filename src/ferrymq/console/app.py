@@ -212,7 +212,7 @@ class WebConsole:
             loop = asyncio.get_running_loop()
             ok = await loop.run_in_executor(None, self.registry.verify, user, password) and self._may_connect(user)
         if not ok:
-            log.warning("event=console_sign_in_refused user=%s", user[:MAX_USER + 4])
+            log.warning("event=console_sign_in_refused user=%r", user[:MAX_USER + 4])  # as typed: quoted
             await asyncio.sleep(min(float(self.qm.state.authority.authinfo.faildelay), MAX_FAILDELAY))
             return await self._login_page(user, refused=True)
         signed = self.sessions.open(user)
@@ -354,7 +354,7 @@ class WebConsole:
         if got is None:
             return self._page(signed, "Remove a message", P.Markup('<p class="error">That message is no longer on '
                                                                    'the queue.</p>'), "404 Not Found")
-        log.info("event=console_message_removed user=%s queue=%s msg_id=%s", signed.user, queue, msg_id.hex())
+        log.info("event=console_message_removed user=%s queue=%r msg_id=%s", signed.user, queue, msg_id.hex())
         done = P.Markup(f'<p id="removed">Removed from {P.esc(queue)}. What it held:</p>')
         return self._page(signed, "Message removed", P.join([done, self._shown(got)]))
 
