@@ -2,7 +2,8 @@
 sender/receiver channel while one of the two queue-manager processes, picked at random,
 is killed with SIGKILL at a random moment and started again, KILLS times. At the end every
 message whose MQPUT was acknowledged is on QM2's queue exactly once, nothing arrived twice,
-and the channel is RUNNING again with nothing in doubt, without an operator command.
+and the channel is RUNNING again with nothing in doubt, without an operator command. Both
+queue managers pipeline (PipeLineLength 2), so up to two batches are in doubt at a kill.
 
 CI runs a small count; the issue's full size (100,000 messages, 20 kills) is::
 
@@ -56,7 +57,8 @@ def depth(qm: QueueManagerProcess, queue: str) -> int:
 @pytest.mark.slow
 def test_sigkill_either_end_loses_and_repeats_nothing(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("FERRYMQ_SEED", "19")))
-    qm1, qm2 = setup_pair(tmp_path, batch=20)
+    # PipeLineLength 2 at both ends: two batches may be in doubt when either dies.
+    qm1, qm2 = setup_pair(tmp_path, batch=20, create_args={name: ("--pipeline-length", "2") for name in ("QM1", "QM2")})
     acked: set[int] = set()
     next_n = 0
     chunk = max(1, MESSAGES // (KILLS + 1))

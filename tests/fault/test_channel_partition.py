@@ -118,7 +118,7 @@ def put_all(acked: list[int], stop: threading.Event) -> None:
 @pytest.mark.slow
 def test_partitions_lose_and_repeat_nothing(tmp_path: Path, link: Link, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FERRYMQ_HOME", str(tmp_path))
-    remote = ("--allow-unauthenticated-remote",)
+    remote = ("--allow-unauthenticated-remote", "--pipeline-length", "2")  # up to two batches in doubt at a cut
     qm1 = QueueManagerProcess(tmp_path, "QM1", remote, netns=link.ns[0])
     qm2 = QueueManagerProcess(tmp_path, "QM2", remote, netns=link.ns[1])
     stop = threading.Event()

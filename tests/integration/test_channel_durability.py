@@ -23,6 +23,7 @@ from ferrymq.admin.session import Session
 from ferrymq.channels.host import EngineHost
 from ferrymq.channels.initiator import ChannelInitiator
 from ferrymq.engine.api import SystemClock
+from ferrymq.engine.chlcontrol import batches_in_doubt
 from ferrymq.engine.commands.pcfmap import run as run_command
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.server import QueueManagerServer
@@ -59,12 +60,13 @@ class Node:
             assert res.ok, res.messages
 
 
-async def start_node(name: str, journal: FileJournal, *defs: str) -> Node:
+async def start_node(name: str, journal: FileJournal, *defs: str, pipeline_length: int = 1) -> Node:
     qm = QueueManager.start(name, journal, SystemClock())
     server = QueueManagerServer(qm, "127.0.0.1", 0, tick_interval=0.1)
     await server.start()
     node = Node(qm, server, ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done),
-                                             may_listen=lambda host: host == "127.0.0.1"))
+                                             may_listen=lambda host: host == "127.0.0.1",
+                                             pipeline_length=pipeline_length))
     node.mqsc(*defs)
     await node.channels.start()
     return node
@@ -78,16 +80,19 @@ async def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
 
 
 @pytest.fixture
-async def pair(tmp_path: Path) -> AsyncIterator[tuple[Node, Node, HeldJournal]]:
+async def pair(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[tuple[Node, Node, HeldJournal]]:
+    """QM1 -> QM2; ``request.param``, when given: the PipeLineLength of QM1 and of QM2."""
+    sending, receiving = getattr(request, "param", (1, 1))
     held = HeldJournal(tmp_path / "qm2")
     # HBINT(1) at both ends: the sender gives up on a CONFIRM after 2 s and comes back at once.
     qm2 = await start_node("QM2", held, "DEFINE LISTENER(CHL.LISTENER) TRPTYPE(TCP) PORT(0) CONTROL(QMGR)",
-                           f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) HBINT(1)", "DEFINE QLOCAL(APP.IN)")
+                           f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) HBINT(1)", "DEFINE QLOCAL(APP.IN)",
+                           pipeline_length=receiving)
     port = qm2.qm.state.channel_control.listeners["CHL.LISTENER"].port
     qm1 = await start_node("QM1", FileJournal(tmp_path / "qm1"), "DEFINE QLOCAL(QM2) USAGE(XMITQ)",
                            f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(QM2) "
                            "BATCHSZ(10) HBINT(1) DISCINT(0) SHORTRTY(1000) SHORTTMR(0) NPMSPEED(NORMAL)",
-                           "DEFINE QREMOTE(TO.APP) RNAME(APP.IN) RQMNAME(QM2) XMITQ(QM2)")
+                           "DEFINE QREMOTE(TO.APP) RNAME(APP.IN) RQMNAME(QM2) XMITQ(QM2)", pipeline_length=sending)
     try:
         yield qm1, qm2, held
     finally:
@@ -98,11 +103,14 @@ async def pair(tmp_path: Path) -> AsyncIterator[tuple[Node, Node, HeldJournal]]:
             node.qm.journal.close()
 
 
-async def put(node: Node, count: int, first: int) -> None:
+async def put(node: Node, count: int, first: int, *, at_once: bool = False) -> None:
+    """``at_once``: in one unit of work, so that the sender finds them all together."""
     async with await fc.connect_async(node.qm.name, f"127.0.0.1({node.server.port})") as c:
         q = await c.open("TO.APP")
         for i in range(first, first + count):
-            await q.put(i.to_bytes(4, "big"), persistent=True)
+            await q.put(i.to_bytes(4, "big"), persistent=True, syncpoint=at_once)
+        if at_once:
+            await c.commit()
 
 
 def depth(node: Node, queue: str) -> int:
@@ -147,7 +155,33 @@ async def test_resync_answers_committed_only_once_the_receivers_commit_is_durabl
     await wait_until(lambda: not qm1.qm.in_doubt)
     await put(qm1, 5, 20)
     await wait_until(lambda: depth(qm2, "APP.IN") == 25 and depth(qm1, "QM2") == 0 and not qm1.qm.in_doubt)
-    async with await fc.connect_async("QM2", f"127.0.0.1({qm2.server.port})") as c:
+    assert sorted(await received(qm2, 25)) == list(range(25))
+
+
+async def received(node: Node, count: int) -> list[int]:
+    async with await fc.connect_async(node.qm.name, f"127.0.0.1({node.server.port})") as c:
         q = await c.open("APP.IN")
-        got = [int.from_bytes((await q.get()).data, "big") for _ in range(25)]
-    assert sorted(got) == list(range(25))
+        return [int.from_bytes((await q.get()).data, "big") for _ in range(count)]
+
+
+@pytest.mark.parametrize(("pair", "out"), [((2, 2), 2), ((2, 1), 1), ((1, 2), 1), ((5, 9), 2)],
+                         indirect=["pair"], ids=["both", "receiver-off", "sender-off", "above-2-is-2"])
+async def test_a_pipelining_sender_sends_the_next_batch_before_the_confirm(
+        pair: tuple[Node, Node, HeldJournal], out: int) -> None:
+    """PipeLineLength above 1 at both ends: with QM2's disk held, QM1 has sent and prepared
+    a second batch while the first waits for its CONFIRM (two in doubt), and QM2 has put
+    and committed it while the first commit is still unwritten; else one. Given back the
+    disk, the sender resolves both from the receiver's last sequence number (after its
+    reconnection, as HBINT(1) gives up on a CONFIRM after 2 s): all arrive, once."""
+    qm1, qm2, held = pair
+    await put(qm1, 10, 0)
+    await wait_until(lambda: depth(qm2, "APP.IN") == 10 and not qm1.qm.in_doubt)
+    held.open.clear()
+    await put(qm1, 30, 10, at_once=True)
+    await wait_until(lambda: depth(qm2, "APP.IN") == 10 + 10 * out)
+    assert len(batches_in_doubt(qm1.qm.in_doubt, CHANNEL, 999_999_999)) == out
+    await asyncio.sleep(0.3)  # no third batch: at most two are out
+    assert depth(qm2, "APP.IN") == 10 + 10 * out
+    held.open.set()
+    await wait_until(lambda: depth(qm2, "APP.IN") == 40 and depth(qm1, "QM2") == 0 and not qm1.qm.in_doubt)
+    assert sorted(await received(qm2, 40)) == list(range(40))

@@ -190,3 +190,23 @@ def test_security_frames_and_the_handshake_word() -> None:
         list(bad.events())
     plain = P.Hello("C", "QM1", 50, 1000, 300, 999_999_999, 0, 0, 2)
     assert len(P.encode(hello)) == len(P.encode(plain)) + 4 and P.encode(hello)[-4:] == (2).to_bytes(4, "big")
+
+
+def test_pipelining_is_a_flag_of_each_handshake_frame_and_absent_when_off() -> None:
+    asking = P.Hello("C", "QM1", 50, 1000, 300, 999_999_999, 3, 0, pipelined=True)
+    agreed = P.HelloAck(0, "QM2", 50, 1000, 300, 2, "", pipelined=True)
+    sender, receiver = P.ChannelConnection(sender=True), P.ChannelConnection(sender=False)
+    receiver.receive_data(sender.send(asking))
+    assert list(receiver.events()) == [asking]
+    sender.receive_data(receiver.send(agreed))
+    assert list(sender.events()) == [agreed]
+    assert P.encode(asking)[-4:] == (4).to_bytes(4, "big")
+    assert P.encode(agreed)[-12:] == bytes(8) + (4).to_bytes(4, "big")  # no CCSID asked: 0 0, then the flags
+    # Off, neither frame carries more than an older end writes or reads.
+    assert len(P.encode(P.Hello("C", "QM1", 50, 1000, 300, 999_999_999, 3, 0))) == len(P.encode(asking)) - 4
+    assert len(P.encode(P.HelloAck(0, "QM2", 50, 1000, 300, 2, ""))) == len(P.encode(agreed)) - 12
+    both = P.HelloAck(0, "QM2", 50, 1000, 300, 2, "", P.NPMS_NORMAL, 1208, 546, security=1, pipelined=True)
+    conn = P.ChannelConnection(sender=True)
+    conn.said_hello = True
+    conn.receive_data(P.encode(both))
+    assert list(conn.events()) == [both]

@@ -40,14 +40,17 @@ class ChannelInitiator:
     """One per running queue manager (see the module docstring)."""
 
     def __init__(self, host: EngineHost, *, may_listen: Callable[[str], bool],
-                 default_host: str = "127.0.0.1", exit_settings: ExitSettings | None = None) -> None:
+                 default_host: str = "127.0.0.1", exit_settings: ExitSettings | None = None,
+                 pipeline_length: int = 1) -> None:
         """``may_listen(address)``: whether a listener may bind there. Inbound channels are
         not authenticated (no CHLAUTH yet), so the queue manager's owner allows an address
         beyond loopback as for its client port (--allow-unauthenticated-remote).
-        ``exit_settings``: ExitPath and bulk_data_dir for the channels' exits."""
+        ``exit_settings``: ExitPath and bulk_data_dir for the channels' exits.
+        ``pipeline_length``: IBM's PipeLineLength (above 1: batches pipelined, as 2)."""
         self.host, self.qm = host, host.qmgr
         self.may_listen = may_listen
         self.exit_settings = exit_settings or ExitSettings(host.qmgr.name)
+        self.pipeline_length = pipeline_length
         self.control = host.qmgr.state.channel_control
         self.default_host = default_host
         self.senders: dict[str, tuple[SenderAgent, asyncio.Task[None]]] = {}
@@ -139,7 +142,8 @@ class ChannelInitiator:
         peer = writer.get_extra_info("peername")
         where = f"{peer[0]}({peer[1]})" if isinstance(peer, tuple) else str(peer)
         agent = ReceiverAgent(self.host, Link(reader, writer, sender=False), where, self.control.channels,
-                              self.receivers, self.control.stopped, self.committed, self.exit_settings)
+                              self.receivers, self.control.stopped, self.committed, self.exit_settings,
+                              pipelined=self.pipeline_length > 1)
         task = asyncio.current_task()
         if task is not None:
             self.inbound.add(task)
@@ -158,7 +162,8 @@ class ChannelInitiator:
             return  # a server channel without CONNAME waits for a requester (not yet served)
         row = self.control.channels[name] = ChannelStatus(name, K.CHLTYPES[chl.chltype], F.MQCHS_STARTING,
                                                           xmitq=chl.text("XMITQ"))
-        agent = SenderAgent(self.host, chl, row, reset_to=self.resets.pop(name, 0), exit_settings=self.exit_settings)
+        agent = SenderAgent(self.host, chl, row, reset_to=self.resets.pop(name, 0), exit_settings=self.exit_settings,
+                            pipelined=self.pipeline_length > 1)
         task = asyncio.get_running_loop().create_task(self._sender(agent), name=f"ferrymq-channel-{name}")
         self.senders[name] = (agent, task)
 

@@ -14,9 +14,12 @@ when its Report asks for one. BATCH_END replaces the synchronisation record in t
 unit, commits, and CONFIRMs once the commit is durable.
 
 Both answers that report a commit (HELLO_ACK's last sequence number, CONFIRM) go through
-``tell_committed``, which waits for the LSN that commit needs: a sender that gave up
-waiting for a CONFIRM (a disk slower than twice HBINT) and comes back at once must not
-read as committed a batch whose commit a crash here could still undo.
+``tell_committed``, which sends them once the LSN that commit needs is durable, in the
+order they were told: a sender that gave up waiting for a CONFIRM (a disk slower than
+twice HBINT) and comes back at once must not read as committed a batch whose commit a
+crash here could still undo. The agent does not wait for it meanwhile: the next batch's
+messages (a pipelining sender sends them before that CONFIRM) are put while the commit is
+written, and their commit joins the journal's next write (group commit).
 
 The message exit (MSGEXIT, ferrymq.channels.exits) sees each message, MQXQH first, before
 it is put: MQXCC_SUPPRESS_FUNCTION dead-letters it here as an undeliverable message (the
@@ -39,10 +42,12 @@ the message carries (blank: as DEF), ALTMCA the same, ONLYMCA as DEF (``put_user
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import struct
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -111,7 +116,9 @@ class ReceiverAgent:
 
     def __init__(self, host: EngineHost, link: Link, peer: str, rows: dict[str, ChannelStatus],
                  running: dict[str, ReceiverAgent], stopped: set[str], committed: dict[str, Committed],
-                 exit_settings: ExitSettings | None = None) -> None:
+                 exit_settings: ExitSettings | None = None, *, pipelined: bool = False) -> None:
+        """``pipelined``: this queue manager's PipeLineLength is above 1 (it agrees to a
+        sender's pipelining; the agent itself works alike either way)."""
         self.host, self.qm = host, host.qmgr
         self.exit_settings = exit_settings or ExitSettings(host.qmgr.name)
         self.exits: ChannelExits | None = None
@@ -132,6 +139,9 @@ class ReceiverAgent:
         self.failure: tuple[int, str] | None = None  # why the conversation failed (reason, text)
         self.mcauser = ""  # the user whose authority puts each message (blank: the agent's own)
         self.putaut = F.MQPA_DEFAULT  # the channel's PUTAUT, taken at HELLO
+        self.pipelined = pipelined
+        # Answers reporting commits, oldest first, each with whether its commit is durable yet.
+        self.telling: deque[tuple[P.HelloAck | P.Confirm, asyncio.Future[None]]] = deque()
 
     def abort(self) -> None:
         """End now: what this batch put is backed out (the sender sends it again)."""
@@ -276,8 +286,8 @@ class ReceiverAgent:
         ccsid, encoding = (int(qm.qmgr_attr("CCSID")), C.MQENC_NATIVE) if hello.asks_ccsid else (0, 0)
         self.partner_security = bool(hello.security)
         await self.tell_committed(P.HelloAck(0, qm.name, batch, maxmsgl, hb, last, npm_speed=speed, ccsid=ccsid,
-                                             encoding=encoding, security=int(exits.get("SCYEXIT") is not None)),
-                                  done)
+                                             encoding=encoding, security=int(exits.get("SCYEXIT") is not None),
+                                             pipelined=self.pipelined and hello.pipelined), done)
         if self.running.get(hello.channel) is not self:  # a newer conversation took over meanwhile
             return False
         self.link.conn.agreed(maxmsgl)
@@ -294,12 +304,25 @@ class ReceiverAgent:
         self.events.started(self.peer)
         return True
 
-    async def tell_committed(self, answer: P.HelloAck | P.Confirm, done: Committed) -> None:
+    def tell_committed(self, answer: P.HelloAck | P.Confirm, done: Committed) -> asyncio.Future[None]:
         """Send ``answer``, which reports ``done`` as committed, once that commit is durable
-        (module docstring): the one way a commit is reported to the sender."""
-        await self.host.durable(done.lsn)
-        self.link.write(answer)
-        await self.link.flush()
+        and every answer told before it is sent (module docstring): the one way a commit
+        is reported to the sender. The future is done when it is written."""
+        durable: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.telling.append((answer, durable))
+
+        def release() -> None:
+            if not durable.done():
+                durable.set_result(None)
+            while self.telling and self.telling[0][1].done():
+                told, _ = self.telling.popleft()
+                if self.link.writer.is_closing():  # the sender asks again when it comes back
+                    continue
+                with contextlib.suppress(ChannelError):
+                    self.link.write(told)
+
+        self.host.when_durable(done.lsn, release)
+        return durable
 
     def check_records(self, hello: P.Hello, channel_user: str, tls_peer: names.TLSPeer | None) -> str:
         """The channel's authentication records at HELLO (see the module docstring): why
@@ -375,7 +398,8 @@ class ReceiverAgent:
                     self.write_sync(ev.seq, row.rqmname)
                 self.qm.commit(self.hconn)
                 done = self.committed[self.name] = Committed(ev.seq, self.host.done())
-                await self.tell_committed(P.Confirm(ev.seq), done)
+                self.tell_committed(P.Confirm(ev.seq), done)
+                await asyncio.sleep(0)  # the journal's writer starts on that commit before the next batch
                 row.msgs += self.in_batch
                 row.batches += 1
                 row.last_seq = row.cur_seq = ev.seq

@@ -9,6 +9,13 @@ unit of work (waiting BATCHINT for more), sent, the unit prepared under the batc
 and made durable, BATCH_END, and the unit committed only when CONFIRM says the receiver's
 commit is durable. Idle: heartbeats every HBINT, the channel ends after DISCINT.
 
+Pipelining (IBM's PipeLineLength above 1 at both ends, agreed in the handshake): the next
+batch is got, sent and prepared while the last one waits for its CONFIRM, so the two
+queue managers' disk writes and the round trip overlap; at most two batches are out (IBM
+runs two threads). Prepared before its BATCH_END, each is in doubt on its own XID; the
+receiver commits them in order, so at reconnection those up to its last committed
+sequence number are committed and the rest backed out (``batches_in_doubt``).
+
 A session that fails backs out what it had not prepared; the retry loop (SHORTRTY times
 SHORTTMR, then LONGRTY times LONGTMR) starts the next one; STOPPED when they run out.
 
@@ -26,7 +33,9 @@ import contextlib
 import logging
 import ssl
 import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ferrymq.channels import calltls
 from ferrymq.channels.events import ChannelEvents, ended_qualifier
@@ -36,7 +45,7 @@ from ferrymq.channels.link import ChannelError, Link, open_link, receive_timeout
 from ferrymq.channels.security import exchange
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.channels import ChannelObject
-from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, parse_xid
+from ferrymq.engine.chlcontrol import ChannelStatus, batch_xid, batches_in_doubt, committed_at_receiver
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.objects import stamp
 from ferrymq.errors import DecodeError, MQError
@@ -59,13 +68,24 @@ _GET_FAST = C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_NO_WAIT
 IDLE_POLL = 0.02  # seconds between looks at an empty transmission queue
 _REQUEUE = C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT
 _ANY_LENGTH = 2**31 - 1  # a buffer limit, not an allocation: a message too long is dead-lettered, not cut
+PIPELINE_DEPTH = 2  # batches out at once when pipelining is agreed: any PipeLineLength above 1 (IBM's)
+
+
+@dataclass(frozen=True, slots=True)
+class SentBatch:
+    """A batch sent and prepared, waiting for its CONFIRM."""
+
+    seq: int
+    xid: bytes
+    count: int
 
 
 class SenderAgent:
     """Runs one sending channel until it is stopped or its retries run out."""
 
     def __init__(self, host: EngineHost, chl: ChannelObject, row: ChannelStatus, *, reset_to: int = 0,
-                 exit_settings: ExitSettings | None = None) -> None:
+                 exit_settings: ExitSettings | None = None, pipelined: bool = False) -> None:
+        """``pipelined``: this queue manager's PipeLineLength is above 1 (module docstring)."""
         self.host, self.qm = host, host.qmgr
         self.chl = chl
         self.exit_settings = exit_settings or ExitSettings(host.qmgr.name)
@@ -81,6 +101,9 @@ class SenderAgent:
         self.fast = False  # NPMSPEED(FAST) agreed with the receiver for this session
         self.convert_to: tuple[int, int] | None = None  # CONVERT(YES): the receiver's (Encoding, CCSID)
         self.events = ChannelEvents(host, chl.name, chl.text("XMITQ"))
+        self.pipelined = pipelined
+        self.depth = 1  # batches out at once in this session: PIPELINE_DEPTH once both ends agreed
+        self.unconfirmed: deque[SentBatch] = deque()  # sent and prepared, oldest first
 
     def stop(self, mode: int) -> None:
         self.stop_mode = mode
@@ -141,12 +164,9 @@ class SenderAgent:
             self.events.stopped(ended_qualifier(chl.name in self.qm.state.channel_control.stopped, error=False))
 
     # -- one session ----------------------------------------------------------------------
-    def in_doubt(self) -> tuple[bytes, int] | None:
-        for xid in self.qm.in_doubt:
-            parsed = parse_xid(xid)
-            if parsed is not None and parsed[0] == self.chl.name:
-                return xid, parsed[1]
-        return None
+    def in_doubt(self) -> list[tuple[bytes, int]]:
+        """This channel's batches in doubt (XID, sequence number), oldest first."""
+        return batches_in_doubt(self.qm.in_doubt, self.chl.name, self.chl.number("SEQWRAP"))
 
     async def connect(self) -> Link:
         self.row.substate = F.MQCHSSTATE_NET_CONNECTING
@@ -209,6 +229,7 @@ class SenderAgent:
         if self.link is not None:
             self.link.close()
             self.link = None
+        self.unconfirmed.clear()  # prepared: in doubt, resolved at the next session's start
 
     async def session(self) -> None:
         chl, row, qm = self.chl, self.row, self.qm
@@ -216,11 +237,11 @@ class SenderAgent:
         self.open_engine()
         link = self.link = await self.connect()
         doubt = self.in_doubt()
-        row.indoubt = doubt is not None
+        row.indoubt = bool(doubt)
         link.write(P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
-                           chl.number("HBINT"), chl.number("SEQWRAP"), doubt[1] if doubt else 0, self.reset_to,
+                           chl.number("HBINT"), chl.number("SEQWRAP"), doubt[-1][1] if doubt else 0, self.reset_to,
                            chl.number("NPMSPEED"), chl.number("CONVERT") == F.MQCDC_SENDER_CONVERSION,
-                           int(self.exits.get("SCYEXIT") is not None)))
+                           int(self.exits.get("SCYEXIT") is not None), self.pipelined))
         await link.flush()
         ack = await link.next_event(30)
         if isinstance(ack, P.Close):
@@ -234,6 +255,7 @@ class SenderAgent:
         row.rqmname, row.batchsz, row.maxmsgl, row.hbint = ack.qmgr, ack.batch_size, ack.max_msg_length, ack.heartbeat
         row.npmspeed = ack.npm_speed
         self.fast = ack.npm_speed == P.NPMS_FAST
+        self.depth = PIPELINE_DEPTH if self.pipelined and ack.pipelined else 1
         self.convert_to = (ack.encoding, ack.ccsid) if ack.ccsid else None
         row.status, row.substate = F.MQCHS_RUNNING, F.MQCHSSTATE_OTHER
         row.started = stamp(time.time())
@@ -245,12 +267,15 @@ class SenderAgent:
         await exchange(link, self.exits, receiver=False, partner_has_exit=bool(ack.security),
                        timeout=receive_timeout(ack.heartbeat))
         self.events.started(row.conname)
-        if doubt is not None:  # the receiver's last committed batch says what became of ours
-            committed = ack.last_seq == doubt[1]
-            qm.resolve(self.hconn, doubt[0], committed)
+        log.info("event=channel_running channel=%s conname=%s batchsz=%d pipeline=%d", chl.name, row.conname,
+                 ack.batch_size, self.depth)
+        if doubt:  # the receiver's last committed batch says what became of ours
+            outcomes = committed_at_receiver([seq for _, seq in doubt], ack.last_seq)
+            for (xid, seq), committed in zip(doubt, outcomes, strict=True):
+                qm.resolve(self.hconn, xid, committed)
+                log.info("event=channel_resynchronised channel=%s seq=%d outcome=%s", chl.name, seq,
+                         "commit" if committed else "backout")
             await self.host.durable(self.host.done())
-            log.info("event=channel_resynchronised channel=%s seq=%d outcome=%s", chl.name, doubt[1],
-                     "commit" if committed else "backout")
             row.indoubt = False
         row.last_seq = row.cur_seq = ack.last_seq
         await self.transfer(link, ack)
@@ -342,6 +367,9 @@ class SenderAgent:
                 if not batch:
                     await asyncio.sleep(0)  # drain() does not yield below its high-water mark
                     continue
+            if not batch and self.unconfirmed:  # nothing to send meanwhile: wait for the batch out
+                await self.confirmed(link)
+                continue
             if not batch:
                 now = time.monotonic()
                 if disc and now - idle_since >= disc:
@@ -361,7 +389,11 @@ class SenderAgent:
                 continue
             seq = self.next_seq(seq)
             await self.send_batch(link, batch, seq)
+            while len(self.unconfirmed) >= self.depth:
+                await self.confirmed(link)
             idle_since = last_beat = time.monotonic()
+        while self.unconfirmed and self.stop_mode == F.MQMODE_QUIESCE:
+            await self.confirmed(link)
         if self.stop_mode == F.MQMODE_QUIESCE:
             link.write(P.Close(0, "stopped"))
             await link.flush()
@@ -423,20 +455,32 @@ class SenderAgent:
         row.substate = F.MQCHSSTATE_END_OF_BATCH
         link.write(P.BatchEnd(seq, sent))
         await link.flush()
-        wait = receive_timeout(self.row.hbint)
+        self.unconfirmed.append(SentBatch(seq, xid, sent))
+
+    async def confirmed(self, link: Link) -> None:
+        """The oldest batch out, committed here once its CONFIRM came.
+
+        Raises:
+            ChannelError: anything but its CONFIRM came (the batch stays in doubt);
+            TimeoutError: nothing came within twice HBINT.
+        """
+        row, done = self.row, self.unconfirmed[0]
+        wait = receive_timeout(row.hbint)
         reply = await link.next_event(wait)
         while isinstance(reply, P.Heartbeat):
             reply = await link.next_event(wait)
-        if not isinstance(reply, P.Confirm) or reply.seq != seq or reply.reason:
+        if not isinstance(reply, P.Confirm) or reply.seq != done.seq or reply.reason:
             raise ChannelError(getattr(reply, "reason", 0) or F.MQRCCF_RECEIVED_DATA_ERROR,
-                               f"batch {seq} not confirmed: {reply!r}")
-        qm.resolve(self.hconn, xid, True)
+                               f"batch {done.seq} not confirmed: {reply!r}")
+        self.unconfirmed.popleft()
+        self.qm.resolve(self.hconn, done.xid, True)
         self.host.done()
-        row.indoubt = False
-        row.msgs += sent
+        row.indoubt = bool(self.unconfirmed)
+        row.msgs += done.count
         row.batches += 1
-        row.last_seq = seq
-        row.cur_msgs = 0
+        row.last_seq = done.seq
+        if not self.unconfirmed:
+            row.cur_msgs = 0
         row.bytes_sent, row.bytes_rcvd = link.sent, link.received
         row.last_msg = stamp(time.time())
 

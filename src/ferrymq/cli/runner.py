@@ -274,7 +274,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
                          Path(config.bulk_data_dir) if config.bulk_data_dir else None)
     channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, keys=server.tls,
                                            listen=server.listener_for), default_host=config.host,
-                                may_listen=lambda host: config.allow_remote or is_loopback(host), exit_settings=exits)
+                                may_listen=lambda host: config.allow_remote or is_loopback(host), exit_settings=exits,
+                                **server_options.channel_keywords(options))
     await channels.start()
     status_doc: dict[str, Any] = {}  # the console's status page reads it: filled in below
     console = await _start_console(qdir, server, channels, journal, status_doc, options.get("console_port"))

@@ -3,8 +3,9 @@ in config.json (``"server": {...}``), ``ferrymq start`` overrides them for one r
 
 Each knob is a ``QueueManagerServer`` keyword, or, where it has an ``engine_field``, a
 field of the engine's ``MemoryLimits`` (docs/limits.md), or, marked ``process``, the queue
-manager process's own (the web console's port); only the ones given are kept, so
-a queue manager follows the defaults for the rest.
+manager process's own (the web console's port), or, marked ``channels``, a setting of the
+channel initiator (IBM's qm.ini Channels stanza); only the ones given are kept, so a queue
+manager follows the defaults for the rest.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Knob:
     help: str
     engine_field: str = ""  # a MemoryLimits field rather than a server keyword
     process: bool = False  # the queue manager process's own (the web console): not a server keyword
+    channels: bool = False  # a ChannelInitiator keyword rather than a server keyword
 
     @property
     def flag(self) -> str:
@@ -61,6 +63,10 @@ KNOBS = (
                                  "registry (ferrymq user add).", process=True),
     Knob("non_persistent_memory", int, 0, "Bytes of non-persistent message data on all queues; more is "
                                           "refused with 2056 (default 1 GiB).", "non_persistent_bytes"),
+    Knob("pipeline_length", int, 1, "IBM's PipeLineLength: above 1 a sending channel sends its next batch "
+                                    "while the last one waits for its confirmation, when the receiving queue "
+                                    "manager's is above 1 too; any value above 1 acts as 2 (default 1; "
+                                    "docs/distributed.md).", channels=True),
 )
 _BY_NAME = {k.name: k for k in KNOBS}
 
@@ -109,7 +115,13 @@ def check(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def server_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
     """The knobs among checked ``options`` that are ``QueueManagerServer`` keywords."""
-    return {k: v for k, v in options.items() if not (_BY_NAME[k].engine_field or _BY_NAME[k].process)}
+    return {k: v for k, v in options.items()
+            if not (_BY_NAME[k].engine_field or _BY_NAME[k].process or _BY_NAME[k].channels)}
+
+
+def channel_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The knobs among checked ``options`` that are ``ChannelInitiator`` keywords."""
+    return {k: v for k, v in options.items() if _BY_NAME[k].channels}
 
 
 def memory_limits(options: Mapping[str, Any]) -> MemoryLimits:

@@ -15,7 +15,7 @@ resolves it here, by XID, like any prepared unit.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ferrymq.mq import cfc as F
@@ -38,6 +38,34 @@ def parse_xid(xid: bytes) -> tuple[str, int] | None:
     if not name or not seq.isdigit():
         return None
     return name.decode("ascii", "replace"), int(seq)
+
+
+def batches_in_doubt(xids: Iterable[bytes], channel: str, seq_wrap: int) -> list[tuple[bytes, int]]:
+    """A sending channel's prepared, unresolved batches among ``xids`` as (XID, sequence
+    number), oldest first. With pipelining there may be two (PIPELINELENGTH): their
+    numbers follow each other, 1 after ``seq_wrap``, so the oldest is the one whose
+    predecessor is not among them; anything else (SEQWRAP altered meanwhile) is taken in
+    numeric order."""
+    mine = {}
+    for xid in xids:
+        parsed = parse_xid(xid)
+        if parsed is not None and parsed[0] == channel:
+            mine[parsed[1]] = xid
+    firsts = [s for s in mine if (seq_wrap if s == 1 else s - 1) not in mine]
+    order = sorted(mine)
+    if len(firsts) == 1:
+        order = [firsts[0]]
+        while len(order) < len(mine):
+            order.append(1 if order[-1] >= seq_wrap else order[-1] + 1)
+    return [(mine[s], s) for s in order]
+
+
+def committed_at_receiver(seqs: list[int], last_seq: int) -> list[bool]:
+    """For a sender's batches in doubt (sequence numbers, oldest first), whether each was
+    committed by the receiver whose last committed batch is ``last_seq``: it commits
+    them in order, so those up to ``last_seq`` were, any later were not."""
+    upto = seqs.index(last_seq) if last_seq in seqs else -1
+    return [i <= upto for i in range(len(seqs))]
 
 
 @dataclass(slots=True)

@@ -15,16 +15,19 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   MAXMSGL u32, HBINT u32, SEQWRAP u32, in-doubt sequence u32 (0: none), reset-to u32
   (0: none; RESET CHANNEL SEQNUM(n) sends n), NPMSPEED u32 (MQNPMS_NORMAL 1, FAST 2; a
   HELLO without it, of an older sender, means NORMAL), then, from a sender with
-  CONVERT(YES) or a security exit only, flags u32 (1: tell me your CCSID and Encoding;
-  2: I have a security exit) — a receiver older than it refuses that HELLO, so only such
-  a channel needs both ends this recent.
+  CONVERT(YES), a security exit or PIPELINELENGTH above 1 only, flags u32 (1: tell me
+  your CCSID and Encoding; 2: I have a security exit; 4: I pipeline batches) — a receiver
+  older than it refuses that HELLO, so only such a channel needs both ends this recent.
+  The in-doubt sequence is the newest of the sender's batches in doubt (informational).
 - HELLO_ACK: reason u32 (0: accepted), receiver qmgr s48, BATCHSZ u32, MAXMSGL u32,
   HBINT u32 (each the negotiated value: the smaller of both ends, HBINT the larger), last
   committed sequence u32, then the reason's text (u16 length + UTF-8), then the agreed
   NPMSPEED u32 (FAST only when both ends are FAST; absent: NORMAL), then, only when the
-  HELLO asked, or the receiver has a security exit, the receiving queue manager's CCSID
-  u32 and Encoding u32 (0 0: not asked; the sender's CONVERT(YES) converts to them), then,
-  when the receiver has a security exit, flags u32 (2).
+  HELLO asked, or the receiver has a security exit, or both ends pipeline, the receiving
+  queue manager's CCSID u32 and Encoding u32 (0 0: not asked; the sender's CONVERT(YES)
+  converts to them), then, when the receiver has a security exit or both pipeline, flags
+  u32 (2: a security exit; 4: pipelining agreed, as the HELLO asked it and PIPELINELENGTH
+  here is above 1: the sender may send the next batch before the last one's CONFIRM).
 - MESSAGE: properties length u32, the message's properties in ferrymq's typed binary form
   (ferrymq.properties.model; 0 bytes: none), then the transmission-queue message's data
   as it is (MQXQH, MQMDE, data). FAST_MESSAGE: the same payload, a non-persistent
@@ -36,6 +39,8 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   conversation is these two frames (a CLOSE may answer instead); their length is bounded
   by PING_LIMIT before reading.
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
+  CONFIRMs come in the order of the BATCH_ENDs they answer; with pipelining agreed a
+  second batch may follow a BATCH_END before its CONFIRM (never more than two in doubt).
 - HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
 - SECURITY (either end, after the handshake; the security exits' exchange,
   ferrymq.channels.security): step u32 (SEC_SEND 0: no reply wanted, SEC_REQUEST 1: a
@@ -75,6 +80,7 @@ _PING_ACK = struct.Struct(">I48s")
 _OLD_HELLO = _HELLO.size  # before NPMSPEED was added
 _ASKS_CCSID = 1  # HELLO flags: the sender converts (CONVERT(YES)) and asks the receiver's CCSID
 _SECURITY_EXIT = 2  # HELLO and HELLO_ACK flags: this end has a security exit (SCYEXIT)
+_PIPELINED = 4  # HELLO: the sender's PIPELINELENGTH is above 1; HELLO_ACK: the receiver's too (agreed)
 
 
 def _name(raw: bytes) -> str:
@@ -101,6 +107,7 @@ class Hello:
     npm_speed: int = NPMS_NORMAL
     asks_ccsid: bool = False  # CONVERT(YES): the HELLO_ACK is to carry the receiver's CCSID and Encoding
     security: int = 0  # 1: the sender has a security exit
+    pipelined: bool = False  # the sender's PIPELINELENGTH is above 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +123,7 @@ class HelloAck:
     ccsid: int = 0  # the receiving queue manager's, when the HELLO asked (0: not told)
     encoding: int = 0
     security: int = 0  # 1: the receiver has a security exit
+    pipelined: bool = False  # pipelining agreed: both ends' PIPELINELENGTH above 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +205,7 @@ def encode(ev: Event) -> bytes:
         text = ev.text.encode()[:1024]
         kind, body = HELLO_ACK, _ACK.pack(ev.reason, _pad(ev.qmgr, 48), ev.batch_size, ev.max_msg_length,
                                           ev.heartbeat, ev.last_seq, len(text)) + text + _U32.pack(ev.npm_speed) + (
-                                              _TWO.pack(ev.ccsid, ev.encoding) if ev.ccsid or ev.security else b"") + (
-                                              _U32.pack(_SECURITY_EXIT) if ev.security else b"")
+                                              _ack_tail(ev))
     elif isinstance(ev, Message):
         kind, body = FAST_MESSAGE if ev.fast else MESSAGE, _U32.pack(len(ev.properties)) + ev.properties + ev.data
     elif isinstance(ev, BatchEnd):
@@ -228,7 +235,7 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             speed = NPMS_NORMAL if len(body) == _OLD_HELLO else _U32.unpack_from(body, _OLD_HELLO)[0]
             flags = _U32.unpack(body[_OLD_HELLO + 4:])[0] if len(body) > _OLD_HELLO + 4 else 0
             return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset, _speed(speed, offset),
-                         bool(flags & _ASKS_CCSID), int(bool(flags & _SECURITY_EXIT)))
+                         bool(flags & _ASKS_CCSID), int(bool(flags & _SECURITY_EXIT)), bool(flags & _PIPELINED))
         if kind == HELLO_ACK:
             reason, qm, bs, ml, hb, last, n = _ACK.unpack_from(body)
             end = _ACK.size + n
@@ -239,7 +246,7 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             ccsid, encoding = _TWO.unpack_from(body, end + 4) if len(body) > end + 4 else (0, 0)
             flags = _U32.unpack_from(body, end + 12)[0] if len(body) > end + 12 else 0
             return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset), ccsid, encoding,
-                            int(bool(flags & _SECURITY_EXIT)))
+                            int(bool(flags & _SECURITY_EXIT)), bool(flags & _PIPELINED))
         if kind in (MESSAGE, FAST_MESSAGE):
             (n,) = _U32.unpack_from(body)
             if n > len(body) - 4:
@@ -282,8 +289,17 @@ def _speed(value: int, offset: int) -> int:
 def _hello_flags(ev: Hello) -> bytes:
     """HELLO's flags word, written only when a flag is set (a receiver older than it reads
     the rest)."""
-    flags = (_ASKS_CCSID if ev.asks_ccsid else 0) | (_SECURITY_EXIT if ev.security else 0)
+    flags = (_ASKS_CCSID if ev.asks_ccsid else 0) | (_SECURITY_EXIT if ev.security else 0) | (
+        _PIPELINED if ev.pipelined else 0)
     return _U32.pack(flags) if flags else b""
+
+
+def _ack_tail(ev: HelloAck) -> bytes:
+    """HELLO_ACK's CCSID, Encoding and flags, written only when needed (module docstring)."""
+    flags = (_SECURITY_EXIT if ev.security else 0) | (_PIPELINED if ev.pipelined else 0)
+    if not (ev.ccsid or flags):
+        return b""
+    return _TWO.pack(ev.ccsid, ev.encoding) + (_U32.pack(flags) if flags else b"")
 
 
 # Who may send what once the handshake is done.

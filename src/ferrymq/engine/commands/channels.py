@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.attrs import Attr
 from ferrymq.engine.channels import ChannelObject, ListenerObject
-from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Ping, Request, parse_xid
+from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Ping, Request, batches_in_doubt
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import failed
 from ferrymq.mq import cfc as F
@@ -207,19 +207,16 @@ def _reset(qm: QueueManager, cmd: Command) -> list[Response]:
 
 
 def _in_doubt(qm: QueueManager, name: str) -> list[bytes]:
-    """The XIDs of a sending channel's prepared, unresolved batches (at most one in practice)."""
-    out = []
-    for xid in qm.in_doubt:
-        parsed = parse_xid(xid)
-        if parsed is not None and parsed[0] == name:
-            out.append(xid)
-    return out
+    """The XIDs of a sending channel's prepared, unresolved batches (two with pipelining),
+    in any order: RESOLVE treats them alike."""
+    return [xid for xid, _ in batches_in_doubt(qm.in_doubt, name, 999_999_999)]
 
 
 def _resolve(qm: QueueManager, cmd: Command) -> list[Response]:
-    """RESOLVE CHANNEL ACTION(COMMIT|BACKOUT): the in-doubt batch of a sending channel that is
-    not running is committed (its messages are gone from the transmission queue: the receiver
-    has them) or backed out (they will be sent again). A channel not in doubt: nothing to do."""
+    """RESOLVE CHANNEL ACTION(COMMIT|BACKOUT): the in-doubt batches of a sending channel that
+    is not running (two with pipelining) are committed (their messages are gone from the
+    transmission queue: the receiver has them) or backed out (they will be sent again). A
+    channel not in doubt: nothing to do."""
     obj = qm.state.channels.require(cmd.text(F.MQCACH_CHANNEL_NAME))
     action = cmd.number(F.MQIACH_IN_DOUBT, -1)
     if action not in (F.MQIDO_COMMIT, F.MQIDO_BACKOUT):
