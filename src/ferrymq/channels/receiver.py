@@ -140,6 +140,10 @@ class ReceiverAgent:
         self.mcauser = ""  # the user whose authority puts each message (blank: the agent's own)
         self.putaut = F.MQPA_DEFAULT  # the channel's PUTAUT, taken at HELLO
         self.pipelined = pipelined
+        # Destinations opened during the batch, by (queue, queue manager, user putting): one
+        # MQOPEN each per batch, not per message; closed when the batch commits, so that between
+        # batches the agent holds nothing open (DELETE and CLEAR QLOCAL go on).
+        self.opened: dict[tuple[str, str, str], int] = {}
         # Answers reporting commits, oldest first, each with whether its commit is durable yet.
         self.telling: deque[tuple[P.HelloAck | P.Confirm, asyncio.Future[None]]] = deque()
 
@@ -154,9 +158,10 @@ class ReceiverAgent:
             self.exits = None
         if self.hconn and self.hconn in self.qm.connections:
             self.qm.backout(self.hconn)
-            self.qm.disconnect(self.hconn)
+            self.qm.disconnect(self.hconn)  # closes what the batch had open
             self.host.done()
         self.hconn = 0
+        self.opened.clear()
         if self.events is not None:  # STOP CHANNEL, the partner's close, or a failure
             self.events.stopped(ended_qualifier(self.name in self.stopped, self.failure is not None),
                                 *(self.failure or (0, "")))
@@ -397,6 +402,7 @@ class ReceiverAgent:
                 if self.persistent_in_batch:
                     self.write_sync(ev.seq, row.rqmname)
                 self.qm.commit(self.hconn)
+                self.close_opened()
                 done = self.committed[self.name] = Committed(ev.seq, self.host.done())
                 self.tell_committed(P.Confirm(ev.seq), done)
                 await asyncio.sleep(0)  # the journal's writer starts on that commit before the next batch
@@ -412,6 +418,27 @@ class ReceiverAgent:
                 await link.flush()
             elif isinstance(ev, P.Close):
                 return
+
+    def destination(self, queue: str, qmgr: str, user: str) -> int:
+        """The batch's handle for putting to ``queue`` at ``qmgr`` with ``user``'s authority
+        (blank: the agent's own), opened as MQPUT1 would open it (SET_ALL_CONTEXT).
+
+        Raises:
+            MQError: MQOPEN's reason (nothing is kept open then).
+        """
+        hobj = self.opened.get((queue, qmgr, user))
+        if hobj is None:
+            options = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | (C.MQOO_ALTERNATE_USER_AUTHORITY if user else 0)
+            hobj = self.qm.open(self.hconn, ObjectDescriptor(object_name=queue, object_q_mgr_name=qmgr,
+                                                             alternate_user_id=user), options).hobj
+            self.opened[queue, qmgr, user] = hobj
+        return hobj
+
+    def close_opened(self) -> None:
+        for hobj in self.opened.values():
+            with contextlib.suppress(MQError):  # already gone with its queue
+                self.qm.close(self.hconn, hobj)
+        self.opened.clear()
 
     def receive(self, data: bytes, packed_properties: bytes = b"", *, fast: bool = False) -> None:
         """Put one message where its MQXQH says, or dead-letter it: inside the batch's unit,
@@ -450,13 +477,15 @@ class ReceiverAgent:
             log.warning("event=channel_message_suppressed channel=%s queue=%s feedback=%d", self.name, dest_q, feedback)
             reason = feedback
         else:
+            # The put is the user's PUTAUT names to make (alternate user authority).
+            user = self.put_user(md)
+            put = PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0))
             try:
-                # The put is the user's PUTAUT names to make (alternate user authority).
-                user = self.put_user(md)
-                qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
-                                                     alternate_user_id=user), md,
-                        PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0)),
-                        body, properties)
+                if fast:
+                    qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
+                                                         alternate_user_id=user), md, put, body, properties)
+                else:
+                    qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
                 return
             except MQError as exc:
                 reason = exc.reason
