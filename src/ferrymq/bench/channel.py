@@ -3,11 +3,13 @@ channel (issue 19), beside the single queue manager's persistent put rate and a 
 shovel moving the same messages between two queues, the three taking turns in one sitting.
 
 ferrymq: two queue-manager processes (``ferrymq create/start`` in a scratch home on
-127.0.0.1, reached through their local sockets). A channel run puts N messages of SIZE
-bytes to QM1's remote queue while the channel is stopped, then starts it; its rate is N
-over the time from START CHANNEL until QM2's queue holds all N (committed there). The single
-queue manager's rate: N persistent puts to a local queue of QM1 by one client, each durable
-before the next. CPU seconds of both processes are read from /proc around each run.
+127.0.0.1, reached through their local sockets), both with PipeLineLength 2 (the sender
+sends a batch while the last one waits for its confirmation, docs/distributed.md). A
+channel run puts N messages of SIZE bytes to QM1's remote queue while the channel is
+stopped, then starts it; its rate is N over the time from START CHANNEL until QM2's queue
+holds all N (committed there). The single queue manager's rate: N persistent puts to a
+local queue of QM1 by one client, each durable before the next. CPU seconds of both
+processes are read from /proc around each run.
 
 RabbitMQ (127.0.0.1:5672, guest): N messages published with publisher confirms to a source
 queue, then a dynamic shovel (``rabbitmqctl set_parameter shovel``, ack-mode on-confirm: a
@@ -41,6 +43,7 @@ SHOVEL = "rabbitmq-shovel"
 ENABLE_SHOVEL = "rabbitmq-plugins enable rabbitmq_shovel"
 POLL = 0.005
 CHANNEL = "QM1.TO.QM2"
+PIPELINE_LENGTH = 2
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class Pair:
         self.home = tempfile.mkdtemp(prefix="ferrymq-bench-channel-")
         self.pids: dict[str, int] = {}
         for name in ("QM1", "QM2"):
-            self.cli("create", name, "--port", "0")
+            self.cli("create", name, "--port", "0", "--pipeline-length", str(PIPELINE_LENGTH))
             self.pids[name] = int(json.loads(self.cli("start", name, "--output", "json"))["pid"])
         self.mqsc("QM2", "DEFINE LISTENER(CHL) TRPTYPE(TCP) PORT(0) CONTROL(QMGR)\nSTART LISTENER(CHL)\n"
                   "DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR)\nDEFINE QLOCAL(APP.IN) MAXDEPTH(999999999)\n"
@@ -252,7 +255,8 @@ def channel_scenario(runs: ChannelRuns, say: Callable[[str], None], with_shovel:
             pair.prime(c1, c2, runs.time_limit)
             for persistent in (True, False):
                 scenario = PERSISTENT_SCENARIO if persistent else TRANSIENT_SCENARIO
-                chl = Entry(scenario, "ferrymq", "ferrymq", f"sender/receiver channel, BATCHSZ({runs.batch})",
+                chl = Entry(scenario, "ferrymq", "ferrymq", f"sender/receiver channel, BATCHSZ({runs.batch}), "
+                            f"PipeLineLength {PIPELINE_LENGTH}",
                             guarantee[persistent])
                 rabbit = Entry(scenario, SHOVEL, "RabbitMQ", "dynamic shovel, ack-mode on-confirm",
                                "durable queues, persistent messages, confirms" if persistent
