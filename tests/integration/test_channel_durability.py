@@ -12,21 +12,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from channel_nodes import Node, curdepth, depth, put, start_node, stop_node, wait_until
 
 import ferrymq.client as fc
-from ferrymq.admin.session import Session
-from ferrymq.channels.host import EngineHost
-from ferrymq.channels.initiator import ChannelInitiator
-from ferrymq.engine.api import SystemClock
 from ferrymq.engine.chlcontrol import batches_in_doubt
-from ferrymq.engine.commands.pcfmap import run as run_command
-from ferrymq.engine.qmgr import QueueManager
-from ferrymq.server import QueueManagerServer
 from ferrymq.store.file import FileJournal
 from ferrymq.store.journal import Pending
 
@@ -45,38 +38,6 @@ class HeldJournal(FileJournal):
     def write_pending(self, pending: Pending) -> None:
         self.open.wait()
         super().write_pending(pending)
-
-
-@dataclass
-class Node:
-    qm: QueueManager
-    server: QueueManagerServer
-    channels: ChannelInitiator
-
-    def mqsc(self, *commands: str) -> None:
-        session = Session(lambda cmd: run_command(self.qm, cmd))
-        for text in commands:
-            res = session.execute(text)
-            assert res.ok, res.messages
-
-
-async def start_node(name: str, journal: FileJournal, *defs: str, pipeline_length: int = 1) -> Node:
-    qm = QueueManager.start(name, journal, SystemClock())
-    server = QueueManagerServer(qm, "127.0.0.1", 0, tick_interval=0.1)
-    await server.start()
-    node = Node(qm, server, ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done),
-                                             may_listen=lambda host: host == "127.0.0.1",
-                                             pipeline_length=pipeline_length))
-    node.mqsc(*defs)
-    await node.channels.start()
-    return node
-
-
-async def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -98,33 +59,7 @@ async def pair(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[
     finally:
         held.open.set()
         for node in (qm1, qm2):
-            await node.channels.stop()
-            await node.server.stop(quiesce=False)
-            node.qm.journal.close()
-
-
-async def put(node: Node, count: int, first: int, *, at_once: bool = False) -> None:
-    """``at_once``: in one unit of work, so that the sender finds them all together."""
-    async with await fc.connect_async(node.qm.name, f"127.0.0.1({node.server.port})") as c:
-        q = await c.open("TO.APP")
-        for i in range(first, first + count):
-            await q.put(i.to_bytes(4, "big"), persistent=True, syncpoint=at_once)
-        if at_once:
-            await c.commit()
-
-
-def depth(node: Node, queue: str) -> int:
-    """Committed messages only."""
-    q = node.qm.objects.find(queue)
-    assert q is not None
-    return len(q.messages)
-
-
-def curdepth(node: Node, queue: str) -> int:
-    """CURDEPTH: with those a unit of work got or put and has not ended."""
-    q = node.qm.objects.find(queue)
-    assert q is not None
-    return q.messages.depth
+            await stop_node(node)
 
 
 async def test_resync_answers_committed_only_once_the_receivers_commit_is_durable(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 from collections.abc import Callable
 
 from ferrymq.engine.channels import connection_names
@@ -38,6 +39,7 @@ class Link:
         self.conn = P.ChannelConnection(sender=sender)
         self.pending: list[P.Event] = []
         self.sent = self.received = 0
+        self.heard = time.monotonic()  # when the partner's last bytes came (BATCHHB)
 
     def write(self, ev: P.Event) -> None:
         frame = self.conn.send(ev)
@@ -62,6 +64,7 @@ class Link:
             if not data:
                 raise ChannelError(2009, "the remote end closed the connection")  # MQRC_CONNECTION_BROKEN
             self.received += len(data)
+            self.heard = time.monotonic()
             self.conn.receive_data(data)
             self.pending.extend(self.conn.events())
         return self.pending.pop(0)

@@ -5,9 +5,14 @@ manager and the batch in doubt (if any), HELLO_ACK with the receiver's last comm
 sequence number. The batch in doubt is committed when the receiver committed it (its
 sequence number is the receiver's last), else backed out: once and once only, with no
 operator. Then batches: up to BATCHSZ messages got from the transmission queue under one
-unit of work (waiting BATCHINT for more), sent, the unit prepared under the batch's XID
-and made durable, BATCH_END, and the unit committed only when CONFIRM says the receiver's
-commit is durable. Idle: heartbeats every HBINT, the channel ends after DISCINT.
+unit of work (waiting BATCHINT for more; ended early once BATCHLIM kilobytes are in it,
+after the message that reached it), sent, the unit prepared under the batch's XID and
+made durable, BATCH_END, and the unit committed only when CONFIRM says the receiver's
+commit is durable. With BATCHHB, a batch about to be prepared when nothing has come from
+the receiver for BATCHHB milliseconds first sends a heartbeat and waits for its answer
+(twice HBINT at most): a receiver that is gone then fails the session with the batch
+backed out, its messages still here to send, rather than in doubt. Idle: heartbeats
+every HBINT, the channel ends after DISCINT.
 
 Pipelining (IBM's PipeLineLength above 1 at both ends, agreed in the handshake): the next
 batch is got, sent and prepared while the last one waits for its CONFIRM, so the two
@@ -283,18 +288,19 @@ class SenderAgent:
     def next_seq(self, seq: int) -> int:
         return 1 if seq >= self.chl.number("SEQWRAP") else seq + 1
 
-    def take(self, link: Link, limit: int, max_len: int) -> tuple[list[GetResult], int]:
+    def take(self, link: Link, limit: int, max_len: int, data_limit: int = 0) -> tuple[list[GetResult], int]:
         """Up to ``limit`` messages from the transmission queue: the batch's, got in the open
-        unit of work, and how many were sent outside it. With NPMSPEED(FAST) agreed a
+        unit of work, and how many were sent outside it; ``data_limit`` (bytes, 0: none):
+        the batch's messages end with the one that reaches it (BATCHLIM). With NPMSPEED(FAST) agreed a
         non-persistent message is got outside the unit (MQGMO_SYNCPOINT_IF_PERSISTENT) and
         written at once as a FAST_MESSAGE, as IBM's agent sends it: no batch, no confirm,
         lost (never doubled) if the channel fails then. One longer than the channel's
         MAXMSGL goes to this queue manager's dead-letter queue, in the same unit as its get
         (MQRC_MSG_TOO_BIG_FOR_CHANNEL), as IBM's sending agent does."""
         got: list[GetResult] = []
-        fast = 0
+        fast = size = 0
         gmo = GetOptions(options=_GET_FAST if self.fast else _GET, msg_handle=True)
-        while len(got) + fast < limit:
+        while len(got) + fast < limit and not (data_limit and size >= data_limit):
             try:
                 res = self.qm.get(self.hconn, self.hobj, MQMD(), gmo, _ANY_LENGTH)
             except MQError as exc:
@@ -313,6 +319,7 @@ class SenderAgent:
                     fast += 1
             else:
                 got.append(res)
+                size += len(res.data)
         return got, fast
 
     def dead_letter(self, res: GetResult, reason: int, *, in_unit: bool = True) -> None:
@@ -345,16 +352,20 @@ class SenderAgent:
         chl, row = self.chl, self.row
         seq = ack.last_seq
         batch_int = chl.number("BATCHINT") / 1000
+        data_limit = chl.number("BATCHLIM") * 1024
         disc, hb = chl.number("DISCINT"), ack.heartbeat
         idle_since = last_beat = time.monotonic()
         while not self.stop_requested.is_set():
             row.substate = F.MQCHSSTATE_IN_MQGET
-            batch, fast = self.take(link, ack.batch_size, ack.max_msg_length)
+            batch, fast = self.take(link, ack.batch_size, ack.max_msg_length, data_limit)
             if batch and len(batch) < ack.batch_size and batch_int > 0:
                 deadline = time.monotonic() + batch_int
                 while len(batch) < ack.batch_size and time.monotonic() < deadline:
+                    room = data_limit - sum(len(res.data) for res in batch) if data_limit else 0
+                    if data_limit and room <= 0:
+                        break
                     await asyncio.sleep(min(IDLE_POLL, batch_int))
-                    more, more_fast = self.take(link, ack.batch_size - len(batch), ack.max_msg_length)
+                    more, more_fast = self.take(link, ack.batch_size - len(batch), ack.max_msg_length, room)
                     batch += more
                     fast += more_fast
             if fast:
@@ -445,6 +456,9 @@ class SenderAgent:
             del data
             sent += 1
             await link.flush()  # a message an exit made large is not kept waiting in the buffer
+        batch_hb = self.chl.number("BATCHHB")
+        if batch_hb and (time.monotonic() - link.heard) * 1000 > batch_hb:
+            await self.batch_heartbeat(link)
         xid = batch_xid(self.chl.name, seq)
         # Prepared and durable before the receiver is asked to commit: after a crash of
         # either end the XID tells what this batch was and the receiver's sequence number
@@ -464,14 +478,41 @@ class SenderAgent:
             ChannelError: anything but its CONFIRM came (the batch stays in doubt);
             TimeoutError: nothing came within twice HBINT.
         """
-        row, done = self.row, self.unconfirmed[0]
-        wait = receive_timeout(row.hbint)
+        wait = receive_timeout(self.row.hbint)
         reply = await link.next_event(wait)
         while isinstance(reply, P.Heartbeat):
             reply = await link.next_event(wait)
-        if not isinstance(reply, P.Confirm) or reply.seq != done.seq or reply.reason:
+        self.settle(reply, link)
+
+    async def batch_heartbeat(self, link: Link) -> None:
+        """BATCHHB: a heartbeat before the batch is prepared, and its answer (the CONFIRMs
+        of batches out that come first are taken as they come).
+
+        Raises:
+            ChannelError, TimeoutError: no answer within twice HBINT; the caller's session
+                fails with the batch not prepared (backed out), not in doubt.
+        """
+        self.row.substate = F.MQCHSSTATE_HEARTBEATING
+        link.write(P.Heartbeat())
+        await link.flush()
+        wait = receive_timeout(self.row.hbint)
+        reply = await link.next_event(wait)
+        while not isinstance(reply, P.Heartbeat):
+            self.settle(reply, link)
+            reply = await link.next_event(wait)
+        self.row.substate = F.MQCHSSTATE_END_OF_BATCH
+
+    def settle(self, reply: P.Event, link: Link) -> None:
+        """The oldest batch out committed here, ``reply`` being its CONFIRM.
+
+        Raises:
+            ChannelError: ``reply`` is anything else, or there is no batch out.
+        """
+        row = self.row
+        done = self.unconfirmed[0] if self.unconfirmed else None
+        if done is None or not isinstance(reply, P.Confirm) or reply.seq != done.seq or reply.reason:
             raise ChannelError(getattr(reply, "reason", 0) or F.MQRCCF_RECEIVED_DATA_ERROR,
-                               f"batch {done.seq} not confirmed: {reply!r}")
+                               f"batch {done.seq if done else '-'} not confirmed: {reply!r}")
         self.unconfirmed.popleft()
         self.qm.resolve(self.hconn, done.xid, True)
         self.host.done()
