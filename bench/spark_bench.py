@@ -271,6 +271,8 @@ def main() -> None:
     p.add_argument("--size", type=int, default=1024)
     p.add_argument("--batch", type=int, default=50_000, help="maxMessagesPerTrigger")
     p.add_argument("--parts", type=int, default=2, help="partitions per micro-batch (minPartitions)")
+    p.add_argument("--master", default="local[2]", help="Spark master (local[N]: N tasks, each Python worker "
+                   "with its own connection)")
     p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,synthetic_like,write,"
                    "stream_write")
     p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
@@ -288,12 +290,13 @@ def main() -> None:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    spark = (SparkSession.builder.master("local[2]").appName("ferrymq-spark-bench")
+    spark = (SparkSession.builder.master(args.master).appName("ferrymq-spark-bench")
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
              .config("spark.driver.memory", "4g").config("spark.sql.shuffle.partitions", "2").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    out: dict[str, Any] = {"messages": args.messages, "size": args.size, "batch": args.batch, "parts": args.parts}
+    out: dict[str, Any] = {"messages": args.messages, "size": args.size, "batch": args.batch, "parts": args.parts,
+                           "master": args.master}
     opts = {"queueManager": args.qmgr, "connName": conn}
     try:
         if "synthetic" not in skip:

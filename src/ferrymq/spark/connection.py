@@ -33,10 +33,14 @@ def client_for(opts: FerryOptions) -> Client:
     key = _key(opts)
     c = _clients.get(key)
     if c is None:
-        c = connect(opts.queue_manager, opts.conn_name, appl_name=opts.appl_name, channel=opts.channel,
-                    timeout=60.0, reconnect=RECONNECT_FOR)
-        _clients[key] = c
+        c = _clients[key] = connect_for(opts)
     return c
+
+
+def connect_for(opts: FerryOptions) -> Client:
+    """A new connection for these options, not cached (a thread's own)."""
+    return connect(opts.queue_manager, opts.conn_name, appl_name=opts.appl_name, channel=opts.channel,
+                   timeout=60.0, reconnect=RECONNECT_FOR)
 
 
 def discard(opts: FerryOptions) -> None:

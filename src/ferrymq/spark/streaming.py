@@ -41,6 +41,7 @@ from ferrymq.client.sequence import QueueRange
 from ferrymq.spark.connection import using
 from ferrymq.spark.options import FerryOptions, starting_seqs
 from ferrymq.spark.reading import SeqRange, browse_pages, bytes_prefix, cap_rows, offset, plan, positions_of
+from ferrymq.spark.removal import Remover
 from ferrymq.spark.schema import read_schema
 from ferrymq.spark.subscribing import reading_queues
 
@@ -83,6 +84,7 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._initial: dict[str, int] | None = None
         self._latest: dict[str, int] | None = None
         self._until: dict[str, int] | None = None  # Trigger.AvailableNow: what was there when it started
+        self._remover: Remover | None = None
 
     # -- driver ---------------------------------------------------------------------------
     def _places(self) -> dict[str, tuple[FerryOptions, str]]:
@@ -140,8 +142,6 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         missing = [k for k in keys if k not in s]
         if missing:  # a queue added to the options since the checkpoint was written
             s.update(self._first_positions(missing))
-        if self._initial is None or any(s[k] != self._initial.get(k) for k in s):
-            self._remove_below(s)
         latest = {k: self._range(k).last_seq + 1 for k in keys}
         self._check_loss(s)
         if self._until is not None:
@@ -155,6 +155,14 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 ends = cap_rows(s, ends, rows)
             if size:
                 ends = self._cap_bytes(s, ends, size)
+        # Asked last: the queue manager removes while Spark plans and reads the next batch
+        # (asked first, it made this method's own requests wait behind the removal).
+        if self._initial is None or any(s[k] != self._initial.get(k) for k in s):
+            self._remove_below(s)
+        if self._remover is not None and all(ends[k] <= s[k] for k in ends):
+            # No batch follows (an idle stream, or the end of an availableNow run, which
+            # Spark may stop without stopping the source first): the removals are done now.
+            self._remover.flush()
         return offset(ends)
 
     def _cap_bytes(self, start: dict[str, int], ends: dict[str, int], max_bytes: int) -> dict[str, int]:
@@ -173,12 +181,14 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return out
 
     def _remove_below(self, positions: dict[str, int]) -> None:
+        """Asked of the reader's remover (ferrymq.spark.removal): done off the batch's path."""
         places = self._places()
         for k, pos in positions.items():
             if pos > 0 and k in places:
                 one, q = places[k]
-                with using(one) as c:
-                    c.remove_upto(q, pos - 1, self.opts.reader_name)
+                if self._remover is None:
+                    self._remover = Remover(self.opts.reader_name)
+                self._remover.request(one, q, pos - 1)
 
     def _check_loss(self, s: dict[str, int]) -> None:
         """Another reader removing past our position took messages this query had not
@@ -206,7 +216,16 @@ class FerryStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._remove_below(positions_of(end))
 
     def stop(self) -> None:
-        pass  # connections belong to the process (ferrymq.spark.connection), which Spark ends
+        # The removals asked for are made before the query counts as stopped. Connections
+        # belong to the process (ferrymq.spark.connection), which Spark ends.
+        if self._remover is not None:
+            self._remover.close()
+            self._remover = None
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_remover"] = None  # a thread: the driver's own, never pickled with the reader
+        return state
 
     # -- executors ------------------------------------------------------------------------
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
