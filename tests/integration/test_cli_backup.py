@@ -94,6 +94,12 @@ def test_backup_restores_into_another_home_and_runs(stopped: QueueManagerProcess
     conn = f"127.0.0.1({ferrymq(home2, 'start', 'QM2')['port']})"
     try:
         assert _snapshot(conn, "QM2", "KEEP") == stopped.snapshot  # type: ignore[attr-defined]
+        # app's record on the queue manager object followed the name: app still connects
+        with connect("QM2", conn, user="app", password="app-password") as c, \
+                c.open("KEEP", options=C.MQOO_BROWSE) as q:
+            assert len(list(q.browse())) == 300
+        shown = ferrymq(home2, "dspmqaut", "QM2", "-t", "qmgr", "-p", "app")
+        assert "connect" in json.dumps(shown).lower(), shown
     finally:
         ferrymq(home2, "stop", "QM2")
     again = ferrymq(home2, "restore", str(archive), "--name", "QM2", code=8)

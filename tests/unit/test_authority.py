@@ -184,3 +184,25 @@ def test_a_generic_display_shows_only_what_the_user_may_display() -> None:
     assert execute(qm, Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "SYSTEM.*"}), "bob") == []
     assert refused(lambda: execute(qm, Command(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "PAY.Q"}), "alice")) == \
         C.MQRC_NOT_AUTHORIZED
+
+
+def test_the_queue_managers_own_records_follow_a_new_name() -> None:
+    journal = MemoryJournal()
+    qm = secured(journal)
+    grant(qm, "QM1", C.MQOT_Q_MGR, (PRINCIPAL, "bob"), F.MQAUTH_CONNECT)
+    grant(qm, "QM*", C.MQOT_Q_MGR, (GROUP, "apps"), F.MQAUTH_INQUIRE)
+    qm.take_sync_lsn()
+    journal.sync()
+    journal = journal.crash()
+    renamed = QueueManager.start("QM9", journal, FakeClock())
+    oam = renamed.state.authority
+    assert F.MQAUTH_CONNECT not in oam.granted("bob", C.MQOT_Q_MGR, "QM9")  # the profile still names QM1
+    oam.set_record("QM9", C.MQOT_Q_MGR, [(PRINCIPAL, "bob")], [F.MQAUTH_INQUIRE])
+    assert oam.rename_qmgr("QM1", "QM9") == 1 and oam.rename_qmgr("QM1", "QM9") == 0
+    renamed.take_sync_lsn()
+    journal.sync()
+    again = QueueManager.start("QM9", journal.crash(), FakeClock()).state.authority
+    again.groups_of = lambda user: GROUPS.get(user, frozenset())
+    assert again.granted("bob", C.MQOT_Q_MGR, "QM9") == {F.MQAUTH_CONNECT, F.MQAUTH_INQUIRE}
+    assert again.granted("alice", C.MQOT_Q_MGR, "QM9") == {F.MQAUTH_INQUIRE}  # generic: untouched
+    assert (C.MQOT_Q_MGR, "QM1") not in again.profiles

@@ -213,6 +213,8 @@ def _restore(home: Path, tar: tarfile.TarFile, source: Path, name: str | None, p
     try:
         total = _extract(tar, manifest, source, staging, show_progress)
         config = _adjust_config(staging, source, target_name, port)
+        if target_name != manifest["queue_manager"]:
+            _follow_name(home, staging, manifest["queue_manager"], target_name)
         holder = port_owner(home, config["host"], config["port"], other_than=target_name)
         if holder is not None:
             raise CliError(Exit.PORT_IN_USE, "port_in_use", f"port {config['port']} of the restored queue manager "
@@ -288,6 +290,25 @@ def _adjust_config(staging: Path, source: Path, name: str, port: int | None) -> 
         config["port"] = port
     write_json(path, config)
     return config
+
+
+def _follow_name(home: Path, staging: Path, old: str, new: str) -> None:
+    """What names the queue manager follows its new name, written in its own journal
+    before the directory is put in place: the authority records on the queue manager
+    object (their profile is its name), or nobody but administrators could connect. The
+    rest that names it (QMNAME, QMID, the queue manager's own identity) is derived from
+    the name at each start."""
+    from ferrymq.cli.runner import open_engine  # the engine is loaded only by commands that need it
+
+    staged = QmgrDir(home, new)
+    staged.path = staging
+    qm, journal = open_engine(staged, new)
+    try:
+        qm.state.authority.rename_qmgr(old, new)
+        qm.take_sync_lsn()
+        journal.sync()
+    finally:
+        journal.close()
 
 
 def register(group: click.Group, command: Callable[[Any], Any]) -> None:

@@ -255,6 +255,21 @@ class Authorities:
             del self.profiles[key]
         self.persist()
 
+    def rename_qmgr(self, old: str, new: str) -> int:
+        """The queue manager took name ``new`` (a restore under another name): its own
+        QMGR profile, which names it exactly, follows, so that the same principals may
+        connect (an entity in both keeps the union). Generic profiles are left as they are.
+        Returns how many profiles moved."""
+        if old == new or (C.MQOT_Q_MGR, old) not in self.profiles:
+            return 0
+        prof = self.profiles.pop((C.MQOT_Q_MGR, old))
+        into = self.profiles.get((C.MQOT_Q_MGR, new)) or Profile(C.MQOT_Q_MGR, new, _compile(new))
+        for entity, auths in prof.entities.items():
+            into.entities[entity] = into.entities.get(entity, frozenset()) | auths
+        self.profiles[(C.MQOT_Q_MGR, new)] = into
+        self.persist()
+        return 1
+
     def records(self, profile: str = "", objtype: int = C.MQOT_ALL,
                 entity: tuple[str, str] | None = None) -> Iterator[tuple[Profile, tuple[str, str], frozenset[int]]]:
         """DISPLAY AUTHREC: records by profile name (exact; blank = all), type and entity."""
