@@ -94,13 +94,18 @@ class Publication:
 class _Copies:
     """A publication's copies' descriptors and properties, shared by every publication of
     a run (``_plan``): the stored descriptor per identity setting (a template, see
-    Message) and the property set per SubUserData."""
+    Message), the property set per SubUserData, and what each subscription's copy takes
+    from them."""
 
-    __slots__ = ("properties", "templates")
+    __slots__ = ("properties", "shapes", "templates")
 
     def __init__(self) -> None:
         self.templates: dict[tuple[str, bytes, str, int, int], MQMD] = {}
         self.properties: dict[str, PropertySet] = {}
+        # Per subscription: its queue (None: gone) and the queue's name, its copies'
+        # template, properties, priority and persistence, and its CorrelId (None: each
+        # publication's own). Nothing a run does changes the queues or subscriptions.
+        self.shapes: dict[Subscription, tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None]] = {}
 
 
 class _Run:
@@ -371,29 +376,36 @@ class Publisher:
         failures: list[tuple[Subscription, Message, int, str]] = []
         queues, refusal = self.objects.queues, self._refusal
         id_prefix, id_tail = self.reserve_ids(len(subs))
+        shapes = copies.shapes
         for sub in subs:
-            q = queues.get(sub.destination)
-            user_data = sub.user_data
-            props = props_for.get(user_data)
-            if props is None:
-                props = props_for[user_data] = self._copy_properties(pub, user_data, retained)
-            persistence = md_persistence
-            if sub.managed and q is not None and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC and persistence == C.MQPER_PERSISTENT:
-                persistence = C.MQPER_NOT_PERSISTENT  # a temporary managed queue holds none (docs/pubsub.md)
-            priority = sub.pub_priority
-            if priority == C.MQPRI_PRIORITY_AS_PUBLISHED or (priority < 0 and q is None):
-                priority = md_priority
-            elif priority < 0:
-                priority = int(q.attrs["DEFPRTY"])  # type: ignore[union-attr]
-            key = (sub.user, sub.pub_accounting_token, sub.pub_appl_identity_data, priority, persistence)
-            template = templates.get(key)
-            if template is None:
-                template = templates[key] = md.with_copy_identity(
-                    priority, persistence, sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data)
-            correl = sub.correl_id if sub.correl_id != NONE_ID else md_correl
+            shape = shapes.get(sub)
+            if shape is None:
+                q = queues.get(sub.destination)
+                user_data = sub.user_data
+                props = props_for.get(user_data)
+                if props is None:
+                    props = props_for[user_data] = self._copy_properties(pub, user_data, retained)
+                persistence = md_persistence
+                if (sub.managed and q is not None and q.deftype == C.MQQDT_TEMPORARY_DYNAMIC
+                        and persistence == C.MQPER_PERSISTENT):
+                    persistence = C.MQPER_NOT_PERSISTENT  # a temporary managed queue holds none (docs/pubsub.md)
+                priority = sub.pub_priority
+                if priority == C.MQPRI_PRIORITY_AS_PUBLISHED or (priority < 0 and q is None):
+                    priority = md_priority
+                elif priority < 0:
+                    priority = int(q.attrs["DEFPRTY"])  # type: ignore[union-attr]
+                key = (sub.user, sub.pub_accounting_token, sub.pub_appl_identity_data, priority, persistence)
+                template = templates.get(key)
+                if template is None:
+                    template = templates[key] = md.with_copy_identity(
+                        priority, persistence, sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data)
+                shape = shapes[sub] = (q, q.name if q is not None else sub.destination, template, props, priority,
+                                       persistence, sub.correl_id if sub.correl_id != NONE_ID else None)
+            q, qname, template, props, priority, persistence, correl = shape
+            if correl is None:
+                correl = md_correl
             msg_id = id_prefix + id_tail.to_bytes(8, "big")
             id_tail += 1
-            qname = q.name if q is not None else sub.destination
             msg = Message(qname, 0, None, data, put_at, False, fields=(expiry, priority, persistence, msg_id, correl),
                           template=template)
             msg.properties = props
