@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import qm_process  # noqa: F401  (sets the tests' credentials in the environment: docs/security.md)
 
+import ferrymq.pymqi as pymqi
 from ferrymq.api import EmbeddedQueueManager
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
@@ -156,3 +157,13 @@ def embedded() -> Iterator[EmbeddedQueueManager]:
     emb.run(lambda: define_queues(emb.qmgr))  # type: ignore[arg-type]
     yield emb
     emb.stop()
+
+
+@pytest.fixture
+def pymqi_admin(embedded: EmbeddedQueueManager) -> Iterator[pymqi.QueueManager]:
+    """A ferrymq.pymqi connection to ``embedded`` through DEV.ADMIN.SVRCONN, as a pymqi
+    administration or monitoring program makes one."""
+    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({embedded.port})")
+    yield qm
+    if qm.is_connected:
+        qm.disconnect()

@@ -4,27 +4,21 @@ decoded with pymqi's PCF structures."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from pcf_events import checked_event
 
 import ferrymq.pymqi as pymqi
-from ferrymq.api import EmbeddedQueueManager
 from ferrymq.pymqi import CMQC, CMQCFC
 
 
 @pytest.fixture
-def qmgr(embedded: EmbeddedQueueManager) -> Iterator[pymqi.QueueManager]:
-    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({embedded.port})")
-    yield qm
-    if qm.is_connected:
-        qm.disconnect()
+def qmgr(pymqi_admin: pymqi.QueueManager) -> pymqi.QueueManager:
+    return pymqi_admin
 
 
 def take_events(qmgr: pymqi.QueueManager, queue: bytes) -> list[tuple[pymqi.CFH, dict[int, object]]]:
     q = pymqi.Queue(qmgr, queue, CMQC.MQOO_INPUT_AS_Q_DEF)
-    out = []
+    out: list[tuple[pymqi.CFH, dict[int, object]]] = []
     try:
         while True:
             md = pymqi.MD()

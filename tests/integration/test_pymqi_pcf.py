@@ -3,8 +3,6 @@ through ``ferrymq.pymqi`` against a live queue manager over TCP (and in bindings
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 import ferrymq.pymqi as pymqi
@@ -14,11 +12,8 @@ from ferrymq.pymqi import CMQC, CMQCFC
 
 
 @pytest.fixture
-def qmgr(embedded: EmbeddedQueueManager) -> Iterator[pymqi.QueueManager]:
-    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({embedded.port})")
-    yield qm
-    if qm.is_connected:
-        qm.disconnect()
+def qmgr(pymqi_admin: pymqi.QueueManager) -> pymqi.QueueManager:
+    return pymqi_admin
 
 
 def test_define_display_delete_queues_the_pymqi_way(qmgr: pymqi.QueueManager) -> None:

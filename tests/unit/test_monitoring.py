@@ -13,6 +13,7 @@ from engine_helpers import Env
 from ferrymq.admin.mqsc import parse, to_command
 from ferrymq.engine.api import ObjectDescriptor, PutOptions
 from ferrymq.engine.commands.pcfmap import run
+from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -265,3 +266,17 @@ def test_codec_round_trips_integer64_lists() -> None:
     bad[36 + 12:36 + 16] = (3).to_bytes(4, "big")  # Count 3 in a structure holding 2
     with pytest.raises(Exception, match="MQCFIL64"):
         P.PCFMessage.unpack(bytes(bad), P.NATIVE)
+
+
+def test_the_switches_survive_a_restart() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"STATMQI": "ON", "STATQ": "NONE", "STATINT": "42", "ACCTMQI": "ON", "ACCTINT": "99"})
+    env.define("KEPT", STATQ="ON", ACCTQ="OFF")
+    env.qm.take_sync_lsn()
+    env.journal.sync()
+    again = QueueManager.start("QM1", env.journal.crash(), env.clock)
+    shown = again.objects.display_qmgr()
+    assert (shown["STATMQI"], shown["STATQ"], shown["STATINT"]) == (C.MQMON_ON, C.MQMON_NONE, 42)
+    assert (shown["ACCTMQI"], shown["ACCTQ"], shown["ACCTINT"]) == (C.MQMON_ON, C.MQMON_OFF, 99)
+    kept = again.objects.require("KEPT")
+    assert (kept.status("STATQ"), kept.status("ACCTQ")) == (C.MQMON_ON, C.MQMON_OFF)
