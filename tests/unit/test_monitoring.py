@@ -280,3 +280,34 @@ def test_the_switches_survive_a_restart() -> None:
     assert (shown["ACCTMQI"], shown["ACCTQ"], shown["ACCTINT"]) == (C.MQMON_ON, C.MQMON_OFF, 99)
     kept = again.objects.require("KEPT")
     assert (kept.status("STATQ"), kept.status("ACCTQ")) == (C.MQMON_ON, C.MQMON_OFF)
+
+
+def test_a_run_of_puts_counts_each_message_placed() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"STATMQI": "ON", "STATQ": "ON", "STATINT": "5"})
+    env.define("RUN", MAXDEPTH=3)
+    h = env.open("RUN")
+    outcomes = env.qm.put_columns(env.hconn, h, MQMD(), PutOptions(0), [b"a" * 4, b"b" * 6, b"c" * 8, b"d"])
+    assert [o is None for o in outcomes] == [True, True, True, False]  # the 4th: queue full
+    env.clock.advance(5)
+    env.qm.tick()
+    (_, mqi, _), (_, qs, _) = taken(env, STATS)
+    assert mqi[F.MQIAMO_PUTS] == (3, 0) and mqi[F.MQIAMO64_PUT_BYTES] == (18, 0) and mqi[F.MQIAMO_PUTS_FAILED] == 1
+    [group] = qs[F.MQGACF_Q_STATISTICS_DATA]
+    assert group[F.MQIAMO_PUTS] == (3, 0) and group[F.MQIAMO_PUTS_FAILED] == 1 and group[F.MQIAMO_Q_MAX_DEPTH] == 3
+
+
+def test_clear_counts_purged_messages_and_an_ending_writes_the_interval() -> None:
+    env = Env()
+    env.qm.objects.alter_qmgr({"STATMQI": "ON", "STATQ": "ON", "STATINT": "1000"})
+    env.define("CLEARED")
+    h = env.open("CLEARED")
+    for _ in range(4):
+        env.put(h)
+    env.qm.close(env.hconn, h)
+    [resp] = run(env.qm, Command(F.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: "CLEARED"}))
+    assert resp.comp == C.MQCC_OK
+    env.qm.monitor.ending()
+    (_, mqi, _), (_, qs, _) = taken(env, STATS)
+    [group] = qs[F.MQGACF_Q_STATISTICS_DATA]
+    assert mqi[F.MQIAMO_MSGS_PURGED] == 4 and group[F.MQIAMO_MSGS_PURGED] == 4

@@ -57,6 +57,13 @@ def _not_bound(md: MQMD, data: bytes, queue: str, qmgr: str, uow: UnitOfWork | N
     raise RuntimeError("Monitor used before deliver_with")
 
 
+NONE_YET = 1 << 62  # a minimum not yet seen (shown as 0)
+
+
+def _least(value: int) -> int:
+    return 0 if value == NONE_YET else value
+
+
 def _by_type() -> list[int]:
     return [0] * OBJECT_TYPES
 
@@ -120,17 +127,18 @@ class QueueCounts:
         self.gets, self.get_bytes, self.browses, self.browse_bytes = [0, 0], [0, 0], [0, 0], [0, 0]
         self.time_sum, self.time_n = [0, 0], [0, 0]
         self.put_fails = self.put1_fails = self.get_fails = self.browse_fails = self.expired = self.purged = 0
-        self.put_min = self.get_min = self.browse_min = self.time_min = -1  # -1: none yet
+        self.put_min = self.get_min = self.browse_min = self.time_min = NONE_YET
         self.put_max = self.get_max = self.browse_max = self.time_max = 0
         self.opens = 0
         self.open_at = self.close_at = 0.0
         self.used = False  # anything happened to it in the interval
 
+    # put and got run on the MQI's path while collecting: plain statements, no calls
     def put(self, p: int, n: int, size: int, put1: bool, depth: int) -> None:
         (self.put1s if put1 else self.puts)[p] += n
         self.put_bytes[p] += size
-        each = size // n if n else 0
-        if self.put_min < 0 or each < self.put_min:
+        each = size if n == 1 else size // n
+        if each < self.put_min:
             self.put_min = each
         if each > self.put_max:
             self.put_max = each
@@ -139,29 +147,29 @@ class QueueCounts:
         self.used = True
 
     def got(self, p: int, size: int, waited: int, browse: bool, depth: int) -> None:
+        self.used = True
         if browse:
             self.browses[p] += 1
             self.browse_bytes[p] += size
-            if self.browse_min < 0 or size < self.browse_min:
+            if size < self.browse_min:
                 self.browse_min = size
             if size > self.browse_max:
                 self.browse_max = size
-        else:
-            self.gets[p] += 1
-            self.get_bytes[p] += size
-            if self.get_min < 0 or size < self.get_min:
-                self.get_min = size
-            if size > self.get_max:
-                self.get_max = size
-            self.time_sum[p] += waited
-            self.time_n[p] += 1
-            if self.time_min < 0 or waited < self.time_min:
-                self.time_min = waited
-            if waited > self.time_max:
-                self.time_max = waited
-            if depth < self.min_depth:
-                self.min_depth = depth
-        self.used = True
+            return
+        self.gets[p] += 1
+        self.get_bytes[p] += size
+        if size < self.get_min:
+            self.get_min = size
+        if size > self.get_max:
+            self.get_max = size
+        self.time_sum[p] += waited
+        self.time_n[p] += 1
+        if waited < self.time_min:
+            self.time_min = waited
+        if waited > self.time_max:
+            self.time_max = waited
+        if depth < self.min_depth:
+            self.min_depth = depth
 
     def average_times(self) -> tuple[int, int]:
         return (self.time_sum[0] // self.time_n[0] if self.time_n[0] else 0,
@@ -192,10 +200,6 @@ class Accounting:
         return fresh
 
 
-def _persistence(persistent: bool) -> int:
-    return 1 if persistent else 0
-
-
 def _type_of(object_type: int) -> int:
     return object_type if 0 <= object_type < OBJECT_TYPES else 0
 
@@ -206,7 +210,9 @@ class Monitor:
     def __init__(self, state: EngineState) -> None:
         self.state = state
         self.objects = state.objects
+        self.queues, self.connections, self.name = state.objects.queues, state.connections, state.name
         self.deliver: Deliver = _not_bound
+        self.clock = state.clock.now
         self.on = False  # anything collects: the one test the hot path makes
         self.mqi: Operations | None = None  # STATMQI's counts for this interval
         self.start = state.clock.now()  # this statistics interval's
@@ -339,23 +345,27 @@ class Monitor:
 
     def put_done(self, req: PutRequest, r: PutResult) -> None:
         """A put that succeeded (a run: each message that did)."""
-        conn = self.state.connections.get(req.hconn)
-        q = self.objects.queues.get(r.resolved_q_name) if r.resolved_q_mgr_name in (self.state.name, "") else None
+        conn = self.connections.get(req.hconn)
+        q = self.queues.get(r.resolved_q_name)
+        if q is not None and r.resolved_q_mgr_name not in (self.name, ""):
+            q = None  # bound for another queue manager: counted for the MQI, not a queue here
         if req.datas is None:
-            n, size = 1, len(req.data)
-        else:
-            outcomes = r.outcomes or []
-            done = [len(d) for d, o in zip(req.datas, outcomes, strict=False) if o is None or o.comp == C.MQCC_WARNING]
-            n, size = len(done), sum(done)
-            for o in outcomes:
-                if o is not None and o.comp == C.MQCC_FAILED:
-                    self.put_failed(conn, q, False)
-        if req.od is not None:  # MQPUT1 opens and closes its queue (IBM counts both)
-            for ops in self._each(conn):
-                ops.opens[C.MQOT_Q] += 1
-                ops.closes[C.MQOT_Q] += 1
-        if n:
-            self.put(conn, q, r.md.persistence == C.MQPER_PERSISTENT, n, size, req.od is not None)
+            self.put(conn, q, r.md.persistence == C.MQPER_PERSISTENT, 1, len(req.data), req.od is not None)
+            if req.od is not None:
+                self._put1_open(conn)
+            return
+        outcomes = r.outcomes or []
+        done = [len(d) for d, o in zip(req.datas, outcomes, strict=False) if o is None or o.comp == C.MQCC_WARNING]
+        for o in outcomes:
+            if o is not None and o.comp == C.MQCC_FAILED:
+                self.put_failed(conn, q, False)
+        if done:
+            self.put(conn, q, r.md.persistence == C.MQPER_PERSISTENT, len(done), sum(done), False)
+
+    def _put1_open(self, conn: Connection | None) -> None:
+        for ops in self._each(conn):  # MQPUT1 opens and closes its queue (IBM counts both)
+            ops.opens[C.MQOT_Q] += 1
+            ops.closes[C.MQOT_Q] += 1
 
     def put_refused(self, req: PutRequest) -> None:
         """A put that failed."""
@@ -370,12 +380,23 @@ class Monitor:
     def put(self, conn: Connection | None, q: QueueObject | None, persistent: bool, n: int, size: int,
             put1: bool) -> None:
         """``n`` messages of ``size`` bytes in all put to ``q`` (None: not a local queue)."""
-        p = _persistence(persistent)
-        for ops in self._each(conn):
-            (ops.put1s if put1 else ops.puts)[p] += n
-            ops.put_bytes[p] += size
-        for counts in self._counts(conn, q):
-            counts.put(p, n, size, put1, q.messages.depth if q is not None else 0)
+        p = 1 if persistent else 0
+        mqi = self.mqi
+        if mqi is not None:
+            (mqi.put1s if put1 else mqi.puts)[p] += n
+            mqi.put_bytes[p] += size
+        acct = conn.acct if conn is not None else None
+        if acct is not None and acct.mqi is not None:
+            (acct.mqi.put1s if put1 else acct.mqi.puts)[p] += n
+            acct.mqi.put_bytes[p] += size
+        if q is None:
+            return
+        if q.stats is not None:
+            q.stats.put(p, n, size, put1, q.messages.depth)
+        if acct is not None and acct.queues:
+            counts = acct.queues.get(q.name)
+            if counts is not None:
+                counts.put(p, n, size, put1, q.messages.depth)
 
     def put_failed(self, conn: Connection | None, q: QueueObject | None, put1: bool) -> None:
         for ops in self._each(conn):
@@ -392,16 +413,25 @@ class Monitor:
     def got(self, conn: Connection | None, q: QueueObject, persistent: bool, size: int, put_at: float,
             browse: bool) -> None:
         """A message got (or browsed) from ``q``."""
-        p = _persistence(persistent)
-        for ops in self._each(conn):
-            if browse:
-                ops.browses[p] += 1
-                ops.browse_bytes[p] += size
-            else:
-                ops.gets[p] += 1
-                ops.get_bytes[p] += size
-        waited = max(0, int((self.state.clock.now() - put_at) * 1_000_000))
-        for counts in self._counts(conn, q):
+        p = 1 if persistent else 0
+        mqi = self.mqi
+        if mqi is not None:
+            (mqi.browses if browse else mqi.gets)[p] += 1
+            (mqi.browse_bytes if browse else mqi.get_bytes)[p] += size
+        acct = conn.acct if conn is not None else None
+        if acct is not None and acct.mqi is not None:
+            (acct.mqi.browses if browse else acct.mqi.gets)[p] += 1
+            (acct.mqi.browse_bytes if browse else acct.mqi.get_bytes)[p] += size
+        s = q.stats
+        counts = acct.queues.get(q.name) if acct is not None and acct.queues else None
+        if s is None and counts is None:
+            return
+        waited = int((self.clock() - put_at) * 1_000_000)
+        if waited < 0:
+            waited = 0
+        if s is not None:
+            s.got(p, size, waited, browse, q.messages.depth)
+        if counts is not None:
             counts.got(p, size, waited, browse, q.messages.depth)
 
     def get_failed(self, conn: Connection | None, q: QueueObject | None, browse: bool) -> None:
@@ -455,6 +485,12 @@ class Monitor:
                 self._account(conn, acct, now, None)
                 conn.acct = acct.next(now)
 
+    def ending(self) -> None:
+        """The queue manager ends in a controlled way: what this interval collected is written
+        (IBM writes statistics at a controlled shutdown too)."""
+        if self.on:
+            self.collect(self.clock())
+
     def collect(self, now: float) -> None:
         """Write this interval's statistics and begin the next (the interval's end, and
         RESET QMGR TYPE(STATISTICS))."""
@@ -504,16 +540,16 @@ class Monitor:
         count = s.time_n[0] + s.time_n[1]
         return [*self._q_head(q), P.CFIN(F.MQIAMO_OPENS, s.opens), P.CFST(F.MQCAMO_OPEN_DATE, od),
                 P.CFST(F.MQCAMO_OPEN_TIME, ot), P.CFST(F.MQCAMO_CLOSE_DATE, cd), P.CFST(F.MQCAMO_CLOSE_TIME, ct),
-                *s.counts(), P.CFIN(F.MQIAMO_PUT_MIN_BYTES, max(0, s.put_min)),
+                *s.counts(), P.CFIN(F.MQIAMO_PUT_MIN_BYTES, _least(s.put_min)),
                 P.CFIN(F.MQIAMO_PUT_MAX_BYTES, s.put_max),
                 P.CFIL(F.MQIAMO_GETS, tuple(s.gets)), P.CFIN(F.MQIAMO_GETS_FAILED, s.get_fails),
                 P.CFIL64(F.MQIAMO64_GET_BYTES, tuple(s.get_bytes)),
-                P.CFIN(F.MQIAMO_GET_MIN_BYTES, max(0, s.get_min)), P.CFIN(F.MQIAMO_GET_MAX_BYTES, s.get_max),
+                P.CFIN(F.MQIAMO_GET_MIN_BYTES, _least(s.get_min)), P.CFIN(F.MQIAMO_GET_MAX_BYTES, s.get_max),
                 P.CFIL(F.MQIAMO_BROWSES, tuple(s.browses)), P.CFIN(F.MQIAMO_BROWSES_FAILED, s.browse_fails),
                 P.CFIL64(F.MQIAMO64_BROWSE_BYTES, tuple(s.browse_bytes)),
-                P.CFIN(F.MQIAMO_BROWSE_MIN_BYTES, max(0, s.browse_min)),
+                P.CFIN(F.MQIAMO_BROWSE_MIN_BYTES, _least(s.browse_min)),
                 P.CFIN(F.MQIAMO_BROWSE_MAX_BYTES, s.browse_max),
-                P.CFIN64(F.MQIAMO64_Q_TIME_MIN, max(0, s.time_min)),
+                P.CFIN64(F.MQIAMO64_Q_TIME_MIN, _least(s.time_min)),
                 P.CFIN64(F.MQIAMO64_Q_TIME_AVG, average // count if count else 0),
                 P.CFIN64(F.MQIAMO64_Q_TIME_MAX, s.time_max)]
 

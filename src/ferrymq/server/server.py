@@ -181,6 +181,7 @@ class QueueManagerServer:
                 await asyncio.sleep(0.02)
         for h in list(self.handlers):
             h.end(C.MQRC_Q_MGR_STOPPING, "the queue manager is stopping")
+        self.qmgr.monitor.ending()  # the interval's statistics (engine.monitoring)
         if self.command_server is not None:
             self.command_server.stop()
         if self.metrics is not None:

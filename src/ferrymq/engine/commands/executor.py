@@ -193,7 +193,9 @@ def _clear(qm: QueueManager, cmd: Command) -> list[Response]:
     if not obj.is_local:
         raise failed(F.MQRCCF_Q_WRONG_TYPE, f"{obj.name} is a {obj.qtype}; only local queues are cleared")
     _check_clearable(obj)
+    purged = obj.messages.depth
     _discard_all(qm, obj)
+    qm.monitor.purged(obj, purged)  # PurgeCount of the statistics messages
     qm.need_sync()
     return [Response()]
 
