@@ -44,6 +44,7 @@ def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
 
 
 _UNBOUNDED = 1 << 62  # get_many without a frame bound
+_PERSISTENT = C.MQPER_PERSISTENT
 
 
 def _cost(data: int, properties: PropertySet | None, framing: int) -> int:
@@ -389,7 +390,7 @@ class Getter:
         if q.events_on or q.events_epoch != self.objects.epoch:
             self.removed(q)  # engine.events: depth events
         if self.monitor.on:
-            self.monitor.got(conn, q, msg.persistent, msg.data_length, msg.put_at, False)
+            self.monitor.got(conn, q, msg.persistence == _PERSISTENT, msg.data_length, msg.put_at, False)
         if in_uow:
             uow = self.join_get(conn, q, msg, ahead)
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:

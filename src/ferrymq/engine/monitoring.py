@@ -391,12 +391,15 @@ class Monitor:
             acct.mqi.put_bytes[p] += size
         if q is None:
             return
-        if q.stats is not None:
-            q.stats.put(p, n, size, put1, q.messages.depth)
-        if acct is not None and acct.queues:
-            counts = acct.queues.get(q.name)
-            if counts is not None:
-                counts.put(p, n, size, put1, q.messages.depth)
+        s = q.stats
+        counts = acct.queues.get(q.name) if acct is not None and acct.queues else None
+        if s is None and counts is None:
+            return
+        depth = q.messages.depth
+        if s is not None:
+            s.put(p, n, size, put1, depth)
+        if counts is not None:
+            counts.put(p, n, size, put1, depth)
 
     def put_failed(self, conn: Connection | None, q: QueueObject | None, put1: bool) -> None:
         for ops in self._each(conn):
@@ -429,10 +432,11 @@ class Monitor:
         waited = int((self.clock() - put_at) * 1_000_000)
         if waited < 0:
             waited = 0
+        depth = q.messages.depth
         if s is not None:
-            s.got(p, size, waited, browse, q.messages.depth)
+            s.got(p, size, waited, browse, depth)
         if counts is not None:
-            counts.got(p, size, waited, browse, q.messages.depth)
+            counts.got(p, size, waited, browse, depth)
 
     def get_failed(self, conn: Connection | None, q: QueueObject | None, browse: bool) -> None:
         if not self.on:
