@@ -210,3 +210,26 @@ def test_pipelining_is_a_flag_of_each_handshake_frame_and_absent_when_off() -> N
     conn.said_hello = True
     conn.receive_data(P.encode(both))
     assert list(conn.events()) == [both]
+
+
+def test_a_request_turns_the_end_that_takes_it_into_the_sender() -> None:
+    requester, partner = P.ChannelConnection(sender=False), P.ChannelConnection(sender=False)
+    partner.receive_data(requester.send(P.Request("PULL.QM2", "QM1")))
+    assert list(partner.events()) == [P.Request("PULL.QM2", "QM1")]
+    with pytest.raises(LocalProtocolError):
+        requester.send(P.Request("PULL.QM2", "QM1"))  # once
+    requester.receive_data(partner.send(P.Hello("PULL.QM2", "QM2", 50, 4096, 300, 999_999_999)))
+    assert isinstance(next(requester.events()), P.Hello)
+    partner.receive_data(requester.send(P.HelloAck(0, "QM1", 50, 4096, 300, 0)))
+    assert isinstance(next(partner.events()), P.HelloAck)
+    # a REQUEST after HELLO, or to a sender, is refused
+    late = P.ChannelConnection(sender=False)
+    late.receive_data(P.encode(P.Hello("C", "Q", 1, 1, 1, 1)) + P.encode(P.Request("C", "Q")))
+    with pytest.raises(RemoteProtocolError):
+        list(late.events())
+    with pytest.raises(LocalProtocolError):
+        P.ChannelConnection(sender=True).send(P.Request("C", "Q"))
+    short = P.ChannelConnection(sender=False)
+    short.receive_data(b"FMQC\x0d\x00\x00\x00\x00\x00\x00\x01x")  # a REQUEST of 1 byte
+    with pytest.raises(RemoteProtocolError):
+        list(short.events())

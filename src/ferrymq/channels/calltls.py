@@ -4,7 +4,9 @@ SSLPEER (``tls.rules`` for the responding end's side)."""
 
 from __future__ import annotations
 
+import asyncio
 import ssl
+from collections.abc import Callable
 
 from ferrymq.channels.host import ChannelKeys
 from ferrymq.channels.link import ChannelError
@@ -12,7 +14,7 @@ from ferrymq.engine.channels import ChannelObject
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.tls import cipherspecs, rules
-from ferrymq.tls.names import TLSPeer
+from ferrymq.tls.names import TLSPeer, peer_of
 
 
 def calling_context(chl: ChannelObject, keys: ChannelKeys | None) -> ssl.SSLContext | None:
@@ -40,3 +42,15 @@ def receiver_refusal(chl: ChannelObject, peer: TLSPeer) -> tuple[str, str] | Non
     if spec is None or not spec.accepts(peer.version, peer.suite):
         return "SSLCIPH", f"SSLCIPH({chl.text('SSLCIPH').strip()}): the receiver negotiated {peer.suite} over {peer.version}"
     return rules.peer_refusal(chl.name, chl.text("SSLPEER"), peer)
+
+
+def peer_check(chl: ChannelObject) -> Callable[[asyncio.StreamWriter], None]:
+    """``open_link``'s check for a calling end that only answers (PING, a requester): the
+    receiver's handshake against ``receiver_refusal``, the connection closed and
+    ChannelError(MQRC_CHANNEL_SSL_ERROR) raised when it is refused."""
+    def check(writer: asyncio.StreamWriter) -> None:
+        refused = receiver_refusal(chl, peer_of(writer.get_extra_info("ssl_object")))
+        if refused is not None:
+            writer.close()
+            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
+    return check

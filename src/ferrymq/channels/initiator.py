@@ -8,6 +8,12 @@ left STOPPED), a convenience of ferrymq's; a transmission queue with TRIGGER and
 INITQ(SYSTEM.CHANNEL.INITQ) is not polled: its trigger messages, read there as IBM's
 initiator reads them (channels.initq), start its channel. ``stop`` ends agents and listeners;
 their units of work are backed out, a prepared batch stays in doubt for the next start.
+
+START CHANNEL of a requester (RQSTR) connects to its CONNAME and sends REQUEST
+(channels.requester); this end is then the receiver of that conversation. A REQUEST
+taken by a listener starts the named server (SVR, with or without CONNAME) over that
+connection, or, for a sender (SDR), closes it and calls back; else it is refused with
+IBM's reason in a CLOSE, and the requester's channel is left STOPPED with it.
 """
 
 from __future__ import annotations
@@ -21,15 +27,19 @@ from collections.abc import Callable
 from ferrymq.channels.exits import ExitSettings
 from ferrymq.channels.host import EngineHost, Listening
 from ferrymq.channels.initq import InitiationQueue, served_by_trigger
-from ferrymq.channels.link import Link
+from ferrymq.channels.link import ChannelError, Link
 from ferrymq.channels.ping import ping
 from ferrymq.channels.receiver import Committed, ReceiverAgent
+from ferrymq.channels.requester import refusal, request
 from ferrymq.channels.sender import SenderAgent
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.chlcontrol import ChannelStatus, ListenerStatus, Ping, Request
 from ferrymq.engine.objects import stamp
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
+from ferrymq.protocol import channel as P
+from ferrymq.protocol.errors import RemoteProtocolError
+from ferrymq.tls import names
 
 log = logging.getLogger("ferrymq.channels")
 
@@ -55,6 +65,7 @@ class ChannelInitiator:
         self.default_host = default_host
         self.senders: dict[str, tuple[SenderAgent, asyncio.Task[None]]] = {}
         self.receivers: dict[str, ReceiverAgent] = {}
+        self.requesting: set[str] = set()  # requesters whose REQUEST has not been answered yet
         self.inbound: set[asyncio.Task[None]] = set()
         self.pings: set[asyncio.Task[None]] = set()
         self.initq = InitiationQueue(host.qmgr)
@@ -141,29 +152,119 @@ class ChannelInitiator:
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         where = f"{peer[0]}({peer[1]})" if isinstance(peer, tuple) else str(peer)
-        agent = ReceiverAgent(self.host, Link(reader, writer, sender=False), where, self.control.channels,
-                              self.receivers, self.control.stopped, self.committed, self.exit_settings,
-                              pipelined=self.pipeline_length > 1)
         task = asyncio.current_task()
         if task is not None:
             self.inbound.add(task)
         try:
-            await agent.run()
+            link = Link(reader, writer, sender=False)
+            try:
+                first = await link.next_event(30)
+            except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
+                log.info("event=channel_conversation_ended peer=%s error=%s", where, exc or type(exc).__name__)
+                link.close()
+                return
+            if isinstance(first, P.Request):
+                await self.requested(first, link, where)
+            else:
+                await self.receiver(link, where).run(first)
         finally:
             if task is not None:
                 self.inbound.discard(task)
 
+    def receiver(self, link: Link, where: str) -> ReceiverAgent:
+        return ReceiverAgent(self.host, link, where, self.control.channels, self.receivers, self.control.stopped,
+                             self.committed, self.exit_settings, pipelined=self.pipeline_length > 1)
+
+    # -- requesters -----------------------------------------------------------------------
+    async def requested(self, req: P.Request, link: Link, where: str) -> None:
+        """A REQUEST taken by a listener (module docstring)."""
+        chl = self.qm.state.channels.find(req.channel)
+        tls = link.writer.get_extra_info("ssl_object")
+        reason, text = refusal(chl, req.channel, req.qmgr, stopped=req.channel in self.control.stopped,
+                               running=req.channel in self.senders, tls_peer=names.peer_of(tls) if tls else None)
+        if reason or self.stopping or chl is None:
+            log.warning("event=channel_request_refused channel=%s peer=%s qmgr=%s reason=%d %s", req.channel, where,
+                        req.qmgr, reason, text)
+            await self.close_link(link, P.Close(reason or F.MQRCCF_CHANNEL_CLOSED, text or "ending"))
+            return
+        if chl.chltype == K.SDR:  # IBM's callback: the sender connects to the requester's CONNAME
+            log.info("event=channel_callback channel=%s peer=%s qmgr=%s", req.channel, where, req.qmgr)
+            await self.close_link(link, P.Close(0, "callback"))
+            self.start_sender(req.channel)
+            return
+        log.info("event=channel_requested channel=%s peer=%s qmgr=%s", req.channel, where, req.qmgr)
+        self.start_sender(req.channel, inbound=(link, where))
+        started = self.senders.get(req.channel)
+        if started is not None:  # the conversation lives as long as the server's session
+            await asyncio.gather(started[1], return_exceptions=True)
+
+    @staticmethod
+    async def close_link(link: Link, close: P.Close) -> None:
+        try:
+            link.write(close)
+            await link.flush()
+        except (OSError, ChannelError):
+            pass
+        link.close()
+
+    def start_requester(self, name: str) -> None:
+        chl = self.qm.state.channels.find(name)
+        if (chl is None or chl.chltype != K.RQSTR or name in self.requesting or name in self.receivers
+                or self.stopping):
+            return
+        self.requesting.add(name)
+        row = self.control.channels[name] = ChannelStatus(name, F.MQCHT_REQUESTER, F.MQCHS_REQUESTING,
+                                                          conname=chl.text("CONNAME"))
+        task = asyncio.get_running_loop().create_task(self._requester(chl.name, row), name=f"ferrymq-rqstr-{name}")
+        self.inbound.add(task)
+        task.add_done_callback(self.inbound.discard)
+
+    async def _requester(self, name: str, row: ChannelStatus) -> None:
+        """Request, then receive: the partner's HELLO on this connection (a SVR), or its
+        CLOSE with reason 0 (a SDR calling back: its HELLO comes to a listener here)."""
+        chl = self.qm.state.channels.find(name)
+        try:
+            assert chl is not None
+            link, where = await request(chl, self.qm.name, self.host.keys)
+        except ChannelError as exc:
+            self.requesting.discard(name)
+            self.request_failed(row, exc.reason, str(exc))
+            return
+        try:
+            first = await link.next_event(30)
+        except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
+            link.close()
+            self.requesting.discard(name)
+            self.request_failed(row, getattr(exc, "reason", C.MQRC_CONNECTION_BROKEN),
+                                f"{where} ended the request: {exc or type(exc).__name__}")
+            return
+        self.requesting.discard(name)
+        if isinstance(first, P.Close):
+            link.close()
+            if first.reason:
+                self.request_failed(row, first.reason, f"{where} refused the request: {first.text}")
+            else:
+                log.info("event=channel_request_called_back channel=%s peer=%s", name, where)
+                row.status = F.MQCHS_INITIALIZING  # until the sender's HELLO arrives at a listener here
+            return
+        await self.receiver(link, where).run(first)
+
+    def request_failed(self, row: ChannelStatus, reason: int, text: str) -> None:
+        log.error("event=channel_request_failed channel=%s reason=%d %s", row.name, reason, text)
+        row.status, row.error = F.MQCHS_STOPPED, f"{reason}: {text}"
+
     # -- senders --------------------------------------------------------------------------
-    def start_sender(self, name: str) -> None:
+    def start_sender(self, name: str, inbound: tuple[Link, str] | None = None) -> None:
+        """``inbound``: a requester's connection (and address) for a server to send over."""
         chl = self.qm.state.channels.find(name)
         if chl is None or chl.chltype not in K.SENDING or name in self.senders or self.stopping:
             return
-        if not chl.text("CONNAME").strip():
-            return  # a server channel without CONNAME waits for a requester (not yet served)
+        if inbound is None and not chl.text("CONNAME").strip():
+            return  # a server channel without CONNAME waits for a requester
         row = self.control.channels[name] = ChannelStatus(name, K.CHLTYPES[chl.chltype], F.MQCHS_STARTING,
                                                           xmitq=chl.text("XMITQ"))
         agent = SenderAgent(self.host, chl, row, reset_to=self.resets.pop(name, 0), exit_settings=self.exit_settings,
-                            pipelined=self.pipeline_length > 1)
+                            pipelined=self.pipeline_length > 1, inbound=inbound)
         task = asyncio.get_running_loop().create_task(self._sender(agent), name=f"ferrymq-channel-{name}")
         self.senders[name] = (agent, task)
 
@@ -187,6 +288,7 @@ class ChannelInitiator:
     def handle(self, req: Request) -> None:
         if req.verb == "START":
             self.start_sender(req.name)
+            self.start_requester(req.name)
         elif req.verb == "STOP":
             found = self.senders.get(req.name)
             if found is not None:

@@ -74,8 +74,9 @@ class Link:
 
 
 async def open_link(conname: str, timeout: float, context: ssl.SSLContext | None = None,
-                    check: Callable[[asyncio.StreamWriter], None] | None = None) -> tuple[Link, str]:
-    """A sender's connection to the first CONNAME address that answers, and that address
+                    check: Callable[[asyncio.StreamWriter], None] | None = None, *,
+                    sender: bool = True) -> tuple[Link, str]:
+    """A sender's (or, ``sender=False``, a requester's) connection to the first CONNAME address that answers, and that address
     as ``host(port)``; over TLS with ``context``, the handshake's outcome then given to
     ``check`` (which raises to refuse it).
 
@@ -92,7 +93,7 @@ async def open_link(conname: str, timeout: float, context: ssl.SSLContext | None
                     host, port, ssl=context, server_hostname=host, ssl_handshake_timeout=timeout), timeout)
                 if check is not None:
                     check(writer)
-            return Link(reader, writer, sender=True), f"{host}({port})"
+            return Link(reader, writer, sender=sender), f"{host}({port})"
         except (OSError, TimeoutError) as exc:
             last = exc
     raise last

@@ -8,7 +8,6 @@ result is an MQRCCF_ reason (0: the ping completed) and a text for the reply.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import ssl
 
@@ -20,7 +19,6 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
-from ferrymq.tls import names
 
 TIMEOUT = 10.0  # seconds for the connection, and again for the answer (a PCF reply waits 30 s)
 
@@ -35,14 +33,8 @@ async def ping(chl: ChannelObject, qmgr: str, length: int, keys: ChannelKeys | N
     data = os.urandom(length)
     conname = chl.text("CONNAME")
 
-    def check(writer: asyncio.StreamWriter) -> None:
-        refused = calltls.receiver_refusal(chl, names.peer_of(writer.get_extra_info("ssl_object")))
-        if refused is not None:
-            writer.close()
-            raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, f"{refused[0]}: {refused[1]}")
-
     try:
-        link, where = await open_link(conname, TIMEOUT, calltls.calling_context(chl, keys), check)
+        link, where = await open_link(conname, TIMEOUT, calltls.calling_context(chl, keys), calltls.peer_check(chl))
     except ChannelError as exc:
         return exc.reason, str(exc)
     except ssl.SSLError as exc:

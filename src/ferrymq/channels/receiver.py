@@ -170,9 +170,10 @@ class ReceiverAgent:
             if self.row is not None:
                 self.row.status = F.MQCHS_STOPPED if self.name in self.stopped else F.MQCHS_INACTIVE
 
-    async def run(self) -> None:
+    async def run(self, first: P.Event | None = None) -> None:
+        """``first``: the conversation's first frame, when the caller read it already."""
         try:
-            hello = await self.link.next_event(30)
+            hello = first if first is not None else await self.link.next_event(30)
             if isinstance(hello, P.Ping):
                 self.answer_ping(hello)
                 await self.link.flush()

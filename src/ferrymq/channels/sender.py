@@ -1,4 +1,4 @@
-"""The sending message channel agent (CHLTYPE SDR, SVR with a CONNAME).
+"""The sending message channel agent (CHLTYPE SDR, SVR with a CONNAME, or a SVR a requester started).
 
 One session: connect to the first CONNAME address that answers, HELLO naming this queue
 manager and the batch in doubt (if any), HELLO_ACK with the receiver's last committed
@@ -23,6 +23,8 @@ sequence number are committed and the rest backed out (``batches_in_doubt``).
 
 A session that fails backs out what it had not prepared; the retry loop (SHORTRTY times
 SHORTTMR, then LONGRTY times LONGTMR) starts the next one; STOPPED when they run out.
+A server started by a requester (``inbound``: the connection the requester opened) has
+one session over that connection and no retries: the requester starts it again.
 
 The message exit (MSGEXIT, ferrymq.channels.exits) sees each message as it is sent, in
 the batch's unit of work: MQXCC_SUPPRESS_FUNCTION dead-letters it here (MQDLH Reason: the
@@ -89,7 +91,8 @@ class SenderAgent:
     """Runs one sending channel until it is stopped or its retries run out."""
 
     def __init__(self, host: EngineHost, chl: ChannelObject, row: ChannelStatus, *, reset_to: int = 0,
-                 exit_settings: ExitSettings | None = None, pipelined: bool = False) -> None:
+                 exit_settings: ExitSettings | None = None, pipelined: bool = False,
+                 inbound: tuple[Link, str] | None = None) -> None:
         """``pipelined``: this queue manager's PipeLineLength is above 1 (module docstring)."""
         self.host, self.qm = host, host.qmgr
         self.chl = chl
@@ -109,6 +112,8 @@ class SenderAgent:
         self.pipelined = pipelined
         self.depth = 1  # batches out at once in this session: PIPELINE_DEPTH once both ends agreed
         self.unconfirmed: deque[SentBatch] = deque()  # sent and prepared, oldest first
+        self.inbound = inbound  # a requester's connection and address, taken by the one session
+        self.requested = inbound is not None
 
     def stop(self, mode: int) -> None:
         self.stop_mode = mode
@@ -148,6 +153,8 @@ class SenderAgent:
                     retrying = short_left > 0 or long_left > 0
                     self.events.stopped(F.MQRQ_CHANNEL_STOPPED_RETRY if retrying else F.MQRQ_CHANNEL_STOPPED_DISABLED,
                                         reason, detail)
+                    if self.requested:  # the requester's connection is gone: it starts the channel again
+                        return F.MQCHS_INACTIVE
                 if short_left > 0:
                     short_left -= 1
                     delay = chl.number("SHORTTMR")
@@ -174,6 +181,12 @@ class SenderAgent:
         return batches_in_doubt(self.qm.in_doubt, self.chl.name, self.chl.number("SEQWRAP"))
 
     async def connect(self) -> Link:
+        if self.inbound is not None:
+            link, self.row.conname = self.inbound
+            self.inbound = None
+            return link
+        if self.requested:
+            raise ChannelError(C.MQRC_CONNECTION_BROKEN, "the requester's connection has ended")
         self.row.substate = F.MQCHSSTATE_NET_CONNECTING
         self.row.tls = None  # until this connection's handshake says otherwise
         try:

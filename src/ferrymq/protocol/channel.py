@@ -5,7 +5,7 @@ Every frame is a 12-byte header and a payload (all integers big-endian):
 | Off | Len | Field   | Meaning                                                    |
 |----:|----:|---------|------------------------------------------------------------|
 |   0 |   4 | magic   | ``FMQC``                                                    |
-|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9, PING 10, PING_ACK 11, SECURITY 12 |
+|   4 |   1 | type    | HELLO 1, HELLO_ACK 2, MESSAGE 3, BATCH_END 4, CONFIRM 5, HEARTBEAT 6, HEARTBEAT_ACK 7, CLOSE 8, FAST_MESSAGE 9, PING 10, PING_ACK 11, SECURITY 12, REQUEST 13 |
 |   5 |   3 | 0       | reserved                                                   |
 |   8 |   4 | length  | payload bytes; bounded before any buffer is taken: 4 KiB until the handshake ends, then the negotiated MAXMSGL plus 64 KiB |
 
@@ -38,6 +38,12 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   defined there as a receiver), receiver qmgr s48, then the data as it came. A ping
   conversation is these two frames (a CLOSE may answer instead); their length is bounded
   by PING_LIMIT before reading.
+- REQUEST (requester → its partner, instead of HELLO: a RQSTR channel starting): channel
+  s20, requester qmgr s48. The partner, a SVR (with or without CONNAME), answers by
+  becoming the sending end of this conversation: its HELLO follows on the same connection
+  and the requester answers HELLO_ACK as a receiver. A SDR closes the connection (CLOSE,
+  reason 0) and calls back: its own connection to its CONNAME, a HELLO to the requester.
+  Any other answer is a CLOSE with the reason.
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
   CONFIRMs come in the order of the BATCH_ENDs they answer; with pipelining agreed a
   second batch may follow a BATCH_END before its CONFIRM (never more than two in doubt).
@@ -62,8 +68,8 @@ from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 MAGIC = b"FMQC"
 VERSION = 1
 _HEAD = struct.Struct(">4sB3xI")
-HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE, PING, PING_ACK, SECURITY = \
-    range(1, 13)
+(HELLO, HELLO_ACK, MESSAGE, BATCH_END, CONFIRM, HEARTBEAT, HEARTBEAT_ACK, CLOSE, FAST_MESSAGE, PING, PING_ACK, SECURITY,
+ REQUEST) = range(1, 14)
 PING_DATA = (16, 32768)  # PING CHANNEL DATALEN's range (IBM's)
 SEC_SEND, SEC_REQUEST, SEC_DONE = 0, 1, 2
 NPMS_NORMAL, NPMS_FAST = 1, 2  # MQNPMS_NORMAL, MQNPMS_FAST
@@ -141,6 +147,14 @@ class Ping:
 
 
 @dataclass(frozen=True, slots=True)
+class Request:
+    """A requester's first frame: start the named channel's sending end over this connection."""
+
+    channel: str
+    qmgr: str
+
+
+@dataclass(frozen=True, slots=True)
 class PingAck:
     reason: int
     qmgr: str
@@ -178,7 +192,7 @@ class Close:
     text: str = ""
 
 
-Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close | Ping | PingAck | Security
+Event = Hello | HelloAck | Message | BatchEnd | Confirm | Heartbeat | Close | Ping | PingAck | Security | Request
 
 
 def negotiate(mine: Hello, batch_size: int, max_msg_length: int, heartbeat: int) -> tuple[int, int, int]:
@@ -212,6 +226,8 @@ def encode(ev: Event) -> bytes:
         kind, body = BATCH_END, _TWO.pack(ev.seq, ev.count)
     elif isinstance(ev, Ping):
         kind, body = PING, _PING.pack(_pad(ev.channel, 20), _pad(ev.qmgr, 48)) + ev.data
+    elif isinstance(ev, Request):
+        kind, body = REQUEST, _PING.pack(_pad(ev.channel, 20), _pad(ev.qmgr, 48))
     elif isinstance(ev, PingAck):
         kind, body = PING_ACK, _PING_ACK.pack(ev.reason, _pad(ev.qmgr, 48)) + ev.data
     elif isinstance(ev, Confirm):
@@ -255,6 +271,11 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
         if kind == PING:
             ch, qm = _PING.unpack_from(body)
             return Ping(_name(ch), _name(qm), body[_PING.size:])
+        if kind == REQUEST:
+            if len(body) != _PING.size:
+                raise RemoteProtocolError(f"REQUEST of {len(body)} bytes is not {_PING.size}", offset)
+            ch, qm = _PING.unpack(body)
+            return Request(_name(ch), _name(qm))
         if kind == PING_ACK:
             reason, qm = _PING_ACK.unpack_from(body)
             return PingAck(reason, _name(qm), body[_PING_ACK.size:])
@@ -328,6 +349,7 @@ class ChannelConnection:
         self.limit = HANDSHAKE_LIMIT
         self.said_hello = False  # HELLO or PING sent (sender) or received (receiver)
         self.pinging = False  # the conversation is a PING's
+        self.requested = False  # REQUEST sent (a requester) or received (its partner, now the sender)
         self.acked = False  # HELLO_ACK received (sender) or sent (receiver)
         self.closed = False
         self.outbound: Callable[[bytes], bytes] | None = None
@@ -338,7 +360,11 @@ class ChannelConnection:
 
     def send(self, ev: Event) -> bytes:
         """Raises: LocalProtocolError for a frame this end may not send now."""
-        if isinstance(ev, (Hello, Ping)):
+        if isinstance(ev, Request):
+            if self.sender or self.said_hello or self.requested:
+                raise LocalProtocolError("only a receiving end says REQUEST, once, before any HELLO")
+            self.requested = True
+        elif isinstance(ev, (Hello, Ping)):
             if not self.sender or self.said_hello:
                 raise LocalProtocolError("only the sender says HELLO or PING, once")
             self.said_hello, self.pinging = True, isinstance(ev, Ping)
@@ -397,7 +423,11 @@ class ChannelConnection:
             yield ev
 
     def _check(self, ev: Event, at: int) -> None:
-        if isinstance(ev, (Hello, Ping)):
+        if isinstance(ev, Request):
+            if self.sender or self.said_hello or self.requested:
+                raise RemoteProtocolError("unexpected REQUEST", at)
+            self.requested, self.sender = True, True  # this end now sends: its HELLO comes next
+        elif isinstance(ev, (Hello, Ping)):
             if self.sender or self.said_hello:
                 raise RemoteProtocolError(f"unexpected {type(ev).__name__.upper()}", at)
             self.said_hello, self.pinging = True, isinstance(ev, Ping)
