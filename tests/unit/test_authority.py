@@ -13,7 +13,7 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
-from ferrymq.pcf.model import Command
+from ferrymq.pcf.model import Command, Response
 from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire.mqmd import MQMD
 
@@ -206,3 +206,22 @@ def test_the_queue_managers_own_records_follow_a_new_name() -> None:
     assert again.granted("bob", C.MQOT_Q_MGR, "QM9") == {F.MQAUTH_CONNECT, F.MQAUTH_INQUIRE}
     assert again.granted("alice", C.MQOT_Q_MGR, "QM9") == {F.MQAUTH_INQUIRE}  # generic: untouched
     assert (C.MQOT_Q_MGR, "QM1") not in again.profiles
+
+
+def test_a_qmgr_record_without_a_profile_is_the_queue_managers_own() -> None:
+    qm = secured()
+
+    def run(cmd: Command) -> list[Response]:
+        return execute(qm, cmd)
+
+    set_rec = Command(F.MQCMD_SET_AUTH_REC, {F.MQIACF_OBJECT_TYPE: C.MQOT_Q_MGR,
+                                             F.MQCACF_PRINCIPAL_ENTITY_NAMES: ("bob",),
+                                             F.MQIACF_AUTH_ADD_AUTHS: (F.MQAUTH_CONNECT,)})
+    run(set_rec)
+    assert qm.state.authority.granted("bob", C.MQOT_Q_MGR, "QM1") == {F.MQAUTH_CONNECT}
+    no_profile = Command(F.MQCMD_SET_AUTH_REC, {**set_rec.params, F.MQIACF_OBJECT_TYPE: C.MQOT_Q})
+    assert refused(lambda: run(no_profile)) == F.MQRCCF_PARM_MISSING  # any other type still needs its profile
+    gone = Command(F.MQCMD_DELETE_AUTH_REC, {F.MQIACF_OBJECT_TYPE: C.MQOT_Q_MGR,
+                                             F.MQCACF_PRINCIPAL_ENTITY_NAMES: ("bob",)})
+    run(gone)
+    assert not qm.state.authority.granted("bob", C.MQOT_Q_MGR, "QM1")

@@ -90,7 +90,14 @@ def test_security_mqsc_parses_to_ibms_pcf() -> None:
                            "ADOPTCTX(NO) FAILDLAY(3)"))
     assert cmd.params[C.MQIA_CHECK_CLIENT_BINDING] == F.MQCHK_REQUIRED_ADMIN
     assert (cmd.params[C.MQIA_ADOPT_CONTEXT], cmd.params[C.MQIA_AUTHENTICATION_FAIL_DELAY]) == (0, 3)
+    # IBM's: PROFILE may be left out for OBJTYPE(QMGR), and only for it
+    for verb in ("SET", "DELETE"):
+        cmd = to_command(parse(f"{verb} AUTHREC OBJTYPE(QMGR) PRINCIPAL('app')"
+                               + (" AUTHADD(CONNECT)" if verb == "SET" else "")))
+        assert F.MQCACF_AUTH_PROFILE_NAME not in cmd.params and cmd.params[F.MQIACF_OBJECT_TYPE] == C.MQOT_Q_MGR
     for bad in ("SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) AUTHADD(GET)", "SET AUTHREC(A) PROFILE(A)",
+                "SET AUTHREC OBJTYPE(QUEUE) PRINCIPAL('a') AUTHADD(GET)",
+                "DELETE AUTHREC OBJTYPE(TOPIC) PRINCIPAL('a')",
                 "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) PRINCIPAL('a') AUTHADD(FLY)",
                 "ALTER AUTHINFO(X) CHCKCLNT(SOMETIMES)", "DELETE AUTHREC PROFILE(A) OBJTYPE(NOPE) GROUP('g')"):
         with pytest.raises(MqscSyntaxError):

@@ -2,6 +2,7 @@
 
     SET AUTHREC PROFILE(APP.**) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(GET,PUT,INQ)
     SET AUTHREC PROFILE(APP.Q) OBJTYPE(QUEUE) GROUP('apps') AUTHRMV(PUT)
+    SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(CONNECT)
     DELETE AUTHREC PROFILE(APP.Q) OBJTYPE(QUEUE) PRINCIPAL('app')
     DISPLAY AUTHREC [PROFILE(APP.Q)] [OBJTYPE(QUEUE)] [PRINCIPAL('app') | GROUP('apps')]
     DISPLAY ENTAUTH PRINCIPAL('app') OBJNAME(APP.Q) OBJTYPE(QUEUE)
@@ -102,8 +103,10 @@ def to_command(verb: str, objtype: str, name: str | None, keywords: list[tuple[s
         else:
             raise SecuritySyntaxError(f"{verb} {objtype} does not take {word}")
     if verb in ("SET", "DELETE"):
-        if F.MQCACF_AUTH_PROFILE_NAME not in params or F.MQIACF_OBJECT_TYPE not in params:
-            raise SecuritySyntaxError(f"{verb} AUTHREC needs PROFILE(...) and OBJTYPE(...)")
+        if F.MQIACF_OBJECT_TYPE not in params or (F.MQCACF_AUTH_PROFILE_NAME not in params
+                                                   and params[F.MQIACF_OBJECT_TYPE] != C.MQOT_Q_MGR):
+            # IBM's: PROFILE may be left out for OBJTYPE(QMGR), whose profile is the queue manager
+            raise SecuritySyntaxError(f"{verb} AUTHREC needs OBJTYPE(...), and PROFILE(...) unless OBJTYPE(QMGR)")
         if F.MQCACF_PRINCIPAL_ENTITY_NAMES not in params and F.MQCACF_GROUP_ENTITY_NAMES not in params:
             raise SecuritySyntaxError(f"{verb} AUTHREC needs PRINCIPAL(...) or GROUP(...)")
         return Command(F.MQCMD_SET_AUTH_REC if verb == "SET" else F.MQCMD_DELETE_AUTH_REC, params)

@@ -146,18 +146,27 @@ def _objtype(cmd: Command, default: int | None = None) -> int:
     return cmd.number(F.MQIACF_OBJECT_TYPE, default)
 
 
+def _profile(qm: QueueManager, cmd: Command, objtype: int) -> str:
+    """The record's profile: for the queue manager object it may be left out (IBM: the
+    profile is then the queue manager's name); any other type requires it."""
+    if objtype == C.MQOT_Q_MGR and not str(cmd.params.get(F.MQCACF_AUTH_PROFILE_NAME, "")).strip():
+        return qm.name
+    return cmd.text(F.MQCACF_AUTH_PROFILE_NAME)
+
+
 def _set_rec(qm: QueueManager, cmd: Command) -> list[Response]:
     add, remove = _auths(cmd, F.MQIACF_AUTH_ADD_AUTHS), _auths(cmd, F.MQIACF_AUTH_REMOVE_AUTHS)
     if not add and not remove:
         raise failed(F.MQRCCF_AUTH_VALUE_MISSING, "give MQIACF_AUTH_ADD_AUTHS or MQIACF_AUTH_REMOVE_AUTHS")
-    qm.state.authority.set_record(cmd.text(F.MQCACF_AUTH_PROFILE_NAME), _objtype(cmd), _entities(cmd, True), add,
-                                  remove)
+    objtype = _objtype(cmd)
+    qm.state.authority.set_record(_profile(qm, cmd, objtype), objtype, _entities(cmd, True), add, remove)
     qm.need_sync()
     return [Response()]
 
 
 def _delete_rec(qm: QueueManager, cmd: Command) -> list[Response]:
-    qm.state.authority.delete_record(cmd.text(F.MQCACF_AUTH_PROFILE_NAME), _objtype(cmd), _entities(cmd, True))
+    objtype = _objtype(cmd)
+    qm.state.authority.delete_record(_profile(qm, cmd, objtype), objtype, _entities(cmd, True))
     qm.need_sync()
     return [Response()]
 
