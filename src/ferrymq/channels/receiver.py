@@ -8,6 +8,8 @@ doubt from it and deletes its copy. Each MESSAGE is put under the batch's unit o
 the MQXQH's RemoteQName at RemoteQMgrName with the context it carries
 (MQPMO_SET_ALL_CONTEXT), so a message for a further queue manager is routed on and COA/COD
 are made where it arrives.
+A put failing with a reason that may pass (TRANSIENT) is retried MRRTY times every MRTMR
+milliseconds first.
 A message that cannot be put goes, in the same unit, to the dead-letter queue behind an
 MQDLH with the reason (or is discarded with MQRO_DISCARD_MSG), with an exception report
 when its Report asks for one. BATCH_END replaces the synchronisation record in the same
@@ -83,6 +85,10 @@ _SYNC_ID = b"FMQSYNC1"
 _PUT = C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT
 _FAST_PUT = C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT  # a FAST_MESSAGE: at once, outside the batch
 _OWN_PUT = C.MQPMO_SYNCPOINT
+# Put failures that may pass (the queue full or put-inhibited for a while): retried MRRTY
+# times every MRTMR milliseconds before the message is dead-lettered, as IBM's agent does
+# without a message-retry exit (MREXIT). Any other reason dead-letters it at once.
+TRANSIENT = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED})
 
 
 def sync_correl_id(channel: str) -> bytes:
@@ -139,6 +145,7 @@ class ReceiverAgent:
         self.failure: tuple[int, str] | None = None  # why the conversation failed (reason, text)
         self.mcauser = ""  # the user whose authority puts each message (blank: the agent's own)
         self.putaut = F.MQPA_DEFAULT  # the channel's PUTAUT, taken at HELLO
+        self.retry = (0, 0)  # the channel's MRRTY and MRTMR (ms), taken at HELLO
         self.pipelined = pipelined
         # Destinations opened during the batch, by (queue, queue manager, user putting): one
         # MQOPEN each per batch, not per message; closed when the batch commits, so that between
@@ -256,6 +263,7 @@ class ReceiverAgent:
         if hello.channel in self.stopped:
             return self.refuse(F.MQRCCF_CHANNEL_DISABLED, f"channel {hello.channel} is stopped at {qm.name}")
         self.putaut = chl.number("PUTAUT")
+        self.retry = (chl.number("MRRTY"), chl.number("MRTMR"))
         blocked = self.check_records(hello, chl.text("MCAUSER").strip(), tls_peer)
         if blocked:
             return self.refuse(C.MQRC_NOT_AUTHORIZED, blocked)
@@ -384,13 +392,13 @@ class ReceiverAgent:
             if isinstance(ev, P.Message) and ev.fast:
                 if not self.fast:
                     raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, "a FAST_MESSAGE, but NPMSPEED(NORMAL) was agreed")
-                self.receive(ev.data, ev.properties, fast=True)
+                await self.receive(ev.data, ev.properties, fast=True)
                 self.host.done()
                 row.msgs += 1
                 row.last_msg = stamp(time.time())
             elif isinstance(ev, P.Message):
                 row.substate = F.MQCHSSTATE_IN_MQPUT
-                self.receive(ev.data, ev.properties)
+                await self.receive(ev.data, ev.properties)
                 self.in_batch += 1
             elif isinstance(ev, P.BatchEnd):
                 row.substate = F.MQCHSSTATE_END_OF_BATCH
@@ -441,7 +449,7 @@ class ReceiverAgent:
                 self.qm.close(self.hconn, hobj)
         self.opened.clear()
 
-    def receive(self, data: bytes, packed_properties: bytes = b"", *, fast: bool = False) -> None:
+    async def receive(self, data: bytes, packed_properties: bytes = b"", *, fast: bool = False) -> None:
         """Put one message where its MQXQH says, or dead-letter it: inside the batch's unit,
         or at once for a FAST_MESSAGE (which must be non-persistent).
 
@@ -481,15 +489,23 @@ class ReceiverAgent:
             # The put is the user's PUTAUT names to make (alternate user authority).
             user = self.put_user(md)
             put = PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0))
-            try:
-                if fast:
-                    qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
-                                                         alternate_user_id=user), md, put, body, properties)
-                else:
-                    qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
-                return
-            except MQError as exc:
-                reason = exc.reason
+            retries = self.retry[0]
+            while True:
+                try:
+                    if fast:
+                        qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
+                                                             alternate_user_id=user), md, put, body, properties)
+                    else:
+                        qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
+                    return
+                except MQError as exc:
+                    reason = exc.reason
+                if reason not in TRANSIENT or retries <= 0:
+                    break
+                retries -= 1  # MRRTY/MRTMR: the queue may take it a moment later
+                log.info("event=channel_message_retry channel=%s queue=%s reason=%d left=%d", self.name, dest_q,
+                         reason, retries)
+                await asyncio.sleep(self.retry[1] / 1000)
         log.info("event=channel_undeliverable channel=%s queue=%s qmgr=%s reason=%d", self.name, dest_q, dest_qm, reason)
         if md.report & C.MQRO_EXCEPTION:
             self.exception_report(md, body, reason, options)
