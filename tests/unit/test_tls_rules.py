@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from ferrymq.errors import MQError
+from ferrymq.mq import constants as C
 from ferrymq.tls import cipherspecs, devcerts, names
-from ferrymq.tls.keyrepo import KeyRepository
+from ferrymq.tls.keyrepo import PASSWORD_ENV, KeyRepository
 
 SUBJECT = ((("countryName", "GB"),), (("organizationName", "Bank"),), (("organizationalUnitName", "Payments"),),
            (("organizationalUnitName", "Team A"),), (("commonName", "app1"),))
@@ -76,3 +78,30 @@ def test_revocation_lists_keep_what_was_revoked_and_a_repository_watches_its_crl
     assert repo.stamp("x") != before  # a cached context is made again
     with pytest.raises(ValueError):
         devcerts.revoked_by(b"-----BEGIN X509 CRL-----\nnot\n-----END X509 CRL-----", ca)
+
+
+def test_an_encrypted_key_loads_with_its_stash_file_or_mqkeyrpwd(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PASSWORD_ENV, raising=False)
+    ca = devcerts.new_ca()
+    repo = KeyRepository(str(tmp_path / "key"))
+    devcerts.write_signers(repo, ca)
+    path = devcerts.write_personal(repo, "qm", devcerts.issue(ca, "CN=QM1"), ca, password=b"s3cret")
+    assert b"ENCRYPTED PRIVATE KEY" in path.read_bytes() and repo.stash.stat().st_mode & 0o777 == 0o600
+    repo.server_context("qm")  # the stash file's password decrypts it
+    repo.stash.write_bytes(b"wrong\n")
+    with pytest.raises(MQError) as wrong:
+        repo.server_context("qm")
+    assert wrong.value.reason == C.MQRC_KEY_REPOSITORY_ERROR and "s3cret" not in str(wrong.value)
+    monkeypatch.setenv(PASSWORD_ENV, "s3cret")  # the environment's password comes first
+    repo.server_context("qm")
+    monkeypatch.delenv(PASSWORD_ENV)
+    repo.stash.write_bytes(b"s3cret\n")
+    repo.stash.chmod(0o644)
+    with pytest.raises(MQError) as readable:
+        repo.server_context("qm")
+    assert readable.value.reason == C.MQRC_KEY_REPOSITORY_ERROR and "readable by others" in str(readable.value)
+    repo.stash.unlink()
+    with pytest.raises(MQError) as missing:  # no password: refused, never a prompt
+        repo.server_context("qm")
+    assert missing.value.reason == C.MQRC_KEY_REPOSITORY_ERROR

@@ -4,6 +4,7 @@ and its clients, written as key repositories (docs/security.md, "TLS"). Not for 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,11 @@ from ferrymq.cli.home import QmgrDir
 from ferrymq.tls.keyrepo import KeyRepository, default_label
 
 CA_FILE = "devca.pem"
+
+
+def _password(encrypt: bool) -> bytes:
+    """A new random password for one repository's keys (none unless --encrypt)."""
+    return secrets.token_urlsafe(24).encode() if encrypt else b""
 
 
 def register(group: click.Group, command: Callable[[Any], Any]) -> None:
@@ -41,9 +47,11 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
                   help="A host name or address for the queue manager's certificate (repeat; default localhost, "
                        "127.0.0.1).")
     @click.option("--new-ca", is_flag=True, help="Make a new CA even if there is one (older certificates then fail).")
+    @click.option("--encrypt", is_flag=True, help="Encrypt each private key with a random password kept in its "
+                  "repository's stash file (<stem>.sth, 0600).")
     @command
     def create_dev_certs(home: Path, out: Any, qmgr: str, clients: tuple[str, ...], out_dir: Path | None,
-                         days: int, hosts: tuple[str, ...], new_ca: bool) -> None:
+                         days: int, hosts: tuple[str, ...], new_ca: bool, encrypt: bool) -> None:
         """A development CA (kept in the queue manager's ssl directory), the queue manager's
         certificate in its default key repository (ssl/key, label ibmwebspheremq<qmgr>) and a
         key repository per --client (<out>/<client>, label ibmwebspheremq<client>). Files are
@@ -69,7 +77,7 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
         label = default_label(qmgr)
         devcerts.write_signers(repo, ca)
         server = devcerts.issue(ca, f"CN={qmgr},O=ferrymq", days=days, hosts=hosts or ("localhost", "127.0.0.1"))
-        devcerts.write_personal(repo, label, server, ca)
+        devcerts.write_personal(repo, label, server, ca, password=_password(encrypt))
         made: list[dict[str, str]] = []
         where = out_dir if out_dir is not None else ssl_dir / "clients"
         for name in clients:
@@ -78,7 +86,8 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
             crepo = KeyRepository(str(where / name))
             clabel = default_label(name)
             devcerts.write_signers(crepo, ca)
-            devcerts.write_personal(crepo, clabel, devcerts.issue(ca, f"CN={name},O=ferrymq", days=days), ca)
+            devcerts.write_personal(crepo, clabel, devcerts.issue(ca, f"CN={name},O=ferrymq", days=days), ca,
+                                    password=_password(encrypt))
             made.append({"client": name, "key_repository": crepo.stem, "certificate_label": clabel,
                          "dn": f"CN={name},O=ferrymq"})
         lines = [f"CA: {ca_path}", f"queue manager {qmgr}: key repository {repo.stem} (label {label}, "

@@ -35,9 +35,11 @@ class Issued:
     def cert_pem(self) -> bytes:
         return self.cert.public_bytes(serialization.Encoding.PEM)
 
-    def key_pem(self) -> bytes:
-        return self.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                      serialization.NoEncryption())
+    def key_pem(self, password: bytes = b"") -> bytes:
+        """The private key in PEM (PKCS#8), encrypted with ``password`` when one is given."""
+        how: serialization.KeySerializationEncryption = (
+            serialization.BestAvailableEncryption(password) if password else serialization.NoEncryption())
+        return self.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, how)
 
 
 def name(dn: str) -> x509.Name:
@@ -108,11 +110,14 @@ def write_signers(repo: KeyRepository, *signers: Issued) -> Path:
     return repo.signers
 
 
-def write_personal(repo: KeyRepository, label: str, issued: Issued, *chain: Issued) -> Path:
+def write_personal(repo: KeyRepository, label: str, issued: Issued, *chain: Issued, password: bytes = b"") -> Path:
     """Write the personal certificate ``label``: ``issued``'s certificate, the ``chain``
-    certificates above it, and its private key (0600)."""
+    certificates above it, and its private key (0600), encrypted with ``password`` when one
+    is given, which then goes in the repository's stash file (0600)."""
     path = repo.personal(label)
-    _write(path, issued.cert_pem() + b"".join(c.cert_pem() for c in chain) + issued.key_pem())
+    _write(path, issued.cert_pem() + b"".join(c.cert_pem() for c in chain) + issued.key_pem(password))
+    if password:
+        _write(repo.stash, password + b"\n")
     return path
 
 

@@ -6,14 +6,20 @@ MQSCO's KeyRepository): its files are the stem plus an extension. ferrymq's are 
 - ``<stem>.pem``: the signer certificates this end trusts (CA certificates, or a peer's
   self-signed certificate), as IBM's key database holds signer certificates;
 - ``<stem>.<label>.pem``: a personal certificate, named by its label (CERTLABL, the MQSCO's
-  CertificateLabel): the certificate, any intermediate certificates, and its unencrypted
-  private key. It must be its owner's alone (mode 0600): a group- or world-readable one is
+  CertificateLabel): the certificate, any intermediate certificates, and its private key
+  (unencrypted, or encrypted with the stash file's password). It must be its owner's alone (mode 0600): a group- or world-readable one is
   refused, as ssh refuses a private key anyone can read;
 - ``<stem>.crl`` (optional, as IBM's CMS key database has its ``.crl``): certificate
   revocation lists in PEM. When it is there, every certificate this end is shown (the
   partner's, not the chain's CAs) is checked against it and a revoked one fails the
   handshake (X.509 error 23); it must then hold a current CRL of every CA whose
   certificates this end accepts, as OpenSSL refuses a certificate whose issuer has none.
+
+- ``<stem>.sth`` (optional, as IBM's stash file): the password of encrypted private keys
+  (PEM ``ENCRYPTED PRIVATE KEY``), its first line. Like a key it must be its owner's alone:
+  one readable by others is refused. The environment variable ``MQKEYRPWD`` (IBM's name)
+  gives the password instead. A key that the password does not decrypt, or an encrypted
+  key with no password, fails with 2381 (MQRC_KEY_REPOSITORY_ERROR); nothing ever prompts.
 
 Without a label the default is IBM's: ``ibmwebspheremq`` and the queue manager's name (for a
 queue manager) or the user's (for a client), in lower case.
@@ -34,6 +40,8 @@ from ferrymq.mq import constants as C
 from ferrymq.tls.cipherspecs import TLS12_CIPHERS, CipherSpec, narrow
 
 DEFAULT_LABEL_PREFIX = "ibmwebspheremq"
+PASSWORD_ENV = "MQKEYRPWD"  # IBM's variable for the key repository's password
+MAX_STASH = 4096
 
 
 def default_label(owner: str) -> str:
@@ -71,13 +79,41 @@ class KeyRepository:
     def crls(self) -> Path:
         return Path(self.stem + ".crl")
 
+    @property
+    def stash(self) -> Path:
+        return Path(self.stem + ".sth")
+
+    def password(self) -> bytes:
+        """The private keys' password: MQKEYRPWD, else the stash file's first line, else
+        none (b"": an encrypted key then fails to load, and never prompts).
+
+        Raises:
+            MQError: 2381 for a stash file others can read, or one that cannot be read.
+        """
+        env = os.environ.get(PASSWORD_ENV)
+        if env:
+            return env.encode()
+        try:
+            fd = os.open(self.stash, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise repository_error(f"stash file {self.stash} cannot be read: {exc.strerror}") from None
+        with os.fdopen(fd, "rb") as f:
+            mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
+            if mode & 0o077:
+                raise repository_error(f"stash file {self.stash} holds the key password and is readable by "
+                                       f"others (mode {mode:04o}): chmod 600 it")
+            data = f.read(MAX_STASH)
+        return data.splitlines()[0] if data.strip() else b""
+
     def has_personal(self, label: str) -> bool:
         return self.personal(label).is_file()
 
     def stamp(self, label: str) -> tuple[int, ...]:
         """Changes when either file changes (modification time in ns and size)."""
         out: list[int] = []
-        for path in (self.signers, self.personal(label), self.crls):
+        for path in (self.signers, self.personal(label), self.crls, self.stash):
             try:
                 st = path.stat()
                 out += [st.st_mtime_ns, st.st_size]
@@ -96,10 +132,13 @@ class KeyRepository:
         if stat.S_IMODE(mode) & 0o077:
             raise repository_error(f"{path} holds a private key and is readable by others "
                                    f"(mode {stat.S_IMODE(mode):04o}): chmod 600 it")
+        password = self.password()
         try:
-            ctx.load_cert_chain(str(path))
+            ctx.load_cert_chain(str(path), password=lambda: password)
         except (OSError, ssl.SSLError) as exc:
-            raise repository_error(f"{path} is not a PEM certificate with its private key: {exc}") from None
+            hint = (f" (if its key is encrypted: the password from {PASSWORD_ENV} or {self.stash} is wrong or "
+                    "missing)" if isinstance(exc, ssl.SSLError) else "")
+            raise repository_error(f"{path} is not a PEM certificate with its private key{hint}: {exc}") from None
 
     def _load_signers(self, ctx: ssl.SSLContext) -> bool:
         if not self.signers.is_file():
