@@ -5,6 +5,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Two workers: most tests wait on processes and sockets, so two overlap well even on two cores.
+# A file's tests stay on one worker (--dist loadfile): its module fixtures start once, and a test
+# may rely on what an earlier one in its file left (the Spark batch tests do).
 TEST_WORKERS ?= 2
 BASE := $(VENV)/.installed-base
 DEV := $(VENV)/.installed-dev
@@ -35,6 +37,6 @@ lint: prereqs $(DEV)
 	$(BIN)/mypy
 
 unit: prereqs $(DEV)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test: lint unit

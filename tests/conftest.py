@@ -41,14 +41,3 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
         for mnt in mounted:
             subprocess.run(["umount", "-l", str(mnt)], check=False)
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under ``make test`` the suite runs on two workers (``--dist loadgroup``). A file's tests
-    stay together on one worker, so a module's fixture (often a queue-manager process) starts
-    once; the Spark tests form one group, so the run starts one JVM for them, not two."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        path = Path(str(item.path))
-        group = "spark" if path.parent.name == "spark" else str(path)
-        item.add_marker(pytest.mark.xdist_group(group))
