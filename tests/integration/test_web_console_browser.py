@@ -15,10 +15,11 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,16 +66,27 @@ def _artefact(tmp_path: Path, name: str) -> Path:
     return where / name
 
 
-def _follow(d: Any, element: Any) -> None:
-    """Click ``element`` and wait for the page it leads to (a form's answer may take a while:
-    a refused sign-in waits FAILDELAY)."""
+def _follow(d: Any, find: Callable[[], Any]) -> None:
+    """Click the element ``find`` gives and wait for the page it leads to (a form's answer may
+    take a while: a refused sign-in waits FAILDELAY). ChromeDriver now and then refuses a click
+    on a node it has just handed out ("does not belong to the document"): nothing was clicked
+    then, so the element is found again and clicked again, at most three times."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.wait import WebDriverWait
 
-    old = d.find_element(By.TAG_NAME, "html")
-    element.click()
-    WebDriverWait(d, 30).until(expected_conditions.staleness_of(old))
+    for attempt in range(3):
+        old = d.find_element(By.TAG_NAME, "html")
+        try:
+            find().click()
+        except WebDriverException as exc:
+            if attempt == 2 or "does not belong to the document" not in str(exc):
+                raise
+            time.sleep(0.2)
+            continue
+        WebDriverWait(d, 30).until(expected_conditions.staleness_of(old))
+        return
 
 
 def _sign_in(port: int, user: str, password: str) -> tuple[int, str]:
@@ -136,22 +148,22 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
 
         d.find_element(By.ID, "user").send_keys(ADMIN_USER)
         d.find_element(By.ID, "password").send_keys("not-the-password")
-        _follow(d, d.find_element(By.ID, "sign-in"))
+        _follow(d, lambda: d.find_element(By.ID, "sign-in"))
         assert d.find_elements(By.ID, "refused"), "a wrong password was not refused"
         assert not d.get_cookie("ferrymq_console")
 
         d.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
-        _follow(d, d.find_element(By.ID, "sign-in"))
+        _follow(d, lambda: d.find_element(By.ID, "sign-in"))
         assert d.title.startswith("Status") and "QM1" in d.find_element(By.TAG_NAME, "main").text
         session = d.get_cookie("ferrymq_console")
         assert session and session["httpOnly"] and session["secure"] and session["sameSite"] == "Strict"
 
         # An administrator defines a queue from the MQSC box; an application puts to it.
-        _follow(d, d.find_element(By.LINK_TEXT, "MQSC"))
+        _follow(d, lambda: d.find_element(By.LINK_TEXT, "MQSC"))
         d.find_element(By.ID, "script").send_keys("DEFINE QLOCAL(APP.WEB) DESCR('<i>web</i>')\n"
                                                   "SET AUTHREC PROFILE(QM1) OBJTYPE(QMGR) PRINCIPAL('viewer') "
                                                   "AUTHADD(CONNECT)")
-        _follow(d, d.find_element(By.ID, "run"))
+        _follow(d, lambda: d.find_element(By.ID, "run"))
         assert "AMQ8006I" in d.find_element(By.ID, "mqsc-output").text
         assert "All valid MQSC commands were processed." in d.find_element(By.ID, "mqsc-output").text
         with fc.connect("QM1", qm.conn_name) as client:
@@ -163,11 +175,11 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
         row = d.find_element(By.XPATH, "//tr[td/a[text()='APP.WEB']]")
         assert row.find_elements(By.CSS_SELECTOR, "svg.spark")
         assert row.find_elements(By.TAG_NAME, "td")[1].text == "2"
-        _follow(d, row.find_element(By.LINK_TEXT, "APP.WEB"))
+        _follow(d, lambda: row.find_element(By.LINK_TEXT, "APP.WEB"))
         links = d.find_elements(By.XPATH, "//tbody/tr/td[2]/a")
         assert len(links) == 2
 
-        _follow(d, links[0])
+        _follow(d, lambda: links[0])
         assert d.find_element(By.ID, "body-text").text == "hello from the console test"
         main = d.find_element(By.TAG_NAME, "main").text
         assert "colour" in main and "blue" in main and "PutApplName" in main
@@ -175,23 +187,23 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
         d.save_screenshot(str(_artefact(tmp_path, "console-message.png")))
 
         d.back()
-        _follow(d, d.find_elements(By.XPATH, "//tbody/tr/td[2]/a")[1])
+        _follow(d, lambda: d.find_elements(By.XPATH, "//tbody/tr/td[2]/a")[1])
         assert d.find_element(By.ID, "body-text").text == SCRIPT_BODY  # shown as characters...
         assert d.title != "pwned" and d.execute_script("return window.pwned === undefined")  # ...never run
         assert not d.find_elements(By.TAG_NAME, "script") and not d.find_elements(By.TAG_NAME, "b")
         d.save_screenshot(str(_artefact(tmp_path, "console-script-body.png")))
 
         # A destructive get only after its confirmation; a POST without the CSRF token is refused.
-        _follow(d, d.find_element(By.PARTIAL_LINK_TEXT, "Remove this message"))
+        _follow(d, lambda: d.find_element(By.PARTIAL_LINK_TEXT, "Remove this message"))
         assert "destructive get" in d.find_element(By.TAG_NAME, "main").text
         cookie = f"ferrymq_console={session['value']}"
         assert _post(base, "/message/get", {"queue": "APP.WEB", "id": "00" * 24}, cookie) == 403
-        _follow(d, d.find_element(By.CSS_SELECTOR, "button.danger"))
+        _follow(d, lambda: d.find_element(By.CSS_SELECTOR, "button.danger"))
         assert d.find_element(By.ID, "removed") and d.find_element(By.ID, "body-text").text == SCRIPT_BODY
 
         d.get(base + "/mqsc")
         d.find_element(By.ID, "script").send_keys("DISPLAY QLOCAL(APP.WEB) CURDEPTH DESCR\nDISPLAY QLOCAL(NONE.SUCH)")
-        _follow(d, d.find_element(By.ID, "run"))
+        _follow(d, lambda: d.find_element(By.ID, "run"))
         output = d.find_element(By.ID, "mqsc-output").text
         assert "CURDEPTH(1)" in output and "DESCR(<i>web</i>)" in output and "AMQ8147E" in output
         assert not d.find_elements(By.TAG_NAME, "i")
@@ -208,7 +220,7 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
         assert "SYSTEM.DEF.SVRCONN" in d.find_element(By.TAG_NAME, "main").text
         d.get(base + "/connections")
         assert "ferrymq command server" in d.find_element(By.TAG_NAME, "main").text
-        _follow(d, d.find_element(By.XPATH, "//header//button"))  # sign out
+        _follow(d, lambda: d.find_element(By.XPATH, "//header//button"))  # sign out
         d.get(base + "/queues")
         assert d.current_url.endswith("/login")
     finally:
