@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import errno
 import json
 import os
 import shutil
@@ -324,6 +325,7 @@ async def test_key_repository_problems_are_2381(certs: Certs, tmp_path: Path) ->
 
 async def test_a_stalled_handshake_is_timed_out_and_freed(certs: Certs) -> None:
     async with serving(certs, handshake_timeout=0.5) as srv:
+        srv.qmgr.objects.alter_qmgr({"SSLEV": "ENABLED"})
         loop = asyncio.get_running_loop()
         socks = []
         for first in (b"\x16\x03\x01\x02\x00\x01", b""):  # half a ClientHello; nothing at all
@@ -349,6 +351,23 @@ async def test_a_stalled_handshake_is_timed_out_and_freed(certs: Certs) -> None:
             sock.close()
         await asyncio.sleep(0.1)
         assert not lst.waiting and not lst.handshaking and not srv.handlers
+        # The half ClientHello is a TLS handshake the deadline ended: a Channel SSL Error
+        # event (the silent socket never began TLS: none). A partner that gives up within
+        # the deadline is not a time-out: none either.
+        sock = socket.socket()
+        sock.setblocking(False)
+        await loop.sock_connect(sock, ("127.0.0.1", srv.port))
+        await loop.sock_sendall(sock, b"\x16\x03\x01\x02\x00\x01")
+        await asyncio.sleep(0.1)
+        sock.close()
+        await settled(srv)
+        (timed_out,) = await channel_events(srv)
+    assert list(timed_out) == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQCACH_CONNECTION_NAME,
+                               F.MQCACH_SSL_HANDSHAKE_STAGE, F.MQIACH_SSL_RETURN_CODE]
+    assert timed_out[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_HANDSHAKE_ERROR
+    assert timed_out[F.MQCACH_SSL_HANDSHAKE_STAGE] == b"HANDSHAKE_TIMED_OUT"
+    assert timed_out[F.MQIACH_SSL_RETURN_CODE] == errno.ETIMEDOUT
+    assert timed_out[F.MQCACH_CONNECTION_NAME] == b"127.0.0.1"
 
 
 async def test_pymqi_connects_over_tls_with_cd_and_sco(certs: Certs) -> None:

@@ -38,6 +38,15 @@ log = logging.getLogger("ferrymq.server")
 TLS_HANDSHAKE = 0x16
 """A TLS record's content type for a handshake: the first byte of every ClientHello."""
 _PAUSE_ON_EMFILE = 1.0  # seconds without accepting after running out of descriptors (asyncio's own rule)
+_DEADLINE_REACHED = 0.98  # a handshake ended this close to its deadline was ended by it (timer slack)
+
+
+class HandshakeTimeout(TimeoutError):
+    """A TLS handshake not finished within the listener's ``handshake_timeout``."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(errno.ETIMEDOUT, f"TLS handshake not finished within {seconds:g} s (handshake_timeout)")
+        self.seconds = seconds
 
 
 class Listener:
@@ -51,8 +60,8 @@ class Listener:
         """``full()``: no room for another connection; one accepted then is given to
         ``refuse`` (to say why, without blocking) and closed at once, so that a flood never
         holds descriptors the queue manager needs. ``handshake_failed(peer, exc)``: a TLS
-        handshake ended in an error (not a timeout or a peer gone), for the queue manager's
-        Channel SSL Error event."""
+        handshake ended in an error or was not finished in time (``HandshakeTimeout``; not a
+        peer gone), for the queue manager's Channel SSL Error event."""
         self.handshake_failed = handshake_failed
         self.factory = factory
         self.full = full
@@ -221,6 +230,11 @@ class Listener:
             conn.close()
             if isinstance(exc, ssl.SSLError):
                 self.handshake_failed(peer, exc)
+            elif time.monotonic() - accepted >= self.handshake_timeout * _DEADLINE_REACHED:
+                # asyncio ends a late handshake with ConnectionAbortedError, as it ends one
+                # whose peer went away: only the time taken tells a stall (an attack, or a
+                # client that cannot finish) from a partner that gave up, which is no event.
+                self.handshake_failed(peer, HandshakeTimeout(self.handshake_timeout))
 
 
 def _peer(conn: socket.socket) -> str:

@@ -10,6 +10,7 @@ the queue manager's server-connection channels and for its receiving message cha
 
 from __future__ import annotations
 
+import errno
 import ssl
 
 from ferrymq.mq import cfc as F
@@ -20,16 +21,21 @@ from ferrymq.tls.names import TLSPeer
 QUALIFIER = {"SSLCIPH": F.MQRQ_SSL_CIPHER_SPEC_ERROR, "SSLCAUTH": F.MQRQ_SSL_CLIENT_AUTH_ERROR,
              "SSLPEER": F.MQRQ_SSL_PEER_NAME_ERROR}
 
+HANDSHAKE_TIMED_OUT = "HANDSHAKE_TIMED_OUT"  # SSLHandshakeStage of a handshake the deadline ended
+
 
 def handshake_failure(exc: BaseException) -> tuple[str, int]:
     """What a failed handshake tells a Channel SSL Error event: the stage (OpenSSL's reason,
     ``CERTIFICATE_VERIFY_FAILED``, where IBM names its TLS library's call) and a return code
     (the X.509 verification code for a certificate refused, such as 10 expired or 23 revoked;
-    else OpenSSL's error number)."""
+    else OpenSSL's error number; a handshake not finished in time: ``HANDSHAKE_TIMED_OUT``
+    and ETIMEDOUT)."""
     if isinstance(exc, ssl.SSLCertVerificationError):
         return str(exc.reason or "CERTIFICATE_VERIFY_FAILED"), int(exc.verify_code or 0)
     if isinstance(exc, ssl.SSLError):
         return str(exc.reason or type(exc).__name__), int(exc.errno or 0)
+    if isinstance(exc, TimeoutError):  # the listener's handshake_timeout: ETIMEDOUT, as the OS says it
+        return HANDSHAKE_TIMED_OUT, int(exc.errno or errno.ETIMEDOUT)
     return type(exc).__name__, 0
 
 
