@@ -442,3 +442,82 @@ def test_dev_certs_from_the_cli_serve_a_queue_manager_process(tmp_path: Path) ->
         assert "event=tls_refused" in (tmp_path / "qmgrs" / "QM1" / "ferrymq.log").read_text()
     finally:
         qm.stop()
+
+
+def test_encrypted_keys_at_both_ends_over_tcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``create-dev-certs --encrypt``: a queue manager process whose key is encrypted (its stash
+    file), a client whose key is too: by its stash file, by ClientTLS's key_repo_password and
+    pymqi's MQSCO KeyRepoPassword (ahead of a wrong $MQKEYRPWD, as IBM's); wrong or missing: 2381,
+    never the password in the reason; the queue manager's stash file gone: refused, back when
+    it is."""
+    monkeypatch.delenv("MQKEYRPWD", raising=False)
+    qm = QueueManagerProcess(tmp_path, "QM1")
+    doc = json.loads(qm._cli("tls", "create-dev-certs", "QM1", "--client", "app", "--encrypt", "--output", "json"))
+    server_key = Path(doc["key_repository"] + "." + doc["certificate_label"] + ".pem")
+    server_stash = Path(doc["key_repository"] + ".sth")
+    (client,) = doc["clients"]
+    repo = KeyRepository(client["key_repository"])
+    assert b"ENCRYPTED PRIVATE KEY" in server_key.read_bytes()
+    assert b"ENCRYPTED PRIVATE KEY" in repo.personal(client["certificate_label"]).read_bytes()
+    password = repo.stash.read_bytes().splitlines()[0].decode()
+    qm.start()
+    try:
+        qm.mqsc("DEFINE CHANNEL(APP.TLS) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=app')\n"
+                "DEFINE QLOCAL(Q1)\n")
+
+        def put(tls: ClientTLS, body: bytes) -> None:
+            with fc.connect("QM1", qm.conn_name, channel="APP.TLS", tls=tls, user=ADMIN_USER,
+                            password=ADMIN_PASSWORD) as c:
+                c.open("Q1").put(body)
+
+        def refused_with(tls: ClientTLS) -> fc.MQError:
+            with pytest.raises(fc.MQError) as info:
+                put(tls, b"never")
+            return info.value
+
+        tls = ClientTLS(repo.stem, "ANY_TLS13", client["certificate_label"])
+        put(tls, b"by the stash file")
+        repo.stash.unlink()  # the client's key can no longer be decrypted ...
+        missing = refused_with(tls)
+        assert missing.reason == C.MQRC_KEY_REPOSITORY_ERROR, missing
+        wrong = refused_with(ClientTLS(repo.stem, "ANY_TLS13", client["certificate_label"], key_repo_password="nope"))
+        assert wrong.reason == C.MQRC_KEY_REPOSITORY_ERROR and "nope" not in str(wrong) and "KeyRepoPassword" in str(wrong)
+        given = ClientTLS(repo.stem, "ANY_TLS13", client["certificate_label"], key_repo_password=password)
+        assert password not in repr(given)
+        put(given, b"by key_repo_password")  # ... unless the program gives its password
+
+        monkeypatch.setenv("MQKEYRPWD", "wrong")  # the MQSCO's password comes first
+
+        def pymqi_put(sco_password: bytes) -> int:
+            cd = pymqi.CD(ChannelName=b"APP.TLS", ConnectionName=qm.conn_name.encode(), SSLCipherSpec=b"ANY_TLS12")
+            sco = pymqi.SCO(KeyRepository=repo.stem.encode(), CertificateLabel=client["certificate_label"].encode(),
+                            KeyRepoPassword=sco_password)
+            qmgr = pymqi.QueueManager(None)
+            try:
+                qmgr.connect_with_options("QM1", cd, sco, user=ADMIN_USER, password=ADMIN_PASSWORD)
+            except pymqi.MQMIError as exc:
+                return int(exc.reason)
+            try:
+                pymqi.Queue(qmgr, "Q1").put(b"by KeyRepoPassword")
+            finally:
+                qmgr.disconnect()
+            return 0
+
+        assert pymqi_put(password.encode()) == 0
+        assert pymqi_put(b"") == C.MQRC_KEY_REPOSITORY_ERROR  # $MQKEYRPWD's wrong password
+        monkeypatch.delenv("MQKEYRPWD")
+
+        hidden = server_stash.with_suffix(".moved")
+        server_stash.rename(hidden)  # the queue manager's key can no longer be decrypted
+        assert refused_with(given).reason == C.MQRC_Q_MGR_NOT_AVAILABLE
+        log = (tmp_path / "qmgrs" / "QM1" / "ferrymq.log").read_text()
+        assert "event=tls_refused" in log and f"reason={C.MQRC_KEY_REPOSITORY_ERROR}" in log
+        hidden.rename(server_stash)  # counted from the next connection, no restart
+        put(given, b"stash file back")
+        with fc.connect("QM1", qm.conn_name, channel="APP.TLS", tls=given, user=ADMIN_USER,
+                        password=ADMIN_PASSWORD) as c:
+            q = c.open("Q1")
+            got = [q.get(wait=5).data for _ in range(4)]
+        assert got == [b"by the stash file", b"by key_repo_password", b"by KeyRepoPassword", b"stash file back"]
+    finally:
+        qm.stop()

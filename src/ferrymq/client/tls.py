@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import socket
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -62,13 +62,17 @@ class ClientTLS:
     ``~/ssl/client.pem`` and ``~/ssl/client.<label>.pem``); ``cipher_spec``: an IBM
     CipherSpec (default: any of TLS 1.2 and 1.3); ``certificate_label``: the personal
     certificate to present (blank: ``ibmwebspheremq<user>``, if there is one);
-    ``peer_name``: an SSLPEER pattern the queue manager's certificate must match.
+    ``peer_name``: an SSLPEER pattern the queue manager's certificate must match;
+    ``key_repo_password``: the password of an encrypted private key (the MQSCO's
+    KeyRepoPassword; blank: ``$MQKEYRPWD``, else the repository's stash file), never shown
+    in the repr.
     """
 
     key_repository: str
     cipher_spec: str = "ANY_TLS12_OR_HIGHER"
     certificate_label: str = ""
     peer_name: str = ""
+    key_repo_password: str = field(default="", repr=False)
 
     def context(self, user: str = "") -> ssl.SSLContext:
         """Raises: MQError 2381, 2393 or 2399 (see the module docstring)."""
@@ -80,7 +84,8 @@ class ClientTLS:
             raise _failed(C.MQRC_SSL_PEER_NAME_ERROR, why)
         label = self.certificate_label.strip()
         repo = KeyRepository.at(self.key_repository)
-        ctx = _CONTEXTS.client(repo, label or default_label(user), spec, label_required=bool(label))
+        ctx = _CONTEXTS.client(repo, label or default_label(user), spec, label_required=bool(label),
+                               password=self.key_repo_password.encode())
         ctx.sslsocket_class = TLSSocket
         return ctx
 

@@ -498,4 +498,17 @@ def client_tls(cd: CD, sco: SCO | None) -> ClientTLS | None:
                         detail="SSLCipherSpec is set but no key repository is named (MQSCO KeyRepository or MQSSLKEYR)")
     label = ((text(sco.CertificateLabel) if sco is not None else "") or text(cd.CertificateLabel)
              or os.environ.get("MQCERTLABL", ""))
-    return ClientTLS(repo, spec, label, text(cd.SSLPeerName))
+    return ClientTLS(repo, spec, label, text(cd.SSLPeerName), key_repo_password(sco))
+
+
+def key_repo_password(sco: SCO | None) -> str:
+    """The MQSCO's KeyRepoPassword (IBM MQ 9.3's, ahead of $MQKEYRPWD and the stash file),
+    as given: a password may begin or end with blanks, so only NUL padding is dropped.
+    pymqi raises the MQSCO's Version to 6 itself when the field is set, so any Version
+    takes it here."""
+    if sco is None:
+        return ""
+    value = sco.KeyRepoPassword
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).rstrip(b"\0").decode("utf-8", "replace")
+    return str(value or "")

@@ -539,7 +539,8 @@ class CD(MQOpts):
 
 
 class SCO(MQOpts):
-    """TLS configuration options (MQSCO): KeyRepository and CertificateLabel are used (docs/security.md, "TLS")."""
+    """TLS configuration options (MQSCO): KeyRepository, CertificateLabel and KeyRepoPassword
+    are used (docs/security.md, "TLS")."""
 
     _defaults: ClassVar[dict[str, Any]] = {
         "StrucId": as_bytes(C.MQSCO_STRUC_ID), "Version": C.MQSCO_VERSION_1, "KeyRepository": b"",

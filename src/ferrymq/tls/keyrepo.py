@@ -27,6 +27,7 @@ queue manager) or the user's (for a client), in lower case.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import ssl
 import stat
@@ -83,13 +84,16 @@ class KeyRepository:
     def stash(self) -> Path:
         return Path(self.stem + ".sth")
 
-    def password(self) -> bytes:
-        """The private keys' password: MQKEYRPWD, else the stash file's first line, else
+    def password(self, given: bytes = b"") -> bytes:
+        """The private keys' password: ``given`` (a client's MQSCO KeyRepoPassword, which
+        IBM puts before the others), else MQKEYRPWD, else the stash file's first line, else
         none (b"": an encrypted key then fails to load, and never prompts).
 
         Raises:
             MQError: 2381 for a stash file others can read, or one that cannot be read.
         """
+        if given:
+            return given
         env = os.environ.get(PASSWORD_ENV)
         if env:
             return env.encode()
@@ -121,7 +125,7 @@ class KeyRepository:
                 out += [0, -1]
         return tuple(out)
 
-    def _load_personal(self, ctx: ssl.SSLContext, label: str) -> None:
+    def _load_personal(self, ctx: ssl.SSLContext, label: str, given_password: bytes = b"") -> None:
         path = self.personal(label)
         try:
             mode = path.stat().st_mode
@@ -132,12 +136,12 @@ class KeyRepository:
         if stat.S_IMODE(mode) & 0o077:
             raise repository_error(f"{path} holds a private key and is readable by others "
                                    f"(mode {stat.S_IMODE(mode):04o}): chmod 600 it")
-        password = self.password()
+        password = self.password(given_password)
         try:
             ctx.load_cert_chain(str(path), password=lambda: password)
         except (OSError, ssl.SSLError) as exc:
-            hint = (f" (if its key is encrypted: the password from {PASSWORD_ENV} or {self.stash} is wrong or "
-                    "missing)" if isinstance(exc, ssl.SSLError) else "")
+            source = "the KeyRepoPassword given" if given_password else f"the password from {PASSWORD_ENV} or {self.stash}"
+            hint = (f" (if its key is encrypted: {source} is wrong or missing)" if isinstance(exc, ssl.SSLError) else "")
             raise repository_error(f"{path} is not a PEM certificate with its private key{hint}: {exc}") from None
 
     def _load_signers(self, ctx: ssl.SSLContext) -> bool:
@@ -173,10 +177,12 @@ class KeyRepository:
         ctx.verify_mode = ssl.CERT_OPTIONAL if self._load_signers(ctx) else ssl.CERT_NONE
         return ctx
 
-    def client_context(self, label: str, spec: CipherSpec, *, label_required: bool) -> ssl.SSLContext:
+    def client_context(self, label: str, spec: CipherSpec, *, label_required: bool,
+                       password: bytes = b"") -> ssl.SSLContext:
         """The calling end's context: only what ``spec`` allows, the peer's certificate
         checked against the signers (host names are not: SSLPEER is MQ's check), and this
-        label's certificate when there is one (``label_required``: it must be there).
+        label's certificate when there is one (``label_required``: it must be there), its
+        key decrypted with ``password`` when given (see ``password``).
 
         Raises:
             MQError: 2381 (MQRC_KEY_REPOSITORY_ERROR): no signers, a file that does not
@@ -189,7 +195,7 @@ class KeyRepository:
         if not self._load_signers(ctx):
             raise repository_error(f"key repository {self.stem}: no signer certificates ({self.signers} is missing)")
         if label_required or self.has_personal(label):
-            self._load_personal(ctx, label)
+            self._load_personal(ctx, label, password)
         return ctx
 
 
@@ -205,10 +211,14 @@ class ContextCache:
         """``repo.server_context(label)``, cached. Raises: as that does."""
         return self._get(("server", repo.stem, label), repo.stamp(label), lambda: repo.server_context(label))
 
-    def client(self, repo: KeyRepository, label: str, spec: CipherSpec, *, label_required: bool) -> ssl.SSLContext:
+    def client(self, repo: KeyRepository, label: str, spec: CipherSpec, *, label_required: bool,
+               password: bytes = b"") -> ssl.SSLContext:
         """``repo.client_context(...)``, cached. Raises: as that does."""
-        return self._get(("client", repo.stem, label, spec.name, label_required), repo.stamp(label),
-                         lambda: repo.client_context(label, spec, label_required=label_required))
+        # Keyed by the password's digest: another password must load (or fail) afresh, and
+        # the cache's keys should not hold the password itself.
+        secret = hashlib.sha256(password).digest() if password else b""
+        return self._get(("client", repo.stem, label, spec.name, label_required, secret), repo.stamp(label),
+                         lambda: repo.client_context(label, spec, label_required=label_required, password=password))
 
     def _get(self, key: tuple[object, ...], stamp: tuple[int, ...], make: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
         with self._lock:
