@@ -66,7 +66,7 @@ from typing import Any
 
 from ferrymq.errors import DecodeError
 from ferrymq.properties.model import PropertySet
-from ferrymq.protocol import body, columnframes, seqframes
+from ferrymq.protocol import body, columnframes, layout, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.body import DETAIL_LIMIT, MAX_BATCH, MAX_LIST, OK_STATUS, Reader, short_detail
 from ferrymq.protocol.layout import FLAG_MSG_HANDLE, FLAG_REPLY_EXPECTED, Frame, Part
@@ -383,6 +383,7 @@ CLIENT_PACKETS: dict[int, PacketDecoder] = {f.ptype: f.decode_packet for f in _C
 CLIENT_PACKETS_MD_BYTES: dict[int, PacketDecoder] = {
     **CLIENT_PACKETS, T_PUT: FRAMES[E.Put].packet_decoder(md_as_bytes=True)}
 SERVER_PACKETS: dict[int, PacketDecoder] = {f.ptype: f.decode_packet for f in _SERVER_SIDE}
+layout.CODE.save()  # every frame's functions are made: keep their code for the next process
 NAMES: dict[int, str] = {f.ptype: f.name for f in FRAMES.values()}
 EVENTS: dict[int, type] = {f.ptype: f.event for f in FRAMES.values()}
 """Every frame's event class by its packet type."""

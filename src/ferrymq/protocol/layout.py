@@ -48,10 +48,15 @@ from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import body
 from ferrymq.protocol.body import Reader
+from ferrymq.protocol.codecache import CodeCache
 from ferrymq.wire import gpacket
 from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD, v2_le
 
 Ev = TypeVar("Ev")
+
+CODE = CodeCache()
+"""The generated functions' compiled code, kept between processes (ferrymq.protocol.codecache);
+the module that declares the frames saves it once they are all made."""
 
 HEADER = ">hhiiiqqI"  # GPacket's header (ferrymq.wire.gpacket): version, type, size, magic, props, timestamp, seq, flags
 HEADER_SIZE = struct.calcsize(HEADER)
@@ -166,7 +171,7 @@ class Frame(Generic[Ev]):
     def _compile(self, source: str, fn: str, general: object = None) -> object:
         ns = dict(self._ns)
         ns["_general"] = general
-        exec(compile(source, f"<frame {self.name} {fn}>", "exec"), ns)  # the code generated from our own declaration
+        exec(CODE.compile(source, f"<frame {self.name} {fn}>"), ns)  # the code generated from our own declaration
         return ns[fn]
 
     def _segments(self) -> list[tuple[str, list[tuple[str, str]]] | tuple[str, tuple[str, object]]]:
