@@ -128,13 +128,15 @@ class PlannedVsFresh(RuleBasedStateMachine):
     @rule(msg_id=st.sampled_from([b"", b"N"]), correl=st.sampled_from([b"", b"A", b"C"]),
           data=st.sampled_from([b"y", b"longer data", BIG]), times=st.integers(1, 3),
           change=st.sampled_from([None] * 4 + [*ALTERS, *QMGR_ALTERS, "quiesce", "inhibit", "allow"]),
-          restore=st.booleans(), damage=st.one_of(st.none(), st.none(), DAMAGE))
+          restore=st.booleans(), damage=st.one_of(st.none(), st.none(), DAMAGE),
+          put_time=st.sampled_from(["12000000", "12000001", "235959"]))
     def put_again(self, msg_id: bytes, correl: bytes, data: bytes, times: int, change: Any, restore: bool,
-                  damage: tuple[int, int] | None) -> None:
+                  damage: tuple[int, int] | None, put_time: str) -> None:
         if self.last is None:
             return
         who, md, pmo = self.last
-        md = md.replace(msg_id=msg_id.ljust(24, b"\0"), correl_id=correl.ljust(24, b"\0"))
+        # PutTime too: with MQPMO_SET_ALL_CONTEXT the stored one is the descriptor's, plan or not
+        md = md.replace(msg_id=msg_id.ljust(24, b"\0"), correl_id=correl.ljust(24, b"\0"), put_time=put_time)
         self._put(who, md, pmo, data)
         if isinstance(change, tuple):
             self.alter(change)

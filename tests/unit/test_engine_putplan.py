@@ -99,13 +99,33 @@ def test_a_plan_is_used_for_the_same_descriptor_and_options() -> None:
     assert h.put_plan is not plan  # another descriptor: another plan
 
 
-@pytest.mark.parametrize("pmo", [C.MQPMO_SET_ALL_CONTEXT, C.MQPMO_NO_CONTEXT])
+@pytest.mark.parametrize("pmo", [C.MQPMO_SET_IDENTITY_CONTEXT, C.MQPMO_NO_CONTEXT])
 def test_no_plan_where_context_is_the_putters(pmo: int) -> None:
     env = Env()
     env.define("Q")
     hobj = env.open("Q", C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
     env.qm.put(env.hconn, hobj, MQMD(version=2), PutOptions(pmo), b"x")
     assert env.qm.connections[env.hconn].handles[hobj].put_plan is None
+
+
+def test_a_set_all_context_plan_stores_each_descriptors_own_put_time() -> None:
+    """A channel's receiving agent puts with MQPMO_SET_ALL_CONTEXT: one plan serves messages
+    that differ in MsgId, PutDate and PutTime, and each keeps its own."""
+    env = Env()
+    env.define("Q")
+    hobj = env.open("Q", C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+    h = env.qm.connections[env.hconn].handles[hobj]
+    given = MQMD(version=2, user_identifier="alice", put_appl_name="far.app", put_appl_type=C.MQAT_UNIX,
+                 put_date="20260101", put_time="10000000", appl_origin_data="o")
+    env.qm.put(env.hconn, hobj, given, PutOptions(C.MQPMO_SET_ALL_CONTEXT), b"x")
+    plan = h.put_plan
+    assert plan is not None
+    second = given.replace(msg_id=b"M" * 24, put_date="20261127", put_time="11223344")
+    stored = env.qm.put(env.hconn, hobj, second, PutOptions(C.MQPMO_SET_ALL_CONTEXT), b"y").md
+    assert h.put_plan is plan
+    assert (stored.msg_id, stored.put_date, stored.put_time) == (b"M" * 24, "20261127", "11223344")
+    assert (stored.user_identifier, stored.put_appl_name, stored.put_appl_type, stored.appl_origin_data) == (
+        "alice", "far.app", C.MQAT_UNIX, "o")
 
 
 def test_put1_keeps_no_plan() -> None:

@@ -74,6 +74,13 @@ def own_context(conn: Connection, date: str, tod: str) -> tuple[str, bytes, str,
     return (conn.user[:12], NO_ACCOUNTING, "", conn.appl_type, conn.appl_name[-28:], date, tod, "")
 
 
+def given_context(md: MQMD) -> tuple[str, bytes, str, int, str, str, str, str]:
+    """The identity and origin context of ``md`` itself (MQPMO_SET_ALL_CONTEXT), in
+    ``own_context``'s order."""
+    return (md.user_identifier, md.accounting_token, md.appl_identity_data, md.put_appl_type, md.put_appl_name,
+            md.put_date, md.put_time, md.appl_origin_data)
+
+
 class Putter:
     """MQPUT and MQPUT1 for one queue manager (see the module docstring)."""
 
@@ -123,7 +130,7 @@ class Putter:
                 key, msg_id, correl_id = md.steady_ids()
                 if plan.steady == key:
                     assert conn is not None
-                    return self._put_planned(conn, h, plan, msg_id, correl_id, req.data)
+                    return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
         steady = md
         if self._reply_aliases():
             md = self.remote.reply_alias(md)
@@ -154,11 +161,12 @@ class Putter:
         finally:
             self.close(hconn, opened.hobj)
 
-    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, msg_id: bytes, correl_id: bytes,
+    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD, msg_id: bytes, correl_id: bytes,
                      data: bytes) -> PutResult:
         """``place`` for a put that its handle's plan covers: what ``_check_put`` and
         ``place`` would work out from the handle, options and descriptor is the plan's
-        (the descriptor's own: its MsgId and CorrelId)."""
+        (the descriptor's own: its MsgId and CorrelId, and with MQPMO_SET_ALL_CONTEXT its
+        PutDate and PutTime)."""
         limits = plan.limits
         q = limits.queue
         in_uow = plan.in_uow
@@ -172,7 +180,7 @@ class Putter:
             msg_id = self.new_id()
         if opts & C.MQPMO_NEW_CORREL_ID:
             correl_id = self.new_id()
-        date, tod = self.stamp_put(now)
+        date, tod = (md.put_date, md.put_time) if opts & C.MQPMO_SET_ALL_CONTEXT else self.stamp_put(now)
         seq = self.next_sequence(q)
         data = bytes(data)
         taken = None if in_uow or not plan.handable else self.taker(q, msg_id, correl_id, len(data))
@@ -192,19 +200,24 @@ class Putter:
         (just put by ``place``; ``steady``: the key of the descriptor as given, before a
         reply-to alias was resolved); None where ``place`` decides per message (see putplan):
         a transmission queue's messages are made by ``_place_remote`` or checked for their
-        MQXQH."""
+        MQXQH, and passed context or none is not the descriptor's. With
+        MQPMO_SET_ALL_CONTEXT (a channel's receiving agent) the context is the
+        descriptor's, PutDate and PutTime too: the plan's ``stored`` takes them from it."""
         q = h.queue
         assert q is not None
         qa = q.attrs
         opts = pmo.options
-        if (h.remote is not None or qa.get("USAGE") == C.MQUS_TRANSMISSION or opts & _CONTEXT_OPTIONS or md.format.rstrip() == "MQHRF2" or qa["PROPCTL"] == C.MQPROP_V6COMPAT):
+        context = opts & _CONTEXT_OPTIONS
+        if (h.remote is not None or qa.get("USAGE") == C.MQUS_TRANSMISSION
+                or (context and context != C.MQPMO_SET_ALL_CONTEXT) or md.format.rstrip() == "MQHRF2"
+                or qa["PROPCTL"] == C.MQPROP_V6COMPAT):
             return None
         definer = h.alias or q
         priority = int(definer.attrs["DEFPRTY"]) if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
         persistence = (int(definer.attrs["DEFPSIST"]) if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
                        else md.persistence)
         base = md.with_put_context(NONE_ID, NONE_ID, priority, persistence, md.reply_to_q_mgr or self.name,
-                                   own_context(conn, "", ""))
+                                   given_context(md) if context else own_context(conn, "", ""))
         return PutPlan(self.objects.epoch, opts, steady, warning, self.put_limits(h, persistence),
                        qa.get("MSGDLVSQ") == C.MQMDS_FIFO, base)
 
@@ -451,6 +464,8 @@ class Putter:
             date, tod = self.stamp_put(now)
             return md.with_put_context(msg_id, correl_id, priority, persistence, reply_qmgr,
                                        own_context(conn, date, tod))
+        if opts & C.MQPMO_SET_ALL_CONTEXT:  # a channel's receiving agent: the message's own
+            return md.with_put_context(msg_id, correl_id, priority, persistence, reply_qmgr, given_context(md))
         identity: tuple[str, bytes, str]
         origin: tuple[int, str, str, str, str]
         if opts & C.MQPMO_NO_CONTEXT:
@@ -460,10 +475,8 @@ class Putter:
             date, tod = self.stamp_put(now)
             identity = (conn.user[:12], NO_ACCOUNTING, "")
             origin = (conn.appl_type, conn.appl_name[-28:], date, tod, "")
-        if opts & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):
+        if opts & C.MQPMO_SET_IDENTITY_CONTEXT:
             identity = (md.user_identifier, md.accounting_token, md.appl_identity_data)
-            if opts & C.MQPMO_SET_ALL_CONTEXT:
-                origin = (md.put_appl_type, md.put_appl_name, md.put_date, md.put_time, md.appl_origin_data)
         elif opts & (C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT):
             source = conn.handles.get(pmo.context)
             if source is None or not source.options & C.MQOO_SAVE_ALL_CONTEXT:
