@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ferrymq.errors import DecodeError
@@ -190,6 +190,18 @@ def test_xmit_round_trip(md: MQMD, queue: str, qmgr: str, big_endian: bool) -> N
     assert (header.remote_q_name, header.remote_q_mgr_name, at) == (queue, qmgr, len(raw))
     expected = md if md.has_v2_fields else md.replace(version=1)
     assert full.replace(encoding=md.encoding, coded_char_set_id=md.coded_char_set_id) == expected
+
+
+@given(st.binary(min_size=96, max_size=96), md_v1, st.binary(max_size=8))
+def test_xmit_little_endian_header_reads_as_the_general_decoder(names: bytes, md: MQMD, tail: bytes) -> None:
+    """unpack_xmit's own way for the header this queue manager writes (little-endian, MQMD
+    version 1: StrucId and Versions looked at once) reads what MQXQH.unpack_from reads,
+    whatever bytes the names hold."""
+    assume(md.format != "MQHMDE")
+    raw = b"XQH \x01\x00\x00\x00" + names + md.pack(version=1) + tail
+    header, full, at = unpack_xmit(raw)
+    assert header == MQXQH.unpack_from(raw, big_endian=False)
+    assert (full, at) == (header.msg_desc, len(raw) - len(tail))
 
 
 DECODERS: list[tuple[str, Callable[[bytes], Any], bytes]] = [

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
-from ferrymq.wire.layout import Layout
+from ferrymq.wire.layout import Layout, decode_chars
 from ferrymq.wire.mqmd import MQMD, detect_big_endian
 from ferrymq.wire.mqmde import FORMAT as MDE_FORMAT
 from ferrymq.wire.mqmde import MQMDE, merge_mde, split_md
@@ -85,6 +85,14 @@ class MQXQH:
         return cls(values[2], values[3], md)
 
 
+_PLAIN_HEAD = b"XQH \x01\x00\x00\x00"  # StrucId and Version 1, little-endian
+_PLAIN_MD_HEAD = b"MD  \x01\x00\x00\x00"
+# Destinations repeat from message to message: their names decoded once (bounded: a hostile
+# sender cannot grow it).
+_names: dict[bytes, tuple[str, str]] = {}
+_NAMES_LIMIT = 4096
+
+
 def pack_xmit(
     remote_q_name: str, remote_q_mgr_name: str, md: MQMD, *, big_endian: bool = False, ccsid: int = C.MQCCSI_Q_MGR
 ) -> bytes:
@@ -110,9 +118,21 @@ def unpack_xmit(
     Raises:
         DecodeError: the MQXQH or the announced MQMDE is malformed or truncated.
     """
-    if big_endian is None:
-        big_endian = detect_big_endian(buf, offset, "MQXQH", (C.MQXQH_VERSION_1,))
-    xqh = MQXQH.unpack_from(buf, offset, big_endian=big_endian)
+    if (type(buf) is bytes and not big_endian and buf.startswith(_PLAIN_HEAD, offset)
+            and buf.startswith(_PLAIN_MD_HEAD, offset + MSG_DESC_OFFSET) and len(buf) - offset >= C.MQXQH_LENGTH_1):
+        # What a queue manager here writes (little-endian, its MQMD version 1): StrucId and
+        # both Versions are right, all the bytes there; nothing else can be wrong with it.
+        raw = buf[offset + 8 : offset + MSG_DESC_OFFSET]
+        names = _names.get(raw)
+        if names is None:
+            names = (decode_chars(raw[:48]), decode_chars(raw[48:]))
+            if len(_names) < _NAMES_LIMIT:
+                _names[raw] = names
+        xqh = MQXQH(*names, MQMD.decode(buf, offset + MSG_DESC_OFFSET, big_endian=False))
+    else:
+        if big_endian is None:
+            big_endian = detect_big_endian(buf, offset, "MQXQH", (C.MQXQH_VERSION_1,))
+        xqh = MQXQH.unpack_from(buf, offset, big_endian=big_endian)
     end = offset + C.MQXQH_LENGTH_1
     if xqh.msg_desc.format != MDE_FORMAT:
         return xqh, xqh.msg_desc, end
