@@ -23,6 +23,7 @@ from ferrymq.mq import constants as C
 
 _COA = C.MQRO_COA
 _TRIGGER_ON = C.MQTC_ON
+_PERSISTENT = C.MQPER_PERSISTENT
 
 
 def _no_confirmation(msg: Message, uow: UnitOfWork | None = None) -> None:  # pragma: no cover - until bound
@@ -40,6 +41,7 @@ class Arrivals:
         self.staging = state.staging
         self.pager = state.pager
         self.wake = waits.wake
+        self.queue_waiters = waits.queue_waiters  # the queues with waiting gets: the only ones to wake
         self.confirm: Callable[[Message, UnitOfWork | None], None] = _no_confirmation
         self.trigger: Callable[[QueueObject, Message, UnitOfWork | None], None] = _no_triggers
         self.objects = state.objects
@@ -59,8 +61,9 @@ class Arrivals:
         looked at before the message counts in its depth (engine.triggering)."""
         if q.attrs.get("TRIGGER") == _TRIGGER_ON:
             self.trigger(q, msg, uow)
+        persistent = msg.persistence == _PERSISTENT
         if uow is not None:
-            if msg.persistent:
+            if persistent:
                 self.staging.journal_message(msg, uow.txid)
                 uow.journaled = True
             uow.puts.append((q, msg))
@@ -69,7 +72,7 @@ class Arrivals:
             if q.events_on or q.events_epoch != self.objects.epoch:
                 self.counted(q)
             return
-        if msg.persistent:
+        if persistent:
             staging = self.staging
             staging.journal_message(msg)
             staging.need_sync()
@@ -77,8 +80,9 @@ class Arrivals:
         q.enqueued += 1
         if q.events_on or q.events_epoch != self.objects.epoch:
             self.counted(q)
-        if msg.persistent:
+        if persistent:
             self.pager.settle()
-        self.wake(q)
+        if q.name in self.queue_waiters:
+            self.wake(q)
         if msg.report & _COA:
             self.confirm(msg, None)

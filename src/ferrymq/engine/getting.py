@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 from ferrymq.engine import conversion, propctl, validate
 from ferrymq.engine.api import GetOptions, GetResult, PersistentNext, Waiting
-from ferrymq.engine.message import Message
+from ferrymq.engine.message import Message, token_of
 from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.reports import Reports
@@ -45,6 +45,8 @@ def _selects_everything(md: MQMD, gmo: GetOptions) -> bool:
 
 _UNBOUNDED = 1 << 62  # get_many without a frame bound
 _PERSISTENT = C.MQPER_PERSISTENT
+_SYNCPOINT, _SYNCPOINT_IF_PERSISTENT = C.MQGMO_SYNCPOINT, C.MQGMO_SYNCPOINT_IF_PERSISTENT
+_SAVE_ALL_CONTEXT, _COD = C.MQOO_SAVE_ALL_CONTEXT, C.MQRO_COD
 
 
 def _cost(data: int, properties: PropertySet | None, framing: int) -> int:
@@ -198,7 +200,7 @@ class Getter:
                 m = by_seq[order[0][1]]
                 props = m.properties
                 length = m.data_length
-                if not (m.locked_by or (props and not props_as_stored) or m.v6 or m.expires_at is not None
+                if not (m.locked_by or (not props_as_stored and props) or m.v6 or m.expires_at is not None
                         or length > buffer_length):
                     if skip_persistent and m.persistence == C.MQPER_PERSISTENT:
                         return out, PersistentNext(qname)
@@ -212,8 +214,8 @@ class Getter:
                     taken = True
                     md = m.md
                     # No properties: a handle would be empty (None here, as on the wire).
-                    out.append(GetResult(md, m.body(buffer_length), length, m.token, qname, C.MQCC_OK, C.MQRC_NONE,
-                                         m.seq, m.queue, props.copy() if props else None, md.pack()))
+                    out.append(GetResult(md, m.data, length, token_of(m.seq), qname, C.MQCC_OK, C.MQRC_NONE, m.seq,
+                                         m.queue, props.copy() if props else None, md.pack()))
                     size += length
                     continue
             if ahead:
@@ -374,7 +376,7 @@ class Getter:
         """Remove a message destructively: into the unit of work, or gone now (``first``:
         it holds the queue's first key; not ``queued``: it is being handed over, and was
         never in the queue's index; ``ahead``: read ahead, see Units.join_get)."""
-        in_uow = bool(opts & C.MQGMO_SYNCPOINT) or bool(opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
+        in_uow = bool(opts & _SYNCPOINT or (opts & _SYNCPOINT_IF_PERSISTENT and msg.persistence == _PERSISTENT))
         if queued:
             record = msg.fetch()  # its record is about to go: a paged-out message comes back
             q.messages.remove(msg, first)
@@ -384,7 +386,7 @@ class Getter:
             if holder is not None and holder.locked is msg:
                 holder.locked = None
             msg.locked_by = 0
-        if h.options & C.MQOO_SAVE_ALL_CONTEXT:
+        if h.options & _SAVE_ALL_CONTEXT:
             h.saved_context = msg.md
         q.dequeued += 1
         if q.events_on or q.events_epoch != self.objects.epoch:
@@ -402,7 +404,7 @@ class Getter:
             self.staging.drop_message(msg)
             msg.record_id = 0
             self.staging.need_sync()
-        if msg.report & C.MQRO_COD:
+        if msg.report & _COD:
             self.report_delivery(msg, None)
 
     def result(self, h: Handle, msg: Message, buffer_length: int, now: float, comp: int, reason: int,

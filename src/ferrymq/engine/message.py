@@ -90,9 +90,9 @@ class Message:
     (``_md_off`` into ``_buf``, or into the record read back through ``_source``).
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "_rlen", "_source", "_tpl", "correl_id", "data_record", "expires_at",
-                 "key", "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue", "record_id",
-                 "seq", "v6")
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_report", "_rlen", "_source", "_tpl", "correl_id", "data_record",
+                 "expires_at", "key", "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue",
+                 "record_id", "seq", "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
@@ -102,6 +102,7 @@ class Message:
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         self._tpl = template
+        self._report: int | None = None  # read from the descriptor when first asked (``report``)
         if md is not None:
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = md.queue_fields()
         else:
@@ -140,7 +141,7 @@ class Message:
 
     @md.setter
     def md(self, md: MQMD) -> None:
-        self._md, self._md_off, self._tpl = md, -1, None
+        self._md, self._md_off, self._tpl, self._report = md, -1, None, None
 
     def md_bytes(self) -> bytes:
         """The stored MQMD as a little-endian version 2 structure: what a record holds and
@@ -155,9 +156,13 @@ class Message:
 
     @property
     def report(self) -> int:
-        """The descriptor's Report options (read without making a run's descriptor)."""
-        md = self._md or self._tpl
-        return (md or self.md).report
+        """The descriptor's Report options (read without making a run's descriptor), kept:
+        the arrival (COA) and the take (COD) each ask."""
+        report = self._report
+        if report is None:
+            md = self._md or self._tpl
+            report = self._report = (md or self.md).report
+        return report
 
     @property
     def data(self) -> bytes:

@@ -91,21 +91,31 @@ class Publication:
         return self.md.persistence == C.MQPER_PERSISTENT
 
 
+_Limits = tuple[int, int, int, bool]
+"""A queue's attributes as a copy's refusal reads them (``Publisher._limits``)."""
+_Shape = tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None, _Limits, bool]
+"""A subscription's copies (``_Copies.shapes``)."""
+
+
 class _Copies:
     """A publication's copies' descriptors and properties, shared by every publication of
     a run (``_plan``): the stored descriptor per identity setting (a template, see
     Message), the property set per SubUserData, and what each subscription's copy takes
     from them."""
 
-    __slots__ = ("properties", "shapes", "templates")
+    __slots__ = ("fields", "properties", "shapes", "templates")
 
     def __init__(self) -> None:
+        # The publications' Expiry, Persistence and Priority: a run's descriptors differ in
+        # their identifiers only (None until the first publication).
+        self.fields: tuple[int, int, int] | None = None
         self.templates: dict[tuple[str, bytes, str, int, int], MQMD] = {}
         self.properties: dict[str, PropertySet] = {}
         # Per subscription: its queue (None: gone) and the queue's name, its copies'
-        # template, properties, priority and persistence, and its CorrelId (None: each
-        # publication's own). Nothing a run does changes the queues or subscriptions.
-        self.shapes: dict[Subscription, tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None]] = {}
+        # template, properties, priority and persistence, its CorrelId (None: each
+        # publication's own), the queue's limits and whether it is FIFO. Nothing a run
+        # does changes the queues, their attributes or the subscriptions.
+        self.shapes: dict[Subscription, _Shape] = {}
 
 
 class _Run:
@@ -115,8 +125,8 @@ class _Run:
     publication, the stored descriptor, the put time, the subscriptions (None: chosen per
     publication) and the copies' descriptors and properties."""
 
-    __slots__ = ("conn", "copies", "fill_descriptor", "handle", "md", "not_own", "now", "options", "persistence",
-                 "pmo", "priority", "properties", "stored", "subs", "topic", "unit", "warning")
+    __slots__ = ("conn", "copies", "fill_descriptor", "handle", "max_length", "md", "not_own", "now", "options",
+                 "persistence", "pmo", "priority", "properties", "stored", "subs", "topic", "unit", "warning")
 
     def __init__(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int, persistence: int,
                  fill_descriptor: FillDescriptor, properties: PropertySet | None, warning: int) -> None:
@@ -126,6 +136,7 @@ class _Run:
         self.not_own = bool(pmo.options & C.MQPMO_NOT_OWN_SUBS)
         self.priority, self.persistence, self.fill_descriptor = priority, persistence, fill_descriptor
         self.properties, self.warning = properties, warning
+        self.max_length = 0  # the queue manager's MAXMSGL, read by Publisher._run
         self.stored: MQMD | None = None
         self.now = 0.0
         self.subs: list[Subscription] | None = None
@@ -238,7 +249,9 @@ class Publisher:
             else md.priority
         persistence = (int(topics.effective(topic, "DEFPSIST")) if md.persistence == C.MQPER_PERSISTENCE_AS_TOPIC_DEF
                        else md.persistence)
-        return _Run(conn, h, md, pmo, priority, persistence, fill_descriptor, props, warning)
+        run = _Run(conn, h, md, pmo, priority, persistence, fill_descriptor, props, warning)
+        run.max_length = self.state.qmgr_attr("MAXMSGL")
+        return run
 
     def _settle(self, run: _Run) -> MQMD:
         """The run's stored descriptor (its MsgId and CorrelId are each publication's), made
@@ -268,7 +281,7 @@ class Publisher:
         Raises:
             MQError: as ``publish``, but for what ``_admit`` decides.
         """
-        qmgr_max = self.state.qmgr_attr("MAXMSGL")
+        qmgr_max = run.max_length
         if len(data) > qmgr_max:
             raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds MAXMSGL({qmgr_max})")
         persistent = run.persistence == C.MQPER_PERSISTENT
@@ -364,14 +377,17 @@ class Publisher:
         if not subs:
             return plans
         md = pub.md
-        expiry, data, put_at = md.expiry, pub.data, pub.put_at
-        md_persistence, md_priority, md_correl = md.persistence, md.priority, md.correl_id
+        data, put_at, md_correl = pub.data, pub.put_at, md.correl_id
         # The copies of one publication differ in MsgId, CorrelId and what the subscription
         # sets (identity, priority, persistence): one stored descriptor (a template, see
         # Message) per distinct setting, each copy its identifiers. The publications of a
         # run differ only in their identifiers, which no template holds.
         if copies is None:
             copies = _Copies()
+        fields = copies.fields
+        if fields is None:
+            fields = copies.fields = (md.expiry, md.persistence, md.priority)
+        expiry, md_persistence, md_priority = fields
         templates, props_for = copies.templates, copies.properties
         failures: list[tuple[Subscription, Message, int, str]] = []
         queues, refusal = self.objects.queues, self._refusal
@@ -400,16 +416,17 @@ class Publisher:
                     template = templates[key] = md.with_copy_identity(
                         priority, persistence, sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data)
                 shape = shapes[sub] = (q, q.name if q is not None else sub.destination, template, props, priority,
-                                       persistence, sub.correl_id if sub.correl_id != NONE_ID else None)
-            q, qname, template, props, priority, persistence, correl = shape
+                                       persistence, sub.correl_id if sub.correl_id != NONE_ID else None,
+                                       self._limits(q), q is not None and q.fifo)
+            q, qname, template, props, priority, persistence, correl, limits, fifo = shape
             if correl is None:
                 correl = md_correl
             msg_id = id_prefix + id_tail.to_bytes(8, "big")
             id_tail += 1
-            msg = Message(qname, 0, None, data, put_at, False, fields=(expiry, priority, persistence, msg_id, correl),
+            msg = Message(qname, 0, None, data, put_at, fifo, fields=(expiry, priority, persistence, msg_id, correl),
                           template=template)
             msg.properties = props
-            reason = refusal(q, msg, planned.get(qname, 0))
+            reason = refusal(q, msg, planned.get(qname, 0), limits)
             if reason:
                 failures.append((sub, msg, reason, qname))
                 continue
@@ -443,21 +460,32 @@ class Publisher:
             self._mqps_only[key] = props
         return props
 
-    def _refusal(self, q: QueueObject | None, msg: Message, planned: int) -> int:
-        """Why ``q`` cannot take ``msg`` now (0: it can)."""
+    @staticmethod
+    def _limits(q: QueueObject | None) -> _Limits:
+        """What ``q``'s attributes say of every copy: the refusal of any (0: none), its
+        MAXMSGL and MAXDEPTH, and whether it is a temporary dynamic queue."""
         if q is None or q.qtype != "QLOCAL":
-            return C.MQRC_UNKNOWN_OBJECT_NAME
+            return C.MQRC_UNKNOWN_OBJECT_NAME, 0, 0, False
         qa = q.attrs
+        if qa["PUT"] == C.MQQA_PUT_INHIBITED:
+            return C.MQRC_PUT_INHIBITED, 0, 0, False
+        return 0, int(qa["MAXMSGL"]), int(qa["MAXDEPTH"]), q.deftype == C.MQQDT_TEMPORARY_DYNAMIC
+
+    def _refusal(self, q: QueueObject | None, msg: Message, planned: int, limits: _Limits | None = None) -> int:
+        """Why ``q`` cannot take ``msg`` now (0: it can). ``limits``: ``_limits(q)``, when
+        the caller has it (a run's copies to one queue)."""
+        every, max_length, max_depth, temporary = self._limits(q) if limits is None else limits
+        if every:
+            return every
+        assert q is not None
         messages = q.messages
         size = msg.data_length
-        if qa["PUT"] == C.MQQA_PUT_INHIBITED:
-            return C.MQRC_PUT_INHIBITED
-        if size > int(qa["MAXMSGL"]):
+        if size > max_length:
             return C.MQRC_MSG_TOO_BIG_FOR_Q
-        if len(messages.by_seq) + messages.uncommitted + planned >= int(qa["MAXDEPTH"]):
+        if len(messages.by_seq) + messages.uncommitted + planned >= max_depth:
             return C.MQRC_Q_FULL
         if msg.persistence == C.MQPER_PERSISTENT:
-            return C.MQRC_PERSISTENT_NOT_ALLOWED if q.deftype == C.MQQDT_TEMPORARY_DYNAMIC else 0
+            return C.MQRC_PERSISTENT_NOT_ALLOWED if temporary else 0
         if messages.meter.transient + size > self.pager.limits.non_persistent_bytes:
             return C.MQRC_Q_SPACE_NOT_AVAILABLE
         return 0
@@ -473,7 +501,7 @@ class Publisher:
         for sub, msg, reason, qname in failures:
             if dlq is not None:
                 dl_md, dl_data = dead_letter(self.name, ccsid, msg.md, pub.data, reason, qname, date, tod)
-                dead = Message(dlq.name, 0, dl_md, dl_data, pub.put_at, False)
+                dead = Message(dlq.name, 0, dl_md, dl_data, pub.put_at, dlq.fifo)
                 dead.properties = msg.properties
                 if not self._refusal(dlq, dead, planned.get(dlq.name, 0)):
                     planned[dlq.name] = planned.get(dlq.name, 0) + 1
@@ -514,8 +542,9 @@ class Publisher:
                     msg.share_data(rid, data)
         next_sequence, place = self.next_sequence, self.place_message
         for q, msg, sub in plans:
-            msg.seq = next_sequence(q)
-            msg.reposition(q.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO)
+            # Each copy was made for its queue's order (_plan): only its sequence number is new.
+            msg.seq = seq = next_sequence(q)
+            msg.key = (msg.key[0], seq)
             place(q, msg, unit)
             q.last_put = msg.put_at
             if sub is not None:

@@ -129,6 +129,9 @@ def coerce(ptype: int, value: object) -> Value:
     raise ValueError(f"{value!r} is not a {TYPE_NAMES[ptype]} value")
 
 
+_new_set = object.__new__  # PropertySet.copy: a set made without __init__
+
+
 class PropertySet(MutableMapping[str, Value]):
     """Message properties: name → value, with each property's type and descriptor kept."""
 
@@ -210,7 +213,7 @@ class PropertySet(MutableMapping[str, Value]):
         return iter(self._items.items())
 
     def copy(self) -> PropertySet:
-        out = PropertySet()
+        out = _new_set(PropertySet)  # without __init__: a getter's copy of a publication's set, per message
         out._items = dict(self._items)
         out._packed = self._packed
         return out
