@@ -27,6 +27,8 @@ from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message
 from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE, SEQUENCE_BLOCK, ObjectRegistry, QueueObject
 from ferrymq.store.journal import Journal
 
+_UNRESERVED = 1 << 62  # a temporary queue's seq_reserved: above any sequence number it will reach
+
 
 class Definition(Protocol):
     """What ``keep`` and ``forget`` write: an object standing in one record of its own."""
@@ -94,7 +96,10 @@ class Staging:
         """The queue's next sequence number, reserving a new block in the journal when needed."""
         seq = q.next_seq
         q.next_seq += 1
-        if seq > q.seq_reserved and not q.temporary:
+        if seq > q.seq_reserved:
+            if q.temporary:  # nothing of it is journaled: its numbers are never reserved, nor asked again
+                q.seq_reserved = _UNRESERVED
+                return seq
             q.seq_reserved = seq + SEQUENCE_BLOCK
             payload = json.dumps({"queue": q.name, "reserved": q.seq_reserved}).encode()
             q.seq_record_id = self.write_record(q.seq_record_id, KIND_SEQUENCE, payload)
