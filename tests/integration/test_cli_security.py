@@ -30,10 +30,10 @@ class Cli:
     def __init__(self, home: Path) -> None:
         self.home = home
 
-    def run(self, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, code: int = 0, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ, FERRYMQ_HOME=str(self.home))
         p = subprocess.run([sys.executable, "-m", "ferrymq.cli", *create_args_for_tests(args)], env=env,
-                           capture_output=True, text=True, timeout=60,
+                           capture_output=True, text=True, timeout=60, input=stdin,
                            preexec_fn=lambda: os.umask(0o022))  # a loose umask, as on many systems
         assert p.returncode == code, f"ferrymq {' '.join(args)} -> {p.returncode}\n{p.stdout}\n{p.stderr}"
         if args[0] == "create" and p.returncode == 0:
@@ -105,7 +105,7 @@ def test_create_beyond_loopback_is_refused_without_the_override(cli: Cli, host: 
     doc, _ = cli.json("create", "QM1", "--host", host, "--port", "0", code=2)
     err = doc["error"]
     assert err["rule"] == "remote_bind_unauthenticated" and err["exit_code"] == 2
-    assert FLAG in err["message"] and "authentication" in err["message"]
+    assert FLAG in err["message"] and "CHCKCLNT(REQDADM)" in err["message"] and "TLS" in err["message"]
     assert not (cli.home / "qmgrs" / "QM1").exists()
     text = cli.run("create", "QM1", "--host", host, code=2)
     assert "error[remote_bind_unauthenticated]" in text.stderr and FLAG in text.stderr
@@ -126,11 +126,12 @@ def test_alter_beyond_loopback_needs_the_override_and_start_warns_every_time(cli
 
     doc, err = cli.json("alter", "QM1", "--host", "0.0.0.0", FLAG)
     assert doc["host"] == "0.0.0.0" and doc["allow_unauthenticated_remote"] is True
-    assert "WARNING" in err and "TLS OFF" in err and "NO authentication" in err
+    assert "WARNING" in err and "TLS OFF" in err and "CHCKCLNT(REQDADM)" in err
     for _ in range(2):
         # Port 0 on the wildcard address, for the length of one start and stop.
         started, err = cli.json("start", "QM1")
         assert "WARNING" in err and "TLS OFF" in err and started["warnings"] == [err.strip().removeprefix("ferrymq: ")]
+        assert "CHCKCLNT(REQDADM)" in err  # read from the running queue manager
         cli.json("stop", "QM1", "--immediate")
     text_log = (cli.home / "qmgrs" / "QM1" / "ferrymq.log").read_text()
     assert text_log.count("event=unauthenticated_remote_listener") == 2 and "tls=off" in text_log
@@ -139,6 +140,18 @@ def test_alter_beyond_loopback_needs_the_override_and_start_warns_every_time(cli
     assert doc["error"]["rule"] == "remote_bind_unauthenticated"
     doc, err = cli.json("alter", "QM1", "--host", "127.0.0.1", "--loopback-only")
     assert doc["allow_unauthenticated_remote"] is False and err == ""
+
+
+def test_the_start_warning_names_what_the_running_queue_manager_leaves_open(cli: Cli) -> None:
+    cli.json("create", "QM1", "--port", "0", "--host", "0.0.0.0", FLAG)
+    cli.json("start", "QM1")
+    cli.run("mqsc", "QM1", stdin="ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED)\n"
+                                "ALTER QMGR CHLAUTH(DISABLED)\n")
+    cli.json("stop", "QM1", "--immediate")
+    started, err = cli.json("start", "QM1")
+    assert "CHCKCLNT" not in err and "CHLAUTH(DISABLED)" in err and "TLS OFF" in err
+    assert started["warnings"] == [err.strip().removeprefix("ferrymq: ")]
+    cli.json("stop", "QM1", "--immediate")
 
 
 def test_a_config_beyond_loopback_from_before_the_rule_does_not_start(cli: Cli) -> None:

@@ -52,9 +52,9 @@ class ChannelInitiator:
     def __init__(self, host: EngineHost, *, may_listen: Callable[[str], bool],
                  default_host: str = "127.0.0.1", exit_settings: ExitSettings | None = None,
                  pipeline_length: int = 1) -> None:
-        """``may_listen(address)``: whether a listener may bind there. Inbound channels are
-        not authenticated (no CHLAUTH yet), so the queue manager's owner allows an address
-        beyond loopback as for its client port (--allow-unauthenticated-remote).
+        """``may_listen(address)``: whether a listener may bind there: an address beyond
+        loopback only when the queue manager's owner allowed it, as for its client port
+        (--allow-unauthenticated-remote; docs/security.md).
         ``exit_settings``: ExitPath and bulk_data_dir for the channels' exits.
         ``pipeline_length``: IBM's PipeLineLength (above 1: batches pipelined, as 2)."""
         self.host, self.qm = host, host.qmgr
@@ -115,7 +115,7 @@ class ChannelInitiator:
         row = self.control.listeners[name] = ListenerStatus(name, C.MQSVC_STATUS_STARTING, port, host, backlog)
         if not self.may_listen(host):
             log.error("event=listener_refused listener=%s host=%s rule=remote_bind_unauthenticated detail=an address "
-                      "beyond loopback takes unauthenticated channels; the queue manager needs "
+                      "beyond loopback must be allowed by the queue manager's owner: "
                       "--allow-unauthenticated-remote (docs/security.md)", name, host)
             row.status = C.MQSVC_STATUS_STOPPED
             return

@@ -280,7 +280,8 @@ def start(home: Path, name: str, timeout: float, quiesce_timeout: float, event_l
     proc.returncode = 0  # detached on purpose: keeps Popen from warning that it still runs
     return {"name": name, "status": RUNNING, "pid": reply["pid"], "host": config.host, "port": port,
             "event_loop": reply.get("event_loop"), "data_dir": str(qdir.path), "log": str(qdir.log_file),
-            "recovery": reply.get("recovery"), "warnings": _warnings(name, config.host, port, config.allow_remote)}
+            "recovery": reply.get("recovery"),
+            "warnings": reply.get("warnings", _warnings(name, config.host, port, config.allow_remote))}
 
 
 def _open_log(qdir: QmgrDir, fmt: str) -> BinaryIO:

@@ -30,6 +30,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +59,9 @@ def check_name(name: str) -> str:
 
 
 ALLOW_REMOTE_FLAG = "--allow-unauthenticated-remote"
+DEFAULT_EXPOSURE = ("CHCKCLNT(REQDADM): clients naming a user who is not an administrator give no password; "
+                    "TLS OFF (no certificate yet): messages and passwords cross the network in clear text")
+"""What a new queue manager beyond loopback is open to, until its owner changes it."""
 
 
 def is_loopback(host: str) -> bool:
@@ -73,8 +77,9 @@ def is_loopback(host: str) -> bool:
 
 
 def check_binding(name: str, host: str, allow_remote: bool) -> None:
-    """Refuse a listener beyond loopback unless explicitly allowed: there is no
-    authentication yet, so anyone who reaches the port could act as any user.
+    """Refuse a listener beyond loopback unless explicitly allowed: a new queue manager
+    checks passwords of administrators only (IBM's default CHCKCLNT(REQDADM)) and has no
+    TLS until it is given a certificate, so reaching other machines is the owner's decision.
 
     Raises:
         CliError(USAGE, remote_bind_unauthenticated): ``host`` is not loopback and not allowed.
@@ -83,21 +88,22 @@ def check_binding(name: str, host: str, allow_remote: bool) -> None:
         return
     raise CliError(Exit.USAGE, "remote_bind_unauthenticated",
                    f"queue manager {name}: listening on {host!r}, beyond loopback (127.0.0.1, ::1, localhost), "
-                   "is refused while ferrymq has no client authentication: anyone who reaches the port could "
-                   "connect as any user and read, put or delete any message, in clear text (no TLS). "
-                   f"To accept that risk, on a network you trust, add {ALLOW_REMOTE_FLAG} "
-                   "(see docs/security.md)", qmgr=name, host=host)
+                   "must be asked for: by default a client naming a user who is not an administrator is not "
+                   "asked for a password (CHCKCLNT(REQDADM), IBM's default connection authentication) and "
+                   "messages and passwords cross the network in clear text until TLS is set up. Add "
+                   f"{ALLOW_REMOTE_FLAG} to accept that on a network you trust, and see docs/security.md "
+                   "for CHCKCLNT(REQUIRED), channel authentication records and TLS", qmgr=name, host=host)
 
 
-def remote_warning(name: str, host: str, port: int, tls_off: str = "no TLS set up") -> str:
-    """What every start of a queue manager allowed beyond loopback says; ``tls_off``: why
-    clients may connect without TLS (blank: every server-connection channel has SSLCIPH and
-    the queue manager has its certificate)."""
-    tls = (f"TLS OFF ({tls_off}: messages and passwords cross the network in clear text)" if tls_off
-           else "TLS required on every server-connection channel")
-    return (f"WARNING: queue manager {name} listens on {host}({port}), beyond loopback, with NO authentication "
-            f"(any client that reaches it may act as any user) and {tls}; allowed by {ALLOW_REMOTE_FLAG} "
-            "(docs/security.md)")
+def remote_warning(name: str, host: str, port: int, exposure: Sequence[str] = (DEFAULT_EXPOSURE,)) -> str:
+    """What every start of a queue manager allowed beyond loopback says; ``exposure``: what
+    lets a client in weakly or in clear text (``exposure`` of ferrymq.cli.runner; before
+    the queue manager runs, a new one's defaults)."""
+    if not exposure:
+        return (f"queue manager {name} listens on {host}({port}), beyond loopback: every client gives a checked "
+                "password and every server-connection channel requires TLS")
+    return (f"WARNING: queue manager {name} listens on {host}({port}), beyond loopback ({ALLOW_REMOTE_FLAG}), "
+            f"with {'; '.join(exposure)} (docs/security.md)")
 
 
 def now_iso() -> str:

@@ -47,8 +47,9 @@ from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import JournalFull, StoreError
+from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
-from ferrymq.server import QueueManagerServer, eventloop
+from ferrymq.server import QueueManagerServer, chlgate, eventloop
 from ferrymq.server.cmdserver import USER as CMDSERVER_USER
 from ferrymq.server.connauth import Authenticator
 from ferrymq.server.gc_policy import FreezeSurvivors
@@ -213,6 +214,31 @@ def plain_channels(qm: QueueManager, tls: ServerTLS) -> str:
     return f"server-connection channels without SSLCIPH: {', '.join(plain)}" if plain else ""
 
 
+_WEAK_CHECKS = {F.MQCHK_NONE: "CHCKCLNT(NONE): no client password is checked",
+                F.MQCHK_OPTIONAL: "CHCKCLNT(OPTIONAL): a client that gives no password is the user it names",
+                F.MQCHK_REQUIRED_ADMIN: "CHCKCLNT(REQDADM): clients naming a user who is not an administrator "
+                                        "give no password"}
+
+
+def exposure(qm: QueueManager, tls: ServerTLS) -> list[str]:
+    """What lets a client from elsewhere in without a checked identity, or in clear text,
+    read from the running queue manager's settings (empty: nothing)."""
+    oam = qm.state.authority
+    out: list[str] = []
+    if not oam.enabled:
+        out.append("security off: no identity or authority is checked")
+    elif not str(qm.objects.qmgr_status("CONNAUTH")).strip():
+        out.append("CONNAUTH blank: no client password is checked")
+    elif oam.authinfo.chckclnt in _WEAK_CHECKS:
+        out.append(_WEAK_CHECKS[oam.authinfo.chckclnt])
+    if oam.enabled and not chlgate.enabled(qm):
+        out.append("CHLAUTH(DISABLED): no channel authentication record is checked")
+    tls_off = plain_channels(qm, tls)
+    if tls_off:
+        out.append(f"TLS OFF ({tls_off}): messages and passwords cross the network in clear text")
+    return out
+
+
 def security(qdir: QmgrDir, qm: QueueManager) -> Authenticator:
     """Connection authentication and the OAM's view of users: the queue manager's registry
     (store.users), whose groups the OAM reads, and its administrators: group mqm, the OS
@@ -290,13 +316,19 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     log.info("event=qmgr_started qmgr=%s pid=%d host=%s port=%d event_loop=%s", qdir.name, pid, config.host,
              server.port, running["event_loop"])
     echo(f"queue manager {qdir.name} running on {config.host}({server.port}), pid {pid}")
+    warnings: list[str] = []
     if not is_loopback(config.host):  # allowed (check_binding): said on every start, in the log too
-        tls_off = plain_channels(qm, tls)
-        warning = remote_warning(qdir.name, config.host, server.port, tls_off)
-        log.warning("event=unauthenticated_remote_listener qmgr=%s host=%s port=%d tls=%s %s", qdir.name,
-                    config.host, server.port, "off" if tls_off else "required", warning)
-        echo(warning)
-    notifier.send({"ok": True, **running, "recovery": recovered})
+        open_to = exposure(qm, tls)
+        line = remote_warning(qdir.name, config.host, server.port, open_to)
+        if open_to:
+            log.warning("event=unauthenticated_remote_listener qmgr=%s host=%s port=%d tls=%s %s", qdir.name,
+                        config.host, server.port, "off" if plain_channels(qm, tls) else "required", line)
+            warnings.append(line)
+        else:
+            log.info("event=remote_listener qmgr=%s host=%s port=%d passwords=required tls=required", qdir.name,
+                     config.host, server.port)
+        echo(line)
+    notifier.send({"ok": True, **running, "recovery": recovered, "warnings": warnings})
 
     await stopper.requested.wait()
     if console is not None:
