@@ -10,9 +10,10 @@ from __future__ import annotations
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire import ccsid as ccsid_table
-from ferrymq.wire.mqmd import MQMD, correl_id_of, msg_id_of
+from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD, correl_id_of, msg_id_of
 
 _decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
+_V2_LENGTH = C.MQMD_LENGTH_2
 
 
 class _Described:
@@ -31,6 +32,9 @@ class _Described:
     @property
     def md_bytes(self) -> bytes:
         """The descriptor's bytes (little-endian, in its own version)."""
+        md = self._md
+        if type(md) is bytes and len(md) == _V2_LENGTH and md[:8] == V2_LE_HEAD:
+            return md  # a whole little-endian v2 descriptor, as it came: what decode and pack give back
         return self.md.pack()
 
     @property

@@ -214,7 +214,7 @@ class Queue:
         if not self._ahead_known:
             self._decide_ahead(client, hobj)
         ra = self._ahead
-        if ra is not None and ra.serves(gmo.Options, match, md):
+        if ra is not None and not ra.off and ra.serves(gmo.Options, match, md):
             return self._get_ahead(ra, client, hobj, buffer, md, gmo, handle)
         sa = self._sync
         if sa is not None and (ra is None or ra.off):
@@ -354,7 +354,7 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
     """A message the client holds (pushed, or read ahead under syncpoint, from queue
     ``name``), as MQGET gives it: into the MD and GMO (and the message handle); one too
     long for the buffer is ``put_back`` unless accepted truncated."""
-    if handle is None:
+    if handle is None and msg._properties:  # without_handle's own test, first: most messages have none
         data, raw = ahead.without_handle(msg, gmo.Options, propctl)
     else:
         data, raw = msg.data, msg.md_bytes
