@@ -24,6 +24,8 @@ from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
+_COA = C.MQRO_COA
+
 log = logging.getLogger("ferrymq.engine")
 
 
@@ -111,11 +113,15 @@ class Units:
             self.journal.commit(uow.txid)
             self.staging.need_sync()
         woken: dict[str, QueueObject] = {}
+        arrived: list[Message] = []
         for q, msg in uow.puts:
-            q.messages.uncommitted -= 1
+            messages = q.messages
+            messages.uncommitted -= 1
             msg.reposition(q.fifo)
-            q.messages.insert(msg)
+            messages.insert(msg)
             woken[q.name] = q
+            if msg.report & _COA:
+                arrived.append(msg)
         dropped = self.staging.dropped
         for q, msg in uow.gets:
             q.messages.uncommitted -= 1
@@ -126,9 +132,8 @@ class Units:
             self.wake(q)
         if woken:
             self.pager.settle()
-        for _, msg in uow.puts:  # arrival is confirmed when the put becomes visible
-            if msg.report & C.MQRO_COA:
-                self.reports.report_arrival(msg)
+        for msg in arrived:  # arrival is confirmed when the put becomes visible
+            self.reports.report_arrival(msg)
         for action in uow.after_commit:
             action()
 

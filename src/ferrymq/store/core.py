@@ -224,7 +224,8 @@ class JournalCore(Generic[L, V]):
                 raise StoreError(f"record {record_id} belongs to open transaction {holder}")
             live = record_id in self._live
         else:
-            _check_txid(txid)
+            if type(txid) is not int or not 0 < txid <= MAX_ID:  # _check_txid's test, inline: one op per message
+                _check_txid(txid)
             if holder is not None and holder != txid:
                 raise StoreError(f"record {record_id} belongs to open transaction {holder}")
             tx = self._txs.get(txid)
