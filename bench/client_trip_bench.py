@@ -1,7 +1,7 @@
 """The blocking client's own CPU per request/reply round trip, replayed without sockets.
 
     .venv/bin/python bench/client_trip_bench.py [--n 3000] [--size 1024] [--replays 7]
-                                                [--recording FILE] [--profile PREFIX] [--kernel]
+                                                [--recording FILE] [--profile PREFIX] [--kernel] [--cold KIB]
                                                 [--side request|respond|both]
 
 First a live request/reply run of the shape of ``ferrymq bench --scenario request-reply``
@@ -22,6 +22,8 @@ client's Python shows in one run with a few percent of noise. ``--kernel`` recei
 chunk through a socketpair instead, so that what a receive costs below Python (the system
 call, the allocation of its buffer) is counted too. ``--recording FILE`` keeps
 the recording (replayed from FILE when it exists, so versions compare on the same bytes);
+``--cold KIB`` writes over KIB KiB of memory before each trip
+(see ``hop_replay_bench.Cooler``), so that a trip meets the cache misses a live one does.
 ``--profile PREFIX`` writes a cProfile of one more replay per side to PREFIX.<side>.prof.
 """
 
@@ -42,6 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hop_replay_bench import Cooler
 from request_reply_hops import REPLIES, REQUESTS, WARMUP, serve
 
 SALT = 0x5A5A5A << 40  # the fixed MsgId salt of both recorded clients
@@ -227,8 +230,10 @@ def load(path: Path) -> dict[str, Any]:
     return {"n": n, "body": body, "request": (lists[0], lists[1]), "respond": (lists[2], lists[3])}
 
 
-def replay(side: str, recording: dict[str, Any], profile: cProfile.Profile | None, kernel: bool = False) -> float:
-    """One replay of ``side``; its process CPU per timed round trip."""
+def replay(side: str, recording: dict[str, Any], profile: cProfile.Profile | None, kernel: bool = False,
+           cool: Cooler | None = None) -> float:
+    """One replay of ``side``; its process CPU per timed round trip (with ``cool``: each trip
+    timed alone, after the caches were cooled)."""
     from ferrymq.client import Client
 
     chunks, sent = recording[side]
@@ -254,10 +259,18 @@ def replay(side: str, recording: dict[str, Any], profile: cProfile.Profile | Non
     timed = total - TIMED_FROM
     if profile is not None:
         profile.enable()
-    t0 = time.process_time()
-    for _ in range(timed):
-        trip()
-    cpu = time.process_time() - t0
+    if cool is None:
+        t0 = time.process_time()
+        for _ in range(timed):
+            trip()
+        cpu = time.process_time() - t0
+    else:
+        cpu = 0.0
+        for _ in range(timed):
+            cool()
+            t0 = time.process_time()
+            trip()
+            cpu += time.process_time() - t0
     if profile is not None:
         profile.disable()
     if side == "respond":
@@ -300,13 +313,17 @@ def main() -> None:
     ap.add_argument("--kernel", action="store_true",
                     help="receive through a socketpair: counts the kernel's and the allocator's part of each "
                          "receive too (and the bench's write of the chunk, the same for every version)")
+    ap.add_argument("--cold", metavar="KIB", type=int, default=0,
+                    help="write over KIB KiB of memory before each trip (8192 evicts the caches here): the "
+                         "trip's CPU then includes the cache misses a live client meets")
     a = ap.parse_args()
+    cool = Cooler(a.cold) if a.cold else None
     recording = recorded(a, live)
     timed = recording["n"] - TIMED_FROM
     print(f"{timed} round trips of {len(recording['body'])} B timed per replay, {a.replays} replays "
           f"(process CPU per round trip{', receives through a socketpair' if a.kernel else ''})")
     for side in ("request", "respond") if a.side == "both" else (a.side,):
-        runs = [replay(side, recording, None, a.kernel) for _ in range(a.replays)]
+        runs = [replay(side, recording, None, a.kernel, cool) for _ in range(a.replays)]
         print(f"  {side + 'er' if side == 'request' else 'responder':10s} median {statistics.median(runs) * 1e6:6.1f} µs"
               f"  min {min(runs) * 1e6:6.1f} µs")
         if a.profile:

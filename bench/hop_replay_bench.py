@@ -1,7 +1,7 @@
 """The queue manager's own CPU per request/reply round trip, replayed without sockets.
 
     .venv/bin/python bench/hop_replay_bench.py [--n 3000] [--size 1024] [--replays 5] [--profile FILE]
-                                               [--recording FILE]
+                                               [--recording FILE] [--cold KIB]
 
 First a live request/reply run of the shape of ``ferrymq bench --scenario request-reply``
 (three processes on 127.0.0.1, as in request_reply_hops.py) records every chunk of bytes
@@ -19,7 +19,9 @@ What it prints, per round trip (median over the replays):
 
 No kernel, no scheduler: a change to the server's Python shows here in one run, with a few
 percent of noise, where the live figures need many alternated runs. ``--profile`` writes a
-cProfile of one replay. ``--recording FILE`` keeps the recording: replayed from FILE when it
+cProfile of one replay. ``--cold KIB`` writes over KIB KiB of memory before each chunk
+(``Cooler``) and prints the critical parts only: what they cost with the caches a live hop
+finds. ``--recording FILE`` keeps the recording: replayed from FILE when it
 exists (so versions of the server are compared on the same bytes), written there otherwise.
 """
 
@@ -62,18 +64,23 @@ def record(ports: Any, stop: Any, out: Any) -> None:
     # The transports read into the handler's buffer (asyncio.BufferedProtocol): what a
     # read put there is recorded as the chunk it would have been.
     rooms: dict[int, memoryview] = {}
-    get_buffer, buffer_updated = hd.ClientHandler.get_buffer, hd.ClientHandler.buffer_updated
+    # (an older server, 1fee357's, took bytes with data_received only)
+    get_buffer = getattr(hd.ClientHandler, "get_buffer", None)
+    buffer_updated = getattr(hd.ClientHandler, "buffer_updated", None)
 
     def recorded_room(h: Any, sizehint: int) -> memoryview:
+        assert get_buffer is not None
         room = rooms[id(h)] = get_buffer(h, sizehint)
         return room
 
     def recorded_read(h: Any, nbytes: int) -> None:
         chunks.append((numbers.setdefault(id(h), len(numbers)), bytes(rooms[id(h)][:nbytes])))
+        assert buffer_updated is not None
         buffer_updated(h, nbytes)
 
-    hd.ClientHandler.get_buffer = recorded_room  # type: ignore[method-assign]
-    hd.ClientHandler.buffer_updated = recorded_read  # type: ignore[method-assign]
+    if get_buffer is not None:
+        hd.ClientHandler.get_buffer = recorded_room  # type: ignore[method-assign]
+        hd.ClientHandler.buffer_updated = recorded_read  # type: ignore[method-assign]
 
     async def main() -> None:
         qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
@@ -169,8 +176,25 @@ class CountingTransport:
         pass
 
 
-async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | None) -> dict[str, float]:
-    """Feed the recording to a fresh server; CPU per round trip of the last ``trips``."""
+class Cooler:
+    """``--cold``: before each timed step, write one byte in every 64 of ``kib`` KiB, so that
+    the step finds the processor's caches as a live process does after the other two ran
+    in between (its code and objects evicted). Live, that is most of the difference
+    between versions: a replay with warm caches hides it."""
+
+    def __init__(self, kib: int) -> None:
+        self._room = bytearray(kib * 1024)
+        self._fill = b"x" * (len(self._room) // 64)
+
+    def __call__(self) -> None:
+        if self._room:
+            self._room[::64] = self._fill
+
+
+async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | None,
+                 cool: Cooler | None = None) -> dict[str, float]:
+    """Feed the recording to a fresh server; CPU per round trip of the last ``trips``
+    (with ``cool``: the critical parts of the hops only, each after the caches were cooled)."""
     from ferrymq.engine.api import SystemClock
     from ferrymq.engine.qmgr import QueueManager
     from ferrymq.server import QueueManagerServer
@@ -202,6 +226,8 @@ async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | No
         profile.enable()
     t0 = time.process_time()
     for number, data in chunks[start:]:
+        if cool is not None:
+            cool()
         others = [t for n, t in transports.items() if n != number]
         before = [t.last_write for t in others]
         t = time.perf_counter()
@@ -215,7 +241,7 @@ async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | No
     for h in handlers.values():
         h.connection_lost(None)
     await server.stop(quiesce=False)
-    out = {"server CPU per round trip": total / trips}
+    out = {"server CPU per round trip": total / trips} if cool is None else {}
     for number, values in hop.items():
         if len(values) > trips // 2:
             out[f"critical part of a hop, connection {number}"] = statistics.median(values)
@@ -230,6 +256,9 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--replays", type=int, default=5)
     ap.add_argument("--profile", metavar="FILE", help="write a cProfile of one more replay to FILE")
+    ap.add_argument("--cold", metavar="KIB", type=int, default=0,
+                    help="write over KIB KiB of memory before each chunk (8192 evicts the caches here): the "
+                         "critical parts then include the cache misses a live hop meets")
     ap.add_argument("--recording", metavar="FILE", type=Path,
                     help="replay FILE if it exists (--n and --size then come from it), else record into it")
     a = ap.parse_args()
@@ -246,7 +275,7 @@ def main() -> None:
     runs: list[dict[str, float]] = []
     with asyncio.Runner(loop_factory=eventloop.loop_factory("auto")) as runner:
         for _ in range(a.replays):
-            runs.append(runner.run(replay(chunks, trips, None)))
+            runs.append(runner.run(replay(chunks, trips, None, Cooler(a.cold) if a.cold else None)))
         if a.profile:
             prof = cProfile.Profile()
             runner.run(replay(chunks, trips, prof))

@@ -306,11 +306,14 @@ class AsyncClient(AsyncSequenceCalls):
         guard = type(ev) is not E.Get or ev.options & R.GET_SYNCPOINT
         if guard:
             self._uow.before(ev)
-        started = time.monotonic()
-        try:
-            reply = await self._send(ev)
-        except Lost as lost:
-            reply = await self.run(F.call_again(self, ev, lost, started))
+        if self._redial is None:  # no reconnect: _send would only pass on what the exchange raises
+            reply = await self._exchange(ev)
+        else:
+            started = time.monotonic()
+            try:
+                reply = await self._send(ev)
+            except Lost as lost:
+                reply = await self.run(F.call_again(self, ev, lost, started))
         if guard:
             self._uow.ended(ev)
         return reply

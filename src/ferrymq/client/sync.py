@@ -250,11 +250,14 @@ class Client(SequenceCalls):
         guard = type(ev) is not E.Get or ev.options & R.GET_SYNCPOINT
         if guard:
             self._uow.before(ev)
-        started = time.monotonic()
-        try:
-            reply = self._send(ev)
-        except Lost as lost:
-            reply = self.run(F.call_again(self, ev, lost, started))
+        if self._redial is None:  # no reconnect: _send would only pass on what the exchange raises
+            reply = self._exchange(ev)
+        else:
+            started = time.monotonic()
+            try:
+                reply = self._send(ev)
+            except Lost as lost:
+                reply = self.run(F.call_again(self, ev, lost, started))
         if guard:
             self._uow.ended(ev)
         return reply

@@ -45,6 +45,7 @@ from ferrymq.errors import DecodeError, MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID
+from ferrymq.wire.mqmd import steady_ids as _steady_ids
 from ferrymq.wire.mqxqh import pack_xmit, unpack_xmit
 
 _decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
@@ -121,16 +122,22 @@ class Putter:
         conn = self.connections.get(req.hconn)
         h = None if conn is None else conn.handles.get(req.hobj)
         md = req.md
-        if isinstance(md, bytes):  # decoding is taking the bytes: nothing is read until asked
-            md = _decode(md)
         if h is not None and req.datas is None:  # MQPUT1 opens its own handle: never one of these
             plan = h.put_plan
             if (plan is not None and plan.epoch == self.objects.epoch and plan.options == req.options
                     and not req.properties and not h.deleted):
-                key, msg_id, correl_id = md.steady_ids()
+                if isinstance(md, bytes):  # matched as they came: a planned put makes no MQMD
+                    key, msg_id, correl_id = _steady_ids(md)
+                    if plan.steady != key:  # another image (version 1, big-endian) of the descriptor?
+                        md = _decode(md)
+                        key, msg_id, correl_id = md.steady_ids()
+                else:
+                    key, msg_id, correl_id = md.steady_ids()
                 if plan.steady == key:
                     assert conn is not None
                     return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
+        if isinstance(md, bytes):  # decoding is taking the bytes: nothing is read until asked
+            md = _decode(md)
         steady = md
         if self._reply_aliases():
             md = self.remote.reply_alias(md)
@@ -161,8 +168,8 @@ class Putter:
         finally:
             self.close(hconn, opened.hobj)
 
-    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD, msg_id: bytes, correl_id: bytes,
-                     data: bytes) -> PutResult:
+    def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD | bytes, msg_id: bytes,
+                     correl_id: bytes, data: bytes) -> PutResult:
         """``place`` for a put that its handle's plan covers: what ``_check_put`` and
         ``place`` would work out from the handle, options and descriptor is the plan's
         (the descriptor's own: its MsgId and CorrelId, and with MQPMO_SET_ALL_CONTEXT its
@@ -180,7 +187,11 @@ class Putter:
             msg_id = self.new_id()
         if opts & C.MQPMO_NEW_CORREL_ID:
             correl_id = self.new_id()
-        date, tod = (md.put_date, md.put_time) if opts & C.MQPMO_SET_ALL_CONTEXT else self.stamp_put(now)
+        if opts & C.MQPMO_SET_ALL_CONTEXT:  # the putter's own put time (md: as it came, perhaps its bytes)
+            given = _decode(md) if isinstance(md, bytes) else md
+            date, tod = given.put_date, given.put_time
+        else:
+            date, tod = self.stamp_put(now)
         seq = self.next_sequence(q)
         data = bytes(data)
         taken = None if in_uow or not plan.handable else self.taker(q, msg_id, correl_id, len(data))

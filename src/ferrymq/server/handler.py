@@ -180,16 +180,14 @@ class ClientHandler(asyncio.BufferedProtocol):
 
     def buffer_updated(self, nbytes: int) -> None:
         self.conn.buffer_updated(nbytes)
-        self._received(nbytes)
+        self.process()
+        self.counters.bytes_in += nbytes  # after: the read's answers to waiting gets go out first
 
     def data_received(self, data: bytes) -> None:
         """Bytes read by someone else (a driver that feeds them; transports use get_buffer)."""
         self.conn.receive_data(data)
-        self._received(len(data))
-
-    def _received(self, nbytes: int) -> None:
         self.process()
-        self.counters.bytes_in += nbytes  # after: the read's answers to waiting gets go out first
+        self.counters.bytes_in += len(data)
 
     def eof_received(self) -> bool:
         self.conn.receive_data(b"")

@@ -367,8 +367,9 @@ class MQMD:
         stamp = _put_stamps.get((put_date, put_time))  # one stamp serves every put of its 1/100 s
         if stamp is None:
             stamp = _put_stamp(put_date, put_time)
-        return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:_PUT_DATE], stamp,
-                                  raw[_PUT_TIME_END:])))
+        md: MQMD = _new(MQMD)  # _of, inline: every planned put comes here before its answer is written
+        md._raw = b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:_PUT_DATE], stamp, raw[_PUT_TIME_END:]))
+        return md
 
     def with_msg_id(self, msg_id: bytes) -> MQMD:
         """``replace(msg_id=...)``, spliced."""
@@ -430,9 +431,7 @@ class MQMD:
     def steady_ids(self) -> tuple[bytes, bytes, bytes]:
         """``steady_key()``, MsgId and CorrelId at once: what a put's plan compares and the
         identifiers it then stores."""
-        raw = self._raw
-        return (raw[:_MSG_ID] + raw[_CORREL_END:_PUT_DATE] + raw[_PUT_TIME_END:], raw[_MSG_ID:_CORREL_ID],
-                raw[_CORREL_ID:_CORREL_END])
+        return steady_ids(self._raw)
 
     def queue_fields(self) -> tuple[int, int, int, bytes, bytes]:
         """Expiry, Priority, Persistence, MsgId and CorrelId, read at once (``queue_fields``)."""
@@ -619,6 +618,15 @@ def queue_fields(buf: bytes | bytearray | memoryview, offset: int = 0) -> tuple[
     MQMD made (a restart reads these for every message it recovers)."""
     fields: tuple[int, int, int, bytes, bytes] = _QUEUE_FIELDS.unpack_from(buf, offset)
     return fields
+
+
+def steady_ids(raw: bytes) -> tuple[bytes, bytes, bytes]:
+    """``MQMD.steady_ids`` of a packed descriptor, without the MQMD: a put whose descriptor
+    came as bytes is matched to its handle's plan before (or without) being decoded. Only a
+    little-endian version-2 image can give the key of a plan's descriptor (StrucId and
+    Version are part of it): any other gives a key no plan holds."""
+    return (raw[:_MSG_ID] + raw[_CORREL_END:_PUT_DATE] + raw[_PUT_TIME_END:], raw[_MSG_ID:_CORREL_ID],
+            raw[_CORREL_ID:_CORREL_END])
 
 
 def msg_id_of(raw: bytes) -> bytes:
