@@ -10,7 +10,7 @@ from __future__ import annotations
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.wire import ccsid as ccsid_table
-from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD, correl_id_of, msg_id_of
+from ferrymq.wire.mqmd import CORREL_ID_BYTES, MQMD, MSG_ID_BYTES, V2_LE_HEAD
 
 _decode = MQMD.decode  # bound once: a classmethod looked up on its class makes a method at every call
 _V2_LENGTH = C.MQMD_LENGTH_2
@@ -40,12 +40,12 @@ class _Described:
     @property
     def msg_id(self) -> bytes:
         md = self._md
-        return msg_id_of(md) if isinstance(md, bytes) else md.msg_id
+        return md[MSG_ID_BYTES] if isinstance(md, bytes) else md.msg_id
 
     @property
     def correl_id(self) -> bytes:
         md = self._md
-        return correl_id_of(md) if isinstance(md, bytes) else md.correl_id
+        return md[CORREL_ID_BYTES] if isinstance(md, bytes) else md.correl_id
 
 
 class Message(_Described):

@@ -90,7 +90,3 @@ class PutPlan:
         # What a hand-over to a waiting get asks of the message itself (engine.handover).
         self.handable = base.expiry == C.MQEI_UNLIMITED and base.persistence != C.MQPER_PERSISTENT
         self.base = base
-
-    def stored(self, msg_id: bytes, correl_id: bytes, date: str, tod: str) -> MQMD:
-        """The descriptor a put stores: the plan's, with these identifiers and put time."""
-        return self.base.with_ids(msg_id, correl_id, date, tod)

@@ -196,7 +196,7 @@ class Putter:
         data = bytes(data)
         taken = None if in_uow or not plan.handable else self.taker(q, msg_id, correl_id, len(data))
         delivered: Delivery | None = None
-        stored = plan.stored(msg_id, correl_id, date, tod)
+        stored = plan.base.with_ids(msg_id, correl_id, date, tod)  # the plan's descriptor, this put's own
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
             delivered = self.give(q, taken, stored, stored.pack(), data, seq, now, None, plan.fifo)
         else:

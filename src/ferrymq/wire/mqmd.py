@@ -629,15 +629,11 @@ def steady_ids(raw: bytes) -> tuple[bytes, bytes, bytes]:
             raw[_CORREL_ID:_CORREL_END])
 
 
-def msg_id_of(raw: bytes) -> bytes:
-    """MsgId of a packed MQMD, either version, either byte order (it lies at the same place
-    in each: only the integers turn round)."""
-    return raw[_MSG_ID:_CORREL_ID]
-
-
-def correl_id_of(raw: bytes) -> bytes:
-    """CorrelId of a packed MQMD, as ``msg_id_of``."""
-    return raw[_CORREL_ID:_CORREL_END]
+MSG_ID_BYTES = slice(_MSG_ID, _CORREL_ID)
+"""Where MsgId lies in a packed MQMD, either version, either byte order (only the integers
+turn round): ``raw[MSG_ID_BYTES]`` reads it without a call (a reply's every get asks it)."""
+CORREL_ID_BYTES = slice(_CORREL_ID, _CORREL_END)
+"""Where CorrelId lies, as ``MSG_ID_BYTES``."""
 
 
 def v2_le(buf: bytes | bytearray | memoryview, offset: int) -> MQMD:
