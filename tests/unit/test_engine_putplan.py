@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, Waiting
+from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, PutRequest, Waiting
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -126,6 +126,11 @@ def test_a_set_all_context_plan_stores_each_descriptors_own_put_time() -> None:
     assert (stored.msg_id, stored.put_date, stored.put_time) == (b"M" * 24, "20261127", "11223344")
     assert (stored.user_identifier, stored.put_appl_name, stored.put_appl_type, stored.appl_origin_data) == (
         "alice", "far.app", C.MQAT_UNIX, "o")
+    # as the server hands it over: the descriptor's bytes, matched to the plan without an MQMD
+    third = given.replace(msg_id=b"N" * 24, put_time="12000000")
+    stored = env.qm.put_request(PutRequest(env.hconn, hobj, third.pack(), C.MQPMO_SET_ALL_CONTEXT, 0, b"z")).md
+    assert h.put_plan is plan
+    assert (stored.msg_id, stored.put_date, stored.put_time) == (b"N" * 24, "20260101", "12000000")
 
 
 def test_put1_keeps_no_plan() -> None:
