@@ -190,3 +190,28 @@ def test_resolve_channel_commits_or_backs_out_the_batch_in_doubt(action: int, le
     assert xid not in env.qm.in_doubt
     assert len(env.qm.objects.require("QM2").messages.by_seq) == left
     assert env.qm.state.channel_control.channels["TO.QM2"].indoubt is False
+
+
+def test_stop_filters_name_instances_and_never_stop_a_channel_for_one_partner() -> None:
+    env = Env()
+    ok(env, sender())
+    control = env.qm.state.channel_control
+    control.channels["TO.QM2"] = ChannelStatus("TO.QM2", F.MQCHT_SENDER, F.MQCHS_RUNNING, conname="10.1.1.1(1415)",
+                                               rqmname="QM2")
+    # CONNAME, QMNAME or CLIENTID with STATUS(STOPPED): refused, nothing requested
+    assert "3203" in "\n".join(mqsc(env, "STOP CHANNEL(TO.QM2) QMNAME(QM2) STATUS(STOPPED)"))
+    assert "AMQ9533E" in mqsc(env, "STOP CHANNEL(TO.QM2) CONNAME('10.9.9.9')")[0]  # not that partner
+    assert "AMQ9533E" in mqsc(env, "STOP CHANNEL(TO.QM2) QMNAME(QM3)")[0]
+    assert control.requests == [] and "TO.QM2" not in control.stopped
+    assert mqsc(env, "STOP CHANNEL(TO.QM2) CONNAME('10.1.1.1') QMNAME(qm2)") == [
+        "AMQ8019I: Stop IBM MQ channel accepted."]
+    [req] = control.take_requests()
+    assert (req.status, req.conname, req.qmname) == (F.MQCHS_INACTIVE, "10.1.1.1", "QM2")  # filters imply INACTIVE
+    assert "TO.QM2" not in control.stopped
+    assert req.matches("10.1.1.1(1415)", "QM2") and not req.matches("10.1.1.1(1415)", "QM9")
+    assert Request("STOP", "X", conname="h(1)").matches("h(1)") and not Request("STOP", "X", conname="h(1)").matches("h(2)")
+    assert Request("STOP", "X", clientid="app").matches("h", "", "app ") and not Request("STOP", "X", clientid="a").matches("h")
+    # a server-connection channel without a client connection has nothing to stop
+    assert "AMQ9533E" in mqsc(env, "STOP CHANNEL(SYSTEM.DEF.SVRCONN)")[0]
+    shown = "\n".join(mqsc(env, "DISPLAY CHANNEL(SYSTEM.DEF.SVRCONN) SHARECNV MAXINST MAXINSTC"))
+    assert "SHARECNV(10)" in shown and "MAXINST(999999999)" in shown and "MAXINSTC(999999999)" in shown

@@ -24,6 +24,7 @@ PING_DATALEN = 16  # MQSC's DATALEN default (PCF's DataCount default is 64)
 _NUMBER = re.compile(r"[+-]?[0-9]+")
 _MODES = {"QUIESCE": F.MQMODE_QUIESCE, "FORCE": F.MQMODE_FORCE, "TERMINATE": F.MQMODE_TERMINATE}
 _STOP_STATUS = {"STOPPED": F.MQCHS_STOPPED, "INACTIVE": F.MQCHS_INACTIVE}
+_STOP_FILTERS = {"CONNAME": F.MQCACH_CONNECTION_NAME, "QMNAME": C.MQCA_Q_MGR_NAME, "CLIENTID": F.MQCACH_CLIENT_ID}
 _ACTIONS = {"COMMIT": F.MQIDO_COMMIT, "BACKOUT": F.MQIDO_BACKOUT}
 # DISPLAY CHSTATUS without attribute names shows these, as runmqsc does.
 _CHSTATUS_SHOWN = ("CHLTYPE", "CONNAME", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ")
@@ -94,6 +95,8 @@ def to_command(verb: str, objtype: str, name: str, keywords: list[tuple[str, str
                 params[F.MQIACF_MODE] = _choice(word, value, _MODES)
             elif verb == "STOP" and word == "STATUS":
                 params[F.MQIACH_CHANNEL_STATUS] = _choice(word, value, _STOP_STATUS)
+            elif verb == "STOP" and word in _STOP_FILTERS and value:
+                params[_STOP_FILTERS[word]] = value
             elif verb == "RESET" and word == "SEQNUM":
                 params[F.MQIACH_MSG_SEQUENCE_NUMBER] = _number(word, value)
             elif verb == "RESOLVE" and word == "ACTION":

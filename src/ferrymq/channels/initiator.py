@@ -51,16 +51,19 @@ class ChannelInitiator:
 
     def __init__(self, host: EngineHost, *, may_listen: Callable[[str], bool],
                  default_host: str = "127.0.0.1", exit_settings: ExitSettings | None = None,
-                 pipeline_length: int = 1) -> None:
+                 pipeline_length: int = 1, clients: Callable[[Request], None] | None = None) -> None:
         """``may_listen(address)``: whether a listener may bind there: an address beyond
         loopback only when the queue manager's owner allowed it, as for its client port
         (--allow-unauthenticated-remote; docs/security.md).
         ``exit_settings``: ExitPath and bulk_data_dir for the channels' exits.
-        ``pipeline_length``: IBM's PipeLineLength (above 1: batches pipelined, as 2)."""
+        ``pipeline_length``: IBM's PipeLineLength (above 1: batches pipelined, as 2).
+        ``clients``: carries out STOP CHANNEL of a server-connection channel (the server's
+        ``stop_channel``: its instances are client connections, which the server holds)."""
         self.host, self.qm = host, host.qmgr
         self.may_listen = may_listen
         self.exit_settings = exit_settings or ExitSettings(host.qmgr.name)
         self.pipeline_length = pipeline_length
+        self.clients = clients
         self.control = host.qmgr.state.channel_control
         self.default_host = default_host
         self.senders: dict[str, tuple[SenderAgent, asyncio.Task[None]]] = {}
@@ -289,6 +292,9 @@ class ChannelInitiator:
         if req.verb == "START":
             self.start_sender(req.name)
             self.start_requester(req.name)
+        elif req.verb == "STOP" and self._is_svrconn(req.name):
+            if self.clients is not None:
+                self.clients(req)
         elif req.verb == "STOP":
             found = self.senders.get(req.name)
             if found is not None:
@@ -315,6 +321,10 @@ class ChannelInitiator:
             asyncio.get_running_loop().create_task(self.start_listener(req.name))
         elif req.verb == "STOP_LISTENER":
             asyncio.get_running_loop().create_task(self.stop_listener(req.name))
+
+    def _is_svrconn(self, name: str) -> bool:
+        chl = self.qm.state.channels.find(name)
+        return chl is not None and chl.chltype == K.SVRCONN
 
     async def _ping(self, request: Ping) -> None:
         chl = self.qm.state.channels.find(request.name)

@@ -301,6 +301,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, keys=server.tls,
                                            listen=server.listener_for), default_host=config.host,
                                 may_listen=lambda host: config.allow_remote or is_loopback(host), exit_settings=exits,
+                                clients=server.stop_channel,
                                 **server_options.channel_keywords(options))
     await channels.start()
     status_doc: dict[str, Any] = {}  # the console's status page reads it: filled in below

@@ -42,6 +42,7 @@ def _str(name: str, sel: int, types: frozenset[str], length: int, default: str =
 
 
 _NOT_RCVR = SENDING | {RQSTR}  # who connects out: CONNAME, MCATYPE
+UNLIMITED_INSTANCES = 999_999_999  # MAXINST and MAXINSTC default: IBM's "no limit"
 _COMPRESS = {"NONE": F.MQCOMPRESS_NONE, "RLE": F.MQCOMPRESS_RLE, "ZLIBFAST": F.MQCOMPRESS_ZLIBFAST,
              "ZLIBHIGH": F.MQCOMPRESS_ZLIBHIGH, "ANY": F.MQCOMPRESS_ANY}
 _EXIT = C.MQ_EXIT_NAME_LENGTH
@@ -88,8 +89,8 @@ CHANNEL_ATTRS: tuple[Attr, ...] = (
     _str("SCYEXIT", F.MQCACH_SEC_EXIT_NAME, ALL, _EXIT),
     _str("SCYDATA", F.MQCACH_SEC_EXIT_USER_DATA, ALL, _DATA),
     _int("SHARECNV", F.MQIACH_SHARING_CONVERSATIONS, 10, frozenset({SVRCONN}), 0, 999_999_999),
-    _int("MAXINST", F.MQIACH_MAX_INSTANCES, 999_999_999, frozenset({SVRCONN}), 0, 999_999_999),
-    _int("MAXINSTC", F.MQIACH_MAX_INSTS_PER_CLIENT, 999_999_999, frozenset({SVRCONN}), 0, 999_999_999),
+    _int("MAXINST", F.MQIACH_MAX_INSTANCES, UNLIMITED_INSTANCES, frozenset({SVRCONN}), 0, UNLIMITED_INSTANCES),
+    _int("MAXINSTC", F.MQIACH_MAX_INSTS_PER_CLIENT, UNLIMITED_INSTANCES, frozenset({SVRCONN}), 0, UNLIMITED_INSTANCES),
     # TLS (docs/security.md): the CipherSpec both ends must agree on (blank: no TLS), whether
     # the responding end requires the caller's certificate, the peer's DN pattern, and the
     # certificate this end presents (blank: the queue manager's CERTLABL).
@@ -157,6 +158,9 @@ CHSTATUS_ATTRS: tuple[Attr, ...] = (
     _int("SHORTRTS", F.MQIACH_SHORT_RETRIES_LEFT, 0, _CS, 0, 999_999_999),
     _int("LONGRTS", F.MQIACH_LONG_RETRIES_LEFT, 0, _CS, 0, 999_999_999),
     _enum("STOPREQ", F.MQIACH_STOP_REQUESTED, 0, _CS, {"NO": 0, "YES": 1}),
+    # A client connection's conversations on its socket, and how many it may carry.
+    _int("CURSHCNV", F.MQIACH_CURRENT_SHARING_CONVS, 0, _CS, 0, 999_999_999),
+    _int("MAXSHCNV", F.MQIACH_MAX_SHARING_CONVS, 0, _CS, 0, 999_999_999),
     # A TLS instance's partner: its certificate's subject and issuer DNs, the CipherSpec and
     # protocol agreed (blank, NONE over plain TCP).
     _str("SSLPEER", F.MQCACH_SSL_SHORT_PEER_NAME, _CS, 256),

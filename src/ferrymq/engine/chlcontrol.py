@@ -98,6 +98,10 @@ class ChannelStatus:
     stop_requested: bool = False
     tls: TLSPeer | None = None  # what its TLS handshake agreed (SSLPEER, SSLCERTI, SSLCIPH, SECPROT); None: plain
     error: str = ""  # why the channel last stopped (an exit that failed ...), for logs and `ferrymq status`
+    # A client connection's conversations (CURSHCNV, MAXSHCNV): one per TCP connection in
+    # ferrymq's protocol, none counted under SHARECNV(0) (docs/distributed.md, "SHARECNV").
+    cur_shcnv: int = 0
+    max_shcnv: int = 0
 
 
 @dataclass(slots=True)
@@ -124,7 +128,9 @@ class Ping:
 class Request:
     """A command for the channel initiator: ``verb`` START, STOP, RESET, PING, START_LISTENER,
     STOP_LISTENER; ``mode`` (STOP: MQMODE_*), ``status`` (STOP: MQCHS_STOPPED or
-    MQCHS_INACTIVE), ``seq`` (RESET: the next sequence number), ``ping`` (PING)."""
+    MQCHS_INACTIVE), ``seq`` (RESET: the next sequence number), ``ping`` (PING).
+    STOP's filters (blank: any): ``conname`` the partner's address, ``qmname`` its queue
+    manager, ``clientid`` a client's ApplName (``matches``)."""
 
     verb: str
     name: str
@@ -132,6 +138,29 @@ class Request:
     status: int = F.MQCHS_STOPPED
     seq: int = 1
     ping: Ping | None = None
+    conname: str = ""
+    qmname: str = ""
+    clientid: str = ""
+
+    def matches(self, conname: str, qmname: str = "", clientid: str = "") -> bool:
+        """Whether an instance talking to ``conname`` (its queue manager ``qmname``, its
+        client's ApplName ``clientid``) is one this STOP names: each filter given must be
+        equal, blanks and case aside for names; CONNAME matches the address with or without
+        its port."""
+        if self.conname and not _same_address(self.conname, conname):
+            return False
+        if self.qmname and self.qmname.strip().upper() != qmname.strip().upper():
+            return False
+        return not self.clientid or self.clientid.strip() == clientid.strip()
+
+
+def _same_address(wanted: str, actual: str) -> bool:
+    """CONNAME('127.0.0.1') names every port of that host; '127.0.0.1(5000)' one; an
+    instance's address is "host(port)" (message channels) or "host" (clients)."""
+    wanted, actual = wanted.strip(), actual.strip()
+    if "(" in wanted:
+        return wanted == actual
+    return actual.partition("(")[0] == wanted
 
 
 @dataclass(slots=True)

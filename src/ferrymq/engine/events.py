@@ -20,7 +20,8 @@ of Type MQCFT_EVENT, CompCode MQCC_WARNING and the event's reason, and its param
 | CHLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel Started 2282, Stopped 2283 (qualifier 7 OK, 8 error, |
 |          |                             | 9 retry, 10 disabled), Stopped By User 2279, Conversion     |
 |          |                             | Error 2284, Channel Blocked 2577 (WARN(YES) records: 2578;  |
-|          |                             | qualifier 21 address, 22 user, 23 NOACCESS); EXCEPTION: all |
+|          |                             | qualifier 21 address, 22 user, 23 NOACCESS), Channel Not    |
+|          |                             | Available 2537 (26 MAXINST, 27 MAXINSTC); EXCEPTION: all    |
 |          |                             | but Started and Stopped OK                                  |
 | SSLEV    | SYSTEM.ADMIN.CHANNEL.EVENT  | Channel SSL Error 2371 (qualifier 13 handshake, 14 CipherSpec, |
 |          |                             | 15 client authentication, 16 peer name)                     |
@@ -429,6 +430,19 @@ class Events:
         elif qualifier == F.MQRQ_SSL_PEER_NAME_ERROR:
             params.append(P.CFST(F.MQCACH_SSL_PEER_NAME, peer_name))
         self._channel_event(C.MQRC_CHANNEL_SSL_ERROR, params)
+
+    def channel_not_available(self, qualifier: int, channel: str, conn_name: str, limit: int) -> None:
+        """Channel Not Available (2537; CHLEV ENABLED or EXCEPTION, as Channel Blocked): a
+        client refused because its channel reached MAXINST (MQRQ_SVRCONN_INST_LIMIT) or
+        MAXINSTC from its address (MQRQ_CLIENT_INST_LIMIT). QMgrName, ReasonQualifier,
+        ChannelName, ConnectionName, then the limit reached: MaximumInstances or
+        MaximumClientInstances."""
+        if self.state.qmgr_attr("CHLEV") == _OFF:
+            return
+        which = F.MQIACH_MAX_INSTANCES if qualifier == F.MQRQ_SVRCONN_INST_LIMIT else F.MQIACH_MAX_INSTS_PER_CLIENT
+        self._channel_event(C.MQRC_CHANNEL_NOT_AVAILABLE, [
+            self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier), P.CFST(F.MQCACH_CHANNEL_NAME, channel),
+            P.CFST(F.MQCACH_CONNECTION_NAME, conn_name), P.CFIN(which, limit)])
 
     def channel_stopped_by_user(self, channel: str) -> None:
         """Channel Stopped By User: STOP CHANNEL ended a running instance (an exception event)."""

@@ -89,6 +89,8 @@ class Connection:
     conn_name: str = ""  # the client's network address (DISPLAY CONN CONNAME); blank in bindings mode
     channel: str = ""  # the server-connection channel (DISPLAY CONN CHANNEL); blank in bindings mode
     tls: TLSPeer | None = None  # what its TLS handshake agreed (DISPLAY CHSTATUS's SSLPEER ...); None: plain
+    stopping: bool = False  # STOP CHANNEL MODE(QUIESCE) of its channel: ending (DISPLAY CHSTATUS: STOPPING)
+    shcnv: int = 1  # its channel's SHARECNV when it connected, as 0 or 1 (one conversation per socket)
     uow: UnitOfWork | None = None
     waiters: set[int] = field(default_factory=set)
     acct: Any = None  # its accounting while ACCTMQI or ACCTQ collects (engine.monitoring)

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ferrymq.engine import chlattrs as K
 from ferrymq.engine.api import (
     GetOptions,
     GetResult,
@@ -26,6 +27,7 @@ from ferrymq.engine.api import (
     SubResult,
     Waiting,
 )
+from ferrymq.engine.channels import ChannelObject
 from ferrymq.engine.chlattrs import SVRCONN
 from ferrymq.engine.chlauth import describe
 from ferrymq.errors import MQError
@@ -58,6 +60,8 @@ def handle(h: ClientHandler, ev: E.ClientEvent) -> None:
     if fn is None:  # the machine only yields known frames; this is a heartbeat reply
         return
     try:
+        if h.quiescing:
+            _check_channel_quiescing(ev)
         fn(h, ev)
     except MQError as exc:
         lsn = h.qmgr.take_sync_lsn()
@@ -68,6 +72,23 @@ def handle(h: ClientHandler, ev: E.ClientEvent) -> None:
             h.stats.count(exc)
             if lsn:
                 h.server.committer.kick()
+
+
+# The option that makes each call fail while its channel quiesces (STOP CHANNEL MODE(QUIESCE)).
+_FAIL_IF_QUIESCING: dict[type, int] = {
+    E.Open: C.MQOO_FAIL_IF_QUIESCING, E.Put: C.MQPMO_FAIL_IF_QUIESCING, E.Put1: C.MQPMO_FAIL_IF_QUIESCING,
+    E.PutBatch: C.MQPMO_FAIL_IF_QUIESCING, PutColumns: C.MQPMO_FAIL_IF_QUIESCING, E.Get: C.MQGMO_FAIL_IF_QUIESCING,
+    E.GetBatch: C.MQGMO_FAIL_IF_QUIESCING, E.GetAhead: C.MQGMO_FAIL_IF_QUIESCING,
+    E.Consume: C.MQGMO_FAIL_IF_QUIESCING, E.Sub: C.MQSO_FAIL_IF_QUIESCING, E.SubRequest: C.MQSRO_FAIL_IF_QUIESCING}
+
+
+def _check_channel_quiescing(ev: E.ClientEvent) -> None:
+    """While STOP CHANNEL MODE(QUIESCE) ends this client's channel instance: a call that asked
+    FAIL_IF_QUIESCING fails with 2202 MQRC_CONNECTION_QUIESCING, as IBM's; the rest (MQCMIT,
+    MQBACK, MQCLOSE, MQDISC ...) go on so that the application can finish its unit of work."""
+    flag = _FAIL_IF_QUIESCING.get(type(ev), 0)
+    if flag and getattr(ev, "options", 0) & flag:
+        raise MQError(C.MQCC_FAILED, C.MQRC_CONNECTION_QUIESCING, "the channel is stopping (STOP CHANNEL)")
 
 
 def _reply(h: ClientHandler, ev: E.ServerEvent, *, vectored: bool = False) -> None:
@@ -106,6 +127,8 @@ def _connect(h: ClientHandler, ev: E.Connect) -> None:
                                         h.peer.rpartition(":")[0], peer_name=h.peer_dn)
         h.qmgr.take_sync_lsn()
         h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, why))
+        return
+    if h.channel is not None and _unavailable(h, ev, h.channel):
         return
     auth = server.authenticator
     if auth is None or not auth.enabled:
@@ -178,6 +201,38 @@ def _svrconn(h: ClientHandler, name: str) -> str | None:
     return None
 
 
+def _unavailable(h: ClientHandler, ev: E.Connect, chl: ChannelObject) -> bool:
+    """Refuse the CONNECT with 2537 MQRC_CHANNEL_NOT_AVAILABLE, as IBM's channel does, when
+    STOP CHANNEL left the channel STOPPED, or a new instance would pass MAXINST (the
+    channel's client connections) or MAXINSTC (those from this client's address), with a
+    Channel Not Available event for the limits. Instances are connections admitted already:
+    a CONNECT still checking its password is not counted (a brief overshoot is possible)."""
+    qm = h.qmgr
+    address = h.peer.rpartition(":")[0]
+    why, qualifier, limit = "", 0, 0
+    if chl.name in qm.state.channel_control.stopped:
+        why = f"channel {chl.name} is STOPPED (START CHANNEL({chl.name}) to allow clients)"
+    else:
+        most, per_client = chl.number("MAXINST"), chl.number("MAXINSTC")
+        if min(most, per_client) < K.UNLIMITED_INSTANCES:  # counted only when a limit is set
+            mine = [c for c in qm.connections.values() if c.channel == chl.name]
+            if len(mine) >= most:
+                why, qualifier, limit = f"channel {chl.name} has MAXINST({most}) instances", \
+                    F.MQRQ_SVRCONN_INST_LIMIT, most
+            elif sum(c.conn_name == address for c in mine) >= per_client:
+                why, qualifier, limit = f"channel {chl.name} has MAXINSTC({per_client}) instances from {address}", \
+                    F.MQRQ_CLIENT_INST_LIMIT, per_client
+    if not why:
+        return False
+    log.warning("event=connect_refused peer=%s channel=%s reason=%d detail=%r", h.peer, chl.name,
+                C.MQRC_CHANNEL_NOT_AVAILABLE, why)
+    if qualifier:
+        qm.events.channel_not_available(qualifier, chl.name, address, limit)
+        qm.take_sync_lsn()
+    h.emit(E.ConnectReply(ev.corr, C.MQCC_FAILED, C.MQRC_CHANNEL_NOT_AVAILABLE, why))
+    return True
+
+
 def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     """The CONNECT accepted: the engine's MQCONN as ``user`` (its +connect checked there)."""
     server = h.server
@@ -199,6 +254,7 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     chl, ours, max_len = h.channel, server.heartbeat_ms, min(ev.max_msg_length, server.max_msg_length)
     if chl is not None:
         conn.channel = chl.name
+        conn.shcnv = min(chl.number("SHARECNV"), 1)  # one conversation per socket (docs/distributed.md)
         max_len = min(max_len, chl.number("MAXMSGL") or max_len)
         if ours is None:
             ours = chl.number("HBINT") * 1000

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrymq.engine.api import Delivery, GetResult, PersistentNext
+from ferrymq.engine.chlcontrol import Request
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.session import connection_id
 from ferrymq.errors import MQError
@@ -42,6 +43,10 @@ from ferrymq.server.tls import ServerTLS
 from ferrymq.tls import rules
 
 log = logging.getLogger("ferrymq.server")
+
+# Seconds a client whose channel STOP CHANNEL MODE(QUIESCE) named may go on (finishing its
+# unit of work after 2202) before it is ended with 2009, as IBM's "after a few seconds".
+QUIESCE_GRACE = float(os.environ.get("FERRYMQ_SVRCONN_QUIESCE_GRACE", "5"))
 
 
 class QueueManagerServer:
@@ -310,6 +315,48 @@ class QueueManagerServer:
                                    "no message arrived within the wait interval"))
         self.dispatch_deliveries()
         self.flush_dirty()
+
+    def stop_channel(self, req: Request) -> None:
+        """STOP CHANNEL of a server-connection channel (engine.commands.channels queued it,
+        the channel initiator hands it here): the client connections ``req`` names end.
+        FORCE and TERMINATE end them now: the call a client waits in, or its next, fails
+        with 2009 MQRC_CONNECTION_BROKEN and its unit of work is backed out. QUIESCE: waits
+        and calls that asked FAIL_IF_QUIESCING fail with 2202 MQRC_CONNECTION_QUIESCING,
+        others (MQCMIT, MQBACK, MQCLOSE, MQDISC) still work, and a client still connected
+        QUIESCE_GRACE seconds later is ended as by FORCE ("after a few seconds", IBM says).
+        Under SHARECNV(0) IBM's client hears of no quiesce: QUIESCE ends it as FORCE."""
+        loop = asyncio.get_running_loop()
+        for h in list(self.handlers):
+            conn = self.qmgr.connections.get(h.hconn) if h.hconn else None
+            if (h.channel is None or h.channel.name != req.name or conn is None
+                    or not req.matches(conn.conn_name, "", conn.appl_name)):
+                continue
+            log.info("event=svrconn_stopped channel=%s peer=%s hconn=%d mode=%d", req.name, h.peer, h.hconn, req.mode)
+            if req.mode != F.MQMODE_QUIESCE or not conn.shcnv:
+                h.end(C.MQRC_CONNECTION_BROKEN, f"STOP CHANNEL({req.name}) ended this connection")
+            elif not h.quiescing:
+                h.quiescing = conn.stopping = True
+                self._fail_quiescing_waits(h)
+                loop.call_later(QUIESCE_GRACE, h.end, C.MQRC_CONNECTION_BROKEN,
+                                f"STOP CHANNEL({req.name}) MODE(QUIESCE): the connection did not end in time")
+        self.dispatch_deliveries()
+        self.flush_dirty()
+
+    def _fail_quiescing_waits(self, h: ClientHandler) -> None:
+        """End ``h``'s waiting gets and read-aheads that asked MQGMO_FAIL_IF_QUIESCING with 2202."""
+        waits = self.qmgr.waits.waiters
+        for wid, w in list(self.waiters.items()):
+            engine_wait = waits.get(wid)
+            if w.handler is not h or not w.corr or engine_wait is None:
+                continue
+            if engine_wait.gmo.options & C.MQGMO_FAIL_IF_QUIESCING:
+                del self.waiters[wid]
+                self.deadlines.discard(wid)
+                self.qmgr.cancel_wait(wid)
+                h.emit(E.Reply(w.corr, C.MQCC_FAILED, C.MQRC_CONNECTION_QUIESCING, "the channel is stopping"))
+        for c in list(h.consumers.values()):
+            if c.options & C.MQGMO_FAIL_IF_QUIESCING:
+                ops.stop_consumer(h, c, MQError(C.MQCC_FAILED, C.MQRC_CONNECTION_QUIESCING, "the channel is stopping"))
 
     def drop_waiters(self, h: ClientHandler, hobj: int | None = None) -> None:
         """End the waits of a closing connection (or one handle) without answering them."""

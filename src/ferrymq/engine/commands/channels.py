@@ -136,6 +136,8 @@ def _start(qm: QueueManager, cmd: Command) -> list[Response]:
     obj = qm.state.channels.require(cmd.text(F.MQCACH_CHANNEL_NAME))
     control = qm.state.channel_control
     control.stopped.discard(obj.name)
+    if obj.chltype == K.SVRCONN:  # clients may connect again; no instance to start
+        control.channels.pop(obj.name, None)
     if obj.chltype in K.SENDING | {K.RQSTR}:
         control.request(Request("START", obj.name))
     return [Response()]
@@ -178,20 +180,48 @@ def _ping(qm: QueueManager, cmd: Command) -> list[Response]:
 
 
 def _stop(qm: QueueManager, cmd: Command) -> list[Response]:
+    """STOP CHANNEL. CONNAME, QMNAME and CLIENTID stop only the instances they name, and
+    leave the channel INACTIVE: IBM refuses them with STATUS(STOPPED) (a channel is not
+    stopped for one partner only; MQRCCF_PARM_CONFLICT here). A server-connection channel's
+    instances are its client connections: the server ends them (MODE as docs/distributed.md,
+    "Stopping a server-connection channel"), and STATUS(STOPPED) refuses new ones with 2537
+    until START CHANNEL."""
     obj = qm.state.channels.require(cmd.text(F.MQCACH_CHANNEL_NAME))
     mode = cmd.number(F.MQIACF_MODE, F.MQMODE_QUIESCE)
     if mode not in (F.MQMODE_QUIESCE, F.MQMODE_FORCE, F.MQMODE_TERMINATE):
         raise ParameterError(F.MQRCCF_MODE_VALUE_ERROR, F.MQIACF_MODE, f"Mode {mode} is not QUIESCE, FORCE or TERMINATE")
-    status = cmd.number(F.MQIACH_CHANNEL_STATUS, F.MQCHS_STOPPED)
+    conname, qmname, clientid = (_opt_text(cmd, sel) for sel in (F.MQCACH_CONNECTION_NAME, C.MQCA_Q_MGR_NAME,
+                                                                    F.MQCACH_CLIENT_ID))
+    filtered = bool(conname or qmname or clientid)
+    status = cmd.number(F.MQIACH_CHANNEL_STATUS, F.MQCHS_INACTIVE if filtered else F.MQCHS_STOPPED)
     if status not in (F.MQCHS_STOPPED, F.MQCHS_INACTIVE):
         raise ParameterError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACH_CHANNEL_STATUS, "ChannelStatus is STOPPED or INACTIVE")
+    if filtered and status == F.MQCHS_STOPPED:
+        raise ParameterError(F.MQRCCF_PARM_CONFLICT, F.MQIACH_CHANNEL_STATUS,
+                             "CONNAME, QMNAME or CLIENTID stop some instances: STATUS must be INACTIVE")
     control = qm.state.channel_control
-    if not control.active(obj.name):
+    req = Request("STOP", obj.name, mode=mode, status=status, conname=conname, qmname=qmname, clientid=clientid)
+    if obj.chltype == K.SVRCONN:
+        ending = [c for c in qm.connections.values() if c.channel == obj.name and req.matches(c.conn_name, "", c.appl_name)]
+        if not ending:  # as for any channel: nothing current to stop (4064)
+            raise failed(F.MQRCCF_CHANNEL_NOT_ACTIVE, f"channel {obj.name} has no instance to stop")
+        if status == F.MQCHS_STOPPED:
+            control.stopped.add(obj.name)
+            control.channels[obj.name] = ChannelStatus(obj.name, F.MQCHT_SVRCONN, F.MQCHS_STOPPED)
+        control.request(req)
+        return [Response()]
+    row = control.channels.get(obj.name)
+    if not control.active(obj.name) or (row is not None and not req.matches(row.conname, row.rqmname)):
         raise failed(F.MQRCCF_CHANNEL_NOT_ACTIVE, f"channel {obj.name} is not active")
     if status == F.MQCHS_STOPPED:
         control.stopped.add(obj.name)
-    control.request(Request("STOP", obj.name, mode=mode, status=status))
+    control.request(req)
     return [Response()]
+
+
+def _opt_text(cmd: Command, selector: int) -> str:
+    value = cmd.params.get(selector, "")
+    return value.strip() if isinstance(value, str) else ""
 
 
 def _reset(qm: QueueManager, cmd: Command) -> list[Response]:
@@ -251,7 +281,8 @@ def status_params(row: ChannelStatus, obj: ChannelObject | None, xqmsgsa: int, w
         "CURSEQNO": row.cur_seq, "LSTSEQNO": row.last_seq, "LSTMSGDA": row.last_msg[0], "LSTMSGTI": row.last_msg[1],
         "CHSTADA": row.started[0], "CHSTATI": row.started[1], "BATCHSZ": row.batchsz, "HBINT": row.hbint,
         "MAXMSGL": row.maxmsgl, "NPMSPEED": row.npmspeed, "SHORTRTS": row.short_left, "LONGRTS": row.long_left,
-        "STOPREQ": int(row.stop_requested), **_tls_values(row)}
+        "STOPREQ": int(row.stop_requested), "CURSHCNV": row.cur_shcnv, "MAXSHCNV": row.max_shcnv,
+        **_tls_values(row)}
     out: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: row.name, F.MQIACH_CHANNEL_TYPE: row.chltype,
                              F.MQIACH_CHANNEL_STATUS: row.status}
     for attr in K.CHSTATUS_ATTRS:
@@ -274,13 +305,17 @@ def _tls_values(row: ChannelStatus) -> dict[str, Value]:
 
 
 def _instances(qm: QueueManager) -> list[ChannelStatus]:
-    """Every current channel instance: the message channels' rows, then a row for each
-    client connection on a server-connection channel (RUNNING while it is connected)."""
+    """Every current channel instance: the message channels' rows (and a STOPPED row for
+    each server-connection channel STOP CHANNEL left stopped), then a row for each client
+    connection on a server-connection channel (RUNNING while it is connected, STOPPING once
+    STOP CHANNEL MODE(QUIESCE) named it). One conversation per connection (CURSHCNV 1,
+    MAXSHCNV 1; both 0 under SHARECNV(0))."""
     rows = [qm.state.channel_control.channels[n] for n in sorted(qm.state.channel_control.channels)]
     for conn in sorted(qm.connections.values(), key=lambda c: (c.channel, c.hconn)):
         if conn.channel:
-            rows.append(ChannelStatus(conn.channel, F.MQCHT_SVRCONN, F.MQCHS_RUNNING, conname=conn.conn_name,
-                                      tls=conn.tls))
+            rows.append(ChannelStatus(conn.channel, F.MQCHT_SVRCONN,
+                                      F.MQCHS_STOPPING if conn.stopping else F.MQCHS_RUNNING, conname=conn.conn_name,
+                                      tls=conn.tls, cur_shcnv=conn.shcnv, max_shcnv=conn.shcnv))
     return rows
 
 
