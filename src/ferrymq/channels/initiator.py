@@ -13,7 +13,9 @@ START CHANNEL of a requester (RQSTR) connects to its CONNAME and sends REQUEST
 (channels.requester); this end is then the receiver of that conversation. A REQUEST
 taken by a listener starts the named server (SVR, with or without CONNAME) over that
 connection, or, for a sender (SDR), closes it and calls back; else it is refused with
-IBM's reason in a CLOSE, and the requester's channel is left STOPPED with it.
+IBM's reason in a CLOSE, and the requester's channel is left STOPPED with it. The
+REQUEST meets the channel authentication records a sender's HELLO meets at a receiver
+(channels.receiver.check_records): blocked, it is refused with 2035 MQRC_NOT_AUTHORIZED.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ferrymq.channels.host import EngineHost, Listening
 from ferrymq.channels.initq import InitiationQueue, served_by_trigger
 from ferrymq.channels.link import ChannelError, Link
 from ferrymq.channels.ping import ping
-from ferrymq.channels.receiver import Committed, ReceiverAgent
+from ferrymq.channels.receiver import Committed, ReceiverAgent, check_records
 from ferrymq.channels.requester import refusal, request
 from ferrymq.channels.sender import SenderAgent
 from ferrymq.engine import chlattrs as K
@@ -183,8 +185,13 @@ class ChannelInitiator:
         """A REQUEST taken by a listener (module docstring)."""
         chl = self.qm.state.channels.find(req.channel)
         tls = link.writer.get_extra_info("ssl_object")
+        tls_peer = names.peer_of(tls) if tls else None
         reason, text = refusal(chl, req.channel, req.qmgr, stopped=req.channel in self.control.stopped,
-                               running=req.channel in self.senders, tls_peer=names.peer_of(tls) if tls else None)
+                               running=req.channel in self.senders, tls_peer=tls_peer)
+        if not reason and chl is not None:  # the same records a sender's HELLO meets at a receiver
+            text = check_records(self.qm, chl.name, req.qmgr, where, tls_peer)[0]
+            self.host.done()  # the Channel Blocked events it may have put
+            reason = C.MQRC_NOT_AUTHORIZED if text else 0
         if reason or self.stopping or chl is None:
             log.warning("event=channel_request_refused channel=%s peer=%s qmgr=%s reason=%d %s", req.channel, where,
                         req.qmgr, reason, text)

@@ -69,6 +69,12 @@ class Link:
             self.pending.extend(self.conn.events())
         return self.pending.pop(0)
 
+    def gone(self) -> bool:
+        """Whether the partner closed the connection, or it broke, though nothing reads it:
+        asyncio's protocol feeds the end of the stream (or the error) to the reader as it
+        comes, so an idle sending end sees it without a read or a heartbeat."""
+        return self.reader.at_eof() or self.reader.exception() is not None
+
     def close(self) -> None:
         self.writer.close()
 

@@ -64,6 +64,7 @@ from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptio
 from ferrymq.engine.chlcontrol import ChannelStatus
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.objects import stamp
+from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.reports import _EXCEPTION, data_amount, report_descriptor
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import cfc as F
@@ -115,6 +116,35 @@ class Committed(NamedTuple):
 
     seq: int
     lsn: int
+
+
+def check_records(qm: QueueManager, channel: str, partner_qmgr: str, peer: str,
+                  tls_peer: names.TLSPeer | None) -> tuple[str, str]:
+    """A message channel's authentication records for the partner that started it here
+    (module docstring): a sender's HELLO at a receiver, and a requester's REQUEST at the
+    server or sender it names, are checked alike, as IBM checks every inbound channel.
+    ``peer``: the listener's "host(port)"; ``tls_peer``: what the TLS handshake learnt of
+    the partner (its DNs for SSLPEERMAP). Returns why the records block it ("" if they do
+    not) and the MCAUSER of the USERSRC(MAP) record that matched ("" for none). Channel
+    Blocked events (CHLEV) and the log say which record."""
+    oam = qm.state.authority
+    if not oam.enabled or qm.state.qmgr_attr("CHLAUTH") != F.MQCHLA_ENABLED:
+        return "", ""
+    address = peer.partition("(")[0]
+    partner = chlauth.Partner(channel, F.MQCHT_RECEIVER, address, qmname=partner_qmgr,
+                              peer_dn=tls_peer.dn if tls_peer is not None else "",
+                              issuer_dn=tls_peer.issuer_dn if tls_peer is not None else "")
+    decision = chlauth.resolve(oam.chlauth.records, partner, oam.is_admin)
+    for qualifier, rec in decision.warnings:
+        log.warning("event=channel_blocked_warning channel=%s peer=%s qmgr=%s qualifier=%d rule=%r", channel,
+                    peer, partner_qmgr, qualifier, chlauth.describe(rec))
+        qm.events.channel_blocked(qualifier, channel, address, warning=True, remote_qmgr=partner_qmgr)
+    if decision.refused:
+        assert decision.record is not None
+        qm.events.channel_blocked(decision.refused, channel, address, remote_qmgr=partner_qmgr)
+        return (f"channel {channel} from {partner_qmgr} at {address} blocked by {chlauth.describe(decision.record)}",
+                "")
+    return "", decision.user
 
 
 class ReceiverAgent:
@@ -339,29 +369,11 @@ class ReceiverAgent:
         return durable
 
     def check_records(self, hello: P.Hello, channel_user: str, tls_peer: names.TLSPeer | None) -> str:
-        """The channel's authentication records at HELLO (see the module docstring): why
-        they block it, or "" with ``mcauser`` set to the user it runs as. ``tls_peer``:
-        what the TLS handshake learnt of the sender (its DNs for SSLPEERMAP)."""
-        qm = self.qm
-        oam = qm.state.authority
-        self.mcauser = channel_user
-        if not oam.enabled or qm.state.qmgr_attr("CHLAUTH") != F.MQCHLA_ENABLED:
-            return ""
-        address = self.peer.partition("(")[0]  # the listener's "host(port)"
-        partner = chlauth.Partner(hello.channel, F.MQCHT_RECEIVER, address, qmname=hello.qmgr,
-                                  peer_dn=tls_peer.dn if tls_peer is not None else "",
-                                  issuer_dn=tls_peer.issuer_dn if tls_peer is not None else "")
-        decision = chlauth.resolve(oam.chlauth.records, partner, oam.is_admin)
-        for qualifier, rec in decision.warnings:
-            log.warning("event=channel_blocked_warning channel=%s peer=%s qmgr=%s qualifier=%d rule=%r", hello.channel,
-                        self.peer, hello.qmgr, qualifier, chlauth.describe(rec))
-            qm.events.channel_blocked(qualifier, hello.channel, address, warning=True, remote_qmgr=hello.qmgr)
-        if decision.refused:
-            assert decision.record is not None
-            qm.events.channel_blocked(decision.refused, hello.channel, address, remote_qmgr=hello.qmgr)
-            return f"channel {hello.channel} from {hello.qmgr} at {address} blocked by {chlauth.describe(decision.record)}"
-        self.mcauser = decision.user or channel_user
-        return ""
+        """The channel's authentication records at HELLO (``check_records``): why they
+        block it, or "" with ``mcauser`` set to the user it runs as."""
+        blocked, user = check_records(self.qm, hello.channel, hello.qmgr, self.peer, tls_peer)
+        self.mcauser = user or channel_user
+        return blocked
 
     def _get(self, hobj: int, md: MQMD, gmo: GetOptions) -> GetResult:
         res = self.qm.get(self.hconn, hobj, md, gmo, 4096)

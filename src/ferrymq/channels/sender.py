@@ -12,7 +12,8 @@ commit is durable. With BATCHHB, a batch about to be prepared when nothing has c
 the receiver for BATCHHB milliseconds first sends a heartbeat and waits for its answer
 (twice HBINT at most): a receiver that is gone then fails the session with the batch
 backed out, its messages still here to send, rather than in doubt. Idle: heartbeats
-every HBINT, the channel ends after DISCINT.
+every HBINT, the channel ends after DISCINT; a partner that closes the connection meanwhile
+(a requester stopped or gone) is seen within IDLE_POLL, not at the next heartbeat.
 
 Pipelining (IBM's PipeLineLength above 1 at both ends, agreed in the handshake): the next
 batch is got, sent and prepared while the last one waits for its CONFIRM, so the two
@@ -395,6 +396,9 @@ class SenderAgent:
                 await self.confirmed(link)
                 continue
             if not batch:
+                if link.gone():  # a requester (or receiver) that went while idle: noticed now, not at the next heartbeat
+                    raise ChannelError(C.MQRC_CONNECTION_BROKEN, "the partner closed the connection while the "
+                                       "channel was idle")
                 now = time.monotonic()
                 if disc and now - idle_since >= disc:
                     link.write(P.Close(0, "disconnect interval"))
