@@ -63,6 +63,7 @@ from ferrymq.engine import chlauth
 from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor, PutOptions
 from ferrymq.engine.chlcontrol import ChannelStatus
 from ferrymq.engine.deadletter import dead_letter
+from ferrymq.engine.distlist import apply_record
 from ferrymq.engine.objects import stamp
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.reports import _EXCEPTION, data_amount, report_descriptor
@@ -74,6 +75,7 @@ from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.tls import names, rules
+from ferrymq.wire import mqdh
 from ferrymq.wire.headers import report_data
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqxqh import unpack_xmit
@@ -469,7 +471,6 @@ class ReceiverAgent:
             ChannelError: an unreadable MQXQH, or a message neither its queue nor the
                 dead-letter queue takes (the batch is backed out and the channel ends).
         """
-        qm = self.qm
         original = data
         response, feedback = X.MQXCC_OK, C.MQFB_NONE
         if self.exits is not None and self.exits.get("MSGEXIT") is not None:
@@ -496,28 +497,79 @@ class ReceiverAgent:
         dest_q, dest_qm = xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()
         if response == X.MQXCC_SUPPRESS_FUNCTION:
             log.warning("event=channel_message_suppressed channel=%s queue=%s feedback=%d", self.name, dest_q, feedback)
-            reason = feedback
-        else:
-            # The put is the user's PUTAUT names to make (alternate user authority).
-            user = self.put_user(md)
-            put = PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0))
-            retries = self.retry[0]
-            while True:
-                try:
-                    if fast:
-                        qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
-                                                             alternate_user_id=user), md, put, body, properties)
-                    else:
-                        qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
-                    return
-                except MQError as exc:
-                    reason = exc.reason
-                if reason not in TRANSIENT or retries <= 0:
-                    break
-                retries -= 1  # MRRTY/MRTMR: the queue may take it a moment later
-                log.info("event=channel_message_retry channel=%s queue=%s reason=%d left=%d", self.name, dest_q,
-                         reason, retries)
-                await asyncio.sleep(self.retry[1] / 1000)
+            self.undeliverable(md, body, feedback, dest_q, dest_qm, options)
+            return
+        if md.format.rstrip() == mqdh.FORMAT:  # several destinations here: one copy each
+            try:
+                copies = self.split(md, body)
+            except DecodeError as exc:  # the whole message to the dead-letter queue, as IBM's agent
+                log.warning("event=channel_dh_error channel=%s error=%s", self.name, exc)
+                self.undeliverable(md, body, C.MQRC_DH_ERROR, dest_q, dest_qm, options)
+                return
+            for dest_q, dest_qm, md_i, body_i in copies:
+                await self.deliver(dest_q, dest_qm, md_i, body_i, options, properties, fast)
+            return
+        await self.deliver(dest_q, dest_qm, md, body, options, properties, fast)
+
+    def split(self, md: MQMD, body: bytes) -> list[tuple[str, str, MQMD, bytes]]:
+        """The copies a message behind an MQDH stands for (engine.distlist): per object record
+        the original descriptor with its put-message record's fields (a new MsgId each with
+        MQDHF_NEW_MSG_IDS), and the data after the records in the MQDH's format.
+
+        Raises:
+            DecodeError: an MQDH that cannot be read.
+        """
+        dh = mqdh.MQDH.unpack_from(body)
+        data = body[dh.struc_length:]
+        base = md.replace(format=dh.format, encoding=dh.encoding, coded_char_set_id=dh.coded_char_set_id)
+        out = []
+        for i, obj in enumerate(dh.objects):
+            pmr = dh.put_msg_recs[i] if i < len(dh.put_msg_recs) else None
+            md_i = apply_record(base, dh.put_msg_rec_fields, pmr)
+            if dh.flags & C.MQDHF_NEW_MSG_IDS:
+                md_i = md_i.with_msg_id(self.qm.new_id())
+            out.append((obj.object_name.strip(), obj.object_q_mgr_name.strip(), md_i, data))
+        return out
+
+    async def deliver(self, dest_q: str, dest_qm: str, md: MQMD, body: bytes, options: int,
+                      properties: props_model.PropertySet | None, fast: bool) -> None:
+        """Put one message to ``dest_q`` at ``dest_qm`` (retried while its queue may take it
+        later), or dead-letter it (``undeliverable``).
+
+        Raises:
+            ChannelError: neither its queue nor the dead-letter queue takes it.
+        """
+        qm = self.qm
+        # The put is the user's PUTAUT names to make (alternate user authority).
+        user = self.put_user(md)
+        put = PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0))
+        retries = self.retry[0]
+        while True:
+            try:
+                if fast:
+                    qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
+                                                         alternate_user_id=user), md, put, body, properties)
+                else:
+                    qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
+                return
+            except MQError as exc:
+                reason = exc.reason
+            if reason not in TRANSIENT or retries <= 0:
+                break
+            retries -= 1  # MRRTY/MRTMR: the queue may take it a moment later
+            log.info("event=channel_message_retry channel=%s queue=%s reason=%d left=%d", self.name, dest_q,
+                     reason, retries)
+            await asyncio.sleep(self.retry[1] / 1000)
+        self.undeliverable(md, body, reason, dest_q, dest_qm, options)
+
+    def undeliverable(self, md: MQMD, body: bytes, reason: int, dest_q: str, dest_qm: str, options: int) -> None:
+        """A message its destination did not take: an exception report when asked, then the
+        dead-letter queue behind an MQDLH with the reason (or nothing, MQRO_DISCARD_MSG).
+
+        Raises:
+            ChannelError: the dead-letter queue refused it too.
+        """
+        qm = self.qm
         log.info("event=channel_undeliverable channel=%s queue=%s qmgr=%s reason=%d", self.name, dest_q, dest_qm, reason)
         if md.report & C.MQRO_EXCEPTION:
             self.exception_report(md, body, reason, options)

@@ -8,6 +8,14 @@ bindings mode (an embedded queue manager) is wired in ``ferrymq.api``.
 from ferrymq.client.aio import AsyncClient, AsyncQueue, connect_async
 from ferrymq.client.aio_subscription import AsyncSubscription
 from ferrymq.client.connname import parse_conn_name
+from ferrymq.client.distlist import (
+    AsyncDistributionList,
+    DistributionList,
+    DistributionListError,
+    ListResult,
+    PutRecord,
+    Response,
+)
 from ferrymq.client.errors import (
     BackedOut,
     ConnectionBroken,
@@ -32,7 +40,8 @@ from ferrymq.client.tls import ClientTLS
 from ferrymq.errors import MQError
 
 __all__ = [
-    "AsyncClient", "AsyncPutStatus", "AsyncQueue", "AsyncSubscription", "BackedOut", "Client", "ClientTLS", "ConnectionBroken", "HandleError",
+    "AsyncClient", "AsyncPutStatus", "AsyncQueue", "AsyncSubscription", "BackedOut", "Client", "ClientTLS", "ConnectionBroken",
+    "AsyncDistributionList", "DistributionList", "DistributionListError", "HandleError", "ListResult", "PutRecord", "Response",
     "Inhibited", "InvalidSelector", "MQError", "Message", "MessageTooBig", "NoMessageAvailable", "NotAuthorized", "ObjectInUse",
     "PutResult", "Queue", "QueueFull", "QueueManagerUnavailable", "Quiescing", "Subscription", "Truncated", "UnknownObjectName",
     "connect", "connect_async", "error_for", "parse_conn_name",

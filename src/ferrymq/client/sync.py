@@ -16,15 +16,17 @@ import os
 import socket
 import ssl
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
+from ferrymq.client import distlist as D
 from ferrymq.client import flows as F
 from ferrymq.client import local, mqi, pubsub
 from ferrymq.client import reconnect as R
 from ferrymq.client import session as S
 from ferrymq.client.connname import parse_conn_name
+from ferrymq.client.distlist import DistributionList
 from ferrymq.client.errors import (
     ConnectionBroken,
     NoMessageAvailable,
@@ -421,6 +423,29 @@ class Client(SequenceCalls):
         """Open, put one message, close (MQPUT1); same keywords as ``Queue.put``."""
         return Queue(self, 0, queue, 0, kw.pop("async_put", False), R.OpenRecord(queue, 0, "", "")).put(
             data, **kw, _put1=True)
+
+    def open_list(self, queues: Sequence[str | tuple[str, str]], *,
+                  options: int = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING) -> DistributionList:
+        """Open a distribution list (MQOPEN with object records): ``queues`` as names or
+        (queue, queue manager) pairs. ``opened`` on the result holds each queue's open
+        outcome (ferrymq.client.distlist); it is not re-opened after a reconnect.
+
+        Raises:
+            DistributionListError: no queue opened (its ``result`` says why each);
+                MQError: refused as a whole (2045 options, 2154 no queues ...).
+        """
+        reply, pairs = self.run(D.open_list(self, queues, options))
+        return DistributionList(self, reply, pairs)
+
+    def put1_list(self, queues: Sequence[str | tuple[str, str]], data: bytes | str, *,
+                  records: Sequence[D.PutRecord] | None = None, **kw: Any) -> D.ListResult:
+        """MQPUT1 to a distribution list: open, put one copy to each queue, close; keywords
+        as ``DistributionList.put``.
+
+        Raises:
+            DistributionListError, MQError: as ``open_list`` and ``DistributionList.put``.
+        """
+        return self.run(D.put_list(self, 0, D.destinations(queues), data, records, self._tx.active, kw))
 
     def reply(self, request: Message, data: bytes | str, *, feedback: int = C.MQFB_NONE,
               persistent: bool | None = None, priority: int | None = None,

@@ -335,6 +335,14 @@ class Opener:
         if h.subscription is not None:
             self.close_sub(conn, h, options)
             return
+        if h.members is not None:  # a distribution list: each destination's handle, then its own
+            if options & ~C.MQCO_QUIESCE:
+                raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "a distribution list closes with MQCO_NONE only")
+            for member in h.members:
+                if member is not None and member.hobj in conn.handles:
+                    self.close(hconn, member.hobj)
+            self._release(conn, h)
+            return
         q = h.queue
         delete = False
         if options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) and not h.deleted:

@@ -69,6 +69,10 @@ _PUT1_OPEN = {C.MQPMO_PASS_IDENTITY_CONTEXT: C.MQOO_PASS_IDENTITY_CONTEXT, C.MQP
               C.MQPMO_SET_IDENTITY_CONTEXT: C.MQOO_SET_IDENTITY_CONTEXT, C.MQPMO_SET_ALL_CONTEXT: C.MQOO_SET_ALL_CONTEXT}
 
 
+def _no_lists(req: PutRequest, md: MQMD, pmo: PutOptions) -> PutResult:  # pragma: no cover - bound at composition
+    raise RuntimeError("Putter used for a distribution list before list_put was bound")
+
+
 def own_context(conn: Connection, date: str, tod: str) -> tuple[str, bytes, str, int, str, str, str, str]:
     """The identity and origin context the queue manager sets for a put by ``conn``
     (UserIdentifier to ApplOriginData, in MQMD order)."""
@@ -104,6 +108,8 @@ class Putter:
         self.remote = RemoteNames(state.name, state.objects)
         self._remotes_epoch = -1  # the objects' epoch when ``_remotes`` was counted
         self._remotes = False  # any QREMOTE with an RNAME: a ReplyToQ may name a reply-to alias
+        # MQPUT or a run of puts through a distribution list's handle: bound at composition
+        self.list_put: Callable[[PutRequest, MQMD, PutOptions], PutResult] = _no_lists
 
     def _reply_aliases(self) -> bool:
         objects = self.objects
@@ -142,11 +148,13 @@ class Putter:
         if self._reply_aliases():
             md = self.remote.reply_alias(md)
         pmo = PutOptions(req.options, req.context)
+        if h is not None and h.members is not None:  # a distribution list's handle (engine.distlist)
+            return self.list_put(req, md, pmo)
         if req.od is not None:
             return self._put1(req.hconn, req.od, md, pmo, req.data, req.properties)
         if req.datas is not None:
             return self._put_run(req, md, pmo)
-        conn, h, warning = self._check_put(req.hconn, req.hobj, md, pmo)
+        conn, h, warning = self.check_put(req.hconn, req.hobj, md, pmo)
         result = self.place(conn, h, md, pmo, req.data, warning, req.properties)
         h.put_plan = None if req.properties or h.topic is not None else self._plan(conn, h, md, pmo, warning,
                                                                                    steady.steady_key())
@@ -163,7 +171,7 @@ class Putter:
         oo |= pmo.options & C.MQPMO_ALTERNATE_USER_AUTHORITY and C.MQOO_ALTERNATE_USER_AUTHORITY
         opened = self.open(hconn, od, oo)
         try:  # MQPUT's path without its memo, which this handle would not live to use
-            conn, h, warning = self._check_put(hconn, opened.hobj, md, pmo)
+            conn, h, warning = self.check_put(hconn, opened.hobj, md, pmo)
             return self.place(conn, h, md, pmo, data, warning, properties)
         finally:
             self.close(hconn, opened.hobj)
@@ -245,7 +253,7 @@ class Putter:
         assert datas is not None
         msg_ids, correl_ids = req.msg_ids, req.correl_ids
         try:
-            conn, h, warning = self._check_put(req.hconn, req.hobj, md, pmo)
+            conn, h, warning = self.check_put(req.hconn, req.hobj, md, pmo)
         except MQError as exc:
             return PutResult(md, "", self.name, exc.comp, exc.reason, outcomes=[exc] * len(datas))
         ok = None if not warning else MQError(C.MQCC_WARNING, warning, "the put succeeded with a warning")
@@ -345,7 +353,7 @@ class Putter:
                     self.pager.settle()
         return outcomes
 
-    def _check_put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions) -> tuple[Connection, Handle, int]:
+    def check_put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions) -> tuple[Connection, Handle, int]:
         """MQPUT's checks of the handle, options and descriptor; returns the warning reason.
 
         Raises:
@@ -356,7 +364,7 @@ class Putter:
         h = state.handle(conn, hobj)
         if h.subscription is not None:
             raise failed(C.MQRC_HOBJ_ERROR, f"{h.name} is a subscription handle: publications are got from its queue")
-        if (h.queue is None and h.topic is None) or not h.options & C.MQOO_OUTPUT:
+        if (h.queue is None and h.topic is None and h.members is None) or not h.options & C.MQOO_OUTPUT:
             raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{h.name} was not opened with MQOO_OUTPUT")
         validate.put_options(pmo.options)
         if state.quiescing:

@@ -53,6 +53,7 @@ from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.authority import KIND_SECURITY, PUT1_CONTEXT
 from ferrymq.engine.channels import KIND_CHANNEL, KIND_LISTENER, decode_channel, decode_listener
 from ferrymq.engine.definitions import Definition, Definitions
+from ferrymq.engine.distlist import Distributor
 from ferrymq.engine.events import Events
 from ferrymq.engine.getting import Getter
 from ferrymq.engine.handover import HandOver
@@ -128,6 +129,9 @@ class QueueManager:
         self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics)
         self.subscriber = subscriber = Subscriber(state, opener, publisher, subscriptions, retained, topics)
         self.putter = Putter(state, waits, arrivals, reports, units, handover, opener.open, opener.close, publisher)
+        self.distributor = distributor = Distributor(state, opener, self.putter, self.open, self.close)
+        self.open_list, self.put_list, self.put1_list = distributor.open, distributor.put, distributor.put1
+        self.putter.list_put = distributor.plain_put
         # Replayable readers' positions (engine.sequence_access) and prepared units by XID.
         self.readers: dict[tuple[str, str], ReaderPosition] = {}
         self.in_doubt = self.xa.units_by_xid

@@ -77,6 +77,10 @@ class Handle:
     topic: str | None = None
     subscription: Subscription | None = None
     remote: Route | None = None  # a queue on another queue manager: ``queue`` is its transmission queue
+    # A distribution list (engine.distlist): one handle per object record (None: its open
+    # failed, with the (CompCode, Reason) in ``member_reasons``); ``queue`` is None.
+    members: list[Handle | None] | None = None
+    member_reasons: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

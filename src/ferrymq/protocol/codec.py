@@ -50,8 +50,13 @@ str detail; ``rest`` = the remaining payload bytes):
 | 1137 | SUBRQ_REPLY    | status, u32 num_pubs                                                    |
 | 1138 | GET_AHEAD      | u32 hobj, i32 gmo_options, i32 wait_ms, u32 max_messages, u32 max_bytes, u32 buffer_length (v5) |
 | 1140 | RETURN_AHEAD   | u32 hobj, u32 n, n x 16 msg_token (v5)                                  |
+| 1142 | OPEN_LIST      | i32 options, str altuser, u16 n, n x (str name, str qmgr)               |
+| 1143 | LIST_REPLY     | u16 n, n x (i32 comp, i32 reason, 24 msg_id, 24 correl_id), status, u32 hobj, i32 known, i32 unknown, i32 invalid |
+| 1144 | PUT_LIST       | u32 hobj, i32 pmo_options, u32 context, i32 put_msg_rec_fields, str altuser, u16 n, n x (str name, str qmgr), u16 m, m x (24 msg_id, 24 correl_id, 24 group_id, i32 feedback, 32 accounting_token), md, props, rest = data |
 | 1199 | REPLY          | status                                                                  |
 
+A distribution list (OPEN_LIST, PUT_LIST with hobj 0 for MQPUT1) names at most 256 (MAX_LIST)
+object records; LIST_REPLY answers both, with the records' responses even when the call failed.
 ``charv`` = a ``str`` of at most 10240 characters (MQ_TOPIC_STR_LENGTH): an MQCHARV's text.
 Decoding never raises anything but DecodeError. Sequence-range access and prepared units
 (1150..1169) are declared in ferrymq.protocol.seqframes, the columnar put (1180) in
@@ -106,6 +111,9 @@ T_SUBRQ = 1136
 T_SUBRQ_REPLY = 1137
 T_GET_AHEAD = 1138
 T_RETURN_AHEAD = 1140
+T_OPEN_LIST = 1142
+T_LIST_REPLY = 1143
+T_PUT_LIST = 1144
 T_REPLY = 1199
 
 C_OK = 0  # MQCC_OK
@@ -116,6 +124,8 @@ _I = struct.Struct(">i")
 _II = struct.Struct(">ii")
 _PUT_ITEM = struct.Struct(">24sI")
 _PUSHED_ITEM = struct.Struct(">I16sI")
+_PMR_ITEM = struct.Struct(">24s24s24si32s")
+_RESPONSE_ITEM = struct.Struct(">ii24s24s")
 
 __all__ = ["DETAIL_LIMIT", "FLAG_MSG_HANDLE", "FLAG_REPLY_EXPECTED", "MAX_BATCH", "MAX_LIST", "OK_STATUS",
            "short_detail"]
@@ -262,6 +272,42 @@ def _dec_tokens(r: Reader) -> tuple[list[bytes]]:
     return ([bytes(r.take(16)) for _ in range(n)],)
 
 
+def _list_count(n: int) -> bytes:
+    if n > MAX_LIST:
+        raise ValueError(f"a distribution list holds at most {MAX_LIST} object records, not {n}")
+    return _U16.pack(n)
+
+
+def _enc_objects(e: E.OpenList | E.PutList) -> list[bytes]:
+    parts = [_list_count(len(e.objects))]
+    for name, qmgr in e.objects:
+        parts += [body.string(name), body.string(qmgr)]
+    return parts
+
+
+def _dec_objects(r: Reader) -> tuple[list[tuple[str, str]]]:
+    return ([(r.string(), r.string()) for _ in range(r.count())],)
+
+
+def _enc_pmrs(e: E.PutList) -> list[bytes]:
+    return [_list_count(len(e.records)), *(_PMR_ITEM.pack(*rec) for rec in e.records)]
+
+
+def _dec_pmrs(r: Reader) -> tuple[list[tuple[bytes, bytes, bytes, int, bytes]]]:
+    return ([r.unpack(_PMR_ITEM) for _ in range(r.count())],)
+
+
+def _enc_responses(e: E.ListReply) -> list[bytes]:
+    return [_list_count(len(e.responses)), *(_RESPONSE_ITEM.pack(*rec) for rec in e.responses)]
+
+
+def _dec_responses(r: Reader) -> tuple[list[tuple[int, int, bytes, bytes]]]:
+    return ([r.unpack(_RESPONSE_ITEM) for _ in range(r.count())],)
+
+
+_OBJECTS: Part[Any] = Part(("objects",), _enc_objects, _dec_objects)
+
+
 # --- the frames -----------------------------------------------------------------------------
 
 _STATUS = ("status", "status")
@@ -277,6 +323,12 @@ CLIENT_SENDS: list[Frame[Any]] = [
         ("options", "i"), ("object_type", "i"), ("object_name", "str"), ("object_q_mgr_name", "str"),
         ("dynamic_q_name", "str"), ("alternate_user_id", "str"), ("selection_string", "str"),
         ("object_string", "charv")], flags=[(_R, "")]),
+    Frame(T_OPEN_LIST, "OPEN_LIST", E.OpenList, [
+        ("options", "i"), ("alternate_user_id", "str"), ("objects", _OBJECTS)], flags=[(_R, "")]),
+    Frame(T_PUT_LIST, "PUT_LIST", E.PutList, [
+        ("hobj", "I"), ("options", "i"), ("context", "I"), ("fields", "i"), ("alternate_user_id", "str"),
+        ("objects", _OBJECTS), ("records", Part(("records",), _enc_pmrs, _dec_pmrs)), ("md", "md"),
+        ("properties", "props"), ("data", "rest")], flags=[(_R, "")]),
     Frame(T_CLOSE, "CLOSE", E.Close, [("hobj", "I"), ("options", "i")], flags=[(_R, "")]),
     Frame(T_PUT, "PUT", E.Put, [
         ("hobj", "I"), ("options", "i"), ("context", "I"), ("md", "md"), ("properties", "props"), ("data", "rest")],
@@ -324,6 +376,9 @@ SERVER_SENDS: list[Frame[Any]] = [
     Frame(T_OPEN_REPLY, "OPEN_REPLY", E.OpenReply, [
         _STATUS, ("hobj", "I"), ("object_name", "str"), ("resolved_q_name", "str"), ("resolved_q_mgr_name", "str"),
         ("res_object_string", "charv")]),
+    Frame(T_LIST_REPLY, "LIST_REPLY", E.ListReply, [  # the responses first: its status is not folded
+        ("responses", Part(("responses",), _enc_responses, _dec_responses)), _STATUS, ("hobj", "I"),
+        ("known", "i"), ("unknown", "i"), ("invalid", "i")]),
     Frame(T_PUT_REPLY, "PUT_REPLY", E.PutReply, [
         _STATUS, ("resolved_q_name", "str"), ("resolved_q_mgr_name", "str"), ("md", "md_bytes")]),
     Frame(T_GET_REPLY, "GET_REPLY", E.GetReply, [

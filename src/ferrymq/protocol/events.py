@@ -151,6 +151,52 @@ class Put1:
 
 
 @dataclass(slots=True)
+class OpenList:
+    """MQOPEN of a distribution list: one (ObjectName, ObjectQMgrName) per object record."""
+
+    corr: int
+    objects: list[tuple[str, str]]
+    options: int = C.MQOO_OUTPUT
+    alternate_user_id: str = ""
+
+
+@dataclass(slots=True)
+class PutList:
+    """MQPUT through a distribution list's handle, or MQPUT1 to ``objects`` (``hobj`` 0).
+    ``records``: the put-message records, each (MsgId, CorrelId, GroupId, Feedback,
+    AccountingToken); ``fields`` (PutMsgRecFields) says which of them count."""
+
+    corr: int
+    hobj: int
+    md: MQMD | bytes
+    data: bytes
+    options: int = C.MQPMO_NONE
+    context: int = 0
+    fields: int = C.MQPMRF_NONE
+    records: list[tuple[bytes, bytes, bytes, int, bytes]] = field(default_factory=list)
+    objects: list[tuple[str, str]] = field(default_factory=list)
+    alternate_user_id: str = ""
+    properties: Properties | None = None
+
+
+@dataclass(slots=True)
+class ListReply:
+    """The answer to OpenList and PutList: the call's status, the list's handle (an open
+    that succeeded anywhere), the three counts and one response per object record:
+    (CompCode, Reason, MsgId, CorrelId) — the identifiers as put, zeros where nothing was."""
+
+    corr: int
+    hobj: int = 0
+    known: int = 0
+    unknown: int = 0
+    invalid: int = 0
+    responses: list[tuple[int, int, bytes, bytes]] = field(default_factory=list)
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    detail: str = ""
+
+
+@dataclass(slots=True)
 class PutReply:
     corr: int
     md: MQMD | bytes  # decoded as the packed bytes (the client decodes lazily)
@@ -454,9 +500,9 @@ class Reply:
     detail: str = ""
 
 
-Request = (Connect | Disconnect | Open | Close | Put | Put1 | Get | GetBatch | GetAhead | ReturnAhead | Commit | Backout
+Request = (Connect | Disconnect | Open | OpenList | Close | Put | Put1 | PutList | Get | GetBatch | GetAhead | ReturnAhead | Commit | Backout
            | Inquire | Set | Stat | Consume | Sub | SubRequest)
-ReplyEvent = (ConnectReply | OpenReply | PutReply | GetReply | GetBatchReply | InquireReply | StatReply | HeartbeatReply
+ReplyEvent = (ConnectReply | OpenReply | ListReply | PutReply | GetReply | GetBatchReply | InquireReply | StatReply | HeartbeatReply
               | SubReply | SubRequestReply | Reply)
 ClientEvent = Request | PutBatch | Heartbeat | HeartbeatReply | Credit
 ServerEvent = ReplyEvent | Pushed | PushedBatch | PersistentNext | Ending | Heartbeat

@@ -52,6 +52,8 @@ ANSWERS: dict[type, tuple[type, ...]] = {
     E.Open: (E.OpenReply,),
     E.Put: (E.PutReply,),
     E.Put1: (E.PutReply,),
+    E.OpenList: (E.ListReply,),
+    E.PutList: (E.ListReply,),
     E.Get: (E.GetReply,),
     E.GetBatch: (E.GetBatchReply, E.GetReply),  # GetReply: one message ended a wait
     E.GetAhead: (E.GetBatchReply, E.GetReply),
@@ -179,11 +181,18 @@ def _put(c: Conversation, ev: E.Put | E.Put1) -> None:
         _request(c, ev.corr, type(ev))
 
 
-@_rule(CLIENT_SENDS, E.Get, E.Open, E.Commit, E.Backout, E.Inquire, E.Set, E.Stat, E.Sub, E.SubRequest,
+@_rule(CLIENT_SENDS, E.PutList)
+def _put_list(c: Conversation, ev: E.PutList) -> None:
+    _connected(c, E.PutList)
+    _length(c, ev.data)
+    _request(c, ev.corr, E.PutList)
+
+
+@_rule(CLIENT_SENDS, E.Get, E.Open, E.OpenList, E.Commit, E.Backout, E.Inquire, E.Set, E.Stat, E.Sub, E.SubRequest,
        seqframes.SeqRange,
        seqframes.BrowseRange, seqframes.BrowseColumns, seqframes.RemoveUpto, seqframes.Readers, seqframes.Prepare,
        seqframes.Resolve, seqframes.InDoubt)
-def _plain_request(c: Conversation, ev: E.Get | E.Open | E.Commit | E.Backout | E.Inquire | E.Set | E.Stat
+def _plain_request(c: Conversation, ev: E.Get | E.Open | E.OpenList | E.Commit | E.Backout | E.Inquire | E.Set | E.Stat
                    | E.Sub | E.SubRequest | seqframes.SeqRequest) -> None:
     if c.state is not _CONNECTED:
         _connected(c, type(ev))
@@ -271,7 +280,7 @@ def _client_heartbeat_reply(c: Conversation, ev: E.HeartbeatReply) -> None:
 # -- what a server sends -------------------------------------------------------------------
 
 
-@_rule(SERVER_SENDS, E.ConnectReply, E.OpenReply, E.PutReply, E.GetReply, E.GetBatchReply, E.InquireReply,
+@_rule(SERVER_SENDS, E.ConnectReply, E.OpenReply, E.ListReply, E.PutReply, E.GetReply, E.GetBatchReply, E.InquireReply,
        E.StatReply, E.HeartbeatReply, E.SubReply, E.SubRequestReply, E.Reply, seqframes.SeqRangeReply, seqframes.BrowseRangeReply,
        seqframes.BrowseColumnsReply, seqframes.RemoveUptoReply, seqframes.ReadersReply, seqframes.PrepareReply,
        seqframes.ResolveReply, seqframes.InDoubtReply)

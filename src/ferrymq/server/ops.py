@@ -30,6 +30,7 @@ from ferrymq.engine.api import (
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.engine.chlattrs import SVRCONN
 from ferrymq.engine.chlauth import describe
+from ferrymq.engine.distlist import ListOutcome
 from ferrymq.errors import MQError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -41,7 +42,8 @@ from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.server import chlgate, connauth, gc_policy, seq_ops
 from ferrymq.server.tls import channel_refusal
 from ferrymq.tls import rules
-from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqdh import MQPMR
+from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 if TYPE_CHECKING:
     from ferrymq.server.handler import ClientHandler, Consumer
@@ -342,6 +344,33 @@ def _put1(h: ClientHandler, ev: E.Put1) -> None:
     if r.delivered is not None:
         h.server.answer_first(r.delivered)
     _after_put(h, ev.corr, ev.reply, r)
+
+
+def _open_list(h: ClientHandler, ev: E.OpenList) -> None:
+    out = h.qmgr.open_list(h.hconn, ev.objects, ev.options, ev.alternate_user_id)
+    _list_reply(h, ev.corr, out)
+
+
+def _put_list(h: ClientHandler, ev: E.PutList) -> None:
+    assert isinstance(ev.md, MQMD)
+    records = [MQPMR(*rec) for rec in ev.records]
+    pmo = PutOptions(ev.options & ~_ASYNC_PMO, ev.context)
+    if ev.hobj:
+        out = h.qmgr.put_list(h.hconn, ev.hobj, ev.md, pmo, ev.data, ev.fields, records, ev.properties)
+    else:
+        out = h.qmgr.put1_list(h.hconn, ev.objects, ev.md, pmo, ev.data, ev.fields, records, ev.alternate_user_id,
+                               ev.properties)
+    _list_reply(h, ev.corr, out)
+    h.server.after_engine_call(h)
+
+
+def _list_reply(h: ClientHandler, corr: int, out: ListOutcome) -> None:
+    """A distribution list's answer: its responses go back even when the call failed."""
+    ids = out.ids or [(NONE_ID, NONE_ID)] * len(out.responses)
+    responses = [(comp, reason, msg_id, correl_id) for (comp, reason), (msg_id, correl_id)
+                 in zip(out.responses, ids, strict=True)]
+    _reply(h, E.ListReply(corr, out.hobj, out.known, out.unknown, out.invalid, responses, out.comp, out.reason,
+                          "" if out.comp == C.MQCC_OK else "see the response records"))
 
 
 def _after_put(h: ClientHandler, corr: int, reply: bool, r: Any) -> None:
@@ -672,6 +701,8 @@ _OPS: dict[type, Callable[[Any, Any], None]] = {
     E.Close: _close,
     E.Put: _put,
     E.Put1: _put1,
+    E.OpenList: _open_list,
+    E.PutList: _put_list,
     E.PutBatch: _put_batch,
     PutColumns: _put_columns,
     E.Get: _get,
