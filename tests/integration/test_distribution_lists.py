@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 from channel_pair import setup_pair
+from qm_process import ADMIN_PASSWORD, ADMIN_USER
 
 import ferrymq.client as fc
+import ferrymq.pymqi as pymqi
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqdlh import MQDLH
 
@@ -64,6 +66,60 @@ def test_distribution_list_across_a_channel(tmp_path: Path) -> None:
                 c1.open_list(["LOCAL.A"], options=C.MQOO_OUTPUT | C.MQOO_BROWSE)
             assert e2.value.reason == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
             assert "CURDEPTH(0)" in qm1.mqsc("DISPLAY QLOCAL(LOCAL.A) CURDEPTH")
+            pymqi_list(qm1.conn_name, c1, c2)
     finally:
         qm1.stop()
         qm2.stop()
+
+
+def pymqi_list(conn_name: str, c1: fc.Client, c2: fc.Client) -> None:
+    """The same through ferrymq.pymqi's DistributionList (docs/pymqi.md): counts in the OD and
+    PMO, RR per destination, generated MsgIds written back into the PMRs."""
+    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", conn_name, ADMIN_USER, ADMIN_PASSWORD)
+    try:
+        dl = pymqi.DistributionList(qm, [pymqi.OR(ObjectName=b"LOCAL.A"),
+                                         pymqi.OR(ObjectName="APP.IN", ObjectQMgrName="QM2"),
+                                         pymqi.OR(ObjectName="APP.OTHER", ObjectQMgrName="QM2")])
+        dl.open(C.MQOO_OUTPUT)
+        assert (dl.od.KnownDestCount, dl.od.UnknownDestCount, dl.od.InvalidDestCount) == (1, 2, 0)
+        pmo = pymqi.PMO(Version=C.MQPMO_VERSION_2, Options=C.MQPMO_NEW_MSG_ID,
+                        PutMsgRecFields=C.MQPMRF_MSG_ID | C.MQPMRF_CORREL_ID)
+        recs = [pymqi.PMR(CorrelId=bytes([49 + i]) * 24) for i in range(3)]
+        dl.put(b"from pymqi", pymqi.MD(), pmo, recs)
+        assert (pmo.KnownDestCount, pmo.UnknownDestCount) == (1, 2)
+        assert [(r.CompCode, r.Reason) for r in dl.response_records] == [(OK, 0)] * 3
+        assert len({r.MsgId for r in recs}) == 3 and all(r.MsgId != bytes(24) for r in recs)
+        got = c1.open("LOCAL.A").get(wait=5.0)
+        assert (got.data, got.md.correl_id, got.msg_id) == (b"from pymqi", b"1" * 24, recs[0].MsgId)
+        for i, queue in ((1, "APP.IN"), (2, "APP.OTHER")):
+            got = c2.open(queue).get(wait=20.0)
+            assert (got.data, got.md.correl_id, got.msg_id) == (b"from pymqi", bytes([49 + i]) * 24, recs[i].MsgId)
+        # IBM's reasons for records a program gets wrong; nothing is put
+        for bad, expected in ((pymqi.PMO(Version=2, RecsPresent=-1), C.MQRC_RECS_PRESENT_ERROR),
+                              (pymqi.PMO(Version=2, PutMsgRecFields=0x100), C.MQRC_PMO_RECORD_FLAGS_ERROR),
+                              (pymqi.PMO(Version=2, PutMsgRecFields=1, PutMsgRecPtr=64), C.MQRC_PUT_MSG_RECORDS_ERROR),
+                              (pymqi.PMO(Version=2, PutMsgRecFields=1, RecsPresent=4), C.MQRC_PUT_MSG_RECORDS_ERROR),
+                              (pymqi.PMO(Version=2, ResponseRecPtr=64), C.MQRC_RESPONSE_RECORDS_ERROR),
+                              (pymqi.PMO(Version=2, PutMsgRecFields=C.MQPMRF_ACCOUNTING_TOKEN),
+                               C.MQRC_PMO_RECORD_FLAGS_ERROR)):
+            with pytest.raises(pymqi.MQMIError) as e:
+                dl.put(b"never", pymqi.MD(), bad, [pymqi.PMR()] * 3)
+            assert (e.value.comp, e.value.reason) == (FAILED, expected)
+        dl.close()
+        with pytest.raises(fc.NoMessageAvailable):
+            c1.open("LOCAL.A").get(wait=0.2)
+        with pytest.raises(pymqi.MQMIError) as e:
+            pymqi.DistributionList(qm, [pymqi.OR(ObjectName="LOCAL.A")], pymqi.OD(Version=2, ObjectRecPtr=64)).open()
+        assert e.value.reason == C.MQRC_OBJECT_RECORDS_ERROR
+        with pytest.raises(pymqi.MQMIError) as e:
+            pymqi.DistributionList(qm, [pymqi.OR(ObjectName="LOCAL.A")], pymqi.OD(Version=2, RecsPresent=-2)).open()
+        assert e.value.reason == C.MQRC_RECS_PRESENT_ERROR
+        mixed = pymqi.DistributionList(qm, [pymqi.OR(ObjectName="LOCAL.A"), pymqi.OR(ObjectName="NOPE")])
+        with pytest.raises(pymqi.MQMIError) as e:
+            mixed.put1(b"put1")
+        assert (e.value.comp, e.value.reason) == (WARNING, C.MQRC_MULTIPLE_REASONS)
+        assert [(r.CompCode, r.Reason) for r in mixed.response_records] == [
+            (OK, 0), (FAILED, C.MQRC_UNKNOWN_OBJECT_NAME)]
+        assert c1.open("LOCAL.A").get(wait=5.0).data == b"put1"
+    finally:
+        qm.disconnect()

@@ -16,6 +16,7 @@ from typing import Any
 from ferrymq.pymqi import CMQC, CMQCFC, CMQXC, CMQZC
 from ferrymq.pymqi.core import QueueManager, connect, register_bindings, unregister_bindings
 from ferrymq.pymqi.core import ensure_not_str as ensure_not_unicode
+from ferrymq.pymqi.distlist import OR, PMR, RR, DistributionList
 from ferrymq.pymqi.errors import Error, MQMIError, PYIFError
 from ferrymq.pymqi.handles import MessageHandle
 from ferrymq.pymqi.pcf import ByteString, Filter, PCFExecute
@@ -63,7 +64,7 @@ def ensure_bytes(s: Any, encoding: str = "ascii") -> Any:
 __all__ = [
     "CD", "CFBF", "CFBS", "CFGR", "CFH", "CFIF", "CFIL", "CFIL64", "CFIN", "CFIN64", "CFSF", "CFSL", "CFST", "CMHO",
     "CMQC", "CMQCFC", "CMQXC", "CMQZC", "CNO", "DMHO", "DMPO", "GMO", "IMPO", "MD", "PD", "RFH2", "SMPO",
-    "ByteString", "Filter", "MQMIError", "MQOpts", "MessageHandle", "OD", "PCFExecute", "PMO", "PYIFError", "SCO",
+    "ByteString", "DistributionList", "Filter", "MQMIError", "MQOpts", "MessageHandle", "OD", "OR", "PMR", "PCFExecute", "PMO", "PYIFError", "RR", "SCO",
     "SD", "SRO", "STS", "Subscription", "Topic", "Error", "Queue", "QueueManager", "cd", "connect", "ensure_bytes",
     "ensure_not_unicode", "gmo", "is_unicode", "md", "od", "padded_count", "pmo", "sd", "register_bindings",
     "reply_md", "report_md", "sco", "unregister_bindings",
