@@ -169,3 +169,41 @@ def test_send_and_receive_exits_transform_payloads(tmp_path: Path) -> None:
     none = ChannelExits.load(channel(), ExitSettings("QM1", tmp_path))
     none.attach(conn)
     assert conn.outbound is None and conn.inbound is None
+
+
+RETRY = """
+from ferrymq.mq import cxc as X
+
+def f(p):
+    if p.exit_reason != X.MQXR_RETRY:
+        return X.MQXCC_OK
+    if p.data == b"close":
+        return X.MQXCC_CLOSE_CHANNEL
+    if p.data == b"bad-wait":
+        p.msg_retry_interval = -5
+        return X.MQXCC_OK
+    if p.data == b"quiet":
+        return X.MQXCC_SUPPRESS_EXIT
+    if p.msg_retry_count > 2 or p.msg_retry_reason != 2053:
+        return X.MQXCC_SUPPRESS_FUNCTION
+    p.msg_retry_interval += p.msg_retry_count
+    return X.MQXCC_OK
+"""
+
+
+def test_message_retry_exit_waits_stops_and_is_checked(tmp_path: Path) -> None:
+    write_exit(tmp_path, "mr.py", RETRY)
+    exits = ChannelExits.load(channel("RCVR", MREXIT="mr:f", MRDATA="d"), ExitSettings("QM2", tmp_path))
+    mr = exits.get("MREXIT")
+    assert mr is not None and (mr.parms.exit_id, mr.parms.exit_data) == (X.MQXT_CHANNEL_MSG_RETRY_EXIT, "d")
+    exits.init("QM1", 1000)
+    assert exits.retries()
+    assert exits.retry(b"m", 1, C.MQRC_Q_FULL, 100) == 101  # MRTMR offered, the exit's wait taken
+    assert exits.retry(b"m", 3, C.MQRC_Q_FULL, 100) is None  # MQXCC_SUPPRESS_FUNCTION: stop trying
+    assert exits.retry(b"m", 1, C.MQRC_UNKNOWN_OBJECT_NAME, 100) is None
+    with pytest.raises(ExitFailed, match="does not allow"):
+        exits.retry(b"close", 1, C.MQRC_Q_FULL, 100)
+    with pytest.raises(ExitFailed, match="MsgRetryInterval"):
+        exits.retry(b"bad-wait", 1, C.MQRC_Q_FULL, 100)
+    assert exits.retry(b"quiet", 1, C.MQRC_Q_FULL, 100) is None and not exits.retries()  # MRRTY's rule again
+    exits.term()

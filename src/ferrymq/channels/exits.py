@@ -14,7 +14,7 @@ Python's import path:
 
 Each exit gets one ``ChannelExitParms`` (IBM's MQCXP) for the life of a channel instance:
 ExitId, ExitReason (MQXR_INIT, MQXR_MSG, MQXR_XMIT, MQXR_INIT_SEC, MQXR_SEC_MSG,
-MQXR_TERM), ExitResponse, ExitResponse2, Feedback, ExitUserArea (kept between calls; it
+MQXR_TERM, MQXR_RETRY), ExitResponse, ExitResponse2, Feedback, ExitUserArea (kept between calls; it
 starts as 16 zero bytes and the exit may put any object there), ExitData, the channel
 definition, and ``data``: the agent's buffer, which the exit may replace. The exit returns
 an MQXCC_* value (or None and sets ``exit_response``); a value the call does not allow, or
@@ -54,7 +54,8 @@ EXIT_ERROR = C.MQRC_CLIENT_EXIT_ERROR
 
 # The attribute pairs of each kind of exit, and its ExitId.
 KINDS = {"MSGEXIT": ("MSGDATA", X.MQXT_CHANNEL_MSG_EXIT), "SENDEXIT": ("SENDDATA", X.MQXT_CHANNEL_SEND_EXIT),
-         "RCVEXIT": ("RCVDATA", X.MQXT_CHANNEL_RCV_EXIT), "SCYEXIT": ("SCYDATA", X.MQXT_CHANNEL_SEC_EXIT)}
+         "RCVEXIT": ("RCVDATA", X.MQXT_CHANNEL_RCV_EXIT), "SCYEXIT": ("SCYDATA", X.MQXT_CHANNEL_SEC_EXIT),
+         "MREXIT": ("MRDATA", X.MQXT_CHANNEL_MSG_RETRY_EXIT)}
 
 # The responses each call may give (IBM's MQCXP ExitResponse rules); MQXCC_SUPPRESS_EXIT
 # is allowed everywhere but TERM and means "do not call me again in this instance".
@@ -67,6 +68,9 @@ ALLOWED: dict[tuple[int, int], frozenset[int]] = {
     (X.MQXT_CHANNEL_RCV_EXIT, X.MQXR_XMIT): _ANY_CALL,
     (X.MQXT_CHANNEL_SEC_EXIT, X.MQXR_INIT_SEC): _SECURITY,
     (X.MQXT_CHANNEL_SEC_EXIT, X.MQXR_SEC_MSG): _SECURITY,
+    # the message-retry exit: wait MsgRetryInterval and try again, or stop trying
+    (X.MQXT_CHANNEL_MSG_RETRY_EXIT, X.MQXR_RETRY): frozenset({X.MQXCC_OK, X.MQXCC_SUPPRESS_FUNCTION,
+                                                             X.MQXCC_SUPPRESS_EXIT}),
 }
 
 
@@ -117,6 +121,11 @@ class ChannelExitParms:
     max_msg_length: int = 0
     data: bytes = b""
     requeue: Callable[[bytes], None] | None = None
+    # The message-retry exit's (MREXIT) MQCXP fields: the failed put's reason, how many times
+    # the exit was called for this message, and the wait (ms) it asks for before the next try.
+    msg_retry_count: int = 0
+    msg_retry_interval: int = 0
+    msg_retry_reason: int = C.MQRC_NONE
 
     @property
     def channel_name(self) -> str:
@@ -308,6 +317,35 @@ class ChannelExits:
     def attach(self, conn: ChannelConnection) -> None:
         """Put SENDEXIT and RCVEXIT between ``conn`` and the network (after the handshake)."""
         conn.outbound, conn.inbound = self.transmission("SENDEXIT"), self.transmission("RCVEXIT")
+
+    def retries(self) -> bool:
+        """Whether a message-retry exit (MREXIT) decides the retries of a failed put (IBM:
+        then MRRTY and MRTMR do not, and every reason is offered to it)."""
+        ex = self.by_kind.get("MREXIT")
+        return ex is not None and not ex.suppressed
+
+    def retry(self, data: bytes, count: int, reason: int, interval: int) -> int | None:
+        """MREXIT for a put that failed (``data``: MQXQH and message; ``count``: this
+        message's calls so far, this one included; ``interval``: MRTMR as the exit's
+        default): the milliseconds to wait before trying again, or None to stop trying
+        (MQXCC_SUPPRESS_FUNCTION, or MQXCC_SUPPRESS_EXIT: then never called again).
+
+        Raises:
+            ExitFailed: as any exit call, or a MsgRetryInterval outside 0..999999999.
+        """
+        ex = self.by_kind["MREXIT"]
+        p = ex.parms
+        p.msg_retry_count, p.msg_retry_reason, p.msg_retry_interval = count, reason, interval
+        try:
+            response = ex.call(X.MQXR_RETRY, data)
+        finally:
+            p.data = b""  # not kept between messages: memory stays bounded
+        if response != X.MQXCC_OK:
+            return None
+        wait = p.msg_retry_interval
+        if not isinstance(wait, int) or isinstance(wait, bool) or not 0 <= wait <= 999_999_999:
+            raise ExitFailed(EXIT_ERROR, f"{ex.kind}({ex.name}) set MsgRetryInterval {wait!r}, not 0..999999999 ms")
+        return wait
 
     def message(self, data: bytes, requeue: Callable[[bytes], None] | None = None) -> tuple[int, bytes, int]:
         """MSGEXIT for one message: its ExitResponse, the data to go on with, and the

@@ -9,7 +9,11 @@ the MQXQH's RemoteQName at RemoteQMgrName with the context it carries
 (MQPMO_SET_ALL_CONTEXT), so a message for a further queue manager is routed on and COA/COD
 are made where it arrives.
 A put failing with a reason that may pass (TRANSIENT) is retried MRRTY times every MRTMR
-milliseconds first.
+milliseconds first; with a message-retry exit (MREXIT) the exit decides instead, for any
+reason: it is called with ExitReason MQXR_RETRY, the MQXQH and message in its buffer, the
+reason and MsgRetryCount in its MQCXP, and answers MQXCC_OK to be tried again after its
+MsgRetryInterval (ms; MRTMR to start with), or MQXCC_SUPPRESS_FUNCTION to stop trying. It is
+given MQXR_INIT and MQXR_TERM with the channel's other exits.
 A message that cannot be put goes, in the same unit, to the dead-letter queue behind an
 MQDLH with the reason (or is discarded with MQRO_DISCARD_MSG), with an exception report
 when its Report asks for one. BATCH_END replaces the synchronisation record in the same
@@ -78,7 +82,7 @@ from ferrymq.tls import names, rules
 from ferrymq.wire import mqdh
 from ferrymq.wire.headers import report_data
 from ferrymq.wire.mqmd import MQMD
-from ferrymq.wire.mqxqh import unpack_xmit
+from ferrymq.wire.mqxqh import pack_xmit, unpack_xmit
 
 log = logging.getLogger("ferrymq.channels")
 
@@ -90,7 +94,8 @@ _FAST_PUT = C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT  # a FAST_MESSAGE: at
 _OWN_PUT = C.MQPMO_SYNCPOINT
 # Put failures that may pass (the queue full or put-inhibited for a while): retried MRRTY
 # times every MRTMR milliseconds before the message is dead-lettered, as IBM's agent does
-# without a message-retry exit (MREXIT). Any other reason dead-letters it at once.
+# without a message-retry exit (MREXIT, which decides for every reason when there is one).
+# Any other reason dead-letters it at once.
 TRANSIENT = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED})
 
 
@@ -543,7 +548,7 @@ class ReceiverAgent:
         # The put is the user's PUTAUT names to make (alternate user authority).
         user = self.put_user(md)
         put = PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0))
-        retries = self.retry[0]
+        retries, calls = self.retry[0], 0
         while True:
             try:
                 if fast:
@@ -554,6 +559,16 @@ class ReceiverAgent:
                 return
             except MQError as exc:
                 reason = exc.reason
+            if self.exits is not None and self.exits.retries():
+                # MREXIT decides, for every reason: how long to wait, or to stop trying
+                calls += 1
+                wait = self.exits.retry(pack_xmit(dest_q, dest_qm, md) + body, calls, reason, self.retry[1])
+                if wait is None:
+                    break
+                log.info("event=channel_message_retry channel=%s queue=%s reason=%d exit_call=%d wait_ms=%d",
+                         self.name, dest_q, reason, calls, wait)
+                await asyncio.sleep(wait / 1000)
+                continue
             if reason not in TRANSIENT or retries <= 0:
                 break
             retries -= 1  # MRRTY/MRTMR: the queue may take it a moment later
