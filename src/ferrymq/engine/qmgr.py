@@ -42,6 +42,7 @@ from ferrymq.engine.api import (
     InquireResult,
     ObjectDescriptor,
     OpenResult,
+    PersistentNext,
     PutOptions,
     PutRequest,
     PutResult,
@@ -138,7 +139,6 @@ class QueueManager:
         self.waiters, self.queue_waiters, self.deliveries = waits.waiters, waits.queue_waiters, waits.deliveries
         # The MQI, bound once: a call through the facade is the collaborator's own call.
         self.sub_request = subscriber.sub_request
-        self.get_many = getter.get_many
         # What drivers, the command server and admin use of the collaborators.
         self.take_sync_lsn, self.need_sync = staging.take_sync_lsn, staging.need_sync
         self.next_sequence, self.new_record_id = staging.next_sequence, staging.new_record_id
@@ -424,15 +424,30 @@ class QueueManager:
         try:
             return self.getter.get(hconn, hobj, md, gmo, buffer_length)
         except MQError as exc:
-            if self.monitor.on:
-                conn = self.connections.get(hconn)
-                h = conn.handles.get(hobj) if conn is not None else None
-                self.monitor.get_failed(conn, h.queue if h is not None else None, bool(gmo.options & _BROWSE))
-            if exc.reason == C.MQRC_GET_INHIBITED:
-                conn = self.connections.get(hconn)
-                h = conn.handles.get(hobj) if conn is not None else None
-                self.events.refused(conn, exc.reason, h.name if h is not None else "")
+            self._get_refused(hconn, hobj, gmo, exc)
             raise
+
+    def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
+                 max_bytes: int, *, frame_bytes: int = 0, framing: int = 0,
+                 ahead: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
+        """Several destructive MQGETs in one call (engine.getting ``Getter.get_many``): a
+        refused first get is counted and reported as MQGET's refusal is."""
+        results, stop = self.getter.get_many(hconn, hobj, md, gmo, buffer_length, limit, max_bytes,
+                                             frame_bytes=frame_bytes, framing=framing, ahead=ahead)
+        if not results and isinstance(stop, MQError) and not isinstance(stop, PersistentNext):
+            self._get_refused(hconn, hobj, gmo, stop)
+        return results, stop
+
+    def _get_refused(self, hconn: int, hobj: int, gmo: GetOptions, exc: MQError) -> None:
+        """MQGET refused with ``exc``: statistics and the Get Inhibited event."""
+        if self.monitor.on:
+            conn = self.connections.get(hconn)
+            h = conn.handles.get(hobj) if conn is not None else None
+            self.monitor.get_failed(conn, h.queue if h is not None else None, bool(gmo.options & _BROWSE))
+        if exc.reason == C.MQRC_GET_INHIBITED:
+            conn = self.connections.get(hconn)
+            h = conn.handles.get(hobj) if conn is not None else None
+            self.events.refused(conn, exc.reason, h.name if h is not None else "")
 
     def put(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, data: bytes,
             properties: Mapping[str, object] | None = None) -> PutResult:
