@@ -38,6 +38,22 @@ def test_every_frame_round_trips_in_any_chunking() -> None:
     assert P.encode(P.Confirm(8, 0))[:4] == b"FMQC" and len(P.encode(P.Confirm(8, 0))) == 12 + 8
 
 
+def test_a_batchs_messages_are_framed_and_read_as_every_frame_is() -> None:
+    """MESSAGE and FAST_MESSAGE after the handshake take a way of their own at both ends:
+    the same bytes as ``encode``, the same events and refusals as ``_decode``."""
+    sender, receiver, _ = conversation()
+    for ev in (P.Message(b"\0" * 1000), P.Message(b""), P.Message(b"data", b"props"), P.Message(b"np", b"p", True)):
+        assert sender.send(ev) == P.encode(ev)
+        receiver.receive_data(P.encode(ev))
+        assert list(receiver.events()) == [ev]
+    for bad in (b"FMQC\x03\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x09x",
+                b"FMQC\x03\x00\x00\x00\x00\x00\x00\x02\x00\x00"):
+        _s, r, _ = conversation()
+        r.receive_data(bad)
+        with pytest.raises(RemoteProtocolError):
+            list(r.events())
+
+
 def test_byte_layout_of_hello() -> None:
     frame = P.encode(HELLO)
     assert frame[:12] == b"FMQC\x01\x00\x00\x00" + (4 + 20 + 48 + 7 * 4).to_bytes(4, "big")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
+from collections import deque
 from collections.abc import Callable
 
 from ferrymq.engine.channels import connection_names
@@ -37,7 +38,7 @@ class Link:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, sender: bool) -> None:
         self.reader, self.writer = reader, writer
         self.conn = P.ChannelConnection(sender=sender)
-        self.pending: list[P.Event] = []
+        self.pending: deque[P.Event] = deque()  # decoded, not yet taken (a read holds many frames)
         self.sent = self.received = 0
         self.heard = time.monotonic()  # when the partner's last bytes came (BATCHHB)
 
@@ -77,7 +78,7 @@ class Link:
             self.heard = time.monotonic()
             self.conn.receive_data(data)
             self.pending.extend(self.conn.events())
-        return self.pending.pop(0)
+        return self.pending.popleft()
 
     def gone(self) -> bool:
         """Whether the partner closed the connection, or it broke, though nothing reads it:

@@ -360,6 +360,11 @@ class ChannelConnection:
 
     def send(self, ev: Event) -> bytes:
         """Raises: LocalProtocolError for a frame this end may not send now."""
+        if type(ev) is Message and self.sender and self.acked and not self.pinging and self.outbound is None:
+            # A batch's messages, the bulk of a conversation: framed here, without the chains.
+            props = ev.properties
+            return b"".join((_HEAD.pack(MAGIC, FAST_MESSAGE if ev.fast else MESSAGE, 4 + len(props) + len(ev.data)),
+                             _U32.pack(len(props)), props, ev.data))
         if isinstance(ev, Request):
             if self.sender or self.said_hello or self.requested:
                 raise LocalProtocolError("only a receiving end says REQUEST, once, before any HELLO")
@@ -418,6 +423,16 @@ class ChannelConnection:
                 if len(body) > self.limit:
                     raise RemoteProtocolError(f"frame of {len(body)} bytes after the receive exit exceeds the "
                                               f"limit {self.limit}", at)
+            if kind == MESSAGE and self.acked and not self.sender and not self.pinging:
+                # A batch's messages, the bulk of a conversation: decoded here, and in order
+                # (a sender's MESSAGE after the handshake), without _decode's and _check's chains.
+                if len(body) < 4:
+                    raise RemoteProtocolError(f"frame type {kind}: a MESSAGE shorter than its properties length", at)
+                n = int.from_bytes(body[:4], "big")
+                if n > len(body) - 4:
+                    raise RemoteProtocolError(f"MESSAGE properties of {n} bytes exceed the frame", at)
+                yield Message(body[4 + n:], body[4:4 + n]) if n else Message(body[4:])
+                continue
             ev = _decode(kind, body, at)
             self._check(ev, at)
             yield ev
