@@ -97,6 +97,10 @@ _OWN_PUT = C.MQPMO_SYNCPOINT
 # without a message-retry exit (MREXIT, which decides for every reason when there is one).
 # Any other reason dead-letters it at once.
 TRANSIENT = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED})
+# The put options of a message, by (its options, whether a user's authority puts it): made
+# once, not per message.
+_PUT_OPTIONS = {(options, alt): PutOptions(options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if alt else 0))
+                for options in (_PUT, _FAST_PUT) for alt in (False, True)}
 
 
 def sync_correl_id(channel: str) -> bytes:
@@ -547,7 +551,7 @@ class ReceiverAgent:
         qm = self.qm
         # The put is the user's PUTAUT names to make (alternate user authority).
         user = self.put_user(md)
-        put = PutOptions(options=options | (C.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0))
+        put = _PUT_OPTIONS[options, bool(user)]
         retries, calls = self.retry[0], 0
         while True:
             try:
