@@ -129,6 +129,11 @@ def test_mqsc_define_display_control() -> None:
     assert "TO.QM2" in control.stopped
     assert mqsc(env, "RESET CHANNEL(TO.QM2) SEQNUM(5)") == ["AMQ8023I: IBM MQ channel reset."]
     assert control.take_requests() == [Request("RESET", "TO.QM2", seq=5)]
+    # stopped, the channel may be deleted, and its status goes with it
+    control.channels["TO.QM2"] = ChannelStatus("TO.QM2", F.MQCHT_SENDER, F.MQCHS_STOPPED, xmitq="QM2")
+    assert mqsc(env, "DELETE CHANNEL(TO.QM2)") == ["AMQ8015I: IBM MQ channel deleted."]
+    assert "TO.QM2" not in control.stopped and "TO.QM2" not in control.channels
+    assert "TO.QM2" not in "\n".join(mqsc(env, "DISPLAY CHSTATUS(*)"))
     assert mqsc(env, "DEFINE LISTENER(L1) TRPTYPE(TCP) PORT(0) CONTROL(QMGR)") == ["AMQ8626I: IBM MQ listener created."]
     shown = "\n".join(mqsc(env, "DISPLAY LISTENER(L1)"))
     assert "PORT(0)" in shown and "CONTROL(QMGR)" in shown

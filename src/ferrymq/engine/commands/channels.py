@@ -82,8 +82,10 @@ def _change(qm: QueueManager, cmd: Command) -> list[Response]:
 
 def _delete(qm: QueueManager, cmd: Command) -> list[Response]:
     name = cmd.text(F.MQCACH_CHANNEL_NAME)
-    qm.state.channels.delete(name)
-    qm.state.channel_control.stopped.discard(name.rstrip())
+    qm.state.channels.delete(name)  # refused while the channel is active
+    control = qm.state.channel_control
+    control.stopped.discard(name.rstrip())
+    control.channels.pop(name.rstrip(), None)  # its STOPPED or INACTIVE status goes with it
     qm.need_sync()
     return [Response()]
 
