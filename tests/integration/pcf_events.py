@@ -7,8 +7,23 @@ import struct
 
 import pytest
 
+import ferrymq.client as fc
 import ferrymq.pymqi as pymqi
 from ferrymq.pymqi import CMQC, CMQCFC
+
+
+async def drain_events(qmgr: str, conn_name: str, queue: str = "SYSTEM.ADMIN.CHANNEL.EVENT"
+                       ) -> list[tuple[pymqi.CFH, dict[int, object]]]:
+    """Every event on ``queue`` taken off it (ferrymq's async client) and apart (``decode_event``)."""
+    out = []
+    async with await fc.connect_async(qmgr, conn_name) as c:
+        q = await c.open(queue)
+        while True:
+            try:
+                msg = await q.get(wait=0)
+            except fc.NoMessageAvailable:
+                return out
+            out.append(decode_event(msg.data))
 
 
 def decode_event(message: bytes) -> tuple[pymqi.CFH, dict[int, object]]:

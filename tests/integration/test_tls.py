@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pcf_events import decode_event
+from pcf_events import drain_events
 from qm_process import ADMIN_PASSWORD, ADMIN_USER, QueueManagerProcess
 
 import ferrymq.client as fc
@@ -207,18 +207,12 @@ async def test_sslpeer_and_client_authentication(certs: Certs) -> None:
 async def channel_events(srv: QueueManagerServer) -> list[dict[int, object]]:
     """Every event on SYSTEM.ADMIN.CHANNEL.EVENT, taken apart as a pymqi monitor would."""
     out = []
-    async with await fc.connect_async("QM1", addr(srv)) as c:
-        q = await c.open("SYSTEM.ADMIN.CHANNEL.EVENT")
-        while True:
-            try:
-                msg = await q.get(wait=0)
-            except fc.NoMessageAvailable:
-                return out
-            header, params = decode_event(msg.data)
-            assert (header.Type, header.Command, header.Reason) == (F.MQCFT_EVENT, F.MQCMD_CHANNEL_EVENT,
-                                                                     C.MQRC_CHANNEL_SSL_ERROR)
-            assert list(params)[:2] == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER]
-            out.append(params)
+    for header, params in await drain_events("QM1", addr(srv)):
+        assert (header.Type, header.Command, header.Reason) == (F.MQCFT_EVENT, F.MQCMD_CHANNEL_EVENT,
+                                                                 C.MQRC_CHANNEL_SSL_ERROR)
+        assert list(params)[:2] == [C.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER]
+        out.append(params)
+    return out
 
 
 async def test_channel_ssl_error_events(certs: Certs) -> None:

@@ -274,7 +274,7 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     except OSError as exc:  # TCP still serves: applications then need an address
         log.warning("event=local_socket_unavailable path=%s error=%s", qdir.socket_file, exc)
         local_socket = None
-    tls = ServerTLS(qm, qdir.path)
+    tls = ServerTLS(qm, qdir.path, server_options.ocsp_policy(options))
     server = QueueManagerServer(qm, config.host, config.port, local_socket=local_socket,
                                 authenticator=security(qdir, qm), tls=tls,
                                 **server_options.server_keywords(options))

@@ -4,8 +4,9 @@ in config.json (``"server": {...}``), ``ferrymq start`` overrides them for one r
 Each knob is a ``QueueManagerServer`` keyword, or, where it has an ``engine_field``, a
 field of the engine's ``MemoryLimits`` (docs/limits.md), or, marked ``process``, the queue
 manager process's own (the web console's port), or, marked ``channels``, a setting of the
-channel initiator (IBM's qm.ini Channels stanza); only the ones given are kept, so a queue
-manager follows the defaults for the rest.
+channel initiator (IBM's qm.ini Channels stanza), or, marked ``tls``, a setting of IBM's
+qm.ini SSL stanza (``ServerTLS``'s OCSP policy, words rather than numbers); only the ones
+given are kept, so a queue manager follows the defaults for the rest.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import click
 
 if TYPE_CHECKING:
     from ferrymq.engine.paging import MemoryLimits
+    from ferrymq.tls.ocsp import OCSPPolicy
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,12 +27,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 @dataclass(frozen=True, slots=True)
 class Knob:
     name: str  # the QueueManagerServer keyword
-    kind: type[int] | type[float]
+    kind: type[int] | type[float] | type[str]
     low: float  # the smallest value allowed
     help: str
     engine_field: str = ""  # a MemoryLimits field rather than a server keyword
     process: bool = False  # the queue manager process's own (the web console): not a server keyword
     channels: bool = False  # a ChannelInitiator keyword rather than a server keyword
+    choices: tuple[str, ...] = ()  # a word knob's values (kind str), IBM's spelling
 
     @property
     def flag(self) -> str:
@@ -67,6 +70,13 @@ KNOBS = (
                                     "while the last one waits for its confirmation, when the receiving queue "
                                     "manager's is above 1 too; any value above 1 acts as 2 (default 1; "
                                     "docs/distributed.md).", channels=True),
+    Knob("ocsp_check_extensions", str, 0, "IBM's OCSPCheckExtensions: YES (default) asks the OCSP responder a "
+                                          "client's certificate names (AuthorityInfoAccess) whether it is "
+                                          "revoked; NO never asks (docs/security.md).", choices=("YES", "NO")),
+    Knob("ocsp_authentication", str, 0, "IBM's OCSPAuthentication: when an OCSP responder cannot say whether a "
+                                        "certificate is revoked, REQUIRED (default) refuses the connection, WARN "
+                                        "lets it on with a Channel SSL Warning event, OPTIONAL lets it on.",
+         choices=("REQUIRED", "WARN", "OPTIONAL")),
 )
 _BY_NAME = {k.name: k for k in KNOBS}
 
@@ -74,7 +84,8 @@ _BY_NAME = {k.name: k for k in KNOBS}
 def click_options(fn: F) -> F:
     """Add one ``--knob`` option per knob (default None: not given)."""
     for knob in reversed(KNOBS):
-        fn = click.option(knob.flag, knob.name, type=knob.kind, default=None, help=knob.help)(fn)
+        kind: Any = click.Choice(knob.choices, case_sensitive=False) if knob.choices else knob.kind
+        fn = click.option(knob.flag, knob.name, type=kind, default=None, help=knob.help)(fn)
     return fn
 
 
@@ -99,6 +110,11 @@ def check(options: Mapping[str, Any]) -> dict[str, Any]:
         knob = _BY_NAME.get(name)
         if knob is None:
             raise ValueError(f"unknown server option {name!r}")
+        if knob.choices:
+            if not isinstance(value, str) or value.upper() not in knob.choices:
+                raise ValueError(f"{name} is one of {', '.join(knob.choices)}, not {value!r}")
+            out[name] = value.upper()
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (knob.kind is int
                                                                             and not isinstance(value, int)):
             raise ValueError(f"{name} must be {'an integer' if knob.kind is int else 'a number'}, not {value!r}")
@@ -116,7 +132,15 @@ def check(options: Mapping[str, Any]) -> dict[str, Any]:
 def server_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
     """The knobs among checked ``options`` that are ``QueueManagerServer`` keywords."""
     return {k: v for k, v in options.items()
-            if not (_BY_NAME[k].engine_field or _BY_NAME[k].process or _BY_NAME[k].channels)}
+            if not (_BY_NAME[k].engine_field or _BY_NAME[k].process or _BY_NAME[k].channels or _BY_NAME[k].choices)}
+
+
+def ocsp_policy(options: Mapping[str, Any]) -> OCSPPolicy:
+    """IBM's SSL stanza OCSP settings among checked ``options`` (the defaults for the rest)."""
+    from ferrymq.tls.ocsp import OCSPPolicy
+
+    return OCSPPolicy(check_extensions=options.get("ocsp_check_extensions", "YES") == "YES",
+                      authentication=options.get("ocsp_authentication", "REQUIRED"))
 
 
 def channel_keywords(options: Mapping[str, Any]) -> dict[str, Any]:

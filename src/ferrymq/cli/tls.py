@@ -49,9 +49,13 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
     @click.option("--new-ca", is_flag=True, help="Make a new CA even if there is one (older certificates then fail).")
     @click.option("--encrypt", is_flag=True, help="Encrypt each private key with a random password kept in its "
                   "repository's stash file (<stem>.sth, 0600).")
+    @click.option("--ocsp-url", "ocsp_urls", multiple=True,
+                  help="An OCSP responder (http://...) to name in each certificate's AuthorityInfoAccess "
+                       "extension (repeat); the other end then asks it whether the certificate is revoked.")
     @command
     def create_dev_certs(home: Path, out: Any, qmgr: str, clients: tuple[str, ...], out_dir: Path | None,
-                         days: int, hosts: tuple[str, ...], new_ca: bool, encrypt: bool) -> None:
+                         days: int, hosts: tuple[str, ...], new_ca: bool, encrypt: bool,
+                         ocsp_urls: tuple[str, ...]) -> None:
         """A development CA (kept in the queue manager's ssl directory), the queue manager's
         certificate in its default key repository (ssl/key, label ibmwebspheremq<qmgr>) and a
         key repository per --client (<out>/<client>, label ibmwebspheremq<client>). Files are
@@ -76,7 +80,12 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
         repo = KeyRepository(str(ssl_dir / "key"))
         label = default_label(qmgr)
         devcerts.write_signers(repo, ca)
-        server = devcerts.issue(ca, f"CN={qmgr},O=ferrymq", days=days, hosts=hosts or ("localhost", "127.0.0.1"))
+        for url in ocsp_urls:
+            if not url.lower().startswith(("http://", "https://")):
+                raise CliError(Exit.USAGE, "ocsp_url", f"--ocsp-url {url!r}: an OCSP responder is an http:// or "
+                               "https:// URL")
+        server = devcerts.issue(ca, f"CN={qmgr},O=ferrymq", days=days, hosts=hosts or ("localhost", "127.0.0.1"),
+                                ocsp_urls=ocsp_urls)
         devcerts.write_personal(repo, label, server, ca, password=_password(encrypt))
         made: list[dict[str, str]] = []
         where = out_dir if out_dir is not None else ssl_dir / "clients"
@@ -86,7 +95,8 @@ def register(group: click.Group, command: Callable[[Any], Any]) -> None:
             crepo = KeyRepository(str(where / name))
             clabel = default_label(name)
             devcerts.write_signers(crepo, ca)
-            devcerts.write_personal(crepo, clabel, devcerts.issue(ca, f"CN={name},O=ferrymq", days=days), ca,
+            devcerts.write_personal(crepo, clabel, devcerts.issue(ca, f"CN={name},O=ferrymq", days=days,
+                                                                  ocsp_urls=ocsp_urls), ca,
                                     password=_password(encrypt))
             made.append({"client": name, "key_repository": crepo.stem, "certificate_label": clabel,
                          "dn": f"CN={name},O=ferrymq"})

@@ -444,6 +444,19 @@ class Events:
             self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier), P.CFST(F.MQCACH_CHANNEL_NAME, channel),
             P.CFST(F.MQCACH_CONNECTION_NAME, conn_name), P.CFIN(which, limit)])
 
+    def channel_ssl_warning(self, qualifier: int, channel: str, conn_name: str, *, xmitq: str = "") -> None:
+        """Channel SSL Warning (SSLEV, MQRC_CHANNEL_SSL_WARNING): a TLS problem that let the
+        channel start, as IBM's only one, MQRQ_SSL_UNKNOWN_REVOCATION (OCSPAuthentication
+        WARN and the certificate's revocation status not known). QMgrName, ReasonQualifier,
+        ChannelName (left out when not known yet), XmitQName (sending channels),
+        ConnectionName."""
+        if self.state.qmgr_attr("SSLEV") == _OFF:
+            return
+        params: list[P.Param] = [self._qmgr_name(), P.CFIN(F.MQIACF_REASON_QUALIFIER, qualifier)]
+        if channel:
+            params.append(P.CFST(F.MQCACH_CHANNEL_NAME, channel))
+        self._channel_event(C.MQRC_CHANNEL_SSL_WARNING, params + self._where(xmitq, conn_name))
+
     def channel_stopped_by_user(self, channel: str) -> None:
         """Channel Stopped By User: STOP CHANNEL ended a running instance (an exception event)."""
         if self._channel(exception=True):

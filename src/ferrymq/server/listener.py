@@ -29,7 +29,8 @@ import logging
 import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import cast
 
 from ferrymq.errors import MQError
 
@@ -56,13 +57,18 @@ class Listener:
                  handshake_timeout: float, backlog: int = 1024, name: str = "listener",
                  full: Callable[[], bool] = lambda: False,
                  refuse: Callable[[socket.socket], None] = lambda sock: None,
-                 handshake_failed: Callable[[str, BaseException], None] = lambda peer, exc: None) -> None:
+                 handshake_failed: Callable[[str, BaseException], None] = lambda peer, exc: None,
+                 vet: Callable[[ssl.SSLObject, str], Awaitable[bool]] | None = None) -> None:
         """``full()``: no room for another connection; one accepted then is given to
         ``refuse`` (to say why, without blocking) and closed at once, so that a flood never
         holds descriptors the queue manager needs. ``handshake_failed(peer, exc)``: a TLS
         handshake ended in an error or was not finished in time (``HandshakeTimeout``; not a
-        peer gone), for the queue manager's Channel SSL Error event."""
+        peer gone), for the queue manager's Channel SSL Error event. ``vet(tls, peer)``:
+        after a TLS handshake, before any byte is read, whether the connection may go on
+        (a certificate's revocation status by OCSP, which needs a look-up the handshake
+        cannot wait for); False closes it."""
         self.handshake_failed = handshake_failed
+        self.vet = vet
         self.factory = factory
         self.full = full
         self.refuse = refuse
@@ -221,9 +227,11 @@ class Listener:
                         exc.reason, exc.detail)
             conn.close()
             return
+        held = _Held()
         try:
             left = max(0.001, accepted + self.handshake_timeout - time.monotonic())
-            await loop.connect_accepted_socket(factory, conn, ssl=context, ssl_handshake_timeout=left)
+            transport, _ = await loop.connect_accepted_socket(lambda: held, conn, ssl=context,
+                                                              ssl_handshake_timeout=left)
         except (TimeoutError, OSError, ssl.SSLError, ConnectionError) as exc:
             # An untrusted or expired certificate, no suite in common, a peer gone or too slow.
             log.warning("event=tls_handshake_failed listener=%s peer=%s detail=%r", self.name, peer, exc)
@@ -235,6 +243,56 @@ class Listener:
                 # whose peer went away: only the time taken tells a stall (an attack, or a
                 # client that cannot finish) from a partner that gave up, which is no event.
                 self.handshake_failed(peer, HandshakeTimeout(self.handshake_timeout))
+            return
+        try:
+            agreed: ssl.SSLObject | None = transport.get_extra_info("ssl_object")
+            go_on = True
+            if self.vet is not None and agreed is not None:
+                go_on = await self.vet(agreed, peer)
+        except BaseException:
+            transport.abort()
+            raise
+        if not go_on or held.lost or self.closed:
+            transport.abort()
+            return
+        held.hand_over(transport, factory())
+
+
+class _Held(asyncio.Protocol):
+    """A TLS connection's protocol until ``vet`` has decided: it reads nothing (reading is
+    paused from the start; anything the TLS layer had already decrypted is kept) and then
+    hands the transport, and what it kept, to the real protocol."""
+
+    def __init__(self) -> None:
+        self.kept: list[bytes] = []
+        self.lost = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's TLS transport is not an asyncio.Transport subclass, but reads the same way.
+        cast(asyncio.ReadTransport, transport).pause_reading()
+
+    def data_received(self, data: bytes) -> None:
+        self.kept.append(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+
+    def hand_over(self, transport: asyncio.BaseTransport, protocol: asyncio.BaseProtocol) -> None:
+        transport.set_protocol(protocol)
+        protocol.connection_made(transport)
+        for data in self.kept:
+            if isinstance(protocol, asyncio.BufferedProtocol):
+                view = memoryview(data)
+                while view:
+                    buf = memoryview(protocol.get_buffer(len(view)))
+                    n = min(len(buf), len(view))
+                    buf[:n] = view[:n]
+                    protocol.buffer_updated(n)
+                    view = view[n:]
+            elif isinstance(protocol, asyncio.Protocol):
+                protocol.data_received(data)
+        self.kept.clear()
+        cast(asyncio.ReadTransport, transport).resume_reading()
 
 
 def _peer(conn: socket.socket) -> str:

@@ -40,8 +40,9 @@ from ferrymq.server.handler import ClientHandler, Waiter
 from ferrymq.server.listener import Listener
 from ferrymq.server.metrics import MetricsEndpoint, render
 from ferrymq.server.tls import ServerTLS
-from ferrymq.tls import rules
+from ferrymq.tls import names, ocsp, rules
 
+OCSP_STAGE = "OCSP_CHECK"  # SSLHandshakeStage of a certificate refused by its OCSP status
 log = logging.getLogger("ferrymq.server")
 
 # Seconds a client whose channel STOP CHANNEL MODE(QUIESCE) named may go on (finishing its
@@ -212,7 +213,50 @@ class QueueManagerServer:
         """A listener with this queue manager's TLS and handshake deadline (its own, and the
         channels' LISTENER objects')."""
         return Listener(factory, tls_context=self._tls_context, handshake_timeout=self.limits.limits.handshake_timeout,
-                        backlog=backlog, name=name, handshake_failed=self._handshake_failed)
+                        backlog=backlog, name=name, handshake_failed=self._handshake_failed, vet=self._vet)
+
+    async def _vet(self, tls: ssl.SSLObject, peer: str) -> bool:
+        """Whether a TLS connection whose handshake has finished may go on: the partner
+        certificate's revocation status by OCSP (tls.ocsp), as IBM MQ checks it when the
+        certificate names a responder. REVOKED, or not known under OCSPAuthentication
+        REQUIRED, closes it with a Channel SSL Error event (MQRQ_SSL_HANDSHAKE_ERROR,
+        SSLHandshakeStage OCSP_CHECK, SSLReturnCode 23, 75 or 74); not known under WARN lets it
+        on with a Channel SSL Warning event (MQRQ_SSL_UNKNOWN_REVOCATION); under OPTIONAL,
+        with a log line only."""
+        cert = tls.getpeercert(binary_form=True)
+        if self.tls is None or not cert or not self.tls.ocsp.check_extensions or not ocsp.may_name_responder(cert):
+            return True
+        policy = self.tls.ocsp
+        signers = self.tls.repository().signers
+        try:
+            # Several responders may be tried, each bounded by the policy's time-out.
+            verdict = await asyncio.wait_for(asyncio.to_thread(ocsp.check, cert, signers, policy),
+                                             policy.timeout * 3)
+        except TimeoutError:
+            verdict = ocsp.Verdict(ocsp.UNKNOWN, ocsp.X509_V_ERR_OCSP_VERIFY_FAILED, "OCSP look-up timed out", "")
+        if verdict is None or verdict.status == ocsp.GOOD:
+            return True
+        address = peer.rpartition(":")[0]
+        dn = names.peer_of(tls).dn
+        if verdict.status == ocsp.UNKNOWN and policy.authentication != ocsp.REQUIRED:
+            log.warning("event=tls_revocation_unknown peer=%s peer_dn=%r ocsp=%s detail=%r", peer, dn,
+                        policy.authentication, verdict.detail)
+            if policy.authentication == ocsp.WARN:
+                self.qmgr.events.channel_ssl_warning(F.MQRQ_SSL_UNKNOWN_REVOCATION, "", address)
+                self._events_put()
+            return True
+        log.warning("event=tls_refused_revocation peer=%s peer_dn=%r status=%s code=%d detail=%r", peer, dn,
+                    verdict.status, verdict.code, verdict.detail)
+        self.qmgr.events.channel_ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", address, stage=OCSP_STAGE,
+                                           return_code=verdict.code)
+        self._events_put()
+        return False
+
+    def _events_put(self) -> None:
+        """After an event put outside any connection's call: a persistent one written, a
+        get waiting on the event queue answered."""
+        self.qmgr.take_sync_lsn()
+        self.after_engine_call(None)
 
     def _handshake_failed(self, peer: str, exc: BaseException) -> None:
         """A Channel SSL Error event (MQRQ_SSL_HANDSHAKE_ERROR) for a handshake that failed
@@ -220,8 +264,7 @@ class QueueManagerServer:
         stage, code = rules.handshake_failure(exc)
         self.qmgr.events.channel_ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", peer.rpartition(":")[0], stage=stage,
                                            return_code=code)
-        self.qmgr.take_sync_lsn()
-        self.after_engine_call(None)
+        self._events_put()
 
     def open_connections(self) -> int:
         """Connections counted against the capacity: those served, and those the listener

@@ -24,14 +24,18 @@ from ferrymq.tls import rules
 from ferrymq.tls.cipherspecs import CipherSpec
 from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
 from ferrymq.tls.names import TLSPeer
+from ferrymq.tls.ocsp import OCSPPolicy
 
 
 class ServerTLS:
     """The TLS settings of one queue manager's server; ``data_dir`` holds the default key
     repository (``ssl/key``)."""
 
-    def __init__(self, qmgr: QueueManager, data_dir: Path | str | None) -> None:
+    def __init__(self, qmgr: QueueManager, data_dir: Path | str | None, ocsp: OCSPPolicy | None = None) -> None:
+        """``ocsp``: IBM's SSL stanza settings for OCSP (default: IBM's, OCSPCheckExtensions
+        YES and OCSPAuthentication REQUIRED)."""
         self.qmgr = qmgr
+        self.ocsp = ocsp or OCSPPolicy()
         self.default_stem = str(Path(data_dir) / "ssl" / "key") if data_dir is not None else ""
         self._cache = ContextCache()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from cryptography.x509.oid import AuthorityInformationAccessOID, ExtendedKeyUsageOID, NameOID
 
 from ferrymq.tls.keyrepo import KeyRepository
 
@@ -69,11 +69,13 @@ def new_ca(dn: str = "CN=ferrymq development CA,O=ferrymq", *, days: int = 365) 
 
 
 def issue(ca: Issued, dn: str, *, days: int = 365, hosts: Iterable[str] = (),
-          not_before: dt.datetime | None = None, not_after: dt.datetime | None = None) -> Issued:
+          not_before: dt.datetime | None = None, not_after: dt.datetime | None = None,
+          ocsp_urls: Iterable[str] = ()) -> Issued:
     """A certificate for ``dn`` signed by ``ca``, good for both ends of a connection (a
     queue manager's certificate serves its listener and its sender channels). ``hosts``:
     subject alternative names. ``not_before``/``not_after`` override the validity (tests
-    make expired certificates with them)."""
+    make expired certificates with them). ``ocsp_urls``: OCSP responders named in an
+    AuthorityInfoAccess extension (checked by the other end, docs/security.md)."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     now = _now()
     builder = (x509.CertificateBuilder().subject_name(name(dn)).issuer_name(ca.cert.subject)
@@ -91,6 +93,10 @@ def issue(ca: Issued, dn: str, *, days: int = 365, hosts: Iterable[str] = (),
             sans.append(x509.DNSName(host))
     if sans:
         builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
+    aia = [x509.AccessDescription(AuthorityInformationAccessOID.OCSP, x509.UniformResourceIdentifier(url))
+           for url in ocsp_urls]
+    if aia:
+        builder = builder.add_extension(x509.AuthorityInformationAccess(aia), critical=False)
     return Issued(builder.sign(ca.key, hashes.SHA256()), key)
 
 
