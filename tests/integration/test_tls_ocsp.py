@@ -226,8 +226,10 @@ async def test_ocsp_warn_and_optional_let_unknown_on(tmp_path: Path, ca: devcert
 def test_ocsp_in_a_queue_manager_process_with_events_read_by_another(tmp_path: Path, responder: Responder) -> None:
     """`ferrymq create --ocsp-authentication WARN`, `create-dev-certs --ocsp-url`: an unknown
     status lets the client on with a Channel SSL Warning event, a revoked one is refused with
-    a Channel SSL Error event; this process reads both with pymqi."""
-    qm = QueueManagerProcess(tmp_path, "QM1", create_args=("--ocsp-authentication", "warn"))
+    a Channel SSL Error event, and so is a handshake left unfinished past the deadline; this
+    process reads the three with pymqi."""
+    qm = QueueManagerProcess(tmp_path, "QM1", create_args=("--ocsp-authentication", "warn",
+                                                           "--handshake-timeout", "1.5"))
     doc = json.loads(qm._cli("tls", "create-dev-certs", "QM1", "--client", "app", "--ocsp-url", responder.url,
                              "--output", "json"))
     (app,) = doc["clients"]
@@ -247,13 +249,19 @@ def test_ocsp_in_a_queue_manager_process_with_events_read_by_another(tmp_path: P
         with pytest.raises(fc.MQError) as info:
             fc.connect("QM1", qm.conn_name, channel="APP.TLS", tls=tls, user=ADMIN_USER, password=ADMIN_PASSWORD)
         assert info.value.reason == C.MQRC_Q_MGR_NOT_AVAILABLE
+        with socket.create_connection(("127.0.0.1", qm.port), timeout=10) as stalled:  # half a ClientHello
+            stalled.sendall(b"\x16\x03\x01\x02\x00\x01")
+            assert stalled.recv(100) == b""  # ended at the handshake deadline
         qmgr = pymqi.connect("QM1", "SYSTEM.DEF.SVRCONN", qm.conn_name, ADMIN_USER, ADMIN_PASSWORD)
         try:
             q = pymqi.Queue(qmgr, "SYSTEM.ADMIN.CHANNEL.EVENT")
-            got = [decode_event(q.get()) for _ in range(2)]
+            got = [decode_event(q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=5000)))
+                   for _ in range(3)]
         finally:
             qmgr.disconnect()
-        (warn_head, warn), (err_head, err) = got
+        (warn_head, warn), (err_head, err), (late_head, late) = got
+        assert (late_head.Reason, late[F.MQCACH_SSL_HANDSHAKE_STAGE], late[F.MQIACH_SSL_RETURN_CODE]) == (
+            C.MQRC_CHANNEL_SSL_ERROR, b"HANDSHAKE_TIMED_OUT", 110)
         assert (warn_head.Reason, warn[F.MQIACF_REASON_QUALIFIER]) == (C.MQRC_CHANNEL_SSL_WARNING,
                                                                        F.MQRQ_SSL_UNKNOWN_REVOCATION)
         assert warn_head.CompCode == C.MQCC_WARNING

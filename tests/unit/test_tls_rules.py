@@ -3,6 +3,7 @@ revocation lists."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,19 @@ def test_an_encrypted_key_loads_with_its_stash_file_or_mqkeyrpwd(tmp_path: Path,
     with pytest.raises(MQError) as readable:
         repo.server_context("qm")
     assert readable.value.reason == C.MQRC_KEY_REPOSITORY_ERROR and "readable by others" in str(readable.value)
+    repo.stash.unlink()
+    os.mkfifo(repo.stash, 0o600)  # a FIFO in its place: refused at once, not waited on
+    with pytest.raises(MQError) as fifo:
+        repo.server_context("qm")
+    assert fifo.value.reason == C.MQRC_KEY_REPOSITORY_ERROR and "not a regular file" in str(fifo.value)
+    repo.stash.unlink()
+    elsewhere = tmp_path / "elsewhere.sth"
+    elsewhere.write_bytes(b"s3cret\n")
+    elsewhere.chmod(0o600)
+    repo.stash.symlink_to(elsewhere)  # nor through a symbolic link
+    with pytest.raises(MQError) as link:
+        repo.server_context("qm")
+    assert link.value.reason == C.MQRC_KEY_REPOSITORY_ERROR
     repo.stash.unlink()
     with pytest.raises(MQError) as missing:  # no password: refused, never a prompt
         repo.server_context("qm")

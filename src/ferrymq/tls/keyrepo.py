@@ -98,13 +98,17 @@ class KeyRepository:
         if env:
             return env.encode()
         try:
-            fd = os.open(self.stash, os.O_RDONLY | os.O_NOFOLLOW)
+            # Not through a symbolic link, and never blocking on a FIFO put in its place.
+            fd = os.open(self.stash, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return b""
         except OSError as exc:
             raise repository_error(f"stash file {self.stash} cannot be read: {exc.strerror}") from None
         with os.fdopen(fd, "rb") as f:
-            mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise repository_error(f"stash file {self.stash} is not a regular file")
+            mode = stat.S_IMODE(st.st_mode)
             if mode & 0o077:
                 raise repository_error(f"stash file {self.stash} holds the key password and is readable by "
                                        f"others (mode {mode:04o}): chmod 600 it")
