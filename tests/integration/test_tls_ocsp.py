@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import socket
@@ -121,10 +122,11 @@ def unused_url() -> str:
 
 
 @contextlib.asynccontextmanager
-async def serving(data: Path, ca: devcerts.Issued, policy: OCSPPolicy) -> AsyncIterator[QueueManagerServer]:
+async def serving(data: Path, ca: devcerts.Issued, policy: OCSPPolicy,
+                  qm_cert: devcerts.Issued | None = None) -> AsyncIterator[QueueManagerServer]:
     repo = KeyRepository(str(data / "ssl" / "key"))
     devcerts.write_signers(repo, ca)
-    devcerts.write_personal(repo, default_label("QM1"), devcerts.issue(ca, "CN=QM1,O=ferrymq"), ca)
+    devcerts.write_personal(repo, default_label("QM1"), qm_cert or devcerts.issue(ca, "CN=QM1,O=ferrymq"), ca)
     qm = QueueManager.start("QM1", MemoryJournal(), SystemClock())
     qm.objects.define("QLOCAL", "Q1")
     qm.state.channels.define("TLS.REQ", "SVRCONN", {"SSLCIPH": ANY})
@@ -237,6 +239,8 @@ def test_ocsp_in_a_queue_manager_process_with_events_read_by_another(tmp_path: P
     cert = devcerts.load_certificate(KeyRepository(app["key_repository"]).personal(app["certificate_label"]))
     assert responder.url in str(cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value)
     responder.set(cert, "UNKNOWN")
+    # The queue manager's certificate names the responder too: the client asks about it.
+    responder.set(devcerts.load_certificate(Path(f"{doc['key_repository']}.{doc['certificate_label']}.pem")), "GOOD")
     qm.start()
     try:
         qm.mqsc("DEFINE CHANNEL(APP.TLS) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=app')\n"
@@ -292,3 +296,45 @@ async def test_a_slow_responder_holds_only_its_own_connection(tmp_path: Path, ca
         assert refusal(got[1]) == (F.MQRQ_SSL_HANDSHAKE_ERROR, b"OCSP_CHECK", 74)
     finally:
         silent.close()
+
+
+async def test_a_client_asks_about_the_queue_managers_certificate(tmp_path: Path, ca: devcerts.Issued,
+                                                                 responder: Responder) -> None:
+    """The calling end checks too (IBM's mqclient.ini SSL stanza): the queue manager's
+    certificate names the responder; revoked 2401 (the async and blocking clients, pymqi),
+    not known 2393 under REQUIRED, let on under WARN and OPTIONAL or with the check off."""
+    qm_cert = devcerts.issue(ca, "CN=QM1,O=ferrymq", ocsp_urls=[responder.url])
+    tls, _ = client(tmp_path, ca, "app")
+    async with serving(tmp_path, ca, OCSPPolicy(), qm_cert) as srv:
+        responder.set(qm_cert.cert, "GOOD")
+        assert await connects(srv, tls) == 0
+        responder.set(qm_cert.cert, "REVOKED")
+        assert await connects(srv, tls) == C.MQRC_SSL_CERTIFICATE_REVOKED
+
+        def blocking() -> int:
+            try:
+                fc.connect("QM1", f"127.0.0.1({srv.port})", channel="TLS.REQ", tls=tls).close()
+            except fc.MQError as exc:
+                return exc.reason
+            return 0
+
+        def with_pymqi() -> int:
+            cd = pymqi.CD(ChannelName=b"TLS.REQ", ConnectionName=f"127.0.0.1({srv.port})".encode(),
+                          SSLCipherSpec=ANY.encode())
+            sco = pymqi.SCO(KeyRepository=tls.key_repository.encode(), CertificateLabel=b"app")
+            try:
+                pymqi.QueueManager(None).connect_with_options("QM1", cd, sco)
+            except pymqi.MQMIError as exc:
+                return int(exc.reason)
+            return 0
+
+        assert await asyncio.to_thread(blocking) == C.MQRC_SSL_CERTIFICATE_REVOKED
+        assert await asyncio.to_thread(with_pymqi) == C.MQRC_SSL_CERTIFICATE_REVOKED
+        responder.set(qm_cert.cert, "UNKNOWN")
+        assert await connects(srv, tls) == C.MQRC_SSL_INITIALIZATION_ERROR
+        for authentication in ("WARN", "OPTIONAL"):
+            assert await connects(srv, dataclasses.replace(tls, ocsp_authentication=authentication)) == 0
+        responder.set(qm_cert.cert, "REVOKED")
+        asked = responder.asked
+        assert await connects(srv, dataclasses.replace(tls, ocsp_check_extensions=False)) == 0
+        assert responder.asked == asked

@@ -147,7 +147,10 @@ class AsyncClient(AsyncSequenceCalls):
             sock.close()
             raise handshake_failed(exc) from None
         try:
-            tls.check(transport.get_extra_info("ssl_object"))
+            agreed = transport.get_extra_info("ssl_object")
+            tls.check(agreed)
+            if tls.wants_revocation_check(agreed):  # an OCSP look-up blocks: off the event loop
+                await asyncio.to_thread(tls.revocation, agreed)
         except MQError:
             transport.close()
             raise

@@ -13,21 +13,24 @@ whether it needs one: SSLCAUTH, SSLPEER). Failures get IBM's reasons:
 | an unknown or refused CipherSpec, a named certificate label missing, the queue manager's certificate not trusted or expired, a TLS 1.3 suite other than the one named | 2393 MQRC_SSL_INITIALIZATION_ERROR |
 | an SSLPeerName that does not parse | 2399 MQRC_SSL_PEER_NAME_ERROR |
 | the queue manager's certificate does not match SSLPeerName | 2398 MQRC_SSL_PEER_NAME_MISMATCH |
-| the queue manager's certificate is revoked by a CRL in the client's key repository (``<stem>.crl``) | 2401 MQRC_SSL_CERTIFICATE_REVOKED |
+| the queue manager's certificate is revoked by a CRL in the client's key repository (``<stem>.crl``), or by the OCSP responder it names | 2401 MQRC_SSL_CERTIFICATE_REVOKED |
+| the OCSP responder the queue manager's certificate names cannot say whether it is revoked, and ``ocsp_authentication`` is REQUIRED (IBM's default) | 2393 MQRC_SSL_INITIALIZATION_ERROR |
 | the queue manager ended the handshake or the connection before answering the connect (it did not trust this client's certificate, no suite in common, no TLS there) | 2059 MQRC_Q_MGR_NOT_AVAILABLE |
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import ssl
 from dataclasses import dataclass, field
 
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
-from ferrymq.tls import cipherspecs, names
+from ferrymq.tls import cipherspecs, names, ocsp
 from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
 
+log = logging.getLogger("ferrymq.client")
 _CONTEXTS = ContextCache()
 X509_V_ERR_CERT_REVOKED = 23  # OpenSSL's verification code for a certificate a CRL revokes
 
@@ -65,7 +68,9 @@ class ClientTLS:
     ``peer_name``: an SSLPEER pattern the queue manager's certificate must match;
     ``key_repo_password``: the password of an encrypted private key (the MQSCO's
     KeyRepoPassword; blank: ``$MQKEYRPWD``, else the repository's stash file), never shown
-    in the repr.
+    in the repr; ``ocsp_check_extensions``, ``ocsp_authentication``: IBM's mqclient.ini SSL
+    stanza OCSPCheckExtensions (ask the OCSP responder the queue manager's certificate names)
+    and OCSPAuthentication (REQUIRED, WARN: a log line, OPTIONAL) when it cannot say.
     """
 
     key_repository: str
@@ -73,6 +78,8 @@ class ClientTLS:
     certificate_label: str = ""
     peer_name: str = ""
     key_repo_password: str = field(default="", repr=False)
+    ocsp_check_extensions: bool = True
+    ocsp_authentication: str = ocsp.REQUIRED
 
     def context(self, user: str = "") -> ssl.SSLContext:
         """Raises: MQError 2381, 2393 or 2399 (see the module docstring)."""
@@ -107,6 +114,37 @@ class ClientTLS:
                                                          f"match SSLPeerName {self.peer_name.strip()!r}")
         return peer
 
+    def wants_revocation_check(self, tls: ssl.SSLObject | ssl.SSLSocket) -> bool:
+        """Whether ``revocation`` would ask an OCSP responder (the async client then asks
+        on a thread)."""
+        cert = tls.getpeercert(binary_form=True)
+        return bool(cert) and self.ocsp_check_extensions and ocsp.may_name_responder(cert or b"")
+
+    def revocation(self, tls: ssl.SSLObject | ssl.SSLSocket) -> None:
+        """The queue manager's certificate's revocation status by OCSP (``tls.ocsp``), when it
+        names a responder. Blocks for the look-up.
+
+        Raises:
+            MQError: 2401 revoked; 2393 not known under OCSPAuthentication REQUIRED.
+        """
+        cert = tls.getpeercert(binary_form=True)
+        if not cert or not self.wants_revocation_check(tls):
+            return
+        # A value IBM does not know is its default, silently, as mqclient.ini's SSL stanza is read.
+        chosen = self.ocsp_authentication.strip().upper()
+        policy = ocsp.OCSPPolicy(True, chosen if chosen in ocsp.AUTHENTICATION else ocsp.REQUIRED)
+        verdict = ocsp.check(cert, KeyRepository.at(self.key_repository).signers, policy)
+        if verdict is None or verdict.status == ocsp.GOOD:
+            return
+        if verdict.status == ocsp.REVOKED:
+            raise _failed(C.MQRC_SSL_CERTIFICATE_REVOKED, f"the queue manager's certificate is revoked "
+                                                          f"(OCSP, {verdict.url}): {verdict.detail}")
+        if policy.authentication == ocsp.REQUIRED:
+            raise _failed(C.MQRC_SSL_INITIALIZATION_ERROR, "the queue manager's certificate's revocation status "
+                                                           f"is not known (OCSPAuthentication REQUIRED): {verdict.detail}")
+        if policy.authentication == ocsp.WARN:
+            log.warning("event=tls_revocation_unknown peer_dn=%r detail=%r", names.peer_of(tls).dn, verdict.detail)
+
     def wrap(self, sock: socket.socket, host: str, user: str = "") -> socket.socket:
         """The TLS handshake over a connected socket (within its timeout), checked; the
         socket to use from then on. ``sock`` is closed when it fails.
@@ -124,6 +162,7 @@ class ClientTLS:
             raise handshake_failed(exc) from None
         try:
             self.check(tls)
+            self.revocation(tls)
         except MQError:
             tls.close()
             raise
