@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from channel_pair import free_port, wait_for
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.x509 import ocsp
@@ -338,3 +339,54 @@ async def test_a_client_asks_about_the_queue_managers_certificate(tmp_path: Path
         asked = responder.asked
         assert await connects(srv, dataclasses.replace(tls, ocsp_check_extensions=False)) == 0
         assert responder.asked == asked
+
+
+def test_a_sender_asks_about_its_receivers_certificate(tmp_path: Path, ca: devcerts.Issued,
+                                                      responder: Responder) -> None:
+    """A sender channel checks the receiver's certificate by OCSP as the listener checks its
+    callers: revoked, the channel fails with 2371 and a Channel SSL Error event at the sender
+    (ChannelName, XmitQName, stage OCSP_CHECK, 23), and retries; once the responder says GOOD
+    it runs and carries the message. Two queue-manager processes."""
+    qm1, qm2 = QueueManagerProcess(tmp_path, "QM1"), QueueManagerProcess(tmp_path, "QM2")
+    certs = {"QM1": devcerts.issue(ca, "CN=QM1,O=ferrymq"),
+             "QM2": devcerts.issue(ca, "CN=QM2,O=ferrymq", ocsp_urls=[responder.url])}
+    for name, issued in certs.items():
+        repo = KeyRepository(str(tmp_path / "qmgrs" / name / "ssl" / "key"))
+        devcerts.write_signers(repo, ca)
+        devcerts.write_personal(repo, default_label(name), issued, ca)
+    responder.set(certs["QM2"].cert, "REVOKED")
+    port = free_port()
+    qm1.start()
+    qm2.start()
+    try:
+        qm2.mqsc(f"DEFINE LISTENER(L) TRPTYPE(TCP) PORT({port}) CONTROL(QMGR)\n"
+                 "DEFINE CHANNEL(TLS.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12_OR_HIGHER)\n"
+                 "DEFINE QLOCAL(APP.IN)\nSTART LISTENER(L)\n")
+        qm1.mqsc("ALTER QMGR SSLEV(ENABLED)\nDEFINE QLOCAL(QM2) USAGE(XMITQ)\n"
+                 f"DEFINE CHANNEL(TLS.TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(QM2) +\n"
+                 "       SSLCIPH(ANY_TLS12_OR_HIGHER) SHORTRTY(1000) SHORTTMR(1) DISCINT(0)\n"
+                 "DEFINE QREMOTE(TO.QM2.APP) RNAME(APP.IN) RQMNAME(QM2) XMITQ(QM2)\nSTART CHANNEL(TLS.TO.QM2)\n")
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            c1.open("TO.QM2.APP").put(b"after the all-clear")
+        log1 = tmp_path / "qmgrs" / "QM1" / "ferrymq.log"
+        wait_for(lambda: "the receiver's certificate: OCSP REVOKED" in log1.read_text())
+        responder.set(certs["QM2"].cert, "GOOD")
+        with fc.connect("QM2", qm2.conn_name) as c2:
+            assert c2.open("APP.IN").get(wait=30).data == b"after the all-clear"
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            q = c1.open("SYSTEM.ADMIN.CHANNEL.EVENT")
+            refused = []
+            while True:
+                try:
+                    header, params = decode_event(q.get(wait=0).data)
+                except fc.NoMessageAvailable:
+                    break
+                if header.Reason == C.MQRC_CHANNEL_SSL_ERROR:
+                    refused.append(params)
+        assert refused, "no Channel SSL Error event at the sender"
+        first = refused[0]
+        assert (first[F.MQCACH_CHANNEL_NAME], first[F.MQCACH_XMIT_Q_NAME]) == (b"TLS.TO.QM2", b"QM2")
+        assert (first[F.MQCACH_SSL_HANDSHAKE_STAGE], first[F.MQIACH_SSL_RETURN_CODE]) == (b"OCSP_CHECK", 23)
+    finally:
+        qm1.stop()
+        qm2.stop()

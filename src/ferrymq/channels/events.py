@@ -65,6 +65,11 @@ class ChannelEvents:
         self._put(lambda: events.channel_ssl_error(qualifier, self.channel, conn_name, xmitq=self.xmitq, stage=stage,
                                                    return_code=return_code, peer_name=peer_name))
 
+    def ssl_warning(self, qualifier: int, conn_name: str) -> None:
+        """Channel SSL Warning (SSLEV): a TLS problem that let this channel start (MQRQ_SSL_UNKNOWN_REVOCATION)."""
+        events = self.host.qmgr.events
+        self._put(lambda: events.channel_ssl_warning(qualifier, self.channel, conn_name, xmitq=self.xmitq))
+
     def conversion_error(self, reason: int, fmt: str) -> None:
         """A message of format ``fmt`` did not convert (``reason``) and is sent as it was."""
         events = self.host.qmgr.events

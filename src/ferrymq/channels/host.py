@@ -16,6 +16,7 @@ from typing import Protocol
 
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.tls.cipherspecs import CipherSpec
+from ferrymq.tls.ocsp import Outcome
 
 
 class ChannelKeys(Protocol):
@@ -27,6 +28,9 @@ class ChannelKeys(Protocol):
     def calling_context(self, spec: CipherSpec, label: str) -> ssl.SSLContext:
         """The calling end's (a sender's): ``label`` blank for the queue manager's CERTLABL.
         Raises: MQError."""
+
+    async def revocation(self, agreed: ssl.SSLObject) -> Outcome | None:
+        """The partner certificate's revocation status by OCSP (None: let it on)."""
 
 
 class Listening(Protocol):

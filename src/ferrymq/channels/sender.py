@@ -63,7 +63,7 @@ from ferrymq.mq import cxc as X
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import channel as P
 from ferrymq.protocol.errors import RemoteProtocolError
-from ferrymq.tls import names, rules
+from ferrymq.tls import names, ocsp, rules
 from ferrymq.wire.convert import convert_xmit
 from ferrymq.wire.mqmd import MQMD
 from ferrymq.wire.mqxqh import unpack_xmit
@@ -200,7 +200,33 @@ class SenderAgent:
             stage, code = rules.handshake_failure(exc)
             self.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, self.chl.text("CONNAME"), stage=stage, return_code=code)
             raise
+        await self.check_revocation(link)
         return link
+
+    async def check_revocation(self, link: Link) -> None:
+        """The receiver's certificate's revocation status by OCSP, as the queue manager's
+        listener checks its callers' (server.tls ``ServerTLS.revocation``).
+
+        Raises:
+            ChannelError: MQRC_CHANNEL_SSL_ERROR (revoked, or not known under
+                OCSPAuthentication REQUIRED), the connection closed.
+        """
+        agreed = link.writer.get_extra_info("ssl_object")
+        keys = self.host.keys
+        found = await keys.revocation(agreed) if keys is not None and agreed is not None else None
+        if found is None:
+            return
+        conname, verdict = self.chl.text("CONNAME"), found.verdict
+        if not found.refuse:
+            log.warning("event=tls_revocation_unknown channel=%s warn=%s detail=%r", self.chl.name, found.warn,
+                        verdict.detail)
+            if found.warn:
+                self.events.ssl_warning(F.MQRQ_SSL_UNKNOWN_REVOCATION, conname)
+            return
+        link.writer.close()
+        self.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, conname, stage=ocsp.STAGE, return_code=verdict.code)
+        raise ChannelError(C.MQRC_CHANNEL_SSL_ERROR, f"the receiver's certificate: OCSP {verdict.status} "
+                                                     f"({verdict.detail})")
 
     def tls_context(self) -> ssl.SSLContext | None:
         """Raises: ChannelError: MQRC_CHANNEL_SSL_ERROR (``calltls.calling_context``)."""

@@ -42,7 +42,6 @@ from ferrymq.server.metrics import MetricsEndpoint, render
 from ferrymq.server.tls import ServerTLS
 from ferrymq.tls import names, ocsp, rules
 
-OCSP_STAGE = "OCSP_CHECK"  # SSLHandshakeStage of a certificate refused by its OCSP status
 log = logging.getLogger("ferrymq.server")
 
 # Seconds a client whose channel STOP CHANNEL MODE(QUIESCE) named may go on (finishing its
@@ -223,31 +222,20 @@ class QueueManagerServer:
         SSLHandshakeStage OCSP_CHECK, SSLReturnCode 23, 75 or 74); not known under WARN lets it
         on with a Channel SSL Warning event (MQRQ_SSL_UNKNOWN_REVOCATION); under OPTIONAL,
         with a log line only."""
-        cert = tls.getpeercert(binary_form=True)
-        if self.tls is None or not cert or not self.tls.ocsp.check_extensions or not ocsp.may_name_responder(cert):
+        found = await self.tls.revocation(tls) if self.tls is not None else None
+        if found is None:
             return True
-        policy = self.tls.ocsp
-        signers = self.tls.repository().signers
-        try:
-            # Several responders may be tried, each bounded by the policy's time-out.
-            verdict = await asyncio.wait_for(asyncio.to_thread(ocsp.check, cert, signers, policy),
-                                             policy.timeout * 3)
-        except TimeoutError:
-            verdict = ocsp.Verdict(ocsp.UNKNOWN, ocsp.X509_V_ERR_OCSP_VERIFY_FAILED, "OCSP look-up timed out", "")
-        if verdict is None or verdict.status == ocsp.GOOD:
-            return True
-        address = peer.rpartition(":")[0]
-        dn = names.peer_of(tls).dn
-        if verdict.status == ocsp.UNKNOWN and policy.authentication != ocsp.REQUIRED:
-            log.warning("event=tls_revocation_unknown peer=%s peer_dn=%r ocsp=%s detail=%r", peer, dn,
-                        policy.authentication, verdict.detail)
-            if policy.authentication == ocsp.WARN:
+        address, dn, verdict = peer.rpartition(":")[0], names.peer_of(tls).dn, found.verdict
+        if not found.refuse:
+            log.warning("event=tls_revocation_unknown peer=%s peer_dn=%r warn=%s detail=%r", peer, dn, found.warn,
+                        verdict.detail)
+            if found.warn:
                 self.qmgr.events.channel_ssl_warning(F.MQRQ_SSL_UNKNOWN_REVOCATION, "", address)
                 self._events_put()
             return True
         log.warning("event=tls_refused_revocation peer=%s peer_dn=%r status=%s code=%d detail=%r", peer, dn,
                     verdict.status, verdict.code, verdict.detail)
-        self.qmgr.events.channel_ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", address, stage=OCSP_STAGE,
+        self.qmgr.events.channel_ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", address, stage=ocsp.STAGE,
                                            return_code=verdict.code)
         self._events_put()
         return False

@@ -15,12 +15,13 @@ queue manager ends the channel at start-up, with the rule in the detail and in t
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from pathlib import Path
 
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.tls import rules
+from ferrymq.tls import ocsp, rules
 from ferrymq.tls.cipherspecs import CipherSpec
 from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
 from ferrymq.tls.names import TLSPeer
@@ -62,6 +63,26 @@ class ServerTLS:
             MQError: 2381: no signer certificates, a file that does not load.
         """
         return self._cache.client(self.repository(), label or self.label(), spec, label_required=False)
+
+    async def revocation(self, agreed: ssl.SSLObject) -> ocsp.Outcome | None:
+        """The partner certificate's revocation status by OCSP, when it names a responder and
+        the queue manager's OCSPCheckExtensions is YES (the look-up on a thread, bounded):
+        None to let it on without a word, else what to do (``ocsp.outcome``)."""
+        return await _revocation(self, agreed)
+
+
+async def _revocation(tls: ServerTLS, agreed: ssl.SSLObject) -> ocsp.Outcome | None:
+    cert = agreed.getpeercert(binary_form=True)
+    policy = tls.ocsp
+    if not cert or not policy.check_extensions or not ocsp.may_name_responder(cert):
+        return None
+    try:
+        # Several responders may be tried, each bounded by the policy's time-out.
+        verdict = await asyncio.wait_for(asyncio.to_thread(ocsp.check, cert, tls.repository().signers, policy),
+                                         policy.timeout * 3)
+    except TimeoutError:
+        verdict = ocsp.Verdict(ocsp.UNKNOWN, ocsp.X509_V_ERR_OCSP_VERIFY_FAILED, "OCSP look-up timed out", "")
+    return ocsp.outcome(verdict, policy)
 
 
 def channel_refusal(chl: ChannelObject, peer: TLSPeer | None) -> tuple[str, str] | None:

@@ -30,6 +30,7 @@ GOOD, REVOKED, UNKNOWN = "GOOD", "REVOKED", "UNKNOWN"
 X509_V_ERR_CERT_REVOKED = 23
 X509_V_ERR_OCSP_VERIFY_FAILED = 74
 X509_V_ERR_OCSP_CERT_UNKNOWN = 75
+STAGE = "OCSP_CHECK"  # the Channel SSL Error event's SSLHandshakeStage for a refusal by OCSP
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,26 @@ class Verdict:
     code: int  # 0 for GOOD, else an X.509 verification code (module docstring)
     detail: str
     url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a queue manager does about a verdict that is not GOOD: ``refuse`` the partner
+    (REVOKED, or not known under REQUIRED), else let it on, with a Channel SSL Warning event
+    when ``warn`` (WARN)."""
+
+    verdict: Verdict
+    refuse: bool
+    warn: bool
+
+
+def outcome(verdict: Verdict | None, policy: OCSPPolicy) -> Outcome | None:
+    """None when the partner goes on without a word (nothing asked, or GOOD)."""
+    if verdict is None or verdict.status == GOOD:
+        return None
+    if verdict.status == REVOKED or policy.authentication == REQUIRED:
+        return Outcome(verdict, refuse=True, warn=False)
+    return Outcome(verdict, refuse=False, warn=policy.authentication == WARN)
 
 
 # DER of the AuthorityInfoAccess extension's OID (1.3.6.1.5.5.7.1.1): a certificate without
