@@ -6,6 +6,8 @@ second connection did."""
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from typing import Any
 
@@ -109,3 +111,50 @@ def test_a_monitor_reads_statistics_and_accounting_of_what_an_application_did(
     pcf.MQCMD_RESET_Q_MGR({CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_COLLECT_STATISTICS})
     now = take(qmgr, b"SYSTEM.ADMIN.STATISTICS.QUEUE", time.monotonic() + 0.5, drain=True)
     assert any(h.Command == CMQCFC.MQCMD_STATISTICS_MQI for _, h, _ in now)
+
+
+def test_mqconnx_options_switch_accounting_on_and_publications_are_counted(
+        qmgr: pymqi.QueueManager, embedded: EmbeddedQueueManager) -> None:
+    """ACCTCONO(ENABLED): an application's MQCNO_ACCOUNTING_MQI_ENABLED gives it MQI
+    accounting though ACCTMQI is OFF; the record names its process and connecting thread.
+    Its publications and subscriptions are in the MQI statistics and its accounting."""
+    pcf = pymqi.PCFExecute(qmgr)
+    pcf.MQCMD_CHANGE_Q_MGR({CMQC.MQIA_ACCOUNTING_CONN_OVERRIDE: CMQC.MQMON_ENABLED,
+                            CMQC.MQIA_STATISTICS_MQI: CMQC.MQMON_ON, CMQC.MQIA_STATISTICS_INTERVAL: 1})
+    [shown] = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [CMQC.MQIA_ACCOUNTING_CONN_OVERRIDE]})
+    assert shown[CMQC.MQIA_ACCOUNTING_CONN_OVERRIDE] == CMQC.MQMON_ENABLED
+    cd = pymqi.CD(ChannelName=b"DEV.ADMIN.SVRCONN", ConnectionName=f"127.0.0.1({embedded.port})".encode(),
+                  ChannelType=pymqi.CMQXC.MQCHT_CLNTCONN, TransportType=pymqi.CMQXC.MQXPT_TCP)
+    app = pymqi.QueueManager(None)
+    app.connect_with_options("QM1", cd=cd, opts=CMQC.MQCNO_ACCOUNTING_MQI_ENABLED)
+    sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | CMQC.MQSO_NON_DURABLE)
+    sd.set_vs("ObjectString", b"stats/prices")
+    sub = pymqi.Subscription(app)
+    sub.sub(sub_desc=sd)
+    topic = pymqi.Topic(app, topic_string=b"stats/prices")
+    topic.open(open_opts=CMQC.MQOO_OUTPUT)
+    topic.pub(b"12345678")
+    topic.close()
+    sub.close()
+    app.disconnect()
+
+    with pytest.raises(pymqi.MQMIError) as refused:  # both enabled and disabled: MQRC_OPTIONS_ERROR
+        pymqi.QueueManager(None).connect_with_options(
+            "QM1", cd=cd, opts=CMQC.MQCNO_ACCOUNTING_MQI_ENABLED | CMQC.MQCNO_ACCOUNTING_MQI_DISABLED)
+    assert refused.value.reason == CMQC.MQRC_OPTIONS_ERROR
+
+    accounting = take(qmgr, b"SYSTEM.ADMIN.ACCOUNTING.QUEUE", time.monotonic() + 4, drain=True)
+    [mqi] = [p for p, h, _ in accounting if h.Command == CMQCFC.MQCMD_ACCOUNTING_MQI]  # ACCTMQI is OFF: only it
+    assert (mqi[CMQCFC.MQIACF_PROCESS_ID], mqi[CMQCFC.MQIACF_THREAD_ID]) == (
+        os.getpid(), threading.get_native_id() & 0x7FFFFFFF)
+    assert mqi[CMQCFC.MQIAMO_TOPIC_PUTS] == [1, 0] and mqi[CMQCFC.MQIAMO64_TOPIC_PUT_BYTES] == [8, 0]
+    assert mqi[CMQCFC.MQIAMO_SUBS_NDUR] == [1, 0, 0] and mqi[CMQCFC.MQIAMO_UNSUBS_NDUR] == [0, 1]
+    assert time.strftime("%Y-%m-%d") in (text(mqi[CMQCFC.MQCAMO_CONN_DATE]),  # local time, as IBM writes it
+                                         text(mqi[CMQCFC.MQCAMO_DISC_DATE]))
+
+    statistics = take(qmgr, b"SYSTEM.ADMIN.STATISTICS.QUEUE", time.monotonic() + 2.5)
+    published = [0, 0]
+    for params, header, _ in statistics:
+        if header.Command == CMQCFC.MQCMD_STATISTICS_MQI:
+            published = [a + b for a, b in zip(published, params[CMQCFC.MQIAMO_PUBLISH_MSG_COUNT], strict=True)]
+    assert published == [1, 0]

@@ -311,3 +311,108 @@ def test_clear_counts_purged_messages_and_an_ending_writes_the_interval() -> Non
     (_, mqi, _), (_, qs, _) = taken(env, STATS)
     [group] = qs[F.MQGACF_Q_STATISTICS_DATA]
     assert mqi[F.MQIAMO_MSGS_PURGED] == 4 and group[F.MQIAMO_MSGS_PURGED] == 4
+
+
+def _disconnect_accounting(env: Env, options: int, pid: int = 0, tid: int = 0) -> list[tuple[int, dict[int, Any]]]:
+    """Connect with MQCNO ``options``, put one message on ACQ, disconnect: the accounting
+    messages written (command, parameters)."""
+    hconn = env.qm.connect(appl_name="cno", user="alice", options=options, pid=pid, tid=tid)
+    env.put(env.open("ACQ", hconn=hconn), b"abc", hconn=hconn)
+    env.qm.disconnect(hconn)
+    return [(h.command, p) for h, p, _ in taken(env, ACCT)]
+
+
+def test_acctcono_lets_mqcno_options_override_acctmqi_and_acctq() -> None:
+    env = Env()
+    env.define("ACQ")
+    assert env.qm.objects.display_qmgr()["ACCTCONO"] == C.MQMON_DISABLED
+    both = C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_Q_ENABLED
+    assert _disconnect_accounting(env, both) == []  # ACCTCONO(DISABLED): ignored, no error
+    env.qm.objects.alter_qmgr({"ACCTCONO": "ENABLED"})
+    got = _disconnect_accounting(env, both, pid=4321, tid=17)
+    assert [c for c, _ in got] == [F.MQCMD_ACCOUNTING_MQI, F.MQCMD_ACCOUNTING_Q]
+    mqi = got[0][1]
+    assert (mqi[F.MQIACF_PROCESS_ID], mqi[F.MQIACF_THREAD_ID]) == (4321, 17) and mqi[F.MQIAMO_PUTS] == (1, 0)
+    assert got[1][1][F.MQGACF_Q_ACCOUNTING_DATA][0][C.MQCA_Q_NAME] == "ACQ"
+    only_mqi = _disconnect_accounting(env, C.MQCNO_ACCOUNTING_MQI_ENABLED)
+    assert [c for c, _ in only_mqi] == [F.MQCMD_ACCOUNTING_MQI]
+    env.qm.objects.alter_qmgr({"ACCTMQI": "ON", "ACCTQ": "ON"})
+    off = C.MQCNO_ACCOUNTING_MQI_DISABLED | C.MQCNO_ACCOUNTING_Q_DISABLED
+    assert _disconnect_accounting(env, off) == []  # the connection switches both off
+    assert [c for c, _ in _disconnect_accounting(env, C.MQCNO_ACCOUNTING_Q_DISABLED)] == [F.MQCMD_ACCOUNTING_MQI]
+    env.qm.objects.alter_qmgr({"ACCTMQI": "OFF", "ACCTQ": "NONE"})
+    assert _disconnect_accounting(env, C.MQCNO_ACCOUNTING_Q_ENABLED) == []  # NONE is not overridden
+    connections = len(env.qm.connections)
+    for bad in (C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_MQI_DISABLED,
+                C.MQCNO_ACCOUNTING_Q_ENABLED | C.MQCNO_ACCOUNTING_Q_DISABLED):
+        with pytest.raises(MQError) as excinfo:
+            env.qm.connect(appl_name="bad", options=bad)
+        assert excinfo.value.reason == C.MQRC_OPTIONS_ERROR
+    assert len(env.qm.connections) == connections  # refused, nothing made
+    cmd = to_command(parse("ALTER QMGR ACCTCONO(ENABLED)"))
+    assert cmd.params[C.MQIA_ACCOUNTING_CONN_OVERRIDE] == C.MQMON_ENABLED
+
+
+def test_times_are_the_queue_managers_local_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "XST-05:30")  # a zone half an hour off any whole-hour one
+    time.tzset()
+    try:
+        env = Env()
+        env.qm.objects.alter_qmgr({"STATMQI": "ON", "STATINT": "5"})
+        env.clock.advance(5)
+        env.qm.tick()
+        [(_, mqi, _)] = taken(env, STATS)
+        end = env.clock.now()
+        assert (mqi[F.MQCAMO_END_DATE], mqi[F.MQCAMO_END_TIME]) == (
+            time.strftime("%Y-%m-%d", time.localtime(end)), time.strftime("%H.%M.%S", time.localtime(end)))
+        assert mqi[F.MQCAMO_END_TIME] != time.strftime("%H.%M.%S", time.gmtime(end))
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_publish_subscribe_counts_in_mqi_statistics_and_accounting() -> None:
+    from ferrymq.engine.api import SubDescriptor
+
+    env = Env()
+    env.qm.objects.alter_qmgr({"STATMQI": "ON", "STATINT": "5", "ACCTMQI": "ON"})
+    hconn = env.qm.connect(appl_name="pubsub", user="alice")
+    managed = C.MQSO_CREATE | C.MQSO_MANAGED
+    nondurable = env.qm.subscribe(hconn, SubDescriptor(managed, object_string="price/a"))
+    durable = env.qm.subscribe(hconn, SubDescriptor(managed | C.MQSO_DURABLE, object_string="price/#",
+                                                     sub_name="D1"))
+    with pytest.raises(MQError):  # the name is taken
+        env.qm.subscribe(hconn, SubDescriptor(managed | C.MQSO_DURABLE, object_string="price/#", sub_name="D1"))
+    topic = env.qm.open(hconn, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="price/a"),
+                        C.MQOO_OUTPUT).hobj
+    env.put(topic, b"p" * 6, hconn=hconn)  # two copies
+    env.put(topic, b"q" * 4, hconn=hconn, persistence=C.MQPER_PERSISTENT)  # two persistent copies
+    env.qm.put1(hconn, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string="price/b"), MQMD(), PutOptions(0),
+                b"r" * 3)  # one copy (the durable subscription's)
+    with pytest.raises(MQError):
+        env.qm.sub_request(hconn, nondurable.hsub, C.MQSR_ACTION_PUBLICATION)  # nothing retained: 2437
+    env.qm.close(hconn, nondurable.hsub)
+    env.qm.close(hconn, durable.hsub)  # kept
+    resumed = env.qm.subscribe(hconn, SubDescriptor(C.MQSO_RESUME | C.MQSO_DURABLE, sub_name="D1"))
+    env.qm.close(hconn, resumed.hsub, C.MQCO_REMOVE_SUB)
+    env.qm.disconnect(hconn)
+    [acct] = [p for _, p, _ in taken(env, ACCT) if p[F.MQCACF_APPL_NAME] == "pubsub"]
+    env.clock.advance(5)
+    env.qm.tick()
+    [(_, stats, raw)] = taken(env, STATS)
+    for mqi in (acct, stats):
+        assert mqi[F.MQIAMO_SUBS_NDUR] == (1, 0, 0) and mqi[F.MQIAMO_SUBS_DUR] == (1, 0, 1)
+        assert mqi[F.MQIAMO_SUBS_FAILED] == 1
+        assert mqi[F.MQIAMO_UNSUBS_NDUR] == (0, 1) and mqi[F.MQIAMO_UNSUBS_DUR] == (1, 1)
+        assert (mqi[F.MQIAMO_SUBRQS], mqi[F.MQIAMO_SUBRQS_FAILED]) == (0, 1)
+        assert mqi[F.MQIAMO_TOPIC_PUTS] == (1, 1) and mqi[F.MQIAMO_TOPIC_PUT1S] == (1, 0)
+        assert mqi[F.MQIAMO64_TOPIC_PUT_BYTES] == (9, 4)
+        assert mqi[F.MQIAMO_PUTS] == (0, 0)  # a publication is a topic put, not a queue put
+    # by the copies' persistence: the non-durable subscription's managed queue is temporary
+    # dynamic, so its copy of the persistent publication is not persistent
+    assert stats[F.MQIAMO_PUBLISH_MSG_COUNT] == (4, 1) and stats[F.MQIAMO64_PUBLISH_MSG_BYTES] == (19, 4)
+    assert F.MQIAMO_PUBLISH_MSG_COUNT not in acct  # IBM has it in statistics only
+    params, _ = PCFExecute.unpack(raw)
+    assert params[F.MQIAMO_PUBLISH_MSG_COUNT] == [4, 1] and params[F.MQIAMO_SUBS_DUR] == [1, 0, 1]

@@ -12,6 +12,7 @@ from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import body, codec, columnframes, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ClientConnection, ServerConnection
+from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md, unpack_md
 from ferrymq.wire.gpacket import MAGIC, GPacket
 from ferrymq.wire.mqmd import MQMD
@@ -110,12 +111,34 @@ def test_server_initiated_frames_round_trip() -> None:
 def test_a_connect_password_travels_but_never_shows() -> None:
     ev = E.Connect(1, "QM1", "app", "bob", password="s3cret")
     raw = ClientConnection().send(ev)
-    assert raw.endswith(b"\x00\x03bob\x00\x06s3cret\x00\x00")  # then the channel (blank)
+    assert raw.endswith(b"\x00\x03bob\x00\x06s3cret\x00\x00" + bytes(8))  # the channel (blank), pid, tid
     assert "s3cret" not in repr(ev)
     server = ServerConnection()
     server.receive_data(raw)
     got = server.next_event()
     assert isinstance(got, E.Connect) and got.password == "s3cret" and "s3cret" not in repr(got)
+
+
+def test_a_connect_carries_the_process_and_thread_ids_or_none() -> None:
+    server = ServerConnection()
+    server.receive_data(ClientConnection().send(E.Connect(1, "QM1", "app", pid=4242, tid=17)))
+    got = server.next_event()
+    assert isinstance(got, E.Connect) and (got.pid, got.tid) == (4242, 17)
+    older = ClientConnection().send(E.Connect(1, "QM1", "app"))[:-8]  # a client from before the ids
+    older = older[:4] + struct.pack(">i", len(older)) + older[8:]
+    server = ServerConnection()
+    server.receive_data(older)
+    got = server.next_event()
+    assert isinstance(got, E.Connect) and (got.pid, got.tid, got.appl_name) == (0, 0, "app")
+    with pytest.raises(LocalProtocolError):
+        ClientConnection().send(E.Connect(1, "QM1", pid=1 << 31))
+    for tail in (struct.pack(">II", 1 << 31, 1), b"\x00\x00\x00\x01"):  # above an MQCFIN; not 8 bytes
+        raw = ClientConnection().send(E.Connect(1, "QM1"))[:-8] + tail
+        raw = raw[:4] + struct.pack(">i", len(raw)) + raw[8:]
+        server = ServerConnection()
+        with pytest.raises((DecodeError, RemoteProtocolError)):
+            server.receive_data(raw)
+            server.next_event()
 
 
 def test_connect_layout_is_a_gpacket() -> None:
@@ -124,7 +147,7 @@ def test_connect_layout_is_a_gpacket() -> None:
     assert (version, ptype, size, magic, props, ts, seq, flags) == (350, 1100, len(raw), MAGIC, 0, 0, 1, 1)
     body = raw[36:]
     assert body == (struct.pack(">HHIIii", 1, 1, 65536, 30000, 0, 6) + b"\x00\x03QM1\x00\x03app\x00\x03bob\x00\x00"
-                    + b"\x00\x0bAPP.SVRCONN")
+                    + b"\x00\x0bAPP.SVRCONN" + bytes(8))
     packet = GPacket.unpack_from(raw)  # the wire codec reads it as a GPacket
     assert packet.type == codec.T_CONNECT and packet.sequence == 1 and packet.flags == 1
 

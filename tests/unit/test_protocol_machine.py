@@ -146,6 +146,13 @@ def test_trailing_bytes_in_body() -> None:
     raw[4:8] = len(raw).to_bytes(4, "big")
     s = ServerConnection()
     s.receive_data(bytes(raw))
+    with pytest.raises(RemoteProtocolError, match="8 bytes, 9 present"):  # CONNECT ends in its optional ids
+        s.next_event()
+    c, s = pair()
+    raw = bytearray(c.send(E.Close(2, 3, 0)))
+    raw += b"\0"
+    raw[4:8] = len(raw).to_bytes(4, "big")
+    s.receive_data(bytes(raw))
     with pytest.raises(RemoteProtocolError, match="after the end"):
         s.next_event()
 

@@ -111,11 +111,11 @@ class AsyncClient(AsyncSequenceCalls):
                           timeout: float = 30.0, reconnect: R.ReconnectPolicy | None = None,
                           dial: Callable[[], Awaitable[socket.socket]] | None = None,
                           on_reconnect: R.EventHandler | None = None, channel: str = "",
-                          tls: ClientTLS | None = None) -> AsyncClient:
+                          tls: ClientTLS | None = None, connect_options: int = 0) -> AsyncClient:
         """Handshake over a connected socket (TCP, or a socketpair in bindings mode).
 
-        ``reconnect``, ``dial``, ``on_reconnect``, ``channel`` and ``tls``: as for the
-        blocking ``Client`` and ``connect`` (``tls``: the TLS handshake comes first).
+        ``reconnect``, ``dial``, ``on_reconnect``, ``channel``, ``tls`` and ``connect_options``:
+        as for the blocking ``Client`` and ``connect`` (``tls``: the TLS handshake comes first).
 
         Raises:
             MQError: the queue manager refused the connection; TLS failures (ferrymq.client.tls).
@@ -123,7 +123,7 @@ class AsyncClient(AsyncSequenceCalls):
         self = cls()
         self.timeout = timeout
         self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
-                              local=sock.family == socket.AF_UNIX, channel=channel)
+                              local=sock.family == socket.AF_UNIX, channel=channel, options=connect_options)
         self._tls = tls
         self._dial = dial
         if reconnect is not None and dial is not None:
@@ -749,7 +749,7 @@ async def connect_async(qmgr: str = "", conn_name: str | None = None, *, appl_na
                         heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                         connect_timeout: float = 10.0, reconnect: bool | float = False,
                         on_reconnect: R.EventHandler | None = None, channel: str = "",
-                        tls: ClientTLS | None = None) -> AsyncClient:
+                        tls: ClientTLS | None = None, connect_options: int = 0) -> AsyncClient:
     """Connect to ``qmgr`` at the first answering address of ``conn_name``; see ``connect``
     (``reconnect``, ``on_reconnect``, ``channel`` and ``tls`` too). With no ``conn_name``,
     a queue manager of that name started from this home is reached through its local
@@ -792,4 +792,5 @@ async def connect_async(qmgr: str = "", conn_name: str | None = None, *, appl_na
     return await AsyncClient.from_socket(await dial(), qmgr=qmgr, appl_name=appl_name, user=user, password=password,
                                          heartbeat=heartbeat, max_msg_length=max_msg_length, timeout=timeout,
                                          reconnect=policy, dial=dial, on_reconnect=on_reconnect, channel=channel,
+                                         connect_options=connect_options,
                                          tls=tls)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import struct
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
-from ferrymq.protocol.codec import MAX_BATCH
+from ferrymq.protocol.codec import MAX_BATCH, PROCESS_ID_LIMIT
 from ferrymq.protocol.columnframes import PutColumns, largest
 from ferrymq.protocol.columnframes import check as check_columns
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
@@ -320,16 +321,19 @@ USER_ENV, PASSWORD_ENV = "FERRYMQ_USER", "FERRYMQ_PASSWORD"
 
 
 def hello(qmgr: str, appl_name: str, user: str, password: str | None, max_msg_length: int,
-          heartbeat: float, *, local: bool = False, channel: str = "") -> E.Connect:
+          heartbeat: float, *, local: bool = False, channel: str = "", options: int = 0) -> E.Connect:
     """The CONNECT a client sends: with the user and password (MQCSP) given, or, when neither
     is, over TCP, those of $FERRYMQ_USER and $FERRYMQ_PASSWORD (for scripts and tests: a
     program whose code names no credentials still authenticates). A ``local`` connection
     (the queue manager's local socket) is its OS user unless credentials are given.
-    ``channel``: the SVRCONN channel named (blank: the server takes SYSTEM.DEF.SVRCONN)."""
+    ``channel``: the SVRCONN channel named (blank: the server takes SYSTEM.DEF.SVRCONN).
+    ``options``: MQCNO options the queue manager acts on (MQCNO_ACCOUNTING_*). The process
+    and the connecting thread are named for accounting messages (ApplicationPid/Tid)."""
     if not user and password is None and not local:
         user, password = os.environ.get(USER_ENV, ""), os.environ.get(PASSWORD_ENV, "")
     return E.Connect(0, qmgr, appl_name, user, max_msg_length=max_msg_length, heartbeat_ms=int(heartbeat * 1000),
-                     password=password or "", channel=channel.strip())
+                     password=password or "", channel=channel.strip(), options=options,
+                     pid=os.getpid() & PROCESS_ID_LIMIT, tid=threading.get_native_id() & PROCESS_ID_LIMIT)
 
 
 def check(reply: Any) -> Any:

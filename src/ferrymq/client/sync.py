@@ -59,18 +59,21 @@ class Client(SequenceCalls):
     def __init__(self, sock: socket.socket, *, qmgr: str = "", appl_name: str = "", user: str = "", password: str | None = None,
                  heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
                  reconnect: R.ReconnectPolicy | None = None, dial: Callable[[], socket.socket] | None = None,
-                 on_reconnect: R.EventHandler | None = None, channel: str = "") -> None:
+                 on_reconnect: R.EventHandler | None = None, channel: str = "", connect_options: int = 0) -> None:
         """Handshake over an already connected socket (TCP, or a socketpair in bindings mode).
 
         With ``reconnect`` (and ``dial``, which makes a new connected socket) the client
         reconnects by itself after a lost connection (see ferrymq.client.reconnect);
         ``on_reconnect(reason, detail)`` hears MQRC_RECONNECTING/RECONNECTED/RECONNECT_FAILED.
+        ``connect_options``: MQCNO options for the queue manager (MQCNO_ACCOUNTING_*, which
+        ACCTCONO(ENABLED) lets override ACCTMQI and ACCTQ).
 
         Raises:
-            MQError: the queue manager refused the connection (e.g. 2058 for a wrong name).
+            MQError: the queue manager refused the connection (e.g. 2058 for a wrong name;
+                2046 for both MQCNO_ACCOUNTING_MQI_ENABLED and _DISABLED, or Q likewise).
         """
         self._hello = S.hello(qmgr, appl_name, user, password, max_msg_length, heartbeat,
-                              local=sock.family == socket.AF_UNIX, channel=channel)
+                              local=sock.family == socket.AF_UNIX, channel=channel, options=connect_options)
         self._timeout = timeout
         self._tx = F.Transaction()
         self.closed = False
@@ -734,7 +737,8 @@ class Queue:
 def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = "", user: str = "", password: str | None = None,
             heartbeat: float = 30.0, max_msg_length: int = 4 * 1024 * 1024, timeout: float = 30.0,
             connect_timeout: float = 10.0, reconnect: bool | float = False,
-            on_reconnect: R.EventHandler | None = None, channel: str = "", tls: ClientTLS | None = None) -> Client:
+            on_reconnect: R.EventHandler | None = None, channel: str = "", tls: ClientTLS | None = None,
+            connect_options: int = 0) -> Client:
     """Connect to queue manager ``qmgr`` at the first answering address of ``conn_name``
     (``"host(port)"``, comma-separated list tried in order). With no ``conn_name``, a
     queue manager of that name started from this home is reached through its local socket
@@ -748,7 +752,7 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
     ``channel`` names the server-connection channel, whose TLS attributes and channel
     authentication records apply (blank: SYSTEM.DEF.SVRCONN); ``tls`` makes the connection over TLS (``ferrymq.client.tls.ClientTLS``: the key repository, the
     CipherSpec, which must agree with the channel's SSLCIPH, and the rest). Neither applies
-    to a local (bindings) connection.
+    to a local (bindings) connection. ``connect_options``: as for ``Client``.
 
     Raises:
         QueueManagerUnavailable: nothing answered (MQRC_HOST_NOT_AVAILABLE 2538).
@@ -782,7 +786,7 @@ def connect(qmgr: str = "", conn_name: str | None = None, *, appl_name: str = ""
     try:
         return Client(sock, qmgr=qmgr, appl_name=appl_name, user=user, password=password, heartbeat=heartbeat,
                       max_msg_length=max_msg_length, timeout=timeout, reconnect=policy, dial=dial,
-                      on_reconnect=on_reconnect, channel=channel)
+                      on_reconnect=on_reconnect, channel=channel, connect_options=connect_options)
     except BaseException:
         sock.close()
         raise

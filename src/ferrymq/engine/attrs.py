@@ -223,6 +223,9 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     _enum("ACCTMQI", C.MQIA_ACCOUNTING_MQI, C.MQMON_OFF, {QMGR}, ON_OFF),
     _enum("ACCTQ", C.MQIA_ACCOUNTING_Q, C.MQMON_OFF, {QMGR}, MONITOR_QMGR_WORDS),
     _int("ACCTINT", C.MQIA_ACCOUNTING_INTERVAL, 1800, {QMGR}, low=1, high=604_800),
+    # Whether MQCONNX's MQCNO_ACCOUNTING_* options may override ACCTMQI and ACCTQ for a connection.
+    _enum("ACCTCONO", C.MQIA_ACCOUNTING_CONN_OVERRIDE, C.MQMON_DISABLED, {QMGR},
+          {"DISABLED": C.MQMON_DISABLED, "ENABLED": C.MQMON_ENABLED}),
     # The AUTHINFO object whose rules authenticate connections (engine.authority); blank: none.
     _str("CONNAUTH", C.MQCA_CONN_AUTH, "SYSTEM.DEFAULT.AUTHINFO.IDPWOS", {QMGR}),
     # Whether channel authentication records (engine.chlauth) are checked when a channel starts.

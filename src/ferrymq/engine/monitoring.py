@@ -19,8 +19,12 @@ then IBM's parameters. Arrays follow IBM's reference notes: by persistence (inde
 non-persistent, 1 persistent) or by object type (13 entries, MQOT_Q at 1). A queue message
 holds at most 100 groups (QStatisticsData, QAccountingData); more go in further messages
 whose MsgSeqNumber counts up, the last with Control MQCFC_LAST. Dates and times are
-``YYYY-MM-DD`` and ``HH.MM.SS`` in GMT; times on queue are in microseconds. Where ferrymq
-has no such thing the value is 0 (ApplicationPid, ApplicationTid).
+``YYYY-MM-DD`` and ``HH.MM.SS`` in the queue manager's local time (as IBM writes them);
+times on queue are in microseconds. ApplicationPid and ApplicationTid are what the client
+said at CONNECT (0 for an older client, and for the queue manager's own connections).
+
+ACCTCONO(ENABLED) lets a connection's MQCNO_ACCOUNTING_MQI_/Q_ENABLED or _DISABLED stand for
+ACCTMQI and ACCTQ (the queue manager's) for that connection; DISABLED ignores them.
 
 The hot path pays one test, ``Monitor.on``, false until something collects; then each put,
 get and browse adds to the counters its queue, connection and the queue manager hold.
@@ -29,11 +33,12 @@ get and browse adds to the counters its queue, connection and the queue manager 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.api import PutRequest, PutResult
-from ferrymq.engine.objects import QueueObject, stamp
+from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, UnitOfWork, connection_id
 from ferrymq.engine.state import EngineState
 from ferrymq.mq import cfc as F
@@ -49,6 +54,7 @@ GROUPS_PER_MESSAGE = 100
 OBJECT_TYPES = 13  # IBM's arrays indexed by object type: 13 entries, only some meaningful
 _ON, _NONE, _QMGR = C.MQMON_ON, C.MQMON_NONE, C.MQMON_Q_MGR
 _QTYPE = {A.QLOCAL: C.MQQT_LOCAL, A.QMODEL: C.MQQT_MODEL}
+_ACCT_MQI_OPTIONS = C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_MQI_DISABLED
 
 Deliver = Callable[[MQMD, bytes, str, str, UnitOfWork | None], None]
 
@@ -58,6 +64,13 @@ def _not_bound(md: MQMD, data: bytes, queue: str, qmgr: str, uow: UnitOfWork | N
 
 
 NONE_YET = 1 << 62  # a minimum not yet seen (shown as 0)
+
+
+def stamp(when: float) -> tuple[str, str]:
+    """``YYYY-MM-DD`` and ``HH.MM.SS`` in the queue manager's local time: IBM writes the
+    times of these messages so outside z/OS (as it does an object's CRDATE/CRTIME)."""
+    t = time.localtime(when)
+    return time.strftime("%Y-%m-%d", t), time.strftime("%H.%M.%S", t)
 
 
 def _least(value: int) -> int:
@@ -74,8 +87,10 @@ class Operations:
 
     __slots__ = ("backouts", "browse_bytes", "browse_fails", "browses", "close_fails", "closes", "commit_fails",
                  "commits", "conns", "conns_failed", "conns_max", "discs", "expired", "get_bytes", "get_fails", "gets",
-                 "inq_fails", "inqs", "open_fails", "opens", "purged", "put1_fails", "put1s", "put_bytes",
-                 "put_fails", "puts", "set_fails", "sets", "start")
+                 "inq_fails", "inqs", "open_fails", "opens", "published", "published_bytes", "purged", "put1_fails",
+                 "put1s", "put_bytes", "put_fails", "puts", "set_fails", "sets", "start", "sub_fails", "subrq_fails",
+                 "subrqs", "subs_dur", "subs_ndur", "topic_put1_fails", "topic_put1s", "topic_put_bytes",
+                 "topic_put_fails", "topic_puts", "unsub_fails", "unsubs_dur", "unsubs_ndur")
 
     def __init__(self, start: float) -> None:
         self.start = start
@@ -87,6 +102,14 @@ class Operations:
         self.gets, self.get_bytes, self.browses, self.browse_bytes = [0, 0], [0, 0], [0, 0], [0, 0]
         self.put_fails = self.put1_fails = self.get_fails = self.browse_fails = 0
         self.commits = self.commit_fails = self.backouts = self.expired = self.purged = 0
+        # publish/subscribe: MQSUB by what it did (created, altered, resumed), MQCLOSE of a
+        # subscription by what became of it (kept, removed), puts to topics by persistence,
+        # and the copies delivered to subscribers (statistics only)
+        self.subs_dur, self.subs_ndur, self.unsubs_dur, self.unsubs_ndur = [0, 0, 0], [0, 0, 0], [0, 0], [0, 0]
+        self.sub_fails = self.unsub_fails = self.subrqs = self.subrq_fails = 0
+        self.topic_puts, self.topic_put1s, self.topic_put_bytes = [0, 0], [0, 0], [0, 0]
+        self.topic_put_fails = self.topic_put1_fails = 0
+        self.published, self.published_bytes = [0, 0], [0, 0]
 
     def api(self) -> list[P.Param]:
         """The counts both MQI messages carry, in the accounting message's order."""
@@ -102,13 +125,26 @@ class Operations:
                 P.CFIN(F.MQIAMO_COMMITS, self.commits), P.CFIN(F.MQIAMO_COMMITS_FAILED, self.commit_fails),
                 P.CFIN(F.MQIAMO_BACKOUTS, self.backouts),
                 P.CFIL(F.MQIAMO_INQS, tuple(self.inqs)), P.CFIL(F.MQIAMO_INQS_FAILED, tuple(self.inq_fails)),
-                P.CFIL(F.MQIAMO_SETS, tuple(self.sets)), P.CFIL(F.MQIAMO_SETS_FAILED, tuple(self.set_fails))]
+                P.CFIL(F.MQIAMO_SETS, tuple(self.sets)), P.CFIL(F.MQIAMO_SETS_FAILED, tuple(self.set_fails)),
+                P.CFIL(F.MQIAMO_SUBS_DUR, tuple(self.subs_dur)), P.CFIL(F.MQIAMO_SUBS_NDUR, tuple(self.subs_ndur)),
+                P.CFIN(F.MQIAMO_SUBS_FAILED, self.sub_fails),
+                P.CFIL(F.MQIAMO_UNSUBS_DUR, tuple(self.unsubs_dur)),
+                P.CFIL(F.MQIAMO_UNSUBS_NDUR, tuple(self.unsubs_ndur)),
+                P.CFIN(F.MQIAMO_UNSUBS_FAILED, self.unsub_fails),
+                P.CFIN(F.MQIAMO_SUBRQS, self.subrqs), P.CFIN(F.MQIAMO_SUBRQS_FAILED, self.subrq_fails),
+                P.CFIL(F.MQIAMO_TOPIC_PUTS, tuple(self.topic_puts)),
+                P.CFIN(F.MQIAMO_TOPIC_PUTS_FAILED, self.topic_put_fails),
+                P.CFIL(F.MQIAMO_TOPIC_PUT1S, tuple(self.topic_put1s)),
+                P.CFIN(F.MQIAMO_TOPIC_PUT1S_FAILED, self.topic_put1_fails),
+                P.CFIL64(F.MQIAMO64_TOPIC_PUT_BYTES, tuple(self.topic_put_bytes))]
 
     def statistics(self) -> list[P.Param]:
         """The MQI statistics message's counts, after its common header."""
         return [P.CFIN(F.MQIAMO_CONNS, self.conns), P.CFIN(F.MQIAMO_CONNS_FAILED, self.conns_failed),
                 P.CFIN(F.MQIAMO_CONNS_MAX, self.conns_max), P.CFIL(F.MQIAMO_DISCS, tuple(self.discs)),
                 *self.api(),
+                P.CFIL(F.MQIAMO_PUBLISH_MSG_COUNT, tuple(self.published)),
+                P.CFIL64(F.MQIAMO64_PUBLISH_MSG_BYTES, tuple(self.published_bytes)),
                 P.CFIN(F.MQIAMO_MSGS_EXPIRED, self.expired), P.CFIN(F.MQIAMO_MSGS_PURGED, self.purged)]
 
 
@@ -239,10 +275,19 @@ class Monitor:
         self.on = (self.mqi is not None or any(q.stats is not None for q in self.objects.queues.values())
                    or any(c.acct is not None for c in self.state.connections.values()))
 
-    def _wanted(self, q: QueueObject, attr: str) -> bool:
+    def _wanted(self, q: QueueObject, attr: str, conn: Connection | None = None) -> bool:
         own = q.attrs.get(attr, _QMGR)
-        qmgr = self.state.qmgr_attr(attr)
+        qmgr = self.state.qmgr_attr(attr) if conn is None else self._acct_q(conn)
         return (own == _ON and qmgr != _NONE) or (own == _QMGR and qmgr == _ON)
+
+    def _acct_q(self, conn: Connection) -> int:
+        """The queue manager's ACCTQ as this connection has it: MQCNO_ACCOUNTING_Q_ENABLED or
+        _DISABLED (kept only under ACCTCONO(ENABLED)) stand for ON or OFF; NONE stays NONE."""
+        qmgr: int = self.state.qmgr_attr("ACCTQ")
+        o = conn.cno_options
+        if not o or qmgr == _NONE:
+            return qmgr
+        return _ON if o & C.MQCNO_ACCOUNTING_Q_ENABLED else C.MQMON_OFF if o & C.MQCNO_ACCOUNTING_Q_DISABLED else qmgr
 
     # -- what the MQI did (called by the QueueManager facade and the getter) ---------------
     def connected_now(self, conn: Connection) -> None:
@@ -254,8 +299,12 @@ class Monitor:
         if self.mqi is not None:
             self.mqi.conns += 1
             self.mqi.conns_max = max(self.mqi.conns_max, self.connected)
-        acct_mqi = self.state.qmgr_attr("ACCTMQI") == _ON
-        if acct_mqi or self.state.qmgr_attr("ACCTQ") == _ON:
+        if self.state.qmgr_attr("ACCTCONO") != C.MQMON_ENABLED:
+            conn.cno_options = 0  # IBM ignores MQCNO_ACCOUNTING_* then, without an error
+        o = conn.cno_options
+        acct_mqi = (o & C.MQCNO_ACCOUNTING_MQI_ENABLED != 0 if o & _ACCT_MQI_OPTIONS
+                    else self.state.qmgr_attr("ACCTMQI") == _ON)
+        if acct_mqi or self._acct_q(conn) == _ON:
             conn.acct = Accounting(now, acct_mqi)
             self.on = True
 
@@ -284,7 +333,7 @@ class Monitor:
                 self.on = True
             if q.stats is not None:
                 q.stats.used = True
-            if self._wanted(q, "ACCTQ") and conn is not None:
+            if conn is not None and self._wanted(q, "ACCTQ", conn):
                 if acct is None:  # a queue's own ACCTQ(ON) accounts for any connection that opens it
                     acct = conn.acct = Accounting(self.state.clock.now(), False)
                     self.on = True
@@ -347,6 +396,19 @@ class Monitor:
         """A put that succeeded (a run: each message that did)."""
         conn = self.connections.get(req.hconn)
         q = self.queues.get(r.resolved_q_name)
+        if q is None and self._to_topic(conn, req):  # a publication resolves to no queue (""): tested second
+            p = 1 if r.md.persistence == C.MQPER_PERSISTENT else 0
+            sizes = [len(req.data)] if req.datas is None else [
+                len(d) for d, o in zip(req.datas, r.outcomes or [], strict=False) if o is None or o.comp != C.MQCC_FAILED]
+            failures = 0 if req.datas is None else len(req.datas) - len(sizes)
+            for ops in self._each(conn):
+                (ops.topic_put1s if req.od is not None else ops.topic_puts)[p] += len(sizes)
+                ops.topic_put_bytes[p] += sum(sizes)
+                ops.topic_put_fails += failures
+                if req.od is not None:  # MQPUT1 opens and closes its topic
+                    ops.opens[C.MQOT_TOPIC] += 1
+                    ops.closes[C.MQOT_TOPIC] += 1
+            return
         if q is not None and r.resolved_q_mgr_name not in (self.name, ""):
             q = None  # bound for another queue manager: counted for the MQI, not a queue here
         if req.datas is None:
@@ -362,6 +424,14 @@ class Monitor:
         if done:
             self.put(conn, q, r.md.persistence == C.MQPER_PERSISTENT, len(done), sum(done), False)
 
+    @staticmethod
+    def _to_topic(conn: Connection | None, req: PutRequest) -> bool:
+        """The put is a publication (IBM counts those as topic puts, not queue puts)."""
+        if req.od is not None:
+            return req.od.object_type == C.MQOT_TOPIC
+        h = conn.handles.get(req.hobj) if conn is not None else None
+        return h is not None and h.topic is not None
+
     def _put1_open(self, conn: Connection | None) -> None:
         for ops in self._each(conn):  # MQPUT1 opens and closes its queue (IBM counts both)
             ops.opens[C.MQOT_Q] += 1
@@ -370,12 +440,53 @@ class Monitor:
     def put_refused(self, req: PutRequest) -> None:
         """A put that failed."""
         conn = self.state.connections.get(req.hconn)
+        if self._to_topic(conn, req):
+            for ops in self._each(conn):
+                if req.od is not None:
+                    ops.topic_put1_fails += 1
+                else:
+                    ops.topic_put_fails += 1
+            return
         if req.od is not None:
             q = self.objects.queues.get(req.od.object_name.strip())
         else:
             h = conn.handles.get(req.hobj) if conn is not None else None
             q = h.queue if h is not None else None
         self.put_failed(conn, q, req.od is not None)
+
+    # -- publish/subscribe (not on the point-to-point path) ----------------------------------
+    def subscribed(self, conn: Connection | None, durable: bool, done: int | None) -> None:
+        """An MQSUB that ``done`` 0 (created), 1 (altered) or 2 (resumed) a subscription, or
+        (None) failed."""
+        for ops in self._each(conn):
+            if done is None:
+                ops.sub_fails += 1
+            else:
+                (ops.subs_dur if durable else ops.subs_ndur)[done] += 1
+
+    def unsubscribed(self, conn: Connection | None, durable: bool, removed: bool | None) -> None:
+        """An MQCLOSE of a subscription handle that kept (False) or removed (True) it, or
+        (None) failed."""
+        for ops in self._each(conn):
+            if removed is None:
+                ops.unsub_fails += 1
+            else:
+                (ops.unsubs_dur if durable else ops.unsubs_ndur)[1 if removed else 0] += 1
+
+    def sub_requested(self, conn: Connection | None, ok: bool) -> None:
+        for ops in self._each(conn):
+            if ok:
+                ops.subrqs += 1
+            else:
+                ops.subrq_fails += 1
+
+    def published(self, persistent: bool, size: int) -> None:
+        """A publication's copy delivered to a subscription (MQI statistics' PublishMsgCount)."""
+        mqi = self.mqi
+        if mqi is not None:
+            p = 1 if persistent else 0
+            mqi.published[p] += 1
+            mqi.published_bytes[p] += size
 
     def put(self, conn: Connection | None, q: QueueObject | None, persistent: bool, n: int, size: int,
             put1: bool) -> None:
@@ -562,7 +673,7 @@ class Monitor:
         head = [
             *self._head(acct.start, now), P.CFBS(F.MQBACF_CONNECTION_ID, connection_id(self.state.name, conn.hconn)),
             P.CFIN(F.MQIACF_SEQUENCE_NUMBER, acct.seq), P.CFST(F.MQCACF_APPL_NAME, conn.appl_name[:28]),
-            P.CFIN(F.MQIACF_PROCESS_ID, 0), P.CFIN(F.MQIACF_THREAD_ID, 0),
+            P.CFIN(F.MQIACF_PROCESS_ID, conn.pid), P.CFIN(F.MQIACF_THREAD_ID, conn.tid),
             P.CFST(F.MQCACF_USER_IDENTIFIER, conn.user[:12])]
         if acct.mqi is not None:
             cd, ct = stamp(conn.connected_at)

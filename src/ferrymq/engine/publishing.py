@@ -42,6 +42,7 @@ from ferrymq.engine.api import PutOptions, PutResult
 from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.deadletter import dead_letter
 from ferrymq.engine.message import Message
+from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.pubtopics import TopicView
 from ferrymq.engine.retained import Retained, RetainedStore
@@ -146,6 +147,8 @@ class _Run:
 
 class Publisher:
     """Publications of one queue manager (see the module docstring)."""
+
+    monitor: Monitor  # statistics (engine.monitoring): copies delivered, bound at composition
 
     def __init__(self, state: EngineState, arrivals: Arrivals, units: Units, subscriptions: SubscriptionRegistry,
                  retained: RetainedStore, topics: TopicView) -> None:
@@ -540,7 +543,7 @@ class Publisher:
                 rid = self.staging.journal_data(data, unit.txid)
                 for msg in sharing:
                     msg.share_data(rid, data)
-        next_sequence, place = self.next_sequence, self.place_message
+        next_sequence, place, monitor = self.next_sequence, self.place_message, self.monitor
         for q, msg, sub in plans:
             # Each copy was made for its queue's order (_plan): only its sequence number is new.
             msg.seq = seq = next_sequence(q)
@@ -550,6 +553,8 @@ class Publisher:
             if sub is not None:
                 sub.delivered += 1
                 sub.last_msg_at = msg.put_at
+                if monitor.on:
+                    monitor.published(msg.persistent, msg.data_length)
         if own_unit and run is None:
             assert unit is not None
             self.units.commit_unit(unit)

@@ -94,6 +94,9 @@ _SET_REASON = {"PUT": C.MQRC_INHIBIT_VALUE_ERROR, "GET": C.MQRC_INHIBIT_VALUE_ER
                "DISTL": C.MQRC_INHIBIT_VALUE_ERROR, "TRIGGER": C.MQRC_TRIGGER_CONTROL_ERROR,
                "TRIGTYPE": C.MQRC_TRIGGER_TYPE_ERROR, "TRIGDPTH": C.MQRC_TRIGGER_DEPTH_ERROR,
                "TRIGMPRI": C.MQRC_TRIGGER_MSG_PRIORITY_ERR, "TRIGDATA": C.MQRC_CHAR_ATTR_LENGTH_ERROR}
+_ACCT_MQI_BOTH = C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_MQI_DISABLED
+_ACCT_Q_BOTH = C.MQCNO_ACCOUNTING_Q_ENABLED | C.MQCNO_ACCOUNTING_Q_DISABLED
+_ACCT_OPTIONS = _ACCT_MQI_BOTH | _ACCT_Q_BOTH  # the MQCNO options the engine acts on
 
 
 class QueueManager:
@@ -128,7 +131,8 @@ class QueueManager:
         subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
         self.retained = retained = RetainedStore(staging)
         self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics)
-        self.subscriber = subscriber = Subscriber(state, opener, publisher, subscriptions, retained, topics)
+        publisher.monitor = monitor
+        self.subscriber = Subscriber(state, opener, publisher, subscriptions, retained, topics)
         self.putter = Putter(state, waits, arrivals, reports, units, handover, opener.open, opener.close, publisher)
         self.distributor = distributor = Distributor(state, opener, self.putter, self.open, self.close)
         self.open_list, self.put_list, self.put1_list = distributor.open, distributor.put, distributor.put1
@@ -138,7 +142,6 @@ class QueueManager:
         self.in_doubt = self.xa.units_by_xid
         self.waiters, self.queue_waiters, self.deliveries = waits.waiters, waits.queue_waiters, waits.deliveries
         # The MQI, bound once: a call through the facade is the collaborator's own call.
-        self.sub_request = subscriber.sub_request
         # What drivers, the command server and admin use of the collaborators.
         self.take_sync_lsn, self.need_sync = staging.take_sync_lsn, staging.need_sync
         self.next_sequence, self.new_record_id = staging.next_sequence, staging.new_record_id
@@ -314,18 +317,26 @@ class QueueManager:
         self.monitor.opened(conn, h.queue if h is not None else None, od.object_type)
         return result
 
-    def connect(self, *, appl_name: str = "", user: str = "", appl_type: int = C.MQAT_DEFAULT) -> int:
-        """MQCONN (engine.opening).
+    def connect(self, *, appl_name: str = "", user: str = "", appl_type: int = C.MQAT_DEFAULT, options: int = 0,
+                pid: int = 0, tid: int = 0) -> int:
+        """MQCONN(X) (engine.opening). ``options``: MQCNO options (its MQCNO_ACCOUNTING_* are
+        acted on, under ACCTCONO); ``pid``/``tid``: the application's process and thread, as
+        its accounting messages name them.
 
         Raises:
-            MQError: MQRC_Q_MGR_QUIESCING while ending; 2035 without connect authority.
+            MQError: MQRC_Q_MGR_QUIESCING while ending; 2035 without connect authority;
+                MQRC_OPTIONS_ERROR (2046) for an accounting option both enabled and disabled.
         """
         try:
+            if (options & _ACCT_MQI_BOTH) == _ACCT_MQI_BOTH or (options & _ACCT_Q_BOTH) == _ACCT_Q_BOTH:
+                raise failed(C.MQRC_OPTIONS_ERROR, "MQCNO_ACCOUNTING_*_ENABLED and _DISABLED together")
             hconn = self.opener.connect(appl_name=appl_name, user=user, appl_type=appl_type)
         except MQError:
             self.monitor.connect_failed()
             raise
-        self.monitor.connected_now(self.connections[hconn])
+        conn = self.connections[hconn]
+        conn.cno_options, conn.pid, conn.tid = options & _ACCT_OPTIONS, pid, tid
+        self.monitor.connected_now(conn)
         return hconn
 
     def disconnect(self, hconn: int, *, commit: bool = True) -> None:
@@ -346,15 +357,20 @@ class QueueManager:
         conn = self.connections.get(hconn)
         h = conn.handles.get(hobj) if conn is not None else None
         kind = C.MQOT_Q if h is not None and h.queue is not None else C.MQOT_TOPIC if h is not None and h.topic else C.MQOT_Q_MGR
+        sub = h.subscription if h is not None else None
         try:
             self.opener.close(hconn, hobj, options)
         except MQError as exc:
             self.monitor.counted(conn, "closes", kind, False)
+            if sub is not None and self.monitor.on:
+                self.monitor.unsubscribed(conn, sub.durable, None)
             if exc.reason == C.MQRC_NOT_AUTHORIZED and h is not None:
                 sub = h.subscription
                 self.events.close_refused(conn, sub.name if sub is not None else h.name, subscription=sub is not None)
             raise
         self.monitor.counted(conn, "closes", kind, True)
+        if sub is not None and self.monitor.on:
+            self.monitor.unsubscribed(conn, sub.durable, not sub.durable or bool(options & C.MQCO_REMOVE_SUB))
 
     def subscribe(self, hconn: int, sd: SubDescriptor, hobj: int = C.MQHO_NONE) -> SubResult:
         """MQSUB (engine.subscribing); a refusal for authority makes its Not Authorized event.
@@ -363,8 +379,10 @@ class QueueManager:
             MQError: IBM's reason for every refusal.
         """
         try:
-            return self.subscriber.subscribe(hconn, sd, hobj)
+            result = self.subscriber.subscribe(hconn, sd, hobj)
         except MQError as exc:
+            if self.monitor.on:
+                self.monitor.subscribed(self.connections.get(hconn), bool(sd.options & C.MQSO_DURABLE), None)
             if exc.reason == C.MQRC_NOT_AUTHORIZED:
                 try:  # the refusal came after the topic was resolved: this does not raise again
                     topic = self.state.topics.full_string(sd.object_name, sd.object_string)
@@ -376,6 +394,30 @@ class QueueManager:
                 else:
                     self.events.subscribe_refused(self.connections.get(hconn), sd.options, topic)
             raise
+        if self.monitor.on:
+            conn = self.connections.get(hconn)
+            h = conn.handles.get(result.hsub) if conn is not None else None
+            durable = h is not None and h.subscription is not None and h.subscription.durable
+            done = 0 if result.descriptor is None else 1 if sd.options & C.MQSO_ALTER else 2
+            self.monitor.subscribed(conn, durable, done)
+        return result
+
+    def sub_request(self, hconn: int, hsub: int, action: int = C.MQSR_ACTION_PUBLICATION,
+                    options: int = C.MQSRO_NONE) -> int:
+        """MQSUBRQ (engine.subscribing).
+
+        Raises:
+            MQError: as Subscriber.sub_request.
+        """
+        try:
+            sent = self.subscriber.sub_request(hconn, hsub, action, options)
+        except MQError:
+            if self.monitor.on:
+                self.monitor.sub_requested(self.connections.get(hconn), False)
+            raise
+        if self.monitor.on:
+            self.monitor.sub_requested(self.connections.get(hconn), True)
+        return sent
 
     def put_request(self, req: PutRequest) -> PutResult:
         """The one put entry (engine.putting).

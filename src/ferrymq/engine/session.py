@@ -99,6 +99,9 @@ class Connection:
     waiters: set[int] = field(default_factory=set)
     acct: Any = None  # its accounting while ACCTMQI or ACCTQ collects (engine.monitoring)
     connected_at: float = 0.0
+    cno_options: int = 0  # its MQCNO_ACCOUNTING_* options (honoured under ACCTCONO(ENABLED))
+    pid: int = 0  # the application's process and thread (accounting's ApplicationPid/Tid); 0: not known
+    tid: int = 0
 
 
 def connection_id(qmgr_name: str, hconn: int) -> bytes:

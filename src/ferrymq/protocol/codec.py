@@ -16,7 +16,7 @@ str detail; ``rest`` = the remaining payload bytes):
 
 | type | frame          | body                                                                    |
 |-----:|----------------|-------------------------------------------------------------------------|
-| 1100 | CONNECT        | u16 min_ver, u16 max_ver, u32 max_msg_len, u32 heartbeat_ms, i32 options, i32 appl_type, str qmgr, str appl, str user, str password, str channel |
+| 1100 | CONNECT        | u16 min_ver, u16 max_ver, u32 max_msg_len, u32 heartbeat_ms, i32 options, i32 appl_type, str qmgr, str appl, str user, str password, str channel, [u32 pid, u32 tid] |
 | 1101 | CONNECT_REPLY  | status, u16 version, u32 max_msg_len, u32 heartbeat_ms, 24 connection_id, str qmgr |
 | 1102 | DISCONNECT     | —                                                                       |
 | 1104 | OPEN           | i32 options, i32 object_type, str name, str qmgr, str dynamic, str altuser, str selection, charv object_string |
@@ -57,6 +57,11 @@ str detail; ``rest`` = the remaining payload bytes):
 
 A distribution list (OPEN_LIST, PUT_LIST with hobj 0 for MQPUT1) names at most 256 (MAX_LIST)
 object records; LIST_REPLY answers both, with the records' responses even when the call failed.
+
+CONNECT's last 8 bytes (the client's process and thread ids, for accounting messages'
+ApplicationPid and ApplicationTid) may be absent (an older client): both are then 0; each
+is at most 2**31 - 1 (an MQCFIN), anything else is a protocol error.
+
 ``charv`` = a ``str`` of at most 10240 characters (MQ_TOPIC_STR_LENGTH): an MQCHARV's text.
 Decoding never raises anything but DecodeError. Sequence-range access and prepared units
 (1150..1169) are declared in ferrymq.protocol.seqframes, the columnar put (1180) in
@@ -308,6 +313,27 @@ def _dec_responses(r: Reader) -> tuple[list[tuple[int, int, bytes, bytes]]]:
 _OBJECTS: Part[Any] = Part(("objects",), _enc_objects, _dec_objects)
 
 
+PROCESS_ID_LIMIT = 0x7FFFFFFF  # ApplicationPid/Tid are MQCFIN (signed 32-bit) values
+_PROCESS = struct.Struct(">II")
+
+
+def _enc_process(e: E.Connect) -> list[bytes]:
+    if not (0 <= e.pid <= PROCESS_ID_LIMIT and 0 <= e.tid <= PROCESS_ID_LIMIT):
+        raise ValueError("a process or thread id is 0..2**31-1")
+    return [_PROCESS.pack(e.pid, e.tid)]
+
+
+def _dec_process(r: Reader) -> tuple[int, int]:
+    if not r.left:  # a client from before the ids were sent
+        return (0, 0)
+    if r.left != 8:
+        raise r.fail(f"a process and a thread id are 8 bytes, {r.left} present")
+    pid, tid = r.unpack(_PROCESS)
+    if pid > PROCESS_ID_LIMIT or tid > PROCESS_ID_LIMIT:
+        raise r.fail("a process or thread id above 2**31-1")
+    return (pid, tid)
+
+
 # --- the frames -----------------------------------------------------------------------------
 
 _STATUS = ("status", "status")
@@ -316,7 +342,7 @@ CLIENT_SENDS: list[Frame[Any]] = [
     Frame(T_CONNECT, "CONNECT", E.Connect, [
         ("min_version", "H"), ("max_version", "H"), ("max_msg_length", "I"), ("heartbeat_ms", "I"),
         ("options", "i"), ("appl_type", "i"), ("qmgr_name", "str"), ("appl_name", "str"), ("user", "str"),
-        ("password", "str"), ("channel", "str")],
+        ("password", "str"), ("channel", "str"), ("process", Part(("pid", "tid"), _enc_process, _dec_process))],
         flags=[(_R, "")]),
     Frame(T_DISCONNECT, "DISCONNECT", E.Disconnect, [], flags=[(_R, "")]),
     Frame(T_OPEN, "OPEN", E.Open, [

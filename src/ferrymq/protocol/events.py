@@ -53,6 +53,8 @@ class Connect:
     password: str = field(default="", repr=False)
     # The SVRCONN channel the client names (MQCD ChannelName); blank: SYSTEM.DEF.SVRCONN.
     channel: str = ""
+    pid: int = 0  # the client's process and thread (accounting's ApplicationPid/Tid)
+    tid: int = 0
 
 
 @dataclass(slots=True)

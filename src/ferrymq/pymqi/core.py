@@ -263,9 +263,9 @@ class QueueManager:
         with _mqcall():
             if conn:
                 assert cd is not None
-                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect, secret, client_tls(cd, sco))
+                self._client = self._tcp(qmgr, conn, user_text, cd, reconnect, secret, client_tls(cd, sco), options)
             else:
-                self._client = self._bindings(qmgr, user_text, secret)
+                self._client = self._bindings(qmgr, user_text, secret, options)
         self._name = self._client.qmgr_name
         self._hconn = next(_HCONNS)
         self.q_defaults = {}
@@ -273,7 +273,7 @@ class QueueManager:
 
     @staticmethod
     def _tcp(qmgr: str, conn: str, user: str, cd: CD, reconnect: bool = False, password: str | None = None,
-             tls: ClientTLS | None = None) -> Client:
+             tls: ClientTLS | None = None, options: int = 0) -> Client:
         try:
             parse_conn_name(conn)
         except MalformedConnName as exc:  # MQRC_CD_ERROR: the name is malformed, not unanswered
@@ -281,23 +281,24 @@ class QueueManager:
         heartbeat = float(cd.HeartbeatInterval) if cd.HeartbeatInterval > 0 else 300.0
         return client_connect(qmgr, conn, user=user, password=password, heartbeat=heartbeat,
                               max_msg_length=int(cd.MaxMsgLength), appl_name="pymqi", reconnect=reconnect,
-                              channel=text(cd.ChannelName), tls=tls)
+                              channel=text(cd.ChannelName), tls=tls, connect_options=options)
 
     @staticmethod
-    def _bindings(qmgr: str, user: str, password: str | None = None) -> Client:
+    def _bindings(qmgr: str, user: str, password: str | None = None, options: int = 0) -> Client:
         emb = _BINDINGS.get(qmgr)
         if emb is None and not qmgr and len(_BINDINGS) == 1:
             emb = next(iter(_BINDINGS.values()))
         if emb is not None:
-            return emb.connect(user=user, password=password, appl_name="pymqi")
+            return emb.connect(user=user, password=password, appl_name="pymqi", connect_options=options)
         if local.available(qmgr):  # started on this machine from this home: its local socket
-            return client_connect(qmgr, None, user=user, password=password, appl_name="pymqi")
+            return client_connect(qmgr, None, user=user, password=password, appl_name="pymqi",
+                                  connect_options=options)
         server = os.environ.get("MQSERVER", "")
         parts = server.split("/", 2)
         if len(parts) == 3 and parts[1].upper() == "TCP":
             cd = CD(ChannelName=as_bytes(parts[0]), ConnectionName=as_bytes(parts[2]),
                     ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP)
-            return QueueManager._tcp(qmgr, parts[2], user, cd, password=password)
+            return QueueManager._tcp(qmgr, parts[2], user, cd, password=password, options=options)
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE,
                         detail=f"no queue manager {qmgr!r} in this process (register_bindings) or started from "
                                f"{local.home_dir()}, and no MQSERVER")

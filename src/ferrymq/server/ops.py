@@ -239,7 +239,8 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     """The CONNECT accepted: the engine's MQCONN as ``user`` (its +connect checked there)."""
     server = h.server
     try:
-        hconn = h.qmgr.connect(appl_name=ev.appl_name, user=user, appl_type=ev.appl_type)
+        hconn = h.qmgr.connect(appl_name=ev.appl_name, user=user, appl_type=ev.appl_type, options=ev.options,
+                               pid=ev.pid, tid=ev.tid)
     except MQError as exc:
         log.warning("event=connect_refused peer=%s user=%r reason=%d detail=%r", h.peer, user, exc.reason, exc.detail)
         if exc.reason == C.MQRC_NOT_AUTHORIZED:
