@@ -416,3 +416,52 @@ def test_publish_subscribe_counts_in_mqi_statistics_and_accounting() -> None:
     assert F.MQIAMO_PUBLISH_MSG_COUNT not in acct  # IBM has it in statistics only
     params, _ = PCFExecute.unpack(raw)
     assert params[F.MQIAMO_PUBLISH_MSG_COUNT] == [4, 1] and params[F.MQIAMO_SUBS_DUR] == [1, 0, 1]
+
+
+def test_statchl_decides_at_channel_start_and_writes_each_interval() -> None:
+    from ferrymq.admin.session import Session
+    from ferrymq.engine.chlcontrol import ChannelStatus
+
+    env = Env()
+    session = Session(lambda c: run(env.qm, c))
+    for define in ("DEFINE CHANNEL(TO.QM2) CHLTYPE(SDR) CONNAME('127.0.0.1(1)') XMITQ(QM2)",
+                   "DEFINE CHANNEL(OWN.LOW) CHLTYPE(RCVR) STATCHL(LOW)", "DEFINE CHANNEL(NOT.ME) CHLTYPE(RCVR) STATCHL(OFF)"):
+        assert session.execute(define).messages == ["AMQ8014I: IBM MQ channel created."]
+    monitor = env.qm.monitor
+    assert monitor.channel_counts("TO.QM2") is None  # QMGR, and the queue manager's is OFF
+    assert monitor.channel_counts("OWN.LOW") is not None  # its own level, the queue manager's OFF
+    env.qm.objects.alter_qmgr({"STATCHL": "HIGH", "STATINT": "5"})
+    assert monitor.channel_counts("TO.QM2") is not None and monitor.channel_counts("NOT.ME") is None
+    env.qm.objects.alter_qmgr({"STATCHL": "NONE"})
+    assert monitor.channel_counts("OWN.LOW") is None  # NONE: off whatever the channel says
+    env.qm.objects.alter_qmgr({"STATCHL": "MEDIUM"})
+    row = env.qm.state.channel_control.channels["TO.QM2"] = ChannelStatus(
+        "TO.QM2", F.MQCHT_SENDER, F.MQCHS_RUNNING, conname="127.0.0.1(1)", rqmname="QM2", batchsz=10,
+        stats=monitor.channel_counts("TO.QM2"))
+    assert row.stats is not None
+    row.stats.batch(10, True, 5_000)
+    row.stats.net(300)
+    row.stats.batch(4, False, 7_000)
+    row.stats.net(100)
+    row.stats.put_retries += 2
+    env.clock.advance(5)
+    env.qm.tick()
+    [(h, params, raw)] = [m for m in taken(env, STATS) if m[0].command == F.MQCMD_STATISTICS_CHANNEL]
+    assert (h.type, h.control, params[F.MQIAMO_OBJECT_COUNT]) == (F.MQCFT_STATISTICS, F.MQCFC_LAST, 1)
+    [g] = params[F.MQGACF_CHL_STATISTICS_DATA]
+    assert (g[F.MQCACH_CHANNEL_NAME], g[F.MQIACH_CHANNEL_TYPE], g[C.MQCA_REMOTE_Q_MGR_NAME]) == (
+        "TO.QM2", F.MQCHT_SENDER, "QM2")
+    assert (g[F.MQIAMO_MSGS], g[F.MQIAMO64_BYTES], g[F.MQIAMO_FULL_BATCHES], g[F.MQIAMO_INCOMPLETE_BATCHES]) == (
+        14, 7_000, 1, 1)
+    assert (g[F.MQIAMO_AVG_BATCH_SIZE], g[F.MQIAMO_PUT_RETRIES]) == (7, 2)
+    assert (g[F.MQIAMO_NET_TIME_MIN], g[F.MQIAMO_NET_TIME_AVG], g[F.MQIAMO_NET_TIME_MAX]) == (100, 200, 300)
+    assert F.MQIAMO_EXIT_TIME_AVG not in g  # no message exit: not available
+    params_p, _ = PCFExecute.unpack(raw)
+    assert params_p[F.MQGACF_CHL_STATISTICS_DATA][0][F.MQIAMO_MSGS] == 14
+    env.clock.advance(5)  # the next interval counts from where this one ended
+    env.qm.tick()
+    [(_, again, _)] = [m for m in taken(env, STATS) if m[0].command == F.MQCMD_STATISTICS_CHANNEL]
+    [g2] = again[F.MQGACF_CHL_STATISTICS_DATA]
+    assert (g2[F.MQIAMO_MSGS], g2[F.MQIAMO64_BYTES]) == (0, 0)
+    assert "STATCHL(MEDIUM)" in " ".join(session.execute("DISPLAY QMGR STATCHL").messages)
+    assert "STATCHL(LOW)" in " ".join(session.execute("DISPLAY CHANNEL(OWN.LOW) STATCHL").messages)

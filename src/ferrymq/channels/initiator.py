@@ -272,7 +272,8 @@ class ChannelInitiator:
         if inbound is None and not chl.text("CONNAME").strip():
             return  # a server channel without CONNAME waits for a requester
         row = self.control.channels[name] = ChannelStatus(name, K.CHLTYPES[chl.chltype], F.MQCHS_STARTING,
-                                                          xmitq=chl.text("XMITQ"))
+                                                          xmitq=chl.text("XMITQ"),
+                                                          stats=self.qm.monitor.channel_counts(name))
         agent = SenderAgent(self.host, chl, row, reset_to=self.resets.pop(name, 0), exit_settings=self.exit_settings,
                             pipelined=self.pipeline_length > 1, inbound=inbound)
         task = asyncio.get_running_loop().create_task(self._sender(agent), name=f"ferrymq-channel-{name}")

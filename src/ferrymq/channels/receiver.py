@@ -349,7 +349,7 @@ class ReceiverAgent:
         self.row = row = ChannelStatus(hello.channel, K.CHLTYPES[chl.chltype], F.MQCHS_RUNNING, conname=self.peer,
                                        rqmname=hello.qmgr, batchsz=batch, maxmsgl=maxmsgl, hbint=hb,
                                        last_seq=last, cur_seq=last, started=stamp(time.time()), npmspeed=speed,
-                                       tls=tls_peer)
+                                       tls=tls_peer, stats=qm.monitor.channel_counts(hello.channel))
         self.rows[hello.channel] = row
         self.heartbeat = hb
         self.exits = exits
@@ -418,6 +418,8 @@ class ReceiverAgent:
                 await self.receive(ev.data, ev.properties, fast=True)
                 self.host.done()
                 row.msgs += 1
+                if row.stats is not None:
+                    row.stats.fast(1, link.sent + link.received)
                 row.last_msg = stamp(time.time())
             elif isinstance(ev, P.Message):
                 row.substate = F.MQCHSSTATE_IN_MQPUT
@@ -440,6 +442,8 @@ class ReceiverAgent:
                 await asyncio.sleep(0)  # the journal's writer starts on that commit before the next batch
                 row.msgs += self.in_batch
                 row.batches += 1
+                if row.stats is not None:
+                    row.stats.batch(self.in_batch, self.in_batch >= row.batchsz, link.sent + link.received)
                 row.last_seq = row.cur_seq = ev.seq
                 row.last_msg = stamp(time.time())
                 row.bytes_sent, row.bytes_rcvd = link.sent, link.received
@@ -483,7 +487,10 @@ class ReceiverAgent:
         original = data
         response, feedback = X.MQXCC_OK, C.MQFB_NONE
         if self.exits is not None and self.exits.get("MSGEXIT") is not None:
+            began = time.perf_counter()
             response, data, feedback = self.exits.message(data)
+            if self.row is not None and self.row.stats is not None:
+                self.row.stats.exit(int((time.perf_counter() - began) * 1_000_000))
             if response == X.MQXCC_CLOSE_CHANNEL:
                 raise ExitClosed(0, "the message exit closed the channel (MQXCC_CLOSE_CHANNEL)")
             if response == X.MQXCC_SUPPRESS_FUNCTION:
@@ -576,6 +583,8 @@ class ReceiverAgent:
             if reason not in TRANSIENT or retries <= 0:
                 break
             retries -= 1  # MRRTY/MRTMR: the queue may take it a moment later
+            if self.row is not None and self.row.stats is not None:
+                self.row.stats.put_retries += 1
             log.info("event=channel_message_retry channel=%s queue=%s reason=%d left=%d", self.name, dest_q,
                      reason, retries)
             await asyncio.sleep(self.retry[1] / 1000)

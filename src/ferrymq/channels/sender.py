@@ -90,6 +90,7 @@ class SentBatch:
     seq: int
     xid: bytes
     count: int
+    sent_at: float = 0.0  # time.monotonic() of its BatchEnd (STATCHL's NetTime)
 
 
 class SenderAgent:
@@ -419,6 +420,8 @@ class SenderAgent:
                 await link.flush()
                 row.msgs += fast
                 row.bytes_sent, row.bytes_rcvd = link.sent, link.received
+                if row.stats is not None:
+                    row.stats.fast(fast, link.sent + link.received)
                 row.last_msg = stamp(time.time())
                 idle_since = last_beat = time.monotonic()
                 if not batch:
@@ -482,7 +485,10 @@ class SenderAgent:
         data = self.converted(res)
         if self.exits is None or self.exits.get("MSGEXIT") is None:
             return data
+        began = time.perf_counter()
         response, data, feedback = self.exits.message(data, self.requeue(res))
+        if self.row.stats is not None:
+            self.row.stats.exit(int((time.perf_counter() - began) * 1_000_000))
         if response == X.MQXCC_SUPPRESS_FUNCTION:
             self.dead_letter(res, feedback, in_unit=in_unit)
             return None
@@ -527,7 +533,7 @@ class SenderAgent:
         row.substate = F.MQCHSSTATE_END_OF_BATCH
         link.write(P.BatchEnd(seq, sent))
         await link.flush()
-        self.unconfirmed.append(SentBatch(seq, xid, sent))
+        self.unconfirmed.append(SentBatch(seq, xid, sent, time.monotonic()))
 
     async def confirmed(self, link: Link) -> None:
         """The oldest batch out, committed here once its CONFIRM came.
@@ -581,6 +587,10 @@ class SenderAgent:
         if not self.unconfirmed:
             row.cur_msgs = 0
         row.bytes_sent, row.bytes_rcvd = link.sent, link.received
+        stats = row.stats
+        if stats is not None:
+            stats.batch(done.count, done.count >= row.batchsz, link.sent + link.received)
+            stats.net(int((time.monotonic() - done.sent_at) * 1_000_000))
         row.last_msg = stamp(time.time())
 
     def converted(self, res: GetResult) -> bytes:

@@ -9,7 +9,7 @@ IBM has one; the rest get MQRCCF_ATTR_VALUE_ERROR. ``types`` holds channel types
 
 from __future__ import annotations
 
-from ferrymq.engine.attrs import Attr
+from ferrymq.engine.attrs import CHANNEL_MONITOR_WORDS, Attr
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 
@@ -78,6 +78,9 @@ CHANNEL_ATTRS: tuple[Attr, ...] = (
     _enum("COMPMSG", F.MQIACH_MSG_COMPRESSION, F.MQCOMPRESS_NONE, ALL, _COMPRESS),
     _enum("COMPHDR", F.MQIACH_HDR_COMPRESSION, F.MQCOMPRESS_NONE, ALL,
           {"NONE": F.MQCOMPRESS_NONE, "SYSTEM": F.MQCOMPRESS_SYSTEM}),
+    # Channel statistics (engine.monitoring): QMGR follows the queue manager's STATCHL.
+    _enum("STATCHL", C.MQIA_STATISTICS_CHANNEL, C.MQMON_Q_MGR, MESSAGE,
+          {"QMGR": C.MQMON_Q_MGR, **CHANNEL_MONITOR_WORDS}),
     _int("MRRTY", F.MQIACH_MR_COUNT, 10, RECEIVING, 0, 999_999_999),
     _int("MRTMR", F.MQIACH_MR_INTERVAL, 1000, RECEIVING, 0, 999_999_999),
     _str("MREXIT", F.MQCACH_MR_EXIT_NAME, RECEIVING, _EXIT),

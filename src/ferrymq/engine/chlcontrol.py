@@ -69,6 +69,61 @@ def committed_at_receiver(seqs: list[int], last_seq: int) -> list[bool]:
 
 
 @dataclass(slots=True)
+class ChannelCounts:
+    """What one channel instance did in a statistics interval (STATCHL): its message
+    channel agent counts here, engine.monitoring writes and resets it each STATINT."""
+
+    msgs: int = 0
+    bytes_base: int = 0  # the link's bytes sent and received when the interval began
+    bytes_now: int = 0
+    full: int = 0  # batches of BATCHSZ messages
+    incomplete: int = 0  # batches ended before BATCHSZ
+    batch_msgs: int = 0  # messages in those batches (AverageBatchSize)
+    net_min: int = 0  # round trips, µs: BatchEnd sent to its CONFIRM (net_n of them)
+    net_max: int = 0
+    net_sum: int = 0
+    net_n: int = 0
+    exit_min: int = 0  # message exit time, µs a message (exit_n messages)
+    exit_max: int = 0
+    exit_sum: int = 0
+    exit_n: int = 0
+    put_retries: int = 0  # a receiver's puts tried again (MRRTY)
+
+    def batch(self, count: int, full: bool, link_bytes: int) -> None:
+        """A batch of ``count`` messages committed at both ends."""
+        self.msgs += count
+        self.batch_msgs += count
+        if full:
+            self.full += 1
+        else:
+            self.incomplete += 1
+        self.bytes_now = link_bytes
+
+    def fast(self, count: int, link_bytes: int) -> None:
+        """``count`` NPMSPEED(FAST) messages, outside any batch."""
+        self.msgs += count
+        self.bytes_now = link_bytes
+
+    def net(self, micros: int) -> None:
+        if not self.net_n or micros < self.net_min:
+            self.net_min = micros
+        self.net_max = max(self.net_max, micros)
+        self.net_sum += micros
+        self.net_n += 1
+
+    def exit(self, micros: int) -> None:
+        if not self.exit_n or micros < self.exit_min:
+            self.exit_min = micros
+        self.exit_max = max(self.exit_max, micros)
+        self.exit_sum += micros
+        self.exit_n += 1
+
+    def next(self) -> ChannelCounts:
+        """The next interval's: bytes counted from where this one ended."""
+        return ChannelCounts(bytes_base=self.bytes_now, bytes_now=self.bytes_now)
+
+
+@dataclass(slots=True)
 class ChannelStatus:
     """One channel instance as DISPLAY CHSTATUS shows it (keywords of chlattrs.CHSTATUS_ATTRS)."""
 
@@ -102,6 +157,7 @@ class ChannelStatus:
     # ferrymq's protocol, none counted under SHARECNV(0) (docs/distributed.md, "SHARECNV").
     cur_shcnv: int = 0
     max_shcnv: int = 0
+    stats: ChannelCounts | None = None  # its channel statistics while STATCHL collects (engine.monitoring)
 
 
 @dataclass(slots=True)

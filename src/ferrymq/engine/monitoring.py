@@ -5,8 +5,13 @@ did, switched by the queue manager's attributes (and a queue's own STATQ/ACCTQ).
 |-----------------|--------------------------------|--------------------------------|-----------------------------|
 | STATMQI(ON)     | MQI statistics (164)           | SYSTEM.ADMIN.STATISTICS.QUEUE  | every STATINT seconds, and  |
 | STATQ           | queue statistics (165)         | SYSTEM.ADMIN.STATISTICS.QUEUE  | at RESET QMGR TYPE(STATISTICS) |
+| STATCHL         | channel statistics (166)       | SYSTEM.ADMIN.STATISTICS.QUEUE  | (the same)                  |
 | ACCTMQI(ON)     | MQI accounting (167)           | SYSTEM.ADMIN.ACCOUNTING.QUEUE  | at MQDISC, and every ACCTINT |
 | ACCTQ           | queue accounting (168)         | SYSTEM.ADMIN.ACCOUNTING.QUEUE  | for a longer connection     |
+
+A channel instance collects statistics (engine.chlcontrol.ChannelCounts, counted by its
+agent in ferrymq.channels) when, as it starts, its STATCHL is LOW/MEDIUM/HIGH and the queue
+manager's not NONE, or QMGR and the queue manager's LOW/MEDIUM/HIGH.
 
 A queue collects statistics when its STATQ is ON (and the queue manager's is not NONE) or
 QMGR (and the queue manager's is ON); ACCTQ likewise for accounting. As IBM has it, a
@@ -38,6 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine.api import PutRequest, PutResult
+from ferrymq.engine.chlcontrol import ChannelCounts, ChannelStatus
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, UnitOfWork, connection_id
 from ferrymq.engine.state import EngineState
@@ -588,7 +594,7 @@ class Monitor:
                 if q.stats is not None and not self._wanted(q, "STATQ"):
                     q.stats = None
             self._recount()
-        if not self.on:
+        if not self.on and not self._channel_rows():
             self.start = now
             return
         if now - self.start >= self.state.qmgr_attr("STATINT"):
@@ -603,7 +609,7 @@ class Monitor:
     def ending(self) -> None:
         """The queue manager ends in a controlled way: what this interval collected is written
         (IBM writes statistics at a controlled shutdown too)."""
-        if self.on:
+        if self.on or self._channel_rows():
             self.collect(self.clock())
 
     def collect(self, now: float) -> None:
@@ -624,7 +630,47 @@ class Monitor:
                 groups.append(P.CFGR(F.MQGACF_Q_STATISTICS_DATA, tuple(self._q_statistics(q, s))))
             q.stats = QueueCounts(q.messages.depth) if self._wanted(q, "STATQ") else None
         self._groups(STATISTICS_QUEUE, F.MQCFT_STATISTICS, F.MQCMD_STATISTICS_Q, head, groups)
+        channels = []
+        for row in self._channel_rows():
+            counts = row.stats
+            assert counts is not None
+            if counts.msgs or counts.bytes_now != counts.bytes_base or row.status == F.MQCHS_RUNNING:
+                channels.append(P.CFGR(F.MQGACF_CHL_STATISTICS_DATA, tuple(self._chl_statistics(row, counts))))
+            row.stats = counts.next()
+        self._groups(STATISTICS_QUEUE, F.MQCFT_STATISTICS, F.MQCMD_STATISTICS_CHANNEL, head, channels)
         self.start = now
+
+    # -- channel statistics (STATCHL) -------------------------------------------------------
+    def channel_counts(self, name: str) -> ChannelCounts | None:
+        """A starting channel instance's counts when STATCHL collects for channel ``name``
+        (its own LOW, MEDIUM or HIGH unless the queue manager's is NONE; or QMGR and the
+        queue manager's LOW, MEDIUM or HIGH), else None. As IBM has it, a change to STATCHL
+        applies to channels started after it."""
+        chl = self.state.channels.find(name)
+        own = chl.number("STATCHL") if chl is not None else _QMGR
+        qmgr = self.state.qmgr_attr("STATCHL")
+        wanted = (own > C.MQMON_OFF and qmgr != _NONE) or (own == _QMGR and qmgr > C.MQMON_OFF)
+        return ChannelCounts() if wanted else None
+
+    def _channel_rows(self) -> list[ChannelStatus]:
+        return [row for row in self.state.channel_control.channels.values() if row.stats is not None]
+
+    @staticmethod
+    def _chl_statistics(row: ChannelStatus, c: ChannelCounts) -> list[P.Param]:
+        batches = c.full + c.incomplete
+        out: list[P.Param] = [
+            P.CFST(F.MQCACH_CHANNEL_NAME, row.name), P.CFIN(F.MQIACH_CHANNEL_TYPE, row.chltype),
+            P.CFST(C.MQCA_REMOTE_Q_MGR_NAME, row.rqmname), P.CFST(F.MQCACH_CONNECTION_NAME, row.conname),
+            P.CFIN(F.MQIAMO_MSGS, c.msgs), P.CFIN64(F.MQIAMO64_BYTES, c.bytes_now - c.bytes_base)]
+        if c.net_n:  # measured by a sending end only ("when available", as IBM's)
+            out += [P.CFIN(F.MQIAMO_NET_TIME_MIN, c.net_min), P.CFIN(F.MQIAMO_NET_TIME_AVG, c.net_sum // c.net_n),
+                    P.CFIN(F.MQIAMO_NET_TIME_MAX, c.net_max)]
+        if c.exit_n:  # only with a message exit
+            out += [P.CFIN(F.MQIAMO_EXIT_TIME_MIN, c.exit_min), P.CFIN(F.MQIAMO_EXIT_TIME_AVG, c.exit_sum // c.exit_n),
+                    P.CFIN(F.MQIAMO_EXIT_TIME_MAX, c.exit_max)]
+        return [*out, P.CFIN(F.MQIAMO_FULL_BATCHES, c.full), P.CFIN(F.MQIAMO_INCOMPLETE_BATCHES, c.incomplete),
+                P.CFIN(F.MQIAMO_AVG_BATCH_SIZE, c.batch_msgs // batches if batches else 0),
+                P.CFIN(F.MQIAMO_PUT_RETRIES, c.put_retries)]
 
     def _head(self, start: float, end: float) -> list[P.Param]:
         (sd, st), (ed, et) = stamp(start), stamp(end)
