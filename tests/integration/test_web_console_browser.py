@@ -50,7 +50,8 @@ def browser(tmp_path: Path) -> Iterator[object]:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,900", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+                "--window-size=1280,900", f"--user-data-dir={tmp_path / 'chromium-profile'}",
+                "--ignore-certificate-errors"):  # the TLS test's queue manager has a dev CA's certificate
         options.add_argument(arg)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
     driver.set_page_load_timeout(30)
@@ -226,3 +227,72 @@ def test_console_in_a_browser(tmp_path: Path, browser: object) -> None:
     finally:
         qm.stop()
     assert _artefact(tmp_path, "console-message.png").stat().st_size > 1000
+
+
+def test_console_over_tls_shows_the_other_queue_managers_of_its_home(tmp_path: Path, browser: object) -> None:
+    """``--console-tls 1``: the console is served over HTTPS with the queue manager's own
+    certificate (``ferrymq tls create-dev-certs``), which a client trusting the dev CA
+    verifies; plain HTTP gets no page. Its status page lists QM2 of the same home with a
+    link to QM2's console."""
+    import ssl
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    assert isinstance(browser, WebDriver)
+    d = browser
+    home = tmp_path / "home"
+    qm1 = QueueManagerProcess(home, "QM1", create_args=("--console-port", "0", "--console-tls", "1"))
+    certs = json.loads(qm1._cli("tls", "create-dev-certs", "QM1", "--output", "json"))
+    qm1.start()
+    qm2 = QueueManagerProcess(home, "QM2", create_args=("--console-port", "0")).start()
+    try:
+        env = dict(os.environ, FERRYMQ_HOME=str(home))
+
+        def status(name: str) -> dict[str, Any]:
+            out = subprocess.run([sys.executable, "-m", "ferrymq.cli", "status", name, "--output", "json"], env=env,
+                                 capture_output=True, text=True, timeout=60, check=True).stdout
+            return dict(json.loads(out))
+
+        st1, st2 = status("QM1"), status("QM2")
+        assert st1["console_tls"] is True and not st2["console_tls"]
+        port, port2 = st1["console_port"], st2["console_port"]
+        trusting = ssl.create_default_context(cafile=certs["ca"])
+        trusting.check_hostname = False  # the dev certificate names the queue manager, not 127.0.0.1
+        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=30, context=trusting)
+        conn.request("GET", "/login", headers={"Host": f"127.0.0.1:{port}"})
+        assert conn.sock is not None and conn.sock.getpeercert()["subject"]  # the queue manager's, verified
+        page = conn.getresponse()
+        assert page.status == 200 and "Sign in" in page.read().decode()
+        conn.close()
+        plain = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
+            plain.request("GET", "/login")
+            plain.getresponse().read()
+        plain.close()
+
+        d.get(f"https://127.0.0.1:{port}/")  # Chromium does not trust the dev CA: the flag below
+        d.find_element(By.ID, "user").send_keys(ADMIN_USER)
+        d.find_element(By.ID, "password").send_keys(ADMIN_PASSWORD)
+        _follow(d, lambda: d.find_element(By.ID, "sign-in"))  # the POST's Origin is https://...: accepted
+        assert d.title.startswith("Status")
+        main = d.find_element(By.TAG_NAME, "main").text
+        assert "Queue managers in this home" in main
+        row = d.find_element(By.XPATH, "//tr[td[1][text()='QM2']]")
+        assert row.find_elements(By.TAG_NAME, "td")[1].text == "Running"  # as ferrymq list says it
+        assert row.find_element(By.TAG_NAME, "a").get_attribute("href") == f"http://127.0.0.1:{port2}/"
+        session = d.get_cookie("ferrymq_console")
+        assert session and session["secure"] and session["httpOnly"]
+        d.save_screenshot(str(_artefact(tmp_path, "console-tls-home.png")))
+    finally:
+        qm2.stop()
+        qm1.stop()
+    assert _artefact(tmp_path, "console-tls-home.png").stat().st_size > 1000
+
+
+def test_console_tls_without_a_certificate_does_not_start(tmp_path: Path) -> None:
+    """No key repository: the start fails saying why, rather than serving plain HTTP."""
+    qm = QueueManagerProcess(tmp_path / "home", "QM1", create_args=("--console-port", "0", "--console-tls", "1"))
+    out = qm._cli("start", "QM1", "--output", "json", check=False)
+    assert "console_tls_failed" in out and "web console over TLS" in out
+    assert "--console-tls" in qm._cli("start", "--help")

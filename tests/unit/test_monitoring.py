@@ -440,9 +440,9 @@ def test_statchl_decides_at_channel_start_and_writes_each_interval() -> None:
         stats=monitor.channel_counts("TO.QM2"))
     assert row.stats is not None
     row.stats.batch(10, True, 5_000)
-    row.stats.net(300)
+    row.stats.net.add(300)
     row.stats.batch(4, False, 7_000)
-    row.stats.net(100)
+    row.stats.net.add(100)
     row.stats.put_retries += 2
     env.clock.advance(5)
     env.qm.tick()

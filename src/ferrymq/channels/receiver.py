@@ -490,7 +490,7 @@ class ReceiverAgent:
             began = time.perf_counter()
             response, data, feedback = self.exits.message(data)
             if self.row is not None and self.row.stats is not None:
-                self.row.stats.exit(int((time.perf_counter() - began) * 1_000_000))
+                self.row.stats.exits.add(int((time.perf_counter() - began) * 1_000_000))
             if response == X.MQXCC_CLOSE_CHANNEL:
                 raise ExitClosed(0, "the message exit closed the channel (MQXCC_CLOSE_CHANNEL)")
             if response == X.MQXCC_SUPPRESS_FUNCTION:

@@ -488,7 +488,7 @@ class SenderAgent:
         began = time.perf_counter()
         response, data, feedback = self.exits.message(data, self.requeue(res))
         if self.row.stats is not None:
-            self.row.stats.exit(int((time.perf_counter() - began) * 1_000_000))
+            self.row.stats.exits.add(int((time.perf_counter() - began) * 1_000_000))
         if response == X.MQXCC_SUPPRESS_FUNCTION:
             self.dead_letter(res, feedback, in_unit=in_unit)
             return None
@@ -590,7 +590,7 @@ class SenderAgent:
         stats = row.stats
         if stats is not None:
             stats.batch(done.count, done.count >= row.batchsz, link.sent + link.received)
-            stats.net(int((time.monotonic() - done.sent_at) * 1_000_000))
+            stats.net.add(int((time.monotonic() - done.sent_at) * 1_000_000))
         row.last_msg = stamp(time.time())
 
     def converted(self, res: GetResult) -> bytes:

@@ -189,7 +189,7 @@ def describe(qdir: QmgrDir) -> dict[str, Any]:
             out.update(status={"running": RUNNING, "quiescing": QUIESCING, "ending": ENDING}[state],
                        pid=pid, port=st.get("port"), host=st.get("host", out["host"]), started=st.get("started"),
                        event_loop=st.get("event_loop"), metrics_port=st.get("metrics_port"),
-                       console_port=st.get("console_port"))
+                       console_port=st.get("console_port"), console_tls=bool(st.get("console_tls")))
             out["journal"] = qdir.read_health()
         else:
             out.update(status=STARTING, pid=pid)

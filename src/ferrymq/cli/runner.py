@@ -21,6 +21,7 @@ import os
 import pwd
 import signal
 import socket
+import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 from ferrymq.channels import ChannelInitiator, EngineHost
 from ferrymq.channels.exits import ExitSettings
 from ferrymq.cli import logsetup, private, server_options
+from ferrymq.cli.control import list_all
 from ferrymq.cli.errors import CliError, Exit
 from ferrymq.cli.home import (
     Config,
@@ -46,7 +48,7 @@ from ferrymq.console.app import WebConsole
 from ferrymq.engine.api import SystemClock
 from ferrymq.engine.paging import MemoryLimits
 from ferrymq.engine.qmgr import QueueManager
-from ferrymq.errors import JournalFull, StoreError
+from ferrymq.errors import JournalFull, MQError, StoreError
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.server import QueueManagerServer, chlgate, eventloop
@@ -305,12 +307,14 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
                                 **server_options.channel_keywords(options))
     await channels.start()
     status_doc: dict[str, Any] = {}  # the console's status page reads it: filled in below
-    console = await _start_console(qdir, server, channels, journal, status_doc, options.get("console_port"))
+    console = await _start_console(qdir, server, channels, journal, status_doc, options.get("console_port"),
+                                   bool(options.get("console_tls")))
     pid = os.getpid()
     running = {"state": "running", "name": qdir.name, "pid": pid, "host": config.host, "port": server.port,
                "started": now_iso(), "event_loop": eventloop.loop_name(loop),
                "metrics_port": server.metrics.port if server.metrics is not None else None,
-               "console_port": console.port if console is not None else None}
+               "console_port": console.port if console is not None else None,
+               "console_tls": console is not None and console.tls}
     status_doc.update(running)
     qdir.write_status(**running)
     health = _report_health(qdir, server)
@@ -353,24 +357,52 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
 
 
 async def _start_console(qdir: QmgrDir, server: QueueManagerServer, channels: ChannelInitiator, journal: Journal,
-                         status: dict[str, Any], port: int | None) -> WebConsole | None:
-    """The web console when a port is given (ferrymq.console); a port it cannot listen on
+                         status: dict[str, Any], port: int | None, tls: bool = False) -> WebConsole | None:
+    """The web console when a port is given (ferrymq.console), over HTTPS with ``tls``; a
+    port it cannot listen on, or a key repository without the queue manager's certificate,
     ends the start, as the metrics endpoint's does."""
     if port is None:
         return None
     assert server.authenticator is not None  # _serve always gives one
-    console = WebConsole(server, server.authenticator.registry, status)
-    try:
-        await console.start(port)
-    except OSError as exc:
+
+    async def failed(code: str, why: str) -> CliError:
         await channels.stop()
         await server.stop(quiesce=False)
         with contextlib.suppress(OSError):
             qdir.socket_file.unlink()
         journal.close()
-        raise CliError(Exit.START_FAILED, "listen_failed", f"queue manager {qdir.name}: cannot serve the web "
-                       f"console on 127.0.0.1({port}): {exc}", qmgr=qdir.name, host="127.0.0.1", port=port) from None
+        return CliError(Exit.START_FAILED, code, f"queue manager {qdir.name}: {why}", qmgr=qdir.name,
+                        host="127.0.0.1", port=port)
+
+    context = None
+    if tls:
+        try:
+            context = console_tls_context(server)
+        except MQError as exc:
+            raise await failed("console_tls_failed", f"cannot serve the web console over TLS: {exc.detail or exc}") \
+                from None
+    console = WebConsole(server, server.authenticator.registry, status,
+                         neighbours=lambda: [row for row in list_all(qdir.path.parent.parent) if row["name"] != qdir.name])
+    try:
+        await console.start(port, context)
+    except OSError as exc:
+        raise await failed("listen_failed", f"cannot serve the web console on 127.0.0.1({port}): {exc}") from None
     return console
+
+
+def console_tls_context(server: QueueManagerServer) -> ssl.SSLContext:
+    """The web console's HTTPS context: the queue manager's certificate (CERTLABL) from its
+    key repository (SSLKEYR), as its listener presents it, but asking a browser for no
+    certificate (sign-in is by user and password).
+
+    Raises:
+        MQError: 2381/2393: no key repository, or no certificate of that label in it.
+    """
+    if server.tls is None:
+        raise MQError(C.MQCC_FAILED, C.MQRC_KEY_REPOSITORY_ERROR, "this queue manager has no key repository")
+    context = server.tls.repository().server_context(server.tls.label())
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _report_health(qdir: QmgrDir, server: QueueManagerServer) -> HealthFile | None:

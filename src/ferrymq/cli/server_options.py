@@ -64,6 +64,9 @@ KNOBS = (
     Knob("console_port", int, 0, "Serve the web console at http://127.0.0.1:PORT/ (0: a free port, shown by "
                                  "'ferrymq status'); off unless given. Users sign in with the queue manager's "
                                  "registry (ferrymq user add).", process=True),
+    Knob("console_tls", int, 0, "1: serve the web console over HTTPS (TLS 1.2/1.3) with the queue manager's "
+                                "certificate from its key repository (SSLKEYR, CERTLABL; 'ferrymq tls "
+                                "create-dev-certs' makes one); 0: plain HTTP on loopback (default).", process=True),
     Knob("non_persistent_memory", int, 0, "Bytes of non-persistent message data on all queues; more is "
                                           "refused with 2056 (default 1 GiB).", "non_persistent_bytes"),
     Knob("pipeline_length", int, 1, "IBM's PipeLineLength: above 1 a sending channel sends its next batch "

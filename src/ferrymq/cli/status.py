@@ -95,6 +95,7 @@ def gather(home: Path, name: str, every: bool, explicit_conn: str | None = None)
     doc: dict[str, Any] = {"queue_manager": name, "status": info["status"], "pid": info["pid"],
                            "host": info["host"], "port": info["port"], "started": info.get("started"),
                            "metrics_port": info.get("metrics_port"), "console_port": info.get("console_port"),
+                           "console_tls": info.get("console_tls"),
                            "journal": {**journal_usage(qdir.journal_dir), "health": info.get("journal")},
                            "connections": None, "channels": None, "queues": None}
     if info["status"] != control.RUNNING:
@@ -154,7 +155,7 @@ def render(doc: dict[str, Any], echo: Callable[[Any], None]) -> None:
     if doc.get("metrics_port") is not None:
         echo(f"Metrics: http://127.0.0.1:{doc['metrics_port']}/metrics")
     if doc.get("console_port") is not None:
-        echo(f"Web console: http://127.0.0.1:{doc['console_port']}/")
+        echo(f"Web console: {'https' if doc.get('console_tls') else 'http'}://127.0.0.1:{doc['console_port']}/")
     j = doc["journal"]
     health = (j.get("health") or {}).get("state", "-")
     echo(f"Journal: {_size(j['bytes'])} in {j['files']} files, {_size(j['free_bytes'])} free, {health}")

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import ssl
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
@@ -90,8 +91,13 @@ class WebConsole:
     """The console's listener and pages; ``status`` is the queue manager process's
     status.json content (pid, start time, ports), read when the status page is drawn."""
 
-    def __init__(self, server: QueueManagerServer, registry: UserRegistry, status: Mapping[str, Any]) -> None:
+    def __init__(self, server: QueueManagerServer, registry: UserRegistry, status: Mapping[str, Any],
+                 neighbours: Callable[[], list[dict[str, Any]]] = list) -> None:
+        """``neighbours``: the other queue managers of this home as ``ferrymq list`` describes
+        them (the status page lists them, linking to the consoles they serve)."""
         self.server = server
+        self.neighbours = neighbours
+        self.tls = False  # served over HTTPS
         self.qm = server.qmgr
         self.registry = registry
         self.status = status
@@ -109,14 +115,17 @@ class WebConsole:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def start(self, port: int) -> None:
-        """Listen on 127.0.0.1 ``port`` (0: a free one; ``self.port`` then holds it)."""
+    async def start(self, port: int, tls: ssl.SSLContext | None = None) -> None:
+        """Listen on 127.0.0.1 ``port`` (0: a free one; ``self.port`` then holds it), over
+        HTTPS with ``tls`` (its handshake within the request's read time)."""
+        self.tls = tls is not None
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", port, reuse_address=True,
-                                                  limit=http.MAX_HEAD)
+                                                  limit=http.MAX_HEAD, ssl=tls,
+                                                  ssl_handshake_timeout=http.READ_TIMEOUT if tls else None)
         self.port = self._server.sockets[0].getsockname()[1]
         self.sample()
         self._sampler = asyncio.get_running_loop().create_task(self._sample_every(), name="ferrymq-console-sampler")
-        log.info("event=console_listening host=127.0.0.1 port=%d", self.port)
+        log.info("event=console_listening host=127.0.0.1 port=%d tls=%s", self.port, "on" if self.tls else "off")
 
     async def stop(self) -> None:
         if self._sampler is not None:
@@ -163,7 +172,7 @@ class WebConsole:
         if host.rsplit(":", 1)[0] not in _LOOPBACK_HOSTS:
             return http.Response("421 Misdirected Request", "", "text/plain; charset=utf-8")
         origin = req.headers.get("origin")
-        if req.method == "POST" and origin is not None and origin != f"http://{host}":
+        if req.method == "POST" and origin is not None and origin != f"{'https' if self.tls else 'http'}://{host}":
             return http.Response("403 Forbidden", "cross-origin form refused", "text/plain; charset=utf-8")
         if req.path == "/login":
             return await (self._login(req) if req.method == "POST" else self._login_page())
@@ -254,7 +263,26 @@ class WebConsole:
             ("Journal disk free", f"{health['free_bytes']:,} bytes"),
             ("Metrics", f"http://127.0.0.1:{st['metrics_port']}/metrics" if st.get("metrics_port") else "off"),
             ("Now", datetime.now(UTC).isoformat(timespec="seconds"))]
-        return self._page(signed, "Status", P.fields(rows))
+        return self._page(signed, "Status", P.join([P.fields(rows), self._home()]))
+
+    def _home(self) -> P.Markup:
+        """The other queue managers of this home, as ``ferrymq list`` shows them; a running
+        one's console is linked (each console signs its own users in)."""
+        try:
+            others = self.neighbours()
+        except Exception:  # the home being read as it changes must not break the status page
+            log.exception("event=console_home_unreadable")
+            return P.Markup('<p class="note">The other queue managers of this home could not be read.</p>')
+        rows = []
+        for row in others:
+            port = row.get("console_port")
+            scheme = "https" if row.get("console_tls") else "http"
+            console: object = P.Markup(f'<a href="{P.esc(f"{scheme}://127.0.0.1:{int(port)}/")}">'
+                                       f"{P.esc(f'{scheme}://127.0.0.1:{int(port)}/')}</a>") if port else "-"
+            where = f"{row.get('host')}({row.get('port')})" if row.get("port") else "-"
+            rows.append((row.get("name", ""), row.get("status", ""), row.get("pid") or "-", where, console))
+        return P.join([P.Markup("<h2>Queue managers in this home</h2>"),
+                       P.table(["Name", "Status", "Process", "Listener", "Console"], rows)])
 
     async def _queues(self, req: http.Request, signed: Signed) -> http.Response:
         system = req.query.get("system") == "1"

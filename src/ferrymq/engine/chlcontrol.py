@@ -69,6 +69,23 @@ def committed_at_receiver(seqs: list[int], last_seq: int) -> list[bool]:
 
 
 @dataclass(slots=True)
+class Timings:
+    """Durations in µs: how many, their least, greatest and sum."""
+
+    n: int = 0
+    least: int = 0
+    most: int = 0
+    total: int = 0
+
+    def add(self, micros: int) -> None:
+        if not self.n or micros < self.least:
+            self.least = micros
+        self.most = max(self.most, micros)
+        self.total += micros
+        self.n += 1
+
+
+@dataclass(slots=True)
 class ChannelCounts:
     """What one channel instance did in a statistics interval (STATCHL): its message
     channel agent counts here, engine.monitoring writes and resets it each STATINT."""
@@ -79,14 +96,8 @@ class ChannelCounts:
     full: int = 0  # batches of BATCHSZ messages
     incomplete: int = 0  # batches ended before BATCHSZ
     batch_msgs: int = 0  # messages in those batches (AverageBatchSize)
-    net_min: int = 0  # round trips, µs: BatchEnd sent to its CONFIRM (net_n of them)
-    net_max: int = 0
-    net_sum: int = 0
-    net_n: int = 0
-    exit_min: int = 0  # message exit time, µs a message (exit_n messages)
-    exit_max: int = 0
-    exit_sum: int = 0
-    exit_n: int = 0
+    net: Timings = field(default_factory=Timings)  # round trips: BatchEnd sent to its CONFIRM
+    exits: Timings = field(default_factory=Timings)  # the message exit, per message
     put_retries: int = 0  # a receiver's puts tried again (MRRTY)
 
     def batch(self, count: int, full: bool, link_bytes: int) -> None:
@@ -103,20 +114,6 @@ class ChannelCounts:
         """``count`` NPMSPEED(FAST) messages, outside any batch."""
         self.msgs += count
         self.bytes_now = link_bytes
-
-    def net(self, micros: int) -> None:
-        if not self.net_n or micros < self.net_min:
-            self.net_min = micros
-        self.net_max = max(self.net_max, micros)
-        self.net_sum += micros
-        self.net_n += 1
-
-    def exit(self, micros: int) -> None:
-        if not self.exit_n or micros < self.exit_min:
-            self.exit_min = micros
-        self.exit_max = max(self.exit_max, micros)
-        self.exit_sum += micros
-        self.exit_n += 1
 
     def next(self) -> ChannelCounts:
         """The next interval's: bytes counted from where this one ended."""

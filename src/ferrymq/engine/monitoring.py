@@ -662,12 +662,12 @@ class Monitor:
             P.CFST(F.MQCACH_CHANNEL_NAME, row.name), P.CFIN(F.MQIACH_CHANNEL_TYPE, row.chltype),
             P.CFST(C.MQCA_REMOTE_Q_MGR_NAME, row.rqmname), P.CFST(F.MQCACH_CONNECTION_NAME, row.conname),
             P.CFIN(F.MQIAMO_MSGS, c.msgs), P.CFIN64(F.MQIAMO64_BYTES, c.bytes_now - c.bytes_base)]
-        if c.net_n:  # measured by a sending end only ("when available", as IBM's)
-            out += [P.CFIN(F.MQIAMO_NET_TIME_MIN, c.net_min), P.CFIN(F.MQIAMO_NET_TIME_AVG, c.net_sum // c.net_n),
-                    P.CFIN(F.MQIAMO_NET_TIME_MAX, c.net_max)]
-        if c.exit_n:  # only with a message exit
-            out += [P.CFIN(F.MQIAMO_EXIT_TIME_MIN, c.exit_min), P.CFIN(F.MQIAMO_EXIT_TIME_AVG, c.exit_sum // c.exit_n),
-                    P.CFIN(F.MQIAMO_EXIT_TIME_MAX, c.exit_max)]
+        # measured by a sending end only, and only with a message exit ("when available", as IBM's)
+        for t, least, average, most in ((c.net, F.MQIAMO_NET_TIME_MIN, F.MQIAMO_NET_TIME_AVG, F.MQIAMO_NET_TIME_MAX),
+                                        (c.exits, F.MQIAMO_EXIT_TIME_MIN, F.MQIAMO_EXIT_TIME_AVG,
+                                         F.MQIAMO_EXIT_TIME_MAX)):
+            if t.n:
+                out += [P.CFIN(least, t.least), P.CFIN(average, t.total // t.n), P.CFIN(most, t.most)]
         return [*out, P.CFIN(F.MQIAMO_FULL_BATCHES, c.full), P.CFIN(F.MQIAMO_INCOMPLETE_BATCHES, c.incomplete),
                 P.CFIN(F.MQIAMO_AVG_BATCH_SIZE, c.batch_msgs // batches if batches else 0),
                 P.CFIN(F.MQIAMO_PUT_RETRIES, c.put_retries)]
