@@ -154,6 +154,21 @@ def test_the_start_warning_names_what_the_running_queue_manager_leaves_open(cli:
     cli.json("stop", "QM1", "--immediate")
 
 
+def test_no_listener_beyond_loopback_without_connection_authentication(cli: Cli) -> None:
+    """--allow-unauthenticated-remote accepts IBM's default checks and clear text, not CHCKCLNT(NONE)."""
+    cli.json("create", "QM1", "--port", "0")
+    cli.json("start", "QM1")
+    cli.run("mqsc", "QM1", stdin="ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(NONE)\n")
+    cli.json("stop", "QM1")
+    cli.json("alter", "QM1", "--host", "0.0.0.0", FLAG)
+    doc, _ = cli.json("start", "QM1", code=2)
+    assert doc["error"]["rule"] == "remote_bind_unauthenticated" and "CHCKCLNT(NONE)" in doc["error"]["message"]
+    assert not (cli.home / "qmgrs" / "QM1" / "ferrymq.pid").exists()
+    cli.json("alter", "QM1", "--host", "127.0.0.1")
+    cli.json("start", "QM1")  # on loopback it serves, unchanged
+    cli.json("stop", "QM1")
+
+
 def test_a_config_beyond_loopback_from_before_the_rule_does_not_start(cli: Cli) -> None:
     cli.json("create", "QM1", "--port", "0")
     path = cli.home / "qmgrs" / "QM1" / "config.json"

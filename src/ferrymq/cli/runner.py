@@ -222,16 +222,25 @@ _WEAK_CHECKS = {F.MQCHK_NONE: "CHCKCLNT(NONE): no client password is checked",
                                         "give no password"}
 
 
+def authentication_off(qm: QueueManager) -> str:
+    """Why the queue manager checks no client password at all (blank: it checks them):
+    IBM's "connection authentication off", which a listener beyond loopback may not have."""
+    if not qm.state.authority.enabled:
+        return "security off: no identity or authority is checked"
+    if not str(qm.objects.qmgr_status("CONNAUTH")).strip():
+        return "CONNAUTH blank: no client password is checked"
+    if qm.state.authority.authinfo.chckclnt == F.MQCHK_NONE:
+        return _WEAK_CHECKS[F.MQCHK_NONE]
+    return ""
+
+
 def exposure(qm: QueueManager, tls: ServerTLS) -> list[str]:
     """What lets a client from elsewhere in without a checked identity, or in clear text,
     read from the running queue manager's settings (empty: nothing)."""
     oam = qm.state.authority
-    out: list[str] = []
-    if not oam.enabled:
-        out.append("security off: no identity or authority is checked")
-    elif not str(qm.objects.qmgr_status("CONNAUTH")).strip():
-        out.append("CONNAUTH blank: no client password is checked")
-    elif oam.authinfo.chckclnt in _WEAK_CHECKS:
+    off = authentication_off(qm)
+    out: list[str] = [off] if off else []
+    if not off and oam.authinfo.chckclnt in _WEAK_CHECKS:
         out.append(_WEAK_CHECKS[oam.authinfo.chckclnt])
     if oam.enabled and not chlgate.enabled(qm):
         out.append("CHLAUTH(DISABLED): no channel authentication record is checked")
@@ -270,6 +279,14 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
         qm, journal = open_engine(qdir, config.name, config.disk_reserve_bytes,
                                   server_options.memory_limits(options))
     recovered = recovery.done(qm, journal)
+    off = "" if is_loopback(config.host) else authentication_off(qm)
+    if off:  # --allow-unauthenticated-remote accepts weak checks and clear text, never none at all
+        journal.close()
+        raise CliError(Exit.USAGE, "remote_bind_unauthenticated",
+                       f"queue manager {qdir.name}: listening on {config.host!r}, beyond loopback, needs connection "
+                       f"authentication on, and it is not ({off}); start it on loopback ('ferrymq alter "
+                       f"{qdir.name} --host 127.0.0.1'), set CHCKCLNT to REQDADM, OPTIONAL or REQUIRED (ALTER AUTHINFO, "
+                       "docs/security.md), then listen beyond loopback again", qmgr=qdir.name, host=config.host)
     FreezeSurvivors().install()  # after recovery, which freezes what it rebuilt
     try:
         local_socket: socket.socket | None = local.listen(qdir.socket_file)
