@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -54,6 +55,43 @@ def test_a_damaged_or_foreign_file_is_ignored(tmp_path: Path, content: bytes) ->
     cache = CodeCache(path)
     assert _run(cache.compile(SOURCE, "<x>"))(0) == 1
     assert cache.misses == 1
+
+
+def _saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    tmp_path.chmod(0o755)
+    path = tmp_path / "frames.marshal"
+    cache = CodeCache(path)
+    cache.compile(SOURCE, "<x>")
+    cache.save()
+    assert CodeCache(path).compile(SOURCE, "<x>") and CodeCache(path)._code  # trusted as saved
+    return path
+
+
+def test_a_file_others_may_write_is_not_trusted_with_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _saved(tmp_path, monkeypatch)
+    path.chmod(0o666)
+    assert CodeCache(path)._code == {}
+    path.chmod(0o644)
+    tmp_path.chmod(0o777)  # nor one in a directory others may write
+    assert CodeCache(path)._code == {}
+
+
+def test_a_symbolic_link_or_an_oversized_file_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _saved(tmp_path, monkeypatch)
+    link = tmp_path / "link.marshal"
+    link.symlink_to(path)
+    assert CodeCache(link)._code == {}
+    with path.open("ab") as f:
+        f.truncate(codecache.MAX_BYTES + 1)
+    assert CodeCache(path)._code == {}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_file_of_another_user_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _saved(tmp_path, monkeypatch)
+    os.chown(path, 65534, 65534)
+    assert CodeCache(path)._code == {}
 
 
 def test_entries_that_are_not_code_are_dropped(tmp_path: Path) -> None:

@@ -7,10 +7,13 @@ manager itself pays it). The generated source is the same from one run to the ne
 compiled code is kept as Python keeps a module's: marshalled into the package's own
 ``__pycache__`` directory, beside the ``.pyc`` files, under the interpreter's cache tag.
 
-The file is as trusted as the ``.pyc`` files next to it (whoever can write there can change
-the package's code already); it is never read from anywhere else. Each entry is keyed by a
-hash of the name and source it was compiled from, so a changed declaration misses and is
-compiled afresh, and an unreadable, truncated or foreign file is ignored as if absent.
+The file holds code, so it is loaded only when it is as trusted as the package's own
+modules: a regular file (no symbolic link), owned by this process's user or by the owner of
+the package, writable by nobody else, in a directory writable by nobody else, and at most
+MAX_BYTES long. It is never read from anywhere else, and nothing from a connection ever
+reaches it. Each entry is keyed by a hash of the name and source it was compiled from, so a
+changed declaration misses and is compiled afresh, and an untrusted, unreadable, truncated
+or foreign file is ignored as if absent.
 Nothing is written when Python is told not to write bytecode (``-B``,
 ``PYTHONDONTWRITEBYTECODE``) or the directory is not writable.
 """
@@ -20,16 +23,41 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
 from types import CodeType
 
 _MAGIC = b"ferrymq-frames-1\n"
+MAX_BYTES = 16 << 20  # the frames' code is ~0.3 MiB; anything far bigger is not ours
 
 
 def _default_path() -> Path:
     return Path(__file__).parent / "__pycache__" / f"frames.{sys.implementation.cache_tag}.marshal"
+
+
+def _trusted(st: os.stat_result, owners: set[int]) -> bool:
+    return st.st_uid in owners and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _read_trusted(path: Path) -> bytes | None:
+    """The file's bytes when it may be trusted with code (the module docstring), else None."""
+    owners = {os.geteuid(), Path(__file__).stat().st_uid}
+    try:
+        if not _trusted(path.parent.stat(), owners):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or not _trusted(st, owners) or st.st_size > MAX_BYTES:
+            return None
+        try:
+            return f.read(MAX_BYTES + 1)
+        except OSError:
+            return None
 
 
 class CodeCache:
@@ -42,11 +70,8 @@ class CodeCache:
         self.misses = 0
 
     def _load(self) -> dict[bytes, CodeType]:
-        try:
-            raw = self.path.read_bytes()
-        except OSError:
-            return {}
-        if not raw.startswith(_MAGIC):
+        raw = _read_trusted(self.path)
+        if raw is None or not raw.startswith(_MAGIC):
             return {}
         try:
             table = marshal.loads(raw[len(_MAGIC):])
@@ -83,7 +108,7 @@ class CodeCache:
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(_MAGIC + marshal.dumps({k: self._code[k] for k in self._used}))
-                os.chmod(tmp, Path(__file__).stat().st_mode & 0o666)  # readable as the .pyc files are
+                os.chmod(tmp, Path(__file__).stat().st_mode & 0o644)  # readable as the .pyc files are, writable by us
                 os.replace(tmp, self.path)
             except BaseException:
                 os.unlink(tmp)
