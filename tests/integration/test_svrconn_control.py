@@ -40,7 +40,8 @@ def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueueManagerProcess
               "DEFINE CHANNEL(FEW.SVRCONN) CHLTYPE(SVRCONN) MAXINST(2)\n"
               "DEFINE CHANNEL(ONE.EACH.SVRCONN) CHLTYPE(SVRCONN) MAXINSTC(1)\n"
               "DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)\n"
-              "DEFINE CHANNEL(OLD.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(0)\n")
+              "DEFINE CHANNEL(OLD.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(0)\n"
+              "DEFINE CHANNEL(BURST.SVRCONN) CHLTYPE(SVRCONN) MAXINST(2)\n")
     yield proc
     proc.stop()
 
@@ -112,6 +113,46 @@ def test_maxinst_and_maxinstc_refuse_with_2537_and_a_channel_not_available_event
     assert refused[0][CMQCFC.MQCACH_CONNECTION_NAME] == b"127.0.0.1"
     assert refused[0][CMQCFC.MQIACH_MAX_INSTANCES] == 2
     assert refused[2][CMQCFC.MQIACH_MAX_INSTS_PER_CLIENT] == 1 and CMQCFC.MQIACH_MAX_INSTANCES not in refused[2]
+
+
+def test_a_burst_of_connects_never_passes_maxinst(qm: QueueManagerProcess) -> None:
+    # A user whose password was never checked: every CONNECT of the burst waits on the
+    # password check (scrypt, off the event loop) at once, and each counts from the start.
+    qm.add_user("burst", "burst-pw", "mqm")
+    burst = 8
+    gate = threading.Barrier(burst)
+    clients: list[fc.Client] = []
+    reasons: list[int] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        gate.wait()
+        try:
+            c = fc.connect("QM1", qm.conn_name, channel="BURST.SVRCONN", user="burst", password="burst-pw")
+        except MQError as exc:
+            with lock:
+                reasons.append(exc.reason)
+            return
+        with lock:
+            clients.append(c)
+
+    threads = [threading.Thread(target=one) for _ in range(burst)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert len(clients) == 2, (len(clients), reasons)
+        assert reasons == [C.MQRC_CHANNEL_NOT_AVAILABLE] * (burst - 2)
+    finally:
+        for c in clients:
+            c.disconnect()
+    # a refused password gives its place back, as do the instances that ended
+    assert reason_of(lambda: fc.connect("QM1", qm.conn_name, channel="BURST.SVRCONN", user="burst",
+                                        password="wrong")) == C.MQRC_NOT_AUTHORIZED
+    with fc.connect("QM1", qm.conn_name, channel="BURST.SVRCONN", user="burst", password="burst-pw"), \
+            fc.connect("QM1", qm.conn_name, channel="BURST.SVRCONN", user="burst", password="burst-pw"):
+        pass
 
 
 def test_stop_force_breaks_clients_and_stopped_refuses_until_start(qm: QueueManagerProcess) -> None:

@@ -116,6 +116,7 @@ class ClientHandler(asyncio.BufferedProtocol):
     peer_issuer_dn = ""
     last_hconn = 0  # the latest session's hconn, for the log once MQDISC has cleared hconn
     quiescing = False  # STOP CHANNEL MODE(QUIESCE) named this client (server.stop_channel)
+    claimed = ""  # the SVRCONN whose MAXINST counts this CONNECT while its password is checked (ops)
 
     def __init__(self, server: QueueManagerServer, accepted: float | None = None) -> None:
         """``accepted``: when the listener accepted the socket (time.monotonic(); default

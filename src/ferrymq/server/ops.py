@@ -207,8 +207,10 @@ def _unavailable(h: ClientHandler, ev: E.Connect, chl: ChannelObject) -> bool:
     """Refuse the CONNECT with 2537 MQRC_CHANNEL_NOT_AVAILABLE, as IBM's channel does, when
     STOP CHANNEL left the channel STOPPED, or a new instance would pass MAXINST (the
     channel's client connections) or MAXINSTC (those from this client's address), with a
-    Channel Not Available event for the limits. Instances are connections admitted already:
-    a CONNECT still checking its password is not counted (a brief overshoot is possible)."""
+    Channel Not Available event for the limits. Instances are connections admitted already
+    and CONNECTs that passed this check and still wait on their password check: this one
+    is counted from here (``h.claimed``) until it is admitted or refused, so a burst of
+    connects never has more than MAXINST instances at once."""
     qm = h.qmgr
     address = h.peer.rpartition(":")[0]
     why, qualifier, limit = "", 0, 0
@@ -217,14 +219,16 @@ def _unavailable(h: ClientHandler, ev: E.Connect, chl: ChannelObject) -> bool:
     else:
         most, per_client = chl.number("MAXINST"), chl.number("MAXINSTC")
         if min(most, per_client) < K.UNLIMITED_INSTANCES:  # counted only when a limit is set
-            mine = [c for c in qm.connections.values() if c.channel == chl.name]
+            mine = [c.conn_name for c in qm.connections.values() if c.channel == chl.name]
+            mine += [o.peer.rpartition(":")[0] for o in h.server.handlers if o.claimed == chl.name]
             if len(mine) >= most:
                 why, qualifier, limit = f"channel {chl.name} has MAXINST({most}) instances", \
                     F.MQRQ_SVRCONN_INST_LIMIT, most
-            elif sum(c.conn_name == address for c in mine) >= per_client:
+            elif mine.count(address) >= per_client:
                 why, qualifier, limit = f"channel {chl.name} has MAXINSTC({per_client}) instances from {address}", \
                     F.MQRQ_CLIENT_INST_LIMIT, per_client
     if not why:
+        h.claimed = chl.name
         return False
     log.warning("event=connect_refused peer=%s channel=%s reason=%d detail=%r", h.peer, chl.name,
                 C.MQRC_CHANNEL_NOT_AVAILABLE, why)
@@ -238,6 +242,7 @@ def _unavailable(h: ClientHandler, ev: E.Connect, chl: ChannelObject) -> bool:
 def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     """The CONNECT accepted: the engine's MQCONN as ``user`` (its +connect checked there)."""
     server = h.server
+    h.claimed = ""  # an instance from here on, or none
     try:
         hconn = h.qmgr.connect(appl_name=ev.appl_name, user=user, appl_type=ev.appl_type, options=ev.options,
                                pid=ev.pid, tid=ev.tid)
@@ -272,6 +277,7 @@ def _refuse(h: ClientHandler, ev: E.Connect, why: str, channel: str = "", *, aut
     """2035 after FAILDELAY (so guessing passwords is slow), logged once, without the
     password, and reported as a Not Authorized event (AUTHOREV) unless it was the channel's
     records (a Channel Blocked event then, as IBM's)."""
+    h.claimed = ""  # no instance: a burst's other CONNECTs may have its place
     auth = h.server.authenticator
     delay = auth.faildelay if auth is not None else 0.0
     log.warning("event=connect_refused peer=%s channel=%s user=%r reason=%d detail=%r", h.peer, channel or "-",
