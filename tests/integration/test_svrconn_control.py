@@ -236,3 +236,28 @@ def test_sharecnv_0_shows_no_conversations_and_quiesce_ends_at_once(qm: QueueMan
     assert broken(c)
     with contextlib.suppress(MQError):
         c.disconnect()
+
+
+@pytest.mark.parametrize(("channel", "ahead"), [("OLD.SVRCONN", False), ("APP.SVRCONN", True)])
+def test_sharecnv_0_ignores_read_ahead(qm: QueueManagerProcess, channel: str, ahead: bool) -> None:
+    # IBM: a SHARECNV(0) channel works as before version 7, without read-ahead, so
+    # MQOO_READ_AHEAD is ignored and each MQGET takes one message from the queue.
+    queue = f"RA.{channel}"
+    qm.mqsc(f"DEFINE QLOCAL({queue}) DEFPSIST(NO)\n")
+    with fc.connect("QM1", qm.conn_name) as feeder:
+        q = feeder.open(queue)
+        for i in range(5):
+            q.put(f"m{i}", persistent=False)
+    with fc.connect("QM1", qm.conn_name, channel=channel) as c:
+        reader = c.open(queue, read_ahead=10)
+        assert reader.get(wait=5).data == b"m0"
+        assert reader.get(wait=5).data == b"m1"
+        with fc.connect("QM1", qm.conn_name) as other:
+            left = other.open(queue).get_batch(10, wait=0.2)
+        if ahead:  # the control: read-ahead took the rest to the client
+            assert left == []
+            assert [reader.get(wait=5).data for _ in range(3)] == [b"m2", b"m3", b"m4"]
+        else:
+            assert [m.data for m in left] == [b"m2", b"m3", b"m4"]
+            with pytest.raises(NoMessageAvailable):
+                reader.get(wait=0.3)

@@ -611,6 +611,13 @@ def pump(h: ClientHandler, c: Consumer) -> None:
     Pushed frame per message costs both ends is most of the read-ahead path).
     """
     qmgr = h.qmgr
+    if h.hconn and not qmgr.connections[h.hconn].shcnv:
+        # SHARECNV(0), IBM's pre-7 channel, has no read-ahead (MQOO_READ_AHEAD is ignored):
+        # nothing is sent ahead; the client is told to get each message itself, as it does
+        # before a persistent one, so every message is taken by its own MQGET.
+        if not c.paused:
+            pause(h, c)
+        return
     gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True, msg_handle=True)  # read-ahead: the Pythonic API gets with a handle
     limit = min(PUSH_BATCH_BYTES, h.conn.batch_limit())
     batch: list[MessageItem] = []
