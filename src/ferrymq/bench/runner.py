@@ -148,6 +148,8 @@ class Runner:
             end = max(r["last"] for r in consumers)
             run.rate = arrived / max(end - start, 1e-9)
             run.extra["producer_msgs_per_s"] = sent / max(max(r["last"] for r in producers) - start, 1e-9)
+            if server0 and server1 and "fdatasyncs" in server1:  # how the disk's work was shared out
+                run.extra["server_fdatasyncs"] = server1["fdatasyncs"] - server0["fdatasyncs"]
         return run
 
     def _spawn(self, c: Contender, role: str, link: Link, *args: Any) -> Any:

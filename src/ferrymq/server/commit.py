@@ -8,6 +8,18 @@ reaches theirs. One writer task takes everything appended so far
 on the loop, releases the parked replies, and loops: whatever arrived while the sync ran
 rides in the next one, so the sync rate, not the request rate, bounds the disk work.
 
+Gathering: on a slow disk, committers that take turns would each get a sync of their own.
+Two programs committing in a loop (a producer's units of puts, a consumer's units of gets)
+fall into step: each commits while the other's sync runs, so every sync carries one unit
+and each waits for two. So before a sync that someone waits on, the writer waits for the
+connections the last sync released (``after``'s ``who``) that have not come back yet, at
+most the recent sync time (``GATHER_SHARE`` of it, capped at ``GATHER_MAX``): when they
+commit again meanwhile, both ride one sync. A wait that catches nobody turns gathering off
+for the next sync, two after a second miss in a row, and so on up to ``GATHER_REST``; a
+connection that went idle costs at most one delay (it is released once). A lone
+committer is never delayed (nobody else was released), nor one whose released peers are
+already waiting again.
+
 A full disk (store/space.py) is survived: a batch that found no space (JournalFull) is
 kept and written again every ``RETRY_FIRST``..``RETRY_MAX`` seconds; the replies parked
 on it wait (they were not acknowledged, and the engine already holds their effects, so
@@ -44,6 +56,12 @@ Release = Callable[[], None]
 RETRY_FIRST = 0.25
 RETRY_MAX = 1.0
 """Seconds between tries while the disk is full or below its reserve (doubling up to this)."""
+GATHER_SHARE = 1.0
+"""A gathering wait lasts at most this share of the recent sync time (write and fdatasync)."""
+GATHER_MAX = 0.02
+"""Seconds: the longest gathering wait, however slow the disk."""
+GATHER_REST = 16
+"""Most syncs without gathering after waits that caught nobody (1, 2, 4 ... in a row)."""
 STOP_GRACE = 5.0
 """Seconds ``stop`` waits for a batch that does not fit before it gives up on it."""
 
@@ -53,7 +71,16 @@ class GroupCommitter:
 
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
-        self._parked: list[tuple[int, int, Release]] = []
+        self._parked: list[tuple[int, int, Release, object]] = []
+        self._waiting: dict[object, int] = {}  # who has replies parked, and how many
+        self._released: set[object] = set()  # who the last sync released (gathering)
+        self._awaited: set[object] = set()  # who a gathering wait waits for
+        self._gathered: asyncio.Future[None] | None = None  # resolved when they all came
+        self._sync_time = 0.0  # recent seconds per sync (moving average), for the gathering wait
+        self._rest = 0  # syncs left without gathering
+        self._misses = 0  # gathering waits in a row that caught nobody
+        self.gathers = 0  # gathering waits that caught someone (monitoring, tests)
+        self.gather_misses = 0  # and those that caught nobody
         self._order = itertools.count()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -73,12 +100,21 @@ class GroupCommitter:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="ferrymq-group-commit")
 
-    def after(self, lsn: int, release: Release) -> None:
-        """Run ``release`` once ``lsn`` is durable (at once if it already is)."""
+    def after(self, lsn: int, release: Release, who: object = None) -> None:
+        """Run ``release`` once ``lsn`` is durable (at once if it already is). ``who`` (a
+        connection) lets the writer gather its next commit with others' (module docstring)."""
         if lsn <= self.journal.durable_lsn:
             release()
             return
-        heapq.heappush(self._parked, (lsn, next(self._order), release))
+        heapq.heappush(self._parked, (lsn, next(self._order), release, who))
+        if who is not None:
+            waiting = self._waiting
+            waiting[who] = waiting.get(who, 0) + 1
+            awaited = self._awaited
+            if who in awaited:
+                awaited.discard(who)
+                if not awaited and self._gathered is not None:
+                    _resolve(self._gathered)
         if self.failed is not None:  # it will never be durable: end its connection, as the others'
             asyncio.get_running_loop().call_soon(self._fail_parked, self.failed)
             return
@@ -149,7 +185,13 @@ class GroupCommitter:
     async def _write_all(self, loop: asyncio.AbstractEventLoop) -> bool:
         """Write until nothing is pending; False when nothing could be written."""
         wrote = False
-        while (pending := self._retry or self.journal.take_pending()) is not None:
+        while True:
+            if self._released and self._parked and self._retry is None:
+                await self._gather(loop, self._released)
+            pending = self._retry or self.journal.take_pending()
+            if pending is None:
+                break
+            self._released = set()  # from now: who this sync releases
             began = time.perf_counter()
             try:
                 await loop.run_in_executor(self._executor, self.journal.write_pending, pending)
@@ -163,7 +205,9 @@ class GroupCommitter:
                 return wrote
             self._retry = None
             wrote = True
-            self.sync_seconds.observe(time.perf_counter() - began)
+            took = time.perf_counter() - began
+            self._sync_time += (took - self._sync_time) / 8 if self._sync_time else took
+            self.sync_seconds.observe(took)
             self.batch_bytes.observe(len(pending.data))
             self.journal.mark_durable(pending.lsn)
             self.syncs += 1
@@ -171,6 +215,33 @@ class GroupCommitter:
             self._note_health()
         self._release(self.journal.durable_lsn)
         return wrote
+
+    async def _gather(self, loop: asyncio.AbstractEventLoop, released: set[object]) -> None:
+        """Before a sync someone waits on: wait a little for the connections the last sync
+        released to commit again, so they ride this sync too (module docstring)."""
+        if self._rest:
+            self._rest -= 1
+            return
+        awaited = {who for who in released if who not in self._waiting}
+        delay = min(self._sync_time * GATHER_SHARE, GATHER_MAX)
+        if not awaited or delay <= 0:
+            return
+        self._awaited, expected = awaited, len(awaited)
+        gathered = self._gathered = loop.create_future()
+        timer = loop.call_later(delay, _resolve, gathered)
+        try:
+            await gathered
+        finally:
+            timer.cancel()
+            self._gathered = None
+        if len(awaited) == expected:  # nobody came: gathering may not pay now
+            self._rest = min(1 << self._misses, GATHER_REST)
+            self._misses += 1
+            self.gather_misses += 1
+        else:
+            self._misses = 0
+            self.gathers += 1
+        self._awaited = set()
 
     def _fail(self, exc: BaseException) -> None:
         # A failed fsync leaves the outcome of every parked reply unknown: the server ends
@@ -188,11 +259,19 @@ class GroupCommitter:
         if self.on_failure is not None:
             self.on_failure(exc)
         self._parked.clear()
+        self._waiting.clear()
 
     def _release(self, durable: int) -> None:
-        parked = self._parked
+        parked, waiting, released = self._parked, self._waiting, self._released
         while parked and parked[0][0] <= durable:
-            _, _, release = heapq.heappop(parked)
+            _, _, release, who = heapq.heappop(parked)
+            if who is not None:
+                released.add(who)
+                left = waiting[who] - 1
+                if left:
+                    waiting[who] = left
+                else:
+                    del waiting[who]
             release()
 
     async def flush(self) -> None:
@@ -228,3 +307,8 @@ class GroupCommitter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._executor.shutdown(wait=True)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

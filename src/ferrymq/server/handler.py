@@ -349,7 +349,7 @@ class ClientHandler(asyncio.BufferedProtocol):
             if (self.reading_paused or self.pumps_stalled) and not self.blocked():
                 self.resume_writing()
 
-        self.server.committer.after(lsn, release)
+        self.server.committer.after(lsn, release, self)
 
     def _queue(self, parts: list[bytes]) -> None:
         self.out += parts
