@@ -6,6 +6,7 @@ wrong (docs/distributed.md, "Requester channels")."""
 from __future__ import annotations
 
 import functools
+import time
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,33 @@ def test_a_request_meets_the_servers_channel_authentication_records(tmp_path: Pa
         qm1.mqsc("START CHANNEL(PULL.QM2)\n")  # nothing blocks it now
         with fc.connect("QM1", qm1.conn_name) as c1:
             assert c1.open("APP.IN").get(wait=20.0).data == b"allowed"
+    finally:
+        qm1.stop()
+        qm2.stop()
+
+
+def test_a_server_filling_a_batch_notices_its_requester_gone(tmp_path: Path) -> None:
+    qm1, qm2 = setup_pair(tmp_path)
+    try:
+        # BATCHINT(60000): a batch of one message stays open a minute, waiting for more
+        qm2.mqsc("DEFINE QLOCAL(XQ.SVR) USAGE(XMITQ)\n"
+                 "DEFINE CHANNEL(PULL.QM2) CHLTYPE(SVR) XMITQ(XQ.SVR) BATCHINT(60000) HBINT(300) DISCINT(0)\n"
+                 "DEFINE QREMOTE(VIA.SVR) RNAME(APP.IN) RQMNAME(QM1) XMITQ(XQ.SVR)\n")
+        qm1.mqsc(f"DEFINE CHANNEL(PULL.QM2) CHLTYPE(RQSTR) CONNAME('{chstatus_conname(qm2)}') HBINT(300)\n")
+        qm1.mqsc("START CHANNEL(PULL.QM2)")
+        wait_for(lambda: chstatus(qm2, "PULL.QM2").get("STATUS") == "RUNNING")
+        with fc.connect("QM2", qm2.conn_name) as c2:
+            c2.open("VIA.SVR").put(b"held", persistent=True)
+        time.sleep(2)  # the server takes it into a batch within a poll, then waits for more
+        qm1.mqsc("STOP CHANNEL(PULL.QM2)")
+        # seen within a poll, not when BATCHINT ends the batch a minute later
+        wait_for(lambda: "STATUS(RUNNING)" not in qm2.mqsc("DISPLAY CHSTATUS(PULL.QM2)", check=False), 15.0)
+        # the batch backed out: the message is still to send, and arrives once asked for again
+        assert "CURDEPTH(1)" in qm2.mqsc("DISPLAY QLOCAL(XQ.SVR) CURDEPTH")
+        qm2.mqsc("ALTER CHANNEL(PULL.QM2) CHLTYPE(SVR) BATCHINT(0)")
+        qm1.mqsc("START CHANNEL(PULL.QM2)")
+        with fc.connect("QM1", qm1.conn_name) as c1:
+            assert c1.open("APP.IN").get(wait=20.0).data == b"held"
     finally:
         qm1.stop()
         qm2.stop()

@@ -13,7 +13,8 @@ the receiver for BATCHHB milliseconds first sends a heartbeat and waits for its 
 (twice HBINT at most): a receiver that is gone then fails the session with the batch
 backed out, its messages still here to send, rather than in doubt. Idle: heartbeats
 every HBINT, the channel ends after DISCINT; a partner that closes the connection meanwhile
-(a requester stopped or gone) is seen within IDLE_POLL, not at the next heartbeat.
+(a requester stopped or gone) is seen within IDLE_POLL, not at the next heartbeat, and so
+is one that closes it while a batch waits BATCHINT for more messages (the batch backs out).
 
 Pipelining (IBM's PipeLineLength above 1 at both ends, agreed in the handshake): the next
 batch is got, sent and prepared while the last one waits for its CONFIRM, so the two
@@ -412,6 +413,9 @@ class SenderAgent:
                     if data_limit and room <= 0:
                         break
                     await asyncio.sleep(min(IDLE_POLL, batch_int))
+                    if link.gone():  # noticed while the batch fills, not only when it is sent
+                        raise ChannelError(C.MQRC_CONNECTION_BROKEN, "the partner closed the connection while a "
+                                           "batch was filling (BATCHINT)")
                     more, more_fast = self.take(link, ack.batch_size - len(batch), ack.max_msg_length, room)
                     batch += more
                     fast += more_fast
