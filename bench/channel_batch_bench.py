@@ -130,8 +130,8 @@ async def receiver(home: Path, batches: int, batch: int, size: int) -> tuple[flo
 
 
 def receiver_engine(home: Path, batches: int, batch: int, size: int) -> tuple[float, float]:
-    """The receiving agent's batch path without the event loop: its calls per batch (each
-    message through ``ReceiverAgent.receive``, the synchronisation record, MQCMIT, the
+    """The receiving agent's batch path without the event loop: its calls per batch (the
+    messages through ``ReceiverAgent.receive_all``, the synchronisation record, MQCMIT, the
     batch's destinations closed) and the journal's write of the batch, in this thread."""
     qm = QueueManager.start("QM2", FileJournal(home / "QM2"), SystemClock())
     mqsc(qm, "DEFINE QLOCAL(APP.IN) MAXDEPTH(999999999)", "ALTER QMGR MAXUMSGS(999999999)",
@@ -142,13 +142,12 @@ def receiver_engine(home: Path, batches: int, batch: int, size: int) -> tuple[fl
     agent.hconn = qm.connect(appl_name="bench", user="ferrymq", appl_type=C.MQAT_QMGR)
     agent.sync_hobj = qm.open(agent.hconn, ObjectDescriptor("SYSTEM.CHANNEL.SYNCQ"),
                               C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED).hobj
-    messages = xmit_messages(batch, size)
+    messages = [(data, b"") for data in xmit_messages(batch, size)]
     began, began_main = time.process_time(), time.thread_time()
     for seq in range(1, batches + 1):
-        for data in messages:
-            step = agent.receive(data)
-            with contextlib.suppress(StopIteration):
-                step.send(None)  # it awaits only to retry a put (MRRTY), which none needs here
+        step = agent.receive_all(messages)  # a batch read at once, as the agent takes it
+        with contextlib.suppress(StopIteration):
+            step.send(None)  # it awaits only to retry a put (MRRTY), which none needs here
         agent.write_sync(seq, "QM1")
         qm.commit(agent.hconn)
         agent.close_opened()

@@ -54,7 +54,7 @@ import logging
 import struct
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ferrymq.channels.events import ChannelEvents, ended_qualifier
@@ -423,8 +423,15 @@ class ReceiverAgent:
                 row.last_msg = stamp(time.time())
             elif isinstance(ev, P.Message):
                 row.substate = F.MQCHSSTATE_IN_MQPUT
-                await self.receive(ev.data, ev.properties)
-                self.in_batch += 1
+                # The batch's messages that came in the same read: put together (receive_all)
+                messages = [(ev.data, ev.properties)]
+                pending = link.pending
+                while pending and isinstance(pending[0], P.Message) and not pending[0].fast:
+                    more = pending.popleft()
+                    assert isinstance(more, P.Message)
+                    messages.append((more.data, more.properties))
+                await self.receive_all(messages)
+                self.in_batch += len(messages)
             elif isinstance(ev, P.BatchEnd):
                 row.substate = F.MQCHSSTATE_END_OF_BATCH
                 if ev.count != self.in_batch:
@@ -481,8 +488,49 @@ class ReceiverAgent:
         or at once for a FAST_MESSAGE (which must be non-persistent).
 
         Raises:
+            ChannelError: as ``receive_all``.
+        """
+        await self.receive_all([(data, packed_properties)], fast=fast)
+
+    async def receive_all(self, messages: Sequence[tuple[bytes, bytes]], *, fast: bool = False) -> None:
+        """Put messages (data, packed properties) in order where their MQXQHs say, or
+        dead-letter them, as ``receive`` one by one would. Consecutive messages for one
+        destination without properties (a batch's usual shape) are put with one engine call
+        (``put_run``).
+
+        Raises:
             ChannelError: an unreadable MQXQH, or a message neither its queue nor the
                 dead-letter queue takes (the batch is backed out and the channel ends).
+        """
+        options = _FAST_PUT if fast else _PUT
+        run: list[tuple[MQMD, bytes]] = []
+        dest = ("", "", "")
+        for data, packed_properties in messages:
+            dest_q, dest_qm, md, body, properties, feedback = self.unwrap(data, packed_properties, fast)
+            if feedback is None and properties is None and not fast and md.format.rstrip() != mqdh.FORMAT:
+                key = (dest_q, dest_qm, self.put_user(md))
+                if key != dest and run:
+                    await self.put_run(dest, run)
+                    run = []
+                dest = key
+                run.append((md, body))
+                continue
+            if run:  # the messages before this one are put before it
+                await self.put_run(dest, run)
+                run = []
+            await self.receive_one(dest_q, dest_qm, md, body, options, properties, fast, feedback)
+        if run:
+            await self.put_run(dest, run)
+
+    def unwrap(self, data: bytes, packed_properties: bytes,
+               fast: bool) -> tuple[str, str, MQMD, bytes, props_model.PropertySet | None, int | None]:
+        """A message as the sender sent it, after the message exit: its destination queue and
+        queue manager, descriptor, data and properties, and the exit's feedback when it
+        suppressed the message (None otherwise).
+
+        Raises:
+            ChannelError: an unreadable MQXQH or properties, a persistent FAST_MESSAGE, or
+                the message exit closed the channel.
         """
         original = data
         response, feedback = X.MQXCC_OK, C.MQFB_NONE
@@ -505,13 +553,22 @@ class ReceiverAgent:
             if fast:
                 raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, "a persistent message sent outside the batch")
             self.persistent_in_batch += 1
-        options = _FAST_PUT if fast else _PUT
         try:
             properties = props_model.unpack(packed_properties) if packed_properties else None
         except DecodeError as exc:
             raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, f"unreadable message properties: {exc}") from None
-        dest_q, dest_qm = xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip()
-        if response == X.MQXCC_SUPPRESS_FUNCTION:
+        return (xqh.remote_q_name.strip(), xqh.remote_q_mgr_name.strip(), md, body, properties,
+                feedback if response == X.MQXCC_SUPPRESS_FUNCTION else None)
+
+    async def receive_one(self, dest_q: str, dest_qm: str, md: MQMD, body: bytes, options: int,
+                          properties: props_model.PropertySet | None, fast: bool, feedback: int | None) -> None:
+        """Put one unwrapped message (each copy of one behind an MQDH), or dead-letter it
+        (suppressed by the message exit: ``feedback``).
+
+        Raises:
+            ChannelError: neither its queue nor the dead-letter queue takes it.
+        """
+        if feedback is not None:
             log.warning("event=channel_message_suppressed channel=%s queue=%s feedback=%d", self.name, dest_q, feedback)
             self.undeliverable(md, body, feedback, dest_q, dest_qm, options)
             return
@@ -526,6 +583,31 @@ class ReceiverAgent:
                 await self.deliver(dest_q, dest_qm, md_i, body_i, options, properties, fast)
             return
         await self.deliver(dest_q, dest_qm, md, body, options, properties, fast)
+
+    async def put_run(self, dest: tuple[str, str, str], run: list[tuple[MQMD, bytes]]) -> None:
+        """Put a batch's messages for one destination (queue, queue manager, user putting)
+        with one engine call, each as ``deliver`` puts it; one that is refused goes on
+        through ``deliver`` (retried, or dead-lettered) before the next is put.
+
+        Raises:
+            ChannelError: as ``deliver``.
+        """
+        dest_q, dest_qm, user = dest
+        put = _PUT_OPTIONS[_PUT, bool(user)]
+        at = 0
+        while at < len(run):
+            refused: MQError | None
+            try:
+                hobj = self.destination(dest_q, dest_qm, user)
+            except MQError as exc:
+                done, refused = 0, exc
+            else:
+                done, refused = self.qm.put_each(self.hconn, hobj, put, run, at)
+            at += done
+            if refused is not None:
+                md, body = run[at]
+                await self.deliver(dest_q, dest_qm, md, body, _PUT, None, False, refused.reason)
+                at += 1
 
     def split(self, md: MQMD, body: bytes) -> list[tuple[str, str, MQMD, bytes]]:
         """The copies a message behind an MQDH stands for (engine.distlist): per object record
@@ -548,9 +630,10 @@ class ReceiverAgent:
         return out
 
     async def deliver(self, dest_q: str, dest_qm: str, md: MQMD, body: bytes, options: int,
-                      properties: props_model.PropertySet | None, fast: bool) -> None:
+                      properties: props_model.PropertySet | None, fast: bool, refused: int = 0) -> None:
         """Put one message to ``dest_q`` at ``dest_qm`` (retried while its queue may take it
-        later), or dead-letter it (``undeliverable``).
+        later), or dead-letter it (``undeliverable``). ``refused``: the reason its first
+        put just failed with (``put_run``), 0 when it is still to be tried.
 
         Raises:
             ChannelError: neither its queue nor the dead-letter queue takes it.
@@ -560,16 +643,18 @@ class ReceiverAgent:
         user = self.put_user(md)
         put = _PUT_OPTIONS[options, bool(user)]
         retries, calls = self.retry[0], 0
+        reason = refused
         while True:
-            try:
-                if fast:
-                    qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
-                                                         alternate_user_id=user), md, put, body, properties)
-                else:
-                    qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
-                return
-            except MQError as exc:
-                reason = exc.reason
+            if not reason:
+                try:
+                    if fast:
+                        qm.put1(self.hconn, ObjectDescriptor(object_name=dest_q, object_q_mgr_name=dest_qm,
+                                                             alternate_user_id=user), md, put, body, properties)
+                    else:
+                        qm.put(self.hconn, self.destination(dest_q, dest_qm, user), md, put, body, properties)
+                    return
+                except MQError as exc:
+                    reason = exc.reason
             if self.exits is not None and self.exits.retries():
                 # MREXIT decides, for every reason: how long to wait, or to stop trying
                 calls += 1
@@ -579,6 +664,7 @@ class ReceiverAgent:
                 log.info("event=channel_message_retry channel=%s queue=%s reason=%d exit_call=%d wait_ms=%d",
                          self.name, dest_q, reason, calls, wait)
                 await asyncio.sleep(wait / 1000)
+                reason = 0
                 continue
             if reason not in TRANSIENT or retries <= 0:
                 break
@@ -588,6 +674,7 @@ class ReceiverAgent:
             log.info("event=channel_message_retry channel=%s queue=%s reason=%d left=%d", self.name, dest_q,
                      reason, retries)
             await asyncio.sleep(self.retry[1] / 1000)
+            reason = 0
         self.undeliverable(md, body, reason, dest_q, dest_qm, options)
 
     def undeliverable(self, md: MQMD, body: bytes, reason: int, dest_q: str, dest_qm: str, options: int) -> None:

@@ -25,7 +25,7 @@ driver writes it before anything else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 
 from ferrymq.engine import propctl, validate
@@ -128,20 +128,11 @@ class Putter:
         conn = self.connections.get(req.hconn)
         h = None if conn is None else conn.handles.get(req.hobj)
         md = req.md
-        if h is not None and req.datas is None:  # MQPUT1 opens its own handle: never one of these
-            plan = h.put_plan
-            if (plan is not None and plan.epoch == self.objects.epoch and plan.options == req.options
-                    and not req.properties and not h.deleted):
-                if isinstance(md, bytes):  # matched as they came: a planned put makes no MQMD
-                    key, msg_id, correl_id = _steady_ids(md)
-                    if plan.steady != key:  # another image (version 1, big-endian) of the descriptor?
-                        md = _decode(md)
-                        key, msg_id, correl_id = md.steady_ids()
-                else:
-                    key, msg_id, correl_id = md.steady_ids()
-                if plan.steady == key:
-                    assert conn is not None
-                    return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
+        if h is not None and req.datas is None and not req.properties:  # MQPUT1 opens its own handle: never one of these
+            assert conn is not None
+            plan, md, msg_id, correl_id = self._planned(h, req.options, md)
+            if plan is not None:
+                return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
         if isinstance(md, bytes):  # decoding is taking the bytes: nothing is read until asked
             md = _decode(md)
         steady = md
@@ -159,6 +150,44 @@ class Putter:
         h.put_plan = None if req.properties or h.topic is not None else self._plan(conn, h, md, pmo, warning,
                                                                                    steady.steady_key())
         return result
+
+    def put_each(self, hconn: int, hobj: int, options: int, items: Sequence[tuple[MQMD, bytes]],
+                 start: int = 0) -> tuple[int, MQError | None]:
+        """MQPUTs through one handle with the same options, in order, each message with its
+        own descriptor and no properties (``items[start:]``: a channel's batch): each put is
+        the one ``put`` would make, with the same checks and outcomes, and the first refusal
+        stops the run. How many were put, and that refusal (None: every one was)."""
+        conn = self.connections.get(hconn)
+        h = None if conn is None else conn.handles.get(hobj)
+        put_planned = self._put_planned
+        for i in range(start, len(items)):
+            given, data = items[i]
+            try:
+                if h is not None:
+                    assert conn is not None
+                    plan, md, msg_id, correl_id = self._planned(h, options, given)
+                    if plan is not None:
+                        put_planned(conn, h, plan, md, msg_id, correl_id, data)
+                        continue
+                self.put(PutRequest(hconn, hobj, given, options, 0, data))
+            except MQError as exc:
+                return i - start, exc
+        return len(items) - start, None
+
+    def _planned(self, h: Handle, options: int, md: MQMD | bytes) -> tuple[PutPlan | None, MQMD | bytes, bytes, bytes]:
+        """The handle's plan when it covers a put of ``md`` with ``options`` (else None), the
+        descriptor (decoded if its bytes were not the plan's image), its MsgId and CorrelId."""
+        plan = h.put_plan
+        if plan is None or plan.epoch != self.objects.epoch or plan.options != options or h.deleted:
+            return None, md, NONE_ID, NONE_ID
+        if isinstance(md, bytes):  # matched as they came: a planned put makes no MQMD
+            key, msg_id, correl_id = _steady_ids(md)
+            if plan.steady != key:  # another image (version 1, big-endian) of the descriptor?
+                md = _decode(md)
+                key, msg_id, correl_id = md.steady_ids()
+        else:
+            key, msg_id, correl_id = md.steady_ids()
+        return (plan if plan.steady == key else None), md, msg_id, correl_id
 
     def _put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
               properties: Mapping[str, object] | None) -> PutResult:

@@ -514,6 +514,24 @@ class QueueManager:
         """
         return self.put_request(PutRequest(hconn, 0, md, pmo.options, pmo.context, data, properties, od))
 
+    def put_each(self, hconn: int, hobj: int, pmo: PutOptions, items: Sequence[tuple[MQMD, bytes]],
+                 start: int = 0) -> tuple[int, MQError | None]:
+        """MQPUTs of ``items[start:]`` (descriptor, data) through one handle in order, each
+        as ``put`` makes it, in one call (a receiving channel agent's batch); the first
+        refusal stops them. How many were put, and that refusal (None: every one was)."""
+        if self.monitor.on:  # each put counted as it is made
+            for i in range(start, len(items)):
+                try:
+                    self.put(hconn, hobj, items[i][0], pmo, items[i][1])
+                except MQError as exc:
+                    return i - start, exc
+            return len(items) - start, None
+        done, refused = self.putter.put_each(hconn, hobj, pmo.options, items, start)
+        if refused is not None and refused.reason in _PUT_EVENTS:
+            md, data = items[start + done]
+            self._put_refused(PutRequest(hconn, hobj, md, pmo.options, pmo.context, data), refused.reason)
+        return done, refused
+
     def put_many(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions,
                  items: Sequence[tuple[bytes, bytes]]) -> list[MQError | None]:
         """Several MQPUTs on one handle that differ only in MsgId and data (asynchronous
