@@ -163,7 +163,7 @@ def test_send_and_receive_exits_transform_payloads(tmp_path: Path) -> None:
     exits.attach(conn)
     assert conn.outbound is not None and conn.inbound is not None
     assert conn.outbound(b"abc") == b"cba"
-    assert exits.by_kind["SENDEXIT"].parms.exit_id == X.MQXT_CHANNEL_SEND_EXIT
+    assert exits.get("SENDEXIT").parms.exit_id  # type: ignore[union-attr] == X.MQXT_CHANNEL_SEND_EXIT
     with pytest.raises(ExitClosed):
         conn.inbound(b"abc")
     none = ChannelExits.load(channel(), ExitSettings("QM1", tmp_path))
@@ -207,3 +207,65 @@ def test_message_retry_exit_waits_stops_and_is_checked(tmp_path: Path) -> None:
         exits.retry(b"bad-wait", 1, C.MQRC_Q_FULL, 100)
     assert exits.retry(b"quiet", 1, C.MQRC_Q_FULL, 100) is None and not exits.retries()  # MRRTY's rule again
     exits.term()
+
+
+CHAIN = """
+from ferrymq.mq import cxc as X
+
+def tag(p):
+    if p.exit_reason in (X.MQXR_MSG, X.MQXR_XMIT):
+        p.data = p.data + b"+" + p.exit_data.encode()
+        if p.data.startswith(b"stop-at-" + p.exit_data.encode()):
+            return X.MQXCC_SUPPRESS_FUNCTION
+        if p.data.startswith(b"close-at-" + p.exit_data.encode()):
+            return X.MQXCC_CLOSE_CHANNEL
+        if p.data.startswith(b"last-at-" + p.exit_data.encode()):
+            p.exit_response2 = X.MQXR2_SUPPRESS_CHAIN
+        if p.data.startswith(b"on-after-" + p.exit_data.encode()):
+            p.exit_response2 = X.MQXR2_CONTINUE_CHAIN
+            p.feedback = 299
+            return X.MQXCC_SUPPRESS_FUNCTION
+    return X.MQXCC_OK
+"""
+
+
+def test_exit_chains_run_in_order_and_stop_as_ibm_says(tmp_path: Path) -> None:
+    write_exit(tmp_path, "chain.py", CHAIN)
+    chl = channel(MSGEXIT="chain:tag,chain:tag,chain:tag", MSGDATA="a,b,c",
+                  SENDEXIT="chain:tag,chain:tag", SENDDATA="s1,s2", RCVEXIT="chain:tag", RCVDATA="x,y")
+    exits = ChannelExits.load(chl, ExitSettings("QM1", tmp_path))
+    exits.init("QM2", 100)
+    # each exit sees what the one before it returned, with its own MSGDATA item
+    assert exits.message(b"m") == (X.MQXCC_OK, b"m+a+b+c", C.MQFB_STOPPED_BY_MSG_EXIT)
+    # MQXCC_SUPPRESS_FUNCTION ends the chain (default continuation)
+    assert exits.message(b"stop-at-b") == (X.MQXCC_SUPPRESS_FUNCTION, b"stop-at-b+a+b", C.MQFB_STOPPED_BY_MSG_EXIT)
+    assert exits.message(b"close-at-a")[:2] == (X.MQXCC_CLOSE_CHANNEL, b"close-at-a+a")
+    # MQXR2_SUPPRESS_CHAIN: this exit is the last; MQXR2_CONTINUE_CHAIN: suppressed, yet the rest run
+    assert exits.message(b"last-at-a") == (X.MQXCC_OK, b"last-at-a+a", C.MQFB_STOPPED_BY_MSG_EXIT)
+    assert exits.message(b"on-after-a") == (X.MQXCC_SUPPRESS_FUNCTION, b"on-after-a+a+b+c", 299)
+    conn = P.ChannelConnection(sender=True)
+    exits.attach(conn)
+    assert conn.outbound is not None and conn.outbound(b"f") == b"f+s1+s2"
+    # one receive exit: its data is the whole RCVDATA, commas and all
+    assert conn.inbound is not None and conn.inbound(b"f") == b"f+x,y"
+    with pytest.raises(ExitClosed, match=r"SENDEXIT\(chain:tag\)"):
+        conn.outbound(b"close-at-s2")
+
+
+def test_exit_lists_in_definitions(tmp_path: Path) -> None:
+    from ferrymq.engine import chlattrs as K
+    from ferrymq.engine.channels import _checked
+    from ferrymq.pcf.model import ParameterError
+
+    assert K.exit_list("a:f, b:g", "x,y,z") == [("a:f", "x"), ("b:g", "y")]
+    assert K.exit_list("a:f,b:g,c:h", "x") == [("a:f", "x"), ("b:g", ""), ("c:h", "")]
+    assert K.exit_list(" ", "x") == []
+    # PCF sends lists as MQCFSL: kept as the MQSC text
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGEXIT": ("a:f", "b:g"), "MSGDATA": ["1", "2"]}) == {
+        "MSGEXIT": "a:f,b:g", "MSGDATA": "1,2"}
+    for attrs in ({"MSGEXIT": "a:f,,b:g"}, {"MSGEXIT": "x" * 129}, {"MSGDATA": "d" * 33},
+                  {"MSGDATA": ("a,b", "c")}, {"SENDEXIT": "a:f," + "y" * 129}):
+        with pytest.raises(ParameterError):
+            _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", attrs)
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGDATA": "a" * 30 + "," + "b" * 30}) == {
+        "MSGDATA": "a" * 30 + "," + "b" * 30}

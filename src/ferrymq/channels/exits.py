@@ -1,8 +1,9 @@
 """Channel exits: the Python callables a channel definition names, and how agents call them.
 
 MSGEXIT, SENDEXIT, RCVEXIT and SCYEXIT hold ``module:function`` (MSGDATA ... the exit's
-32 characters of user data). Where a name may come from is the queue manager's rule, not
-Python's import path:
+32 characters of user data); MSGEXIT, SENDEXIT and RCVEXIT may hold a list, a chain of
+exits called in order (engine.chlattrs.exit_list; ``ChannelExits._run`` for where a chain
+stops). Where a name may come from is the queue manager's rule, not Python's import path:
 
 - a module of ferrymq's own exits (``BUILTIN_MODULES``: the reference-message exits) is
   always allowed, since it ships with the queue manager;
@@ -250,10 +251,12 @@ class ChannelExit:
 
 
 class ChannelExits:
-    """The exits of one channel instance, by MQSC keyword (MSGEXIT ...)."""
+    """The exits of one channel instance, by MQSC keyword (MSGEXIT ...): for each kind the
+    chain of exits in calling order (several message, send and receive exits; one
+    security and one message-retry exit)."""
 
-    def __init__(self, exits: dict[str, ChannelExit]) -> None:
-        self.by_kind = exits
+    def __init__(self, exits: dict[str, list[ChannelExit]]) -> None:
+        self.chains = exits
         self.started = False  # MQXR_INIT was given: MQXR_TERM is owed
 
     @classmethod
@@ -263,16 +266,23 @@ class ChannelExits:
         Raises:
             ExitLoadError: one of them does not load.
         """
-        out: dict[str, ChannelExit] = {}
+        out: dict[str, list[ChannelExit]] = {}
         for kind, (data_attr, exit_id) in KINDS.items():
-            name = chl.text(kind).strip()
-            if name:
-                parms = ChannelExitParms(exit_id, chl.text(data_attr), chl, settings)
-                out[kind] = ChannelExit(kind, name, load_exit(name, settings.exit_path), parms)
+            names, data = chl.text(kind), chl.text(data_attr)
+            chain = K.exit_list(names, data) if kind in K.EXIT_LISTS else [(names.strip(), data)] * bool(names.strip())
+            if chain:
+                out[kind] = [ChannelExit(kind, name, load_exit(name, settings.exit_path),
+                                         ChannelExitParms(exit_id, exit_data, chl, settings))
+                             for name, exit_data in chain]
         return cls(out)
 
     def get(self, kind: str) -> ChannelExit | None:
-        return self.by_kind.get(kind)
+        """The first exit of ``kind`` (the only one, but for MSGEXIT, SENDEXIT, RCVEXIT)."""
+        chain = self.chains.get(kind)
+        return chain[0] if chain else None
+
+    def _every(self) -> list[ChannelExit]:
+        return [ex for chain in self.chains.values() for ex in chain]
 
     def init(self, partner: str, max_msg_length: int) -> None:
         """MQXR_INIT to every exit once the partner and MAXMSGL are known.
@@ -281,7 +291,7 @@ class ChannelExits:
             ExitFailed; ExitClosed when one answers MQXCC_CLOSE_CHANNEL.
         """
         self.started = True
-        for ex in self.by_kind.values():
+        for ex in self._every():
             ex.parms.partner_name, ex.parms.max_msg_length = partner, max_msg_length
             if ex.call(X.MQXR_INIT) == X.MQXCC_CLOSE_CHANNEL:
                 raise ExitClosed(EXIT_ERROR, f"{ex.kind}({ex.name}) closed the channel at MQXR_INIT")
@@ -291,7 +301,7 @@ class ChannelExits:
         if not self.started:
             return
         self.started = False
-        for ex in self.by_kind.values():
+        for ex in self._every():
             try:
                 ex.call(X.MQXR_TERM)
             except ExitFailed as exc:
@@ -300,18 +310,16 @@ class ChannelExits:
 
     def transmission(self, kind: str) -> Callable[[bytes], bytes] | None:
         """SENDEXIT or RCVEXIT as the channel machine's outbound or inbound transform: the
-        exit gets each frame's payload (MQXR_XMIT) and returns the one to go on with.
+        exits get each frame's payload (MQXR_XMIT) in turn, each the one the previous
+        returned, and the last one's is the payload to go on with.
 
         The transform raises ExitFailed, or ExitClosed for MQXCC_CLOSE_CHANNEL."""
-        ex = self.by_kind.get(kind)
-        if ex is None:
+        chain = self.chains.get(kind)
+        if not chain:
             return None
 
         def through(payload: bytes) -> bytes:
-            if ex.call(X.MQXR_XMIT, payload) == X.MQXCC_CLOSE_CHANNEL:
-                raise ExitClosed(0, f"{ex.kind}({ex.name}) closed the channel (MQXCC_CLOSE_CHANNEL)")
-            out, ex.parms.data = ex.parms.data, b""
-            return out if isinstance(out, bytes) else bytes(out)
+            return self._run(chain, X.MQXR_XMIT, payload)[2]
         return through
 
     def attach(self, conn: ChannelConnection) -> None:
@@ -321,7 +329,7 @@ class ChannelExits:
     def retries(self) -> bool:
         """Whether a message-retry exit (MREXIT) decides the retries of a failed put (IBM:
         then MRRTY and MRTMR do not, and every reason is offered to it)."""
-        ex = self.by_kind.get("MREXIT")
+        ex = self.get("MREXIT")
         return ex is not None and not ex.suppressed
 
     def retry(self, data: bytes, count: int, reason: int, interval: int) -> int | None:
@@ -333,7 +341,7 @@ class ChannelExits:
         Raises:
             ExitFailed: as any exit call, or a MsgRetryInterval outside 0..999999999.
         """
-        ex = self.by_kind["MREXIT"]
+        ex = self.chains["MREXIT"][0]
         p = ex.parms
         p.msg_retry_count, p.msg_retry_reason, p.msg_retry_interval = count, reason, interval
         try:
@@ -348,21 +356,53 @@ class ChannelExits:
         return wait
 
     def message(self, data: bytes, requeue: Callable[[bytes], None] | None = None) -> tuple[int, bytes, int]:
-        """MSGEXIT for one message: its ExitResponse, the data to go on with, and the
-        Feedback to dead-letter it with (MQFB_STOPPED_BY_MSG_EXIT when the exit left none).
+        """MSGEXIT for one message, through the chain: its ExitResponse, the data to go on
+        with, and the Feedback to dead-letter it with (MQFB_STOPPED_BY_MSG_EXIT when the
+        exit that suppressed it left none).
 
         Raises:
             ExitFailed.
         """
-        ex = self.by_kind.get("MSGEXIT")
-        if ex is None:
+        chain = self.chains.get("MSGEXIT")
+        if not chain:
             return X.MQXCC_OK, data, C.MQFB_NONE
-        ex.parms.requeue = requeue
+        for ex in chain:
+            ex.parms.requeue = requeue
         try:
-            response = ex.call(X.MQXR_MSG, data)
+            response, last, out = self._run(chain, X.MQXR_MSG, data, closing=False)
         finally:
-            ex.parms.requeue = None
-        feedback = ex.parms.feedback or C.MQFB_STOPPED_BY_MSG_EXIT
-        out = ex.parms.data
-        ex.parms.data = b""  # the exit's buffer is not kept between messages: memory stays bounded
-        return response, bytes(out) if not isinstance(out, bytes) else out, feedback
+            for ex in chain:
+                ex.parms.requeue = None
+        return response, out, last.parms.feedback or C.MQFB_STOPPED_BY_MSG_EXIT
+
+    @staticmethod
+    def _run(chain: list[ChannelExit], reason: int, data: bytes, *,
+             closing: bool = True) -> tuple[int, ChannelExit, bytes]:
+        """Call ``chain`` in order, each exit given the data the one before it returned, as
+        IBM's chains run (MQCXP ExitResponse2): under MQXR2_DEFAULT_CONTINUATION an exit
+        answering MQXCC_SUPPRESS_FUNCTION or MQXCC_CLOSE_CHANNEL is the last called;
+        MQXR2_SUPPRESS_CHAIN ends the chain after this exit, MQXR2_CONTINUE_CHAIN goes on
+        even after MQXCC_SUPPRESS_FUNCTION. The outcome: the ExitResponse of the exit that
+        decided it (a suppressing one, else the last called), that exit (its Feedback), and
+        the data to go on with. The buffer is not kept between calls: memory stays bounded.
+
+        Raises:
+            ExitFailed; ExitClosed when one answers MQXCC_CLOSE_CHANNEL and ``closing``.
+        """
+        suppressed: tuple[int, ChannelExit] | None = None
+        response, ex = X.MQXCC_OK, chain[0]
+        for ex in chain:
+            response = ex.call(reason, data)
+            out, ex.parms.data = ex.parms.data, b""
+            data = out if isinstance(out, bytes) else bytes(out)
+            if response == X.MQXCC_CLOSE_CHANNEL:
+                if closing:
+                    raise ExitClosed(0, f"{ex.kind}({ex.name}) closed the channel (MQXCC_CLOSE_CHANNEL)")
+                return response, ex, data
+            if response == X.MQXCC_SUPPRESS_FUNCTION:
+                suppressed = response, ex
+            flow = ex.parms.exit_response2 if not ex.suppressed else X.MQXR2_DEFAULT_CONTINUATION
+            if flow & X.MQXR2_SUPPRESS_CHAIN or (response == X.MQXCC_SUPPRESS_FUNCTION
+                                                 and not flow & X.MQXR2_CONTINUE_CHAIN):
+                break
+        return (*suppressed, data) if suppressed is not None else (response, ex, data)

@@ -15,6 +15,7 @@ never evaluated) through Staging, as namelists are.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -155,20 +156,39 @@ def _checked(table: Mapping[str, Attr], what: str, kind: str, attrs: Mapping[str
         if kind not in attr.types:
             raise ParameterError(F.MQRCCF_WRONG_CHANNEL_TYPE, attr.selector,
                                    f"{attr.name} is not an attribute of a {kind} {what.lower()}")
+        if isinstance(value, tuple | list) and attr.name in _EXIT_ATTRS:
+            value = _joined_exit_list(attr, value)
         try:
             out[attr.name] = checked = attr.check(value)
         except MQError as exc:
             raise ParameterError(K.REASON.get(attr.name, F.MQRCCF_ATTR_VALUE_ERROR), attr.selector,
                                    exc.detail) from None
-        rule = _TLS_RULES.get(attr.name)
+        rule = _RULES.get(attr.name)
         why = rule(str(checked)) if rule is not None else None
         if why is not None:
-            raise ParameterError(K.REASON[attr.name], attr.selector, why)
+            raise ParameterError(K.REASON.get(attr.name, F.MQRCCF_ATTR_VALUE_ERROR), attr.selector, why)
     return out
 
 
-# Values the catalog's kinds cannot judge: a CipherSpec name, an SSLPEER pattern.
-_TLS_RULES: dict[str, Callable[[str], str | None]] = {"SSLCIPH": cipherspecs.problem, "SSLPEER": names.problem}
+# Values the catalog's kinds cannot judge: a CipherSpec name, an SSLPEER pattern, the items
+# of a list of exits or of their data.
+_EXIT_ATTRS = frozenset(K.EXIT_LISTS) | frozenset(K.EXIT_LISTS.values())
+_RULES: dict[str, Callable[[str], str | None]] = {
+    "SSLCIPH": cipherspecs.problem, "SSLPEER": names.problem,
+    **{a: functools.partial(K.exit_list_problem, a) for a in _EXIT_ATTRS}}
+
+
+def _joined_exit_list(attr: Attr, items: tuple[object, ...] | list[object]) -> str:
+    """A list of exits or of their data as PCF sends it (MQCFSL): the MQSC text, items
+    joined by commas.
+
+    Raises:
+        ParameterError: an item that is not text, or holds a comma.
+    """
+    if not all(isinstance(i, str) and "," not in i for i in items):
+        raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, attr.selector,
+                             f"{attr.name}: each item of the list is text without a comma")
+    return ",".join(str(i).strip() for i in items)
 
 
 def _complete(name: str, chltype: str, values: Mapping[str, int | str]) -> None:

@@ -47,6 +47,11 @@ _COMPRESS = {"NONE": F.MQCOMPRESS_NONE, "RLE": F.MQCOMPRESS_RLE, "ZLIBFAST": F.M
              "ZLIBHIGH": F.MQCOMPRESS_ZLIBHIGH, "ANY": F.MQCOMPRESS_ANY}
 _EXIT = C.MQ_EXIT_NAME_LENGTH
 _DATA = C.MQ_EXIT_DATA_LENGTH
+# Message, send and receive exits may be lists (IBM: MSGEXIT('a','b') MSGDATA('x','y'),
+# called in order): kept as the MQSC text, items joined by commas, bounded as a whole
+# here and item by item by engine.channels (each name _EXIT, each data item _DATA).
+EXIT_LISTS = {"MSGEXIT": "MSGDATA", "SENDEXIT": "SENDDATA", "RCVEXIT": "RCVDATA"}
+EXIT_LIST_LENGTH = 999
 CHANNEL_ATTRS: tuple[Attr, ...] = (
     _enum("CHLTYPE", F.MQIACH_CHANNEL_TYPE, F.MQCHT_SENDER, ALL, dict(CHLTYPES)),
     _enum("TRPTYPE", F.MQIACH_XMIT_PROTOCOL_TYPE, F.MQXPT_TCP, ALL,
@@ -85,12 +90,12 @@ CHANNEL_ATTRS: tuple[Attr, ...] = (
     _int("MRTMR", F.MQIACH_MR_INTERVAL, 1000, RECEIVING, 0, 999_999_999),
     _str("MREXIT", F.MQCACH_MR_EXIT_NAME, RECEIVING, _EXIT),
     _str("MRDATA", F.MQCACH_MR_EXIT_USER_DATA, RECEIVING, _DATA),
-    _str("MSGEXIT", F.MQCACH_MSG_EXIT_NAME, MESSAGE, _EXIT),
-    _str("MSGDATA", F.MQCACH_MSG_EXIT_USER_DATA, MESSAGE, _DATA),
-    _str("SENDEXIT", F.MQCACH_SEND_EXIT_NAME, ALL, _EXIT),
-    _str("SENDDATA", F.MQCACH_SEND_EXIT_USER_DATA, ALL, _DATA),
-    _str("RCVEXIT", F.MQCACH_RCV_EXIT_NAME, ALL, _EXIT),
-    _str("RCVDATA", F.MQCACH_RCV_EXIT_USER_DATA, ALL, _DATA),
+    _str("MSGEXIT", F.MQCACH_MSG_EXIT_NAME, MESSAGE, EXIT_LIST_LENGTH),
+    _str("MSGDATA", F.MQCACH_MSG_EXIT_USER_DATA, MESSAGE, EXIT_LIST_LENGTH),
+    _str("SENDEXIT", F.MQCACH_SEND_EXIT_NAME, ALL, EXIT_LIST_LENGTH),
+    _str("SENDDATA", F.MQCACH_SEND_EXIT_USER_DATA, ALL, EXIT_LIST_LENGTH),
+    _str("RCVEXIT", F.MQCACH_RCV_EXIT_NAME, ALL, EXIT_LIST_LENGTH),
+    _str("RCVDATA", F.MQCACH_RCV_EXIT_USER_DATA, ALL, EXIT_LIST_LENGTH),
     _str("SCYEXIT", F.MQCACH_SEC_EXIT_NAME, ALL, _EXIT),
     _str("SCYDATA", F.MQCACH_SEC_EXIT_USER_DATA, ALL, _DATA),
     _int("SHARECNV", F.MQIACH_SHARING_CONVERSATIONS, 10, frozenset({SVRCONN}), 0, 999_999_999),
@@ -208,3 +213,31 @@ LSSTATUS_ATTRS: tuple[Attr, ...] = (
 )
 LSSTATUS_BY_NAME = {a.name: a for a in LSSTATUS_ATTRS}
 LSSTATUS_BY_SELECTOR = {a.selector: a for a in LSSTATUS_ATTRS}
+
+
+def exit_list(names: str, data: str) -> list[tuple[str, str]]:
+    """The exits a MSGEXIT, SENDEXIT or RCVEXIT value names, in calling order, each with its
+    exit data: with one exit, the whole of the data attribute; with several, its
+    comma-separated items in the same order (a missing item is blank)."""
+    called = [n.strip() for n in names.split(",")] if names.strip() else []
+    if len(called) <= 1:
+        return [(n, data) for n in called]
+    items = [d.strip() for d in data.split(",")]
+    return [(n, items[i] if i < len(items) else "") for i, n in enumerate(called)]
+
+
+def exit_list_problem(name: str, value: str) -> str | None:
+    """Why ``value`` is not a valid list for exit attribute ``name`` (MSGEXIT ... or
+    MSGDATA ...), or None: each exit name 1..MQ_EXIT_NAME_LENGTH characters, each data
+    item at most MQ_EXIT_DATA_LENGTH."""
+    if not value.strip():
+        return None
+    items = [v.strip() for v in value.split(",")]
+    if name in EXIT_LISTS:
+        if any(not n for n in items):
+            return f"{name}({value}) names a blank exit in its list"
+        long = [n for n in items if len(n) > _EXIT]
+        return f"{name}: exit name {long[0]!r} is longer than {_EXIT} characters" if long else None
+    if len(value) > _DATA and any(len(d) > _DATA for d in items):
+        return f"{name}: exit data is at most {_DATA} characters per exit"
+    return None

@@ -98,6 +98,14 @@ def channel_params(obj: ChannelObject, wanted: Iterable[int]) -> dict[int, Value
     for attr in K.CHANNEL_ATTRS + K.CHANNEL_STATUS_ATTRS:
         if obj.chltype in attr.types and attr.selector not in out and (every or attr.selector in want):
             out[attr.selector] = obj.get(attr.name)
+    # A list of several exits, and their data, goes as IBM sends it: an MQCFSL, item by item.
+    for exit_attr, data_attr in K.EXIT_LISTS.items():
+        if obj.chltype in K.CHANNEL_BY_NAME[exit_attr].types and "," in obj.text(exit_attr):
+            chain = K.exit_list(obj.text(exit_attr), obj.text(data_attr))
+            for attr_name, items in ((exit_attr, [n for n, _ in chain]), (data_attr, [d for _, d in chain])):
+                selector = K.CHANNEL_BY_NAME[attr_name].selector
+                if selector in out:
+                    out[selector] = tuple(items)
     return out
 
 
