@@ -21,7 +21,9 @@ No kernel, no scheduler: a change to the server's Python shows here in one run, 
 percent of noise, where the live figures need many alternated runs. ``--profile`` writes a
 cProfile of one replay. ``--cold KIB`` writes over KIB KiB of memory before each chunk
 (``Cooler``) and prints the critical parts only: what they cost with the caches a live hop
-finds. ``--recording FILE`` keeps the recording: replayed from FILE when it
+finds. ``--calls`` counts the Python functions run in each critical part instead (a
+profile hook, so no times): unlike times it does not move with the machine's load, and
+cold, the functions a hop runs are much of what it costs. ``--recording FILE`` keeps the recording: replayed from FILE when it
 exists (so versions of the server are compared on the same bytes), written there otherwise.
 """
 
@@ -191,10 +193,42 @@ class Cooler:
             self._room[::64] = self._fill
 
 
+class CallCounter:
+    """``--calls``: the Python calls from a chunk's arrival to the first write to another
+    connection (the answer to its waiting get), and how many distinct functions they ran."""
+
+    def __init__(self) -> None:
+        self.codes: list[Any] = []
+        self.upto = 0  # calls before the answer's write; 0 while none was seen
+        self.own: CountingTransport | None = None
+        self.hops: list[tuple[int, int]] = []
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and not self.upto:
+            code = frame.f_code
+            self.codes.append(code)
+            if code is _WRITE_CODE and frame.f_locals.get("self") is not self.own:
+                self.upto = len(self.codes)
+
+    def step(self, own: CountingTransport, fn: Any, data: bytes) -> None:
+        self.codes, self.upto, self.own = [], 0, own
+        sys.setprofile(self)
+        try:
+            fn(data)
+        finally:
+            sys.setprofile(None)
+        if self.upto:
+            self.hops.append((self.upto, len(set(self.codes[:self.upto]))))
+
+
+_WRITE_CODE = CountingTransport.write.__code__
+
+
 async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | None,
-                 cool: Cooler | None = None) -> dict[str, float]:
+                 cool: Cooler | None = None, counter: CallCounter | None = None) -> dict[str, float]:
     """Feed the recording to a fresh server; CPU per round trip of the last ``trips``
-    (with ``cool``: the critical parts of the hops only, each after the caches were cooled)."""
+    (with ``cool``: the critical parts of the hops only, each after the caches were cooled;
+    with ``counter``: the calls each critical part made, counted there)."""
     from ferrymq.engine.api import SystemClock
     from ferrymq.engine.qmgr import QueueManager
     from ferrymq.server import QueueManagerServer
@@ -231,6 +265,9 @@ async def replay(chunks: list[Chunk], trips: int, profile: cProfile.Profile | No
         others = [t for n, t in transports.items() if n != number]
         before = [t.last_write for t in others]
         t = time.perf_counter()
+        if counter is not None:
+            counter.step(transports[number], handlers[number].data_received, data)
+            continue
         handlers[number].data_received(data)
         answered = [o.last_write for o, b in zip(others, before, strict=True) if o.last_write != b]
         if answered:
@@ -259,6 +296,8 @@ def main() -> None:
     ap.add_argument("--cold", metavar="KIB", type=int, default=0,
                     help="write over KIB KiB of memory before each chunk (8192 evicts the caches here): the "
                          "critical parts then include the cache misses a live hop meets")
+    ap.add_argument("--calls", action="store_true",
+                    help="count the Python calls and distinct functions of each critical part (no times)")
     ap.add_argument("--recording", metavar="FILE", type=Path,
                     help="replay FILE if it exists (--n and --size then come from it), else record into it")
     a = ap.parse_args()
@@ -274,6 +313,13 @@ def main() -> None:
     trips = a.n - 200
     runs: list[dict[str, float]] = []
     with asyncio.Runner(loop_factory=eventloop.loop_factory("auto")) as runner:
+        if a.calls:
+            counter = CallCounter()
+            runner.run(replay(chunks, trips, None, counter=counter))
+            print(f"{len(counter.hops)} critical parts of hops (median): "
+                  f"{statistics.median(c for c, _ in counter.hops):.0f} Python calls, "
+                  f"{statistics.median(d for _, d in counter.hops):.0f} distinct functions")
+            return
         for _ in range(a.replays):
             runs.append(runner.run(replay(chunks, trips, None, Cooler(a.cold) if a.cold else None)))
         if a.profile:
