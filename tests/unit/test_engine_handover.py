@@ -82,6 +82,21 @@ def test_waits_are_offered_the_message_in_the_order_they_began() -> None:
     assert env.depth("Q1") == 0 and not env.qm.waiters
 
 
+def test_a_wait_keeps_the_identifiers_its_search_compares() -> None:
+    """What a hand-over compares is read as the wait begins: the identifiers matched and
+    not none; none where the options do not match them or the value is MQMI_NONE."""
+    env, q1, _ = _setup()
+    both = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+    waits = [_wait(env, q1, match=both, msg_id=b"M" * 24, correl_id=CORREL),
+             _wait(env, q1, match=C.MQMO_MATCH_CORREL_ID, msg_id=b"M" * 24, correl_id=CORREL),
+             _wait(env, q1, match=both)]
+    kept = [(env.qm.waiters[w].match_msg_id, env.qm.waiters[w].match_correl_id) for w in waits]
+    assert kept == [(b"M" * 24, CORREL), (None, CORREL), (None, None)]
+    env.put(q1, b"one", msg_id=b"M" * 24, correl_id=b"X" * 24, persistence=0)  # the third wait takes it
+    (d,) = env.qm.take_deliveries()
+    assert d.waiter_id == waits[2] and d.result is not None and d.result.data == b"one"
+
+
 def test_a_browsing_wait_sees_the_message_before_a_destructive_one_takes_it() -> None:
     env, q1, _ = _setup()
     browser = _wait(env, q1, options=C.MQGMO_WAIT | C.MQGMO_BROWSE_FIRST, match=C.MQMO_NONE)

@@ -154,6 +154,14 @@ def test_v2_with_ids_is_with_ids_packed_as_version_2(version: int) -> None:
     assert MQMD.decode(md.v2_with_ids(*ids)).version == 2
 
 
+def test_image_is_the_held_bytes_what_pack_gives_at_version_2() -> None:
+    md = MQMD(version=2, priority=7, reply_to_q="R").with_ids(b"m" * 24, b"c" * 24, "20261127", "13500000")
+    assert md.image == md.pack() and len(md.image) == 364
+    assert md.image is md.image  # the bytes themselves, nothing made
+    v1 = MQMD(priority=7)
+    assert len(v1.image) == 364 and v1.image[:324] == v1.pack() and v1.image[8:] == v1.pack(version=2)[8:]
+
+
 def test_derived_copies_refuse_what_does_not_fit() -> None:
     md = MQMD(version=2)
     with pytest.raises(ValueError, match="24 bytes"):

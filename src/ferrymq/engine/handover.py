@@ -47,8 +47,6 @@ _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UN
               | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_CONVERT)
 # Match options that compare what only the full descriptor or the queue's own index knows.
 _RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
-_MATCH_MSG_ID, _MATCH_CORREL_ID = C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_CORREL_ID
-_MATCH_IDS = _MATCH_MSG_ID | _MATCH_CORREL_ID
 # take puts the message in the getter's unit of work (the message is never persistent here).
 _IN_UOW = C.MQGMO_SYNCPOINT
 _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
@@ -87,7 +85,7 @@ class HandOver:
         if taken is None:
             return False, None
         md = msg.md
-        return True, self.give(q, taken, md, md.pack(), msg.data, msg.seq, now, msg)
+        return True, self.give(q, taken, md, md.pack(), md.report, msg.data, msg.seq, now, msg)
 
     def taker(self, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int) -> Taker | None:
         """The wait that a message just put to ``q`` (non-persistent, without expiry or
@@ -118,30 +116,31 @@ class HandOver:
             alias = h.alias
             if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
                 return None
-            if mo & _MATCH_IDS:
-                wmd = w.md
-                if ((mo & _MATCH_MSG_ID and wmd.msg_id != NONE_ID and wmd.msg_id != msg_id)
-                        or (mo & _MATCH_CORREL_ID and wmd.correl_id != NONE_ID and wmd.correl_id != correl_id)):
-                    continue  # its search would find nothing: wake goes on to the next wait
+            wanted = w.match_msg_id
+            if wanted is not None and wanted != msg_id:
+                continue  # its search would find nothing: wake goes on to the next wait
+            wanted = w.match_correl_id
+            if wanted is not None and wanted != correl_id:
+                continue
             if size > w.buffer_length:
                 return None  # truncation: the message stays on the queue, under the getter's cursor
             return wid, w, conn, h
         return None
 
-    def give(self, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, data: bytes, seq: int, now: float,
-             msg: Message | None, fifo: bool = False) -> Delivery | None:
+    def give(self, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, report: int, data: bytes, seq: int,
+             now: float, msg: Message | None, fifo: bool = False) -> Delivery | None:
         """What wake and attempt do for the wait ``taker`` found, for the message of sequence
-        number ``seq`` with this descriptor (``raw``: packed) and data. ``msg``: the message, or
-        None when the putter made none (it is made here if take or a report needs it, as
-        placing it would have made it; ``fifo``: the queue's order).
+        number ``seq`` with this descriptor (``raw``: packed; ``report``: its Report field) and
+        data. ``msg``: the message, or None when the putter made none (it is made here if take
+        or a report needs it, as placing it would have made it; ``fifo``: the queue's order).
 
         Returns the answer when the driver may write it before anything else: it needs no
         disk write and comes after no earlier answer (deliveries are answered in order). It
         is among ``deliveries`` too, for a driver that does not."""
         wid, w, conn, h = taken
-        opts = w.gmo.options
+        gmo = w.gmo
+        opts = gmo.options
         lsn = 0
-        report = md.report
         # take: only what applies to a message never queued, locked or journaled.
         if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
             if msg is None:
@@ -150,19 +149,19 @@ class HandOver:
             outer = staging.apart()
             self.take(conn, h, q, msg, opts, False, False)
             lsn = staging.rejoin(outer)
-        q.last_get = now
-        q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
-        if not opts & _IN_UOW and not h.options & _SAVE_ALL_CONTEXT and not report & _COD:
+            q.last_get = now
+            q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
+        else:
+            q.last_get = now
+            q.enqueued += 1
             q.dequeued += 1  # (take counted it otherwise)
             if self.monitor.on:
                 self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, len(data), now, False)
         self.end_wait(wid)
         deliveries = self.deliveries
         first = not lsn and not deliveries
-        token = token_of(seq)
-        found = GetResult(md, data, len(data), token, q.name, C.MQCC_OK, C.MQRC_NONE, seq,
-                          q.name, PropertySet() if w.gmo.msg_handle else None, raw)
-        delivery = Delivery(wid, found, None, lsn)
+        delivery = Delivery(wid, GetResult(md, data, len(data), token_of(seq), q.name, C.MQCC_OK, C.MQRC_NONE, seq,
+                                           q.name, PropertySet() if gmo.msg_handle else None, raw), None, lsn)
         deliveries.append(delivery)
         if report & _COA:
             if msg is None:

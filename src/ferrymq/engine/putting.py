@@ -235,7 +235,7 @@ class Putter:
         delivered: Delivery | None = None
         stored = plan.base.with_ids(msg_id, correl_id, date, tod)  # the plan's descriptor, this put's own
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
-            delivered = self.give(q, taken, stored, stored.pack(), data, seq, now, None, plan.fifo)
+            delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:
             msg = Message(q.name, seq, stored, data, now, plan.fifo)
             self.place_message(q, msg, self.uow_of(conn) if in_uow else None)

@@ -120,6 +120,11 @@ class Waiter:
     gmo: GetOptions
     buffer_length: int
     queue: str
+    # The MsgId and CorrelId its search compares (matched by the options and not none), or
+    # None: read once as the wait begins, so that a put looking for the wait to hand its
+    # message to (engine.handover) compares them as they are.
+    match_msg_id: bytes | None = None
+    match_correl_id: bytes | None = None
 
 
 @dataclass(slots=True)

@@ -20,10 +20,13 @@ from ferrymq.engine.session import Connection, Handle, Waiter
 from ferrymq.engine.state import EngineState
 from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
-from ferrymq.wire.mqmd import MQMD
+from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 Attempt = Callable[[Connection, Handle, MQMD, GetOptions, int], GetResult | None]
 """Find and take (or browse) a message for a get now; None when nothing matches."""
+
+
+_MATCH_MSG_ID, _MATCH_CORREL_ID = C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_CORREL_ID
 
 
 def _unbound(*_: object) -> None:  # pragma: no cover - replaced by serve_with at composition
@@ -55,7 +58,11 @@ class Waits:
         """A get that found nothing waits on ``queue``, after those already waiting there."""
         wid = self._next_waiter
         self._next_waiter = wid + 1
-        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue)
+        mo = gmo.match_options
+        msg_id = md.msg_id if mo & _MATCH_MSG_ID else NONE_ID
+        correl_id = md.correl_id if mo & _MATCH_CORREL_ID else NONE_ID
+        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue,
+                                   None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id)
         ids = self.queue_waiters.get(queue)
         if ids is None:
             self.queue_waiters[queue] = [wid]

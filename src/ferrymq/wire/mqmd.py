@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack, overload
 
 from ferrymq.errors import DecodeError
@@ -256,6 +257,14 @@ class MQMD:
     offset = _long("offset")
     msg_flags = _long("msg_flags")
     original_length = _long("original_length")
+    if TYPE_CHECKING:
+        @property
+        def image(self) -> bytes:
+            """The 364 little-endian bytes it holds."""
+    else:
+        # The bytes themselves, read in C: for a version-2 descriptor (every stored one) they
+        # are what ``pack()`` gives, and a hand-over's answer is written from them at once.
+        image = property(attrgetter("_raw"), doc="The 364 little-endian bytes it holds.")
 
     def __init__(self, **fields: Unpack[Fields]) -> None:
         raw = _DEFAULT_RAW
