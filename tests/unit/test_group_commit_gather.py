@@ -19,7 +19,7 @@ from ferrymq.server.commit import GroupCommitter
 from ferrymq.store.journal import Pending
 from ferrymq.store.memory import MemoryJournal
 
-SYNC = 0.008  # seconds one write and fdatasync takes on the slow disk (this machine's: 8-14 ms)
+SYNC = 0.02  # seconds one write and fdatasync takes on the slow disk (room for a loaded machine)
 WORKS = (0.001, 0.003)  # seconds each program works between its commits (a consumer's, a producer's)
 UNITS = 20
 
@@ -73,8 +73,6 @@ async def test_without_gathering_they_take_turns(monkeypatch: pytest.MonkeyPatch
 
 
 async def test_a_lone_committer_is_never_delayed() -> None:
-    gc, waits = await _run(1)
+    gc, _ = await _run(1)
     assert gc.syncs == UNITS
-    assert gc.gathers == 0
-    waits.sort()
-    assert waits[len(waits) // 2] < SYNC * 1.4  # no gathering wait on top of its own sync
+    assert gc.gathers == 0 and gc.gather_misses == 0  # no gathering wait was ever begun

@@ -13,7 +13,7 @@ Two programs committing in a loop (a producer's units of puts, a consumer's unit
 fall into step: each commits while the other's sync runs, so every sync carries one unit
 and each waits for two. So before a sync that someone waits on, the writer waits for the
 connections the last sync released (``after``'s ``who``) that have not come back yet, at
-most the recent sync time (``GATHER_SHARE`` of it, capped at ``GATHER_MAX``): when they
+most half the recent sync time (``GATHER_SHARE``, capped at ``GATHER_MAX``): when they
 commit again meanwhile, both ride one sync. A wait that catches nobody turns gathering off
 for the next sync, two after a second miss in a row, and so on up to ``GATHER_REST``; a
 connection that went idle costs at most one delay (it is released once). A lone
@@ -56,9 +56,9 @@ Release = Callable[[], None]
 RETRY_FIRST = 0.25
 RETRY_MAX = 1.0
 """Seconds between tries while the disk is full or below its reserve (doubling up to this)."""
-GATHER_SHARE = 1.0
+GATHER_SHARE = 0.5
 """A gathering wait lasts at most this share of the recent sync time (write and fdatasync)."""
-GATHER_MAX = 0.02
+GATHER_MAX = 0.01
 """Seconds: the longest gathering wait, however slow the disk."""
 GATHER_REST = 16
 """Most syncs without gathering after waits that caught nobody (1, 2, 4 ... in a row)."""
