@@ -9,6 +9,7 @@ SHARECNV shown as CURSHCNV/MAXSHCNV. One real queue-manager process, clients ove
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -41,6 +42,8 @@ def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueueManagerProcess
               "DEFINE CHANNEL(ONE.EACH.SVRCONN) CHLTYPE(SVRCONN) MAXINSTC(1)\n"
               "DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)\n"
               "DEFINE CHANNEL(OLD.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(0)\n"
+              "DEFINE CHANNEL(HB0.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(0) HBINT(1)\n"
+              "DEFINE CHANNEL(HB1.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(1) HBINT(1)\n"
               "DEFINE CHANNEL(BURST.SVRCONN) CHLTYPE(SVRCONN) MAXINST(2)\n")
     yield proc
     proc.stop()
@@ -261,3 +264,31 @@ def test_sharecnv_0_ignores_read_ahead(qm: QueueManagerProcess, channel: str, ah
             assert [m.data for m in left] == [b"m2", b"m3", b"m4"]
             with pytest.raises(NoMessageAvailable):
                 reader.get(wait=0.3)
+
+
+def sent_while_idle(c: fc.Client, seconds: float) -> bool:
+    """Whether the server wrote anything to ``c``'s socket while it sat idle."""
+    time.sleep(seconds)
+    try:
+        return bool(c._sock.recv(65536, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except BlockingIOError:
+        return False
+
+
+@pytest.mark.parametrize(("channel", "idle_beats"), [("HB0.SVRCONN", False), ("HB1.SVRCONN", True)])
+def test_sharecnv_0_heartbeats_only_while_a_get_waits(qm: QueueManagerProcess, channel: str,
+                                                      idle_beats: bool) -> None:
+    # IBM: under SHARECNV(0) heartbeats flow only while an MQGET waits; from SHARECNV(1)
+    # they flow at any time. HBINT(1) and the client's 1 s: a heartbeat a second.
+    qm.mqsc(f"DEFINE QLOCAL(HB.{channel})\n")
+    with fc.connect("QM1", qm.conn_name, channel=channel, heartbeat=1.0) as c:
+        q = c.open(f"HB.{channel}")
+        assert sent_while_idle(c, 2.5) is idle_beats
+        before = c._s.heartbeats_in
+        with pytest.raises(NoMessageAvailable):
+            q.get(wait=3.0)
+        assert c._s.heartbeats_in - before >= 2  # the waiting get heard them
+        # idle past the client's limit for a silent server (2 x 1 s + 5 s): not taken for gone
+        time.sleep(8.0)
+        q.put(b"still here")
+        assert q.get(wait=1.0).data == b"still here"

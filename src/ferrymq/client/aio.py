@@ -357,11 +357,22 @@ class AsyncClient(AsyncSequenceCalls):
         await asyncio.shield(self._reconnecting)
 
     async def _watch(self) -> None:
-        limit = self._s.idle_limit()
+        """End a conversation whose server has been silent for the idle limit: while a call
+        or a read-ahead waits (counted from the request), or at any time once the server
+        has been heard sending heartbeats while nothing waited (SHARECNV(1) and above; under
+        SHARECNV(0) IBM's server sends them only during a waiting MQGET)."""
+        s = self._s
+        limit = s.idle_limit()
         assert limit is not None
+        idle_beats, seen = False, s.heartbeats_in
         while not self.closed:
             await asyncio.sleep(limit / 4)
-            if time.monotonic() - self._s.last_rx > limit and self._transport is not None:
+            waiting = bool(self._waiting or s.consumers)
+            if s.heartbeats_in != seen:
+                idle_beats |= not waiting
+                seen = s.heartbeats_in
+            silent = time.monotonic() - (max(s.last_rx, s.last_tx) if waiting else s.last_rx) > limit
+            if silent and (waiting or idle_beats) and self._transport is not None:
                 self._s.eof = True
                 self._fail_all(TimeoutError(f"no heartbeat for {limit:.0f} s"))
                 self._transport.abort()

@@ -87,6 +87,11 @@ class Session:
         self.eof = False
         self.sent_request = False  # the last request's bytes were all written (see reconnect)
         self.last_rx = time.monotonic()
+        # When a request last left: under SHARECNV(0) the server is silent while nothing
+        # waits (IBM: heartbeats only during a waiting MQGET), so silence is counted from
+        # the later of the two. ``heartbeats_in`` counts the server's heartbeats.
+        self.last_tx = self.last_rx
+        self.heartbeats_in = 0
         self.qmgr_name = ""
         self.heartbeat_ms = 0
         self.max_msg_length = 0
@@ -205,6 +210,7 @@ class Session:
         data = b"".join(self.out)
         self.out.clear()
         self.out_bytes = 0
+        self.last_tx = time.monotonic()
         return data
 
     def check_alive(self) -> None:
@@ -249,6 +255,7 @@ class Session:
             elif t is E.PersistentNext:
                 self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
             elif t is E.Heartbeat:
+                self.heartbeats_in += 1
                 if ev.reply:  # type: ignore[union-attr]
                     self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
             else:  # Ending

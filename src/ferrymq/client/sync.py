@@ -211,6 +211,8 @@ class Client(SequenceCalls):
             wait = None if deadline is None else deadline - now
             if limit is not None:
                 quiet = s.last_rx + limit - now
+                if quiet <= 0:  # silent since before the request: counted from the request (SHARECNV(0))
+                    quiet = s.last_tx + limit - now
                 if wait is None or quiet < wait:
                     wait = quiet
             flags = 0
@@ -225,7 +227,7 @@ class Client(SequenceCalls):
             except BlockingIOError:  # the bound (SO_RCVTIMEO) or MSG_DONTWAIT: nothing came
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
-                if limit is not None and time.monotonic() - s.last_rx >= limit:
+                if limit is not None and time.monotonic() - max(s.last_rx, s.last_tx) >= limit:
                     s.eof = True
                     raise broken(f"no heartbeat from the queue manager for {limit:.0f} s") from None
                 now = None

@@ -116,6 +116,7 @@ class ClientHandler(asyncio.BufferedProtocol):
     peer_issuer_dn = ""
     last_hconn = 0  # the latest session's hconn, for the log once MQDISC has cleared hconn
     quiescing = False  # STOP CHANNEL MODE(QUIESCE) named this client (server.stop_channel)
+    idle_heartbeats = True  # False under SHARECNV(0): heartbeats only while a get waits (ops._admit)
     claimed = ""  # the SVRCONN whose MAXINST counts this CONNECT while its password is checked (ops)
 
     def __init__(self, server: QueueManagerServer, accepted: float | None = None) -> None:
@@ -431,6 +432,8 @@ class ClientHandler(asyncio.BufferedProtocol):
         limit (conn_limits)."""
         if self.closed or not self.heartbeat_ms:
             return
+        if not self.idle_heartbeats and not any(w.handler is self for w in self.server.waiters.values()):
+            return  # SHARECNV(0): heartbeats only while a get waits, as IBM's pre-7 channel
         interval = self.heartbeat_ms / 1000
         if now - self.last_write >= interval or (now - self.rx_at >= interval and now - self.probed_at >= interval):
             self.probed_at = now

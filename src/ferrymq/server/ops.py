@@ -263,6 +263,7 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
     if chl is not None:
         conn.channel = chl.name
         conn.shcnv = min(chl.number("SHARECNV"), 1)  # one conversation per socket (docs/distributed.md)
+        h.idle_heartbeats = bool(conn.shcnv)
         max_len = min(max_len, chl.number("MAXMSGL") or max_len)
         if ours is None:
             ours = chl.number("HBINT") * 1000
