@@ -21,7 +21,15 @@ import argparse
 import tempfile
 import time
 
-from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, SubDescriptor, SystemClock
+from ferrymq.engine.api import (
+    FakeClock,
+    GetOptions,
+    ObjectDescriptor,
+    PutOptions,
+    SubDescriptor,
+    SystemClock,
+    Waiting,
+)
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import constants as C
 from ferrymq.store.file import FileJournal
@@ -38,10 +46,16 @@ def main() -> None:
     ap.add_argument("--sync-every", type=int, default=64)
     ap.add_argument("--persistent", action="store_true")
     ap.add_argument("--run", type=int, default=1, help="publications per put_columns call (1: one MQPUT each)")
+    ap.add_argument("--waiting", action="store_true",
+                    help="subscribers wait as a read-ahead does (a streamed get_many with MQGMO_WAIT, credit "
+                         "--batch), given copies as they are published, and wait again when their wait ends")
+    ap.add_argument("--fake-clock", action="store_true",
+                    help="a clock moved 4 ms per run of publications, so callgrind's counts repeat exactly")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         journal = FileJournal(directory) if args.persistent else MemoryJournal()
-        qm = QueueManager.start("BENCH", journal, SystemClock())
+        clock = FakeClock() if args.fake_clock else SystemClock()
+        qm = QueueManager.start("BENCH", journal, clock)
         for model in ("SYSTEM.DURABLE.MODEL.QUEUE", "SYSTEM.NDURABLE.MODEL.QUEUE"):
             qm.objects.alter(model, {"MAXDEPTH": 999_999_999})
         pub = qm.connect()
@@ -59,8 +73,28 @@ def main() -> None:
                          msg_handle=True)
         data = bytes(range(256)) * (args.size // 256) + bytes(args.size % 256)
         got = 0
+        wait_gmo = GetOptions(C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, C.MQWI_UNLIMITED, C.MQMO_NONE,
+                              non_persistent_only=True, msg_handle=True)
+        waits: dict[int, tuple[int, int]] = {}  # waiter id -> reader
+
+        def wait_again(hconn: int, hobj: int) -> int:
+            """The read-ahead pump's gets: what is there, then a wait (the count taken)."""
+            taken = 0
+            while True:
+                results, stop = qm.get_many(hconn, hobj, MQMD(), wait_gmo, args.size, args.batch, 256 * 1024,
+                                            streamed=True)
+                taken += len(results)
+                if isinstance(stop, Waiting):
+                    waits[stop.waiter_id] = (hconn, hobj)
+                    return taken
+
+        if args.waiting:
+            for hconn, hobj in readers:
+                got += wait_again(hconn, hobj)
         started, cpu = time.perf_counter(), time.process_time()
         for i in range(args.n):
+            if isinstance(clock, FakeClock) and i % args.run == 0:
+                clock.advance(0.004)
             if args.run == 1:
                 qm.put(pub, topic, md, pmo, data)
             elif i % args.run == 0:  # the run's publications at once, as a PutBatch brings them
@@ -68,7 +102,13 @@ def main() -> None:
                     args.run, args.n - i)
             if i % args.sync_every == args.sync_every - 1 or i == args.n - 1:
                 journal.sync()
-            if i % args.batch == args.batch - 1 or i == args.n - 1:
+            if args.waiting:
+                if i % args.run == args.run - 1 or i == args.n - 1:
+                    for d in qm.take_deliveries():
+                        got += 1
+                        if not d.waiting:
+                            got += wait_again(*waits.pop(d.waiter_id))
+            elif i % args.batch == args.batch - 1 or i == args.n - 1:
                 for hconn, hobj in readers:
                     while True:
                         results, _ = qm.get_many(hconn, hobj, MQMD(), gmo, args.size, args.batch, 1 << 30)

@@ -228,6 +228,7 @@ class Delivery:
     result: GetResult | None
     error: Exception | None = None
     sync_lsn: int = 0
+    waiting: bool = False  # the wait goes on after this answer (a read-ahead's: engine.handover)
 
 
 @dataclass(slots=True)

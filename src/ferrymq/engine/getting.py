@@ -129,7 +129,7 @@ class Getter:
 
     def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
                  max_bytes: int, *, frame_bytes: int = 0, framing: int = 0,
-                 ahead: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
+                 ahead: bool = False, streamed: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
         """Destructive gets for read-ahead: up to ``limit`` messages (and about ``max_bytes``
         of data), each taken exactly as MQGET would take it. The first is an ordinary get
         (every check, and a wait registered when nothing is there); the call cannot change
@@ -146,6 +146,10 @@ class Getter:
         manager must decide (an expiry, a confirmation of delivery, properties to re-form,
         a lock, a buffer too short) and on a handle that saves the context of its gets.
 
+        ``streamed`` (a read-ahead, whose driver sends each message as it comes): a wait
+        outside syncpoint may be answered with up to ``limit`` messages, about ``max_bytes``
+        of data, handed over to it one by one (Delivery.waiting says it goes on).
+
         Returns the messages and why it stopped: a Waiting (nothing was there), the MQError
         that ended it (PersistentNext, or any MQGET refusal), or None (limit or size reached,
         or no more messages for now).
@@ -157,6 +161,11 @@ class Getter:
         except MQError as exc:
             return [], exc
         if isinstance(first, Waiting):
+            if streamed and limit > 1 and not gmo.options & (_SYNCPOINT | _SYNCPOINT_IF_PERSISTENT):
+                # The wait takes the rest of the run too, as messages are handed over to it
+                # (engine.handover): one wait for many messages, not one per message.
+                w = self.waits.waiters[first.waiter_id]
+                w.limit, w.room = limit, max_bytes
             return [], first
         if first.reason == C.MQRC_TRUNCATED_MSG_FAILED:  # not taken: the same message would come again
             return [first], None

@@ -8,12 +8,21 @@ the message to the waits in the order they began, then the COA):
 
 - the queue holds no visible message, so nothing there comes before the new one for any
   getter, and no handle watches the queue (a selection view would see it pass);
-- the message is non-persistent, has no expiry, no properties and no MQRFH2 kept for
-  PROPCTL(V6COMPAT), so no journal record, expiry scan or property re-forming is involved;
+- the message is non-persistent, has no expiry and no MQRFH2 kept for PROPCTL(V6COMPAT),
+  so no journal record or expiry scan is involved; properties only when the taker's handle
+  takes them as stored (propctl.in_handle_as_stored: a copy of them in its message handle,
+  as the get path's own run of head messages gives them), so none is re-formed;
 - every wait before the one that takes it is a plain destructive get that simply does not
   match it (no browse, cursor, lock, skip-backout mark or conversion, no selection string, no token, group,
   sequence or offset to match, GET allowed), so ``wake`` would have done nothing with them;
 - the taker's buffer holds the whole message.
+
+A read-ahead's wait (Getter.get_many ``streamed``, outside syncpoint) may take more than one message:
+it goes on after each hand-over while its ``limit`` and ``room`` last (Delivery.waiting),
+at the end of the queue's wait order, as if its next get had begun at once. Every copy of
+a run of publications to a subscriber whose read-ahead waits is so handed over, and none
+enters the queue's index; a message that cannot be (one placed the ordinary way) ends the
+wait at its ``wake`` as before, and the read-ahead takes the rest from the queue.
 
 Anything else returns False and the caller places the message the ordinary way. The taker
 gets exactly what ``attempt`` would give: the same ``take`` (unit of work, COD, saved
@@ -32,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ferrymq.engine import propctl
 from ferrymq.engine.api import Delivery, GetResult
 from ferrymq.engine.message import Message, token_of
 from ferrymq.engine.monitoring import Monitor
@@ -74,23 +84,26 @@ class HandOver:
         self.staging = waits.staging
         self.take, self.confirm = take, confirm
 
-    def hand_over(self, q: QueueObject, msg: Message, via: Handle, now: float) -> tuple[bool, Delivery | None]:
-        """Give ``msg``, just put through ``via`` outside syncpoint to ``q`` at ``now``, to the
+    def hand_over(self, q: QueueObject, msg: Message, via: Handle | None, now: float) -> tuple[bool, Delivery | None]:
+        """Give ``msg``, just put through ``via`` (None: a publication's copy) outside syncpoint
+        to ``q`` at ``now``, to the
         first waiting get that would take it, when that is provably what placing it would do.
         Returns whether it was given (the caller then neither inserts it nor wakes the queue)
         and ``give``'s answer for the driver to write first."""
-        if msg.expires_at is not None or msg.persistence == _PERSISTENT or msg.properties or msg.v6:
+        if msg.expires_at is not None or msg.persistence == _PERSISTENT or msg.v6:
             return False, None
-        taken = self.taker(q, msg.msg_id, msg.correl_id, msg.data_length)
+        taken = self.taker(q, msg.msg_id, msg.correl_id, msg.data_length, bool(msg.properties))
         if taken is None:
             return False, None
         md = msg.md
         return True, self.give(q, taken, md, md.pack(), md.report, msg.data, msg.seq, now, msg)
 
-    def taker(self, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int) -> Taker | None:
-        """The wait that a message just put to ``q`` (non-persistent, without expiry or
-        properties; these identifiers, ``size`` bytes of data) would go to, when a hand-over is
-        provably what placing it would do (see the module docstring); None otherwise."""
+    def taker(self, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int,
+              props: bool = False) -> Taker | None:
+        """The wait that a message just put to ``q`` (non-persistent, without expiry; these
+        identifiers, ``size`` bytes of data, ``props``: with properties) would go to, when a
+        hand-over is provably what placing it would do (see the module docstring); None
+        otherwise."""
         messages = q.messages
         if messages.by_seq or messages.watchers:
             return None
@@ -124,6 +137,9 @@ class HandOver:
                 continue
             if size > w.buffer_length:
                 return None  # truncation: the message stays on the queue, under the getter's cursor
+            if props and not propctl.in_handle_as_stored(int((alias or q)["PROPCTL"]), gmo.options,
+                                                         gmo.msg_handle):
+                return None  # its properties are re-formed for this getter (propctl.on_get)
             return wid, w, conn, h
         return None
 
@@ -157,11 +173,22 @@ class HandOver:
             q.dequeued += 1  # (take counted it otherwise)
             if self.monitor.on:
                 self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, len(data), now, False)
-        self.end_wait(wid)
+        w.limit -= 1
+        w.room -= len(data)
+        waiting = w.limit > 0 and w.room > 0
+        if not waiting:
+            self.end_wait(wid)
+        else:
+            ids = self.queue_waiters[w.queue]
+            if len(ids) > 1:  # its next get begins now: after those already waiting
+                ids.remove(wid)
+                ids.append(wid)
         deliveries = self.deliveries
-        first = not lsn and not deliveries
+        first = not lsn and not deliveries and not waiting
+        props = msg.properties if msg is not None else None
         delivery = Delivery(wid, GetResult(md, data, len(data), token_of(seq), q.name, C.MQCC_OK, C.MQRC_NONE, seq,
-                                           q.name, PropertySet() if gmo.msg_handle else None, raw), None, lsn)
+                                           q.name, props.copy() if props else PropertySet() if gmo.msg_handle else None,
+                                           raw), None, lsn, waiting)
         deliveries.append(delivery)
         if report & _COA:
             if msg is None:

@@ -20,7 +20,8 @@ topic handle to ``Publisher.publish``, which:
    subscription's copy only, ALLAVAIL delivers the others. A copy not delivered is logged;
    nothing is dropped silently.
 5. places every copy through arrival.Arrivals.place: in the putter's unit of work under
-   syncpoint (visible at commit), else at once; persistent copies outside syncpoint are
+   syncpoint (visible at commit), else at once (handed to a waiting get as a put to the
+   queue would be, engine.handover); persistent copies outside syncpoint are
    journaled in one transaction, so a crash delivers all of them or none. When several
    copies are journaled, the data is journaled once, in a record of its own that their
    records name (engine.message, record version 2; engine.staging counts them);
@@ -41,6 +42,7 @@ from ferrymq.engine import propctl
 from ferrymq.engine.api import PutOptions, PutResult
 from ferrymq.engine.arrival import Arrivals
 from ferrymq.engine.deadletter import dead_letter
+from ferrymq.engine.handover import HandOver
 from ferrymq.engine.message import Message
 from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.objects import QueueObject
@@ -151,12 +153,13 @@ class Publisher:
     monitor: Monitor  # statistics (engine.monitoring): copies delivered, bound at composition
 
     def __init__(self, state: EngineState, arrivals: Arrivals, units: Units, subscriptions: SubscriptionRegistry,
-                 retained: RetainedStore, topics: TopicView) -> None:
+                 retained: RetainedStore, topics: TopicView, handover: HandOver) -> None:
         self.state = state
         self.name, self.clock, self.objects, self.journal = state.name, state.clock, state.objects, state.journal
         self.staging, self.pager = state.staging, state.pager
         self.reserve_ids, self.next_sequence = state.reserve_ids, state.staging.next_sequence
         self.place_message = arrivals.place
+        self.queue_waiters, self.hand_over = arrivals.queue_waiters, handover.hand_over
         self.units = units
         self.subscriptions, self.retained, self.topics = subscriptions, retained, topics
         # The mqps properties of publications that carry none of their own, per (topic
@@ -544,11 +547,15 @@ class Publisher:
                 for msg in sharing:
                     msg.share_data(rid, data)
         next_sequence, place, monitor = self.next_sequence, self.place_message, self.monitor
+        waiting, hand_over = self.queue_waiters, self.hand_over
         for q, msg, sub in plans:
             # Each copy was made for its queue's order (_plan): only its sequence number is new.
             msg.seq = seq = next_sequence(q)
             msg.key = (msg.key[0], seq)
-            place(q, msg, unit)
+            # A copy outside a unit of work goes straight to a get waiting for it, when that
+            # is provably what placing it would do (engine.handover).
+            if unit is not None or q.name not in waiting or not hand_over(q, msg, None, msg.put_at)[0]:
+                place(q, msg, unit)
             q.last_put = msg.put_at
             if sub is not None:
                 sub.delivered += 1

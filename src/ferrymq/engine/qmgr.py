@@ -130,7 +130,8 @@ class QueueManager:
         self.subscriptions = subscriptions = SubscriptionRegistry(topics.receives, has_wildcards)
         subscriptions.persist, subscriptions.unpersist = self._persist_subscription, self._unpersist_subscription
         self.retained = retained = RetainedStore(staging)
-        self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics)
+        self.publisher = publisher = Publisher(state, arrivals, units, subscriptions, retained, topics,
+                                                     handover)
         publisher.monitor = monitor
         self.subscriber = Subscriber(state, opener, publisher, subscriptions, retained, topics)
         self.putter = Putter(state, waits, arrivals, reports, units, handover, opener.open, opener.close, publisher)
@@ -471,11 +472,12 @@ class QueueManager:
 
     def get_many(self, hconn: int, hobj: int, md: MQMD, gmo: GetOptions, buffer_length: int, limit: int,
                  max_bytes: int, *, frame_bytes: int = 0, framing: int = 0,
-                 ahead: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
+                 ahead: bool = False, streamed: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
         """Several destructive MQGETs in one call (engine.getting ``Getter.get_many``): a
         refused first get is counted and reported as MQGET's refusal is."""
         results, stop = self.getter.get_many(hconn, hobj, md, gmo, buffer_length, limit, max_bytes,
-                                             frame_bytes=frame_bytes, framing=framing, ahead=ahead)
+                                             frame_bytes=frame_bytes, framing=framing, ahead=ahead,
+                                             streamed=streamed)
         if not results and isinstance(stop, MQError) and not isinstance(stop, PersistentNext):
             self._get_refused(hconn, hobj, gmo, stop)
         return results, stop

@@ -125,6 +125,10 @@ class Waiter:
     # message to (engine.handover) compares them as they are.
     match_msg_id: bytes | None = None
     match_correl_id: bytes | None = None
+    # A read-ahead's wait (get_many) goes on after a message handed over to it while it may
+    # take more: how many more, and about how many more bytes of data (engine.handover).
+    limit: int = 1
+    room: int = 0
 
 
 @dataclass(slots=True)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.protocol.codec import MessageItem
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ServerConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.server import ops
@@ -82,6 +83,9 @@ class Consumer:
     window: int  # the credit never exceeds it
     waiter_id: int = 0
     paused: bool = False  # the next message is persistent: pushing resumes after the client's Get
+    # Messages taken for it and not yet sent, and their estimated frame bytes (ops.gather).
+    gathered: list[MessageItem] = field(default_factory=list)
+    gathered_bytes: int = 0
 
 
 @dataclass(slots=True)

@@ -36,7 +36,6 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import events as E
-from ferrymq.protocol.codec import MessageItem
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.server import chlgate, connauth, gc_policy, seq_ops
@@ -607,9 +606,12 @@ def pump(h: ClientHandler, c: Consumer) -> None:
     when its writes drain); when the queue is empty, wait in the engine.
 
     The engine takes a run of messages per call (get_many: one MQGET's checks, then the
-    takes), and a get with MQGMO_WAIT either returns a message or registers the wait.
+    takes), and a get with MQGMO_WAIT either returns a message or registers the wait, which
+    then takes up to the credit of messages handed over to it (``gather``, called by the
+    server for each, and ``push_gathered`` after the engine call that made them).
     Consecutive messages leave as one PushedBatch frame, with their properties (what one
-    Pushed frame per message costs both ends is most of the read-ahead path).
+    Pushed frame per message costs both ends is most of the read-ahead path): what the wait
+    was given goes out in one frame with what this pump takes next.
     """
     qmgr = h.qmgr
     if h.hconn and not qmgr.connections[h.hconn].shcnv:
@@ -620,36 +622,21 @@ def pump(h: ClientHandler, c: Consumer) -> None:
             pause(h, c)
         return
     gmo = GetOptions(c.options | C.MQGMO_WAIT, _UNLIMITED, non_persistent_only=True, msg_handle=True)  # read-ahead: the Pythonic API gets with a handle
-    limit = min(PUSH_BATCH_BYTES, h.conn.batch_limit())
-    batch: list[MessageItem] = []
-    size = 0
+    limit = batch_bytes(h)
     try:
         while c.credit > 0 and not h.closed and h.hconn:
             if h.blocked():  # the messages stay queued (and visible) until the client reads
-                _push_batch(h, c, batch)
+                push_gathered(h, c)
                 h.pump_stalled()
                 return
             results, stop = qmgr.get_many(h.hconn, c.hobj, _READ_AHEAD_MD, gmo, h.conn.max_msg_length, c.credit,
-                                          max(limit, 1))
+                                          max(limit, 1), streamed=True)
             lsn = qmgr.take_sync_lsn()
             for r in results:
-                props = r.properties
-                # MQMD v2 and the item's header, generously, and the properties' binary form
-                item_size = len(r.data) + 420 + (len(props_model.pack(props)) if props else 0)
-                if lsn > 0 or item_size > limit:
-                    _push_batch(h, c, batch)
-                    size = 0
-                    push(h, c, r, lsn)
-                    continue
-                if size + item_size > limit:
-                    _push_batch(h, c, batch)
-                    size = 0
-                c.credit -= 1
-                batch.append((r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, props))
-                size += item_size
+                gather(h, c, r, lsn, limit)
             if stop is None:
                 continue
-            _push_batch(h, c, batch)  # what was taken goes out before the wait, pause or end
+            push_gathered(h, c)  # what was taken goes out before the wait, pause or end
             if isinstance(stop, Waiting):
                 c.waiter_id = stop.waiter_id
                 h.server.add_waiter(stop.waiter_id, h, 0, c.hobj, None)
@@ -659,11 +646,36 @@ def pump(h: ClientHandler, c: Consumer) -> None:
                 stop_consumer(h, c, stop)
             return
     finally:
-        _push_batch(h, c, batch)
+        push_gathered(h, c)
 
 
-def _push_batch(h: ClientHandler, c: Consumer, batch: list[MessageItem]) -> None:
-    """Send what ``pump`` gathered (one message goes as a plain Pushed) and empty the list."""
+def batch_bytes(h: ClientHandler) -> int:
+    """What one PushedBatch frame to ``h`` carries at most."""
+    return min(PUSH_BATCH_BYTES, h.conn.batch_limit())
+
+
+def gather(h: ClientHandler, c: Consumer, r: GetResult, lsn: int, limit: int) -> None:
+    """Count ``r``, taken for read-ahead consumer ``c``, against its credit and add it to
+    the PushedBatch being gathered (``limit``: ``batch_bytes``); one that needs a disk
+    write first (``lsn``) or fills a frame alone goes in a Pushed of its own."""
+    props = r.properties
+    # MQMD v2 and the item's header, generously, and the properties' binary form
+    item_size = len(r.data) + 420 + (len(props_model.pack(props)) if props else 0)
+    if lsn > 0 or item_size > limit:
+        push_gathered(h, c)
+        push(h, c, r, lsn)
+        return
+    if c.gathered_bytes + item_size > limit:
+        push_gathered(h, c)
+    c.credit -= 1
+    c.gathered.append((r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, props))
+    c.gathered_bytes += item_size
+
+
+def push_gathered(h: ClientHandler, c: Consumer) -> None:
+    """Send what ``gather`` gathered for ``c`` (one message goes as a plain Pushed)."""
+    batch = c.gathered
+    c.gathered_bytes = 0
     if not batch or h.closed:  # closed: the connection and its unsent pushes are gone
         batch.clear()
         return
@@ -683,17 +695,20 @@ def resume_pumps(h: ClientHandler) -> None:
 
 def pause(h: ClientHandler, c: Consumer) -> None:
     """Stop pushing before a persistent message and tell the client to get it itself."""
+    push_gathered(h, c)
     c.paused = True
     h.emit(E.PersistentNext(c.hobj))
 
 
 def push(h: ClientHandler, c: Consumer, r: GetResult, lsn: int) -> None:
+    push_gathered(h, c)  # in the order they were taken
     c.credit -= 1
     h.emit_after(lsn, E.Pushed(c.hobj, r.md.pack(), r.data, r.data_length, r.msg_token, r.properties))
 
 
 def stop_consumer(h: ClientHandler, c: Consumer, error: MQError | None = None, *, reply: bool = True) -> None:
     """End a read-ahead: cancel its wait and answer its Consume (with the error that ended it)."""
+    push_gathered(h, c)  # taken already: they are the client's
     h.consumers.pop(c.hobj, None)
     if c.waiter_id:
         h.qmgr.cancel_wait(c.waiter_id)

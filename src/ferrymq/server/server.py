@@ -36,7 +36,7 @@ from ferrymq.server.commit import GroupCommitter
 from ferrymq.server.conn_limits import DEFAULT_LIMITS, ConnectionLimits, Limits
 from ferrymq.server.connauth import Authenticator
 from ferrymq.server.deadlines import Deadlines
-from ferrymq.server.handler import ClientHandler, Waiter
+from ferrymq.server.handler import ClientHandler, Consumer, Waiter
 from ferrymq.server.listener import Listener
 from ferrymq.server.metrics import MetricsEndpoint, render
 from ferrymq.server.tls import ServerTLS
@@ -107,6 +107,8 @@ class QueueManagerServer:
         self.handlers: set[ClientHandler] = set()
         self.dirty: set[ClientHandler] = set()
         self.waiting_answered: set[ClientHandler] = set()  # see answer_waits
+        # Read-ahead consumers given messages by a wait that goes on, to send (dispatch_deliveries).
+        self._gathering: dict[int, tuple[ClientHandler, Consumer]] = {}
         self.waiters: dict[int, Waiter] = {}
         self.deadlines = Deadlines(self._wait_expired)
         self.committer = GroupCommitter(qmgr.journal)
@@ -406,8 +408,13 @@ class QueueManagerServer:
     def dispatch_deliveries(self) -> None:
         if not self.qmgr.deliveries:  # most calls woke nobody
             return
+        gathering = self._gathering
         for d in self.qmgr.take_deliveries():
             self._deliver(d)
+        # Read-ahead waits that go on: what they were given leaves in one frame each.
+        while gathering:
+            h, c = gathering.popitem()[1]
+            ops.push_gathered(h, c)
 
     def answer_waits(self) -> None:
         """Deliver what the last call made available, and write at once to the connections
@@ -428,6 +435,16 @@ class QueueManagerServer:
         cs = self.command_server
         if cs is not None and d.waiter_id == cs.waiter_id and cs.deliver(d):
             return
+        if d.waiting:  # a read-ahead's wait, which goes on (engine.handover)
+            w = self.waiters.get(d.waiter_id)
+            if w is None or w.handler.closed:
+                return
+            h = w.handler
+            c = h.consumers.get(w.hobj)
+            if c is not None and d.result is not None:
+                ops.gather(h, c, d.result, d.sync_lsn, ops.batch_bytes(h))
+                self._gathering[id(c)] = (h, c)
+            return
         w = self.waiters.pop(d.waiter_id, None)
         if w is None:
             return
@@ -441,8 +458,9 @@ class QueueManagerServer:
                 return
             c.waiter_id = 0
             if isinstance(d.result, GetResult):
-                ops.push(h, c, d.result, d.sync_lsn)
-                ops.pump(h, c)
+                self._gathering.pop(id(c), None)
+                ops.gather(h, c, d.result, d.sync_lsn, ops.batch_bytes(h))
+                ops.pump(h, c)  # sends it with what it takes next
             elif isinstance(d.error, PersistentNext):
                 ops.pause(h, c)
             else:
@@ -467,7 +485,8 @@ class QueueManagerServer:
         if w is None or not w.corr:  # not ours (the command server's), or a read-ahead's wait
             return False
         h, r = w.handler, d.result
-        if h._in_loop or h.closed or r is None or r.md_bytes is None:
+        # A GetReply carries no properties: a message with some takes ops.get_reply's way.
+        if h._in_loop or h.closed or r is None or r.md_bytes is None or r.properties:
             return False
         try:
             frame = h.conn.send(E.GetReply(w.corr, r.md_bytes, r.data, len(r.data), r.msg_token, r.resolved_q_name))

@@ -1,0 +1,98 @@
+"""A read-ahead's wait (get_many ``streamed``) given many messages by hand-over (engine.handover):
+publication copies with their mqps properties go to it without entering the queue's index,
+in order, while its credit and room last; everything else keeps the one-message wait."""
+
+from __future__ import annotations
+
+from engine_helpers import Env
+
+from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, SubDescriptor, Waiting
+from ferrymq.mq import constants as C
+from ferrymq.wire.mqmd import MQMD
+
+STREAM = GetOptions(C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, C.MQWI_UNLIMITED, C.MQMO_NONE, non_persistent_only=True,
+                    msg_handle=True)
+
+
+def _subscriber(env: Env, topic: str) -> tuple[int, int, str]:
+    """A connection with a managed non-durable subscription: its hconn, hobj and queue."""
+    hconn = env.qm.connect()
+    sd = SubDescriptor(C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_NON_DURABLE, object_string=topic)
+    hobj = env.qm.subscribe(hconn, sd).hobj
+    queue = env.qm.connections[hconn].handles[hobj].queue
+    assert queue is not None
+    return hconn, hobj, queue.name
+
+
+def _publisher(env: Env, topic: str) -> int:
+    return env.qm.open(env.hconn, ObjectDescriptor(object_type=C.MQOT_TOPIC, object_string=topic),
+                       C.MQOO_OUTPUT).hobj
+
+
+def _wait(env: Env, hconn: int, hobj: int, limit: int, gmo: GetOptions = STREAM, *, streamed: bool = True) -> int:
+    results, stop = env.qm.get_many(hconn, hobj, MQMD(version=2), gmo, 1 << 20, limit, 1 << 30, streamed=streamed)
+    assert results == [] and isinstance(stop, Waiting)
+    return stop.waiter_id
+
+
+def test_a_streamed_wait_takes_copies_with_properties_without_queueing_them() -> None:
+    env = Env()
+    hconn, hobj, qname = _subscriber(env, "news/a")
+    wid = _wait(env, hconn, hobj, 3)
+    pub = _publisher(env, "news/a")
+    assert env.qm.put_columns(env.hconn, pub, MQMD(), PutOptions(), [b"%d" % i for i in range(5)]) == [None] * 5
+    deliveries = env.qm.take_deliveries()
+    assert [(d.waiter_id, d.waiting) for d in deliveries] == [(wid, True), (wid, True), (wid, False)]
+    for i, d in enumerate(deliveries):
+        assert d.result is not None and d.result.data == b"%d" % i
+        assert d.result.properties is not None and d.result.properties["mqps.Top"] == "news/a"
+    q = env.qm.objects.require(qname)
+    # Three handed over (put and got at once), the two after the credit on the queue, in order.
+    assert (q.enqueued, q.dequeued, len(q.messages)) == (5, 3, 2)
+    assert [env.get(hobj, hconn=hconn).data for _ in range(2)] == [b"3", b"4"]
+    assert not env.qm.waiters
+
+
+def test_a_wait_that_is_not_streamed_takes_one_message() -> None:
+    """A GetBatch's wait (and every MQGET's) is answered with one message, as before."""
+    env = Env()
+    hconn, hobj, qname = _subscriber(env, "news/b")
+    wid = _wait(env, hconn, hobj, 10, streamed=False)
+    pub = _publisher(env, "news/b")
+    env.qm.put_columns(env.hconn, pub, MQMD(), PutOptions(), [b"a", b"b", b"c"])
+    (d,) = env.qm.take_deliveries()
+    assert d.waiter_id == wid and not d.waiting and d.result is not None and d.result.data == b"a"
+    assert len(env.qm.objects.require(qname).messages) == 2
+
+
+def test_properties_re_formed_for_the_getter_are_not_handed_over() -> None:
+    """Without a message handle, under PROPCTL(FORCE), the mqps folder comes in an MQRFH2:
+    the copy is queued and the get path makes it, ending the wait."""
+    env = Env()
+    env.qm.objects.alter("SYSTEM.NDURABLE.MODEL.QUEUE", {"PROPCTL": C.MQPROP_FORCE_MQRFH2})
+    hconn, hobj, qname = _subscriber(env, "news/c")
+    no_handle = GetOptions(STREAM.options, STREAM.wait_interval, C.MQMO_NONE, non_persistent_only=True)
+    wid = _wait(env, hconn, hobj, 5, no_handle)
+    pub = _publisher(env, "news/c")
+    env.qm.put_columns(env.hconn, pub, MQMD(format="MQSTR"), PutOptions(), [b"a", b"b"])
+    (d,) = env.qm.take_deliveries()
+    assert d.waiter_id == wid and not d.waiting and d.result is not None
+    assert d.result.md.format.rstrip() == "MQHRF2" and d.result.data.startswith(b"RFH ")
+    assert len(env.qm.objects.require(qname).messages) == 1
+
+
+def test_a_wait_that_goes_on_takes_its_turn_after_the_others() -> None:
+    """Two streamed waits on one queue share the messages put to it, as two read-aheads that
+    each get again at once would: the wait just given one goes to the back."""
+    env = Env()
+    env.define("Q1")
+    q1 = env.open("Q1")
+    other = env.qm.connect()
+    q1b = env.qm.open(other, ObjectDescriptor(object_name="Q1"), C.MQOO_INPUT_SHARED).hobj
+    first = _wait(env, env.hconn, q1, 5)
+    second = _wait(env, other, q1b, 5)
+    for i in range(4):
+        env.put(q1, b"%d" % i, persistence=C.MQPER_NOT_PERSISTENT)
+    got = [(d.waiter_id, d.result.data) for d in env.qm.take_deliveries() if d.result is not None]
+    assert got == [(first, b"0"), (second, b"1"), (first, b"2"), (second, b"3")]
+    assert env.depth("Q1") == 0
