@@ -8,6 +8,7 @@ import pytest
 from engine_helpers import Env
 
 from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions
+from ferrymq.engine.message import md_column
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD, NONE_ID
@@ -343,3 +344,23 @@ def test_put_date_and_time_are_gmt_to_the_hundredth(env: Env, now: float) -> Non
     hundredths = int((now - int(now)) * 100)
     assert env.qm.stamp_put(now) == (time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}")
     assert len(env.qm.stamp_put(now)[1]) == 8
+
+
+def test_md_column_is_each_message_s_descriptor_back_to_back(env: Env) -> None:
+    """A browse page's descriptor column, made a run at a time, holds exactly each message's
+    own bytes: runs of two templates (one a version-1 MQMD), a run cut by a message whose
+    descriptor was made, and a message put on its own."""
+    env.define("Q1")
+    h = env.open("Q1")
+    ids = [bytes([65 + i]) * 24 for i in range(3)]
+    for md in (MQMD(version=1, priority=2, reply_to_q="R1"), MQMD(persistence=0, correl_id=b"k" * 24)):
+        env.qm.put_columns(env.hconn, h, md, PutOptions(C.MQPMO_SYNCPOINT), [b"a", b"b", b"c"], ids, [b"c" * 24] * 3)
+    env.put(h, b"own", pmo=C.MQPMO_SYNCPOINT)
+    uow = env.qm.conn(env.hconn).uow
+    assert uow is not None
+    msgs = [m for _, m in uow.puts]
+    assert [m.run_template() is not None for m in msgs] == [True] * 6 + [False]
+    assert msgs[1].md.msg_id == ids[1]  # a descriptor made: that message's bytes are its own from now on
+    assert msgs[1].run_template() is None and msgs[0].run_template() is msgs[2].run_template()
+    assert md_column(msgs) == b"".join(m.md.pack(version=2) for m in msgs)
+    assert md_column(msgs[3:4]) == msgs[3].md.pack(version=2) and md_column([]) == b""

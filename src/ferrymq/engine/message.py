@@ -35,6 +35,8 @@ back for good, which its owner does before the record is changed or deleted.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
+from itertools import groupby
 from typing import Protocol
 
 from ferrymq.errors import DecodeError
@@ -153,6 +155,11 @@ class Message:
             if self._tpl is not None:  # a run's message: spliced, no MQMD made or kept (a browse
                 return self._tpl.v2_with_ids(self.msg_id, self.correl_id)  # of every message)
         return self.md.pack(version=C.MQMD_VERSION_2)
+
+    def run_template(self) -> MQMD | None:
+        """The template whose bytes, with this message's identifiers, are its stored MQMD
+        (``md_bytes``), or None when they come from elsewhere (its own MQMD, its record)."""
+        return self._tpl if self._md is None and self._md_off < 0 else None
 
     @property
     def report(self) -> int:
@@ -363,3 +370,16 @@ def decode_message(payload: bytes, fifo_of: dict[str, bool], length: int = -1) -
             msg.properties = PropertySet(decode_properties(payload[start:data_off]))
     msg.v6 = bool(flags & FLAG_V6_BODY)
     return msg
+
+
+def md_column(msgs: Sequence[Message]) -> bytes:
+    """``b"".join(m.md_bytes() for m in msgs)``, a put run at a time: a browse page is
+    thousands of messages, most of them consecutive in one run, whose descriptors are the
+    run's template with each message's identifiers (MQMD.v2_with_each_ids)."""
+    parts: list[bytes] = []
+    for tpl, run in groupby(msgs, Message.run_template):
+        if tpl is None:
+            parts.extend(m.md_bytes() for m in run)
+        else:
+            parts.append(tpl.v2_with_each_ids([m.msg_id + m.correl_id for m in run]))
+    return parts[0] if len(parts) == 1 else b"".join(parts)

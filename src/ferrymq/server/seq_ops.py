@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine import sequence_access as S
+from ferrymq.engine.message import md_column
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import seqframes as F
@@ -78,7 +79,7 @@ def columns_reply(corr: int, msgs: list[Message], limit: int) -> F.BrowseColumns
     bodies = [m.data for m in msgs]
     return F.BrowseColumnsReply(
         corr, len(msgs), F.pack_le("q", [m.seq for m in msgs]), F.pack_le("d", [m.put_at for m in msgs]),
-        b"".join([m.md_bytes() for m in msgs]), props, F.column_offsets(list(map(len, bodies))),
+        md_column(msgs), props, F.column_offsets(list(map(len, bodies))),
         packed_properties=packed, data_parts=bodies)
 
 
