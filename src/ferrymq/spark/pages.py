@@ -33,7 +33,8 @@ _pos = 0
 for _name, _kind, _len in LAYOUT_V2.fields:
     _AT[_name] = (_pos, _kind, _len)
     _pos += _len
-assert _pos == MD_SIZE
+assert _pos == MD_SIZE and MD_SIZE % 4 == 0
+assert all(at % 4 == 0 for at, kind, _ in _AT.values() if kind == "l")  # integers read as int32 columns
 _DATE_AT = _AT["put_date"][0]
 assert _AT["put_time"][0] == _DATE_AT + 8  # PutDate and PutTime side by side: one 16-byte key
 
@@ -137,8 +138,8 @@ def _seq(page: ColumnPage) -> pa.Array:
 
 def _md_column(block: U8Matrix, name: str) -> pa.Array:
     at, kind, width = _AT[MD_FIELD[name]]
-    if kind == "l":
-        return pa.array(np.ascontiguousarray(block[:, at : at + 4]).view("<i4").ravel(), pa.int32())
+    if kind == "l":  # every field starts at a multiple of 4: one strided int32 column of the block
+        return pa.array(np.ascontiguousarray(block.view("<i4")[:, at // 4]), pa.int32())
     if kind == "b":
         return _fixed_binary(block, at, width)
     return _chars(block, at, width)
