@@ -98,3 +98,28 @@ def test_a_message_put_back_comes_first_and_is_not_counted() -> None:
 ])
 def test_which_gets_are_served(options: int, match: int, ids: tuple[bytes, bytes, bytes], served: bool) -> None:
     assert serves(options, match, *ids) is served
+
+
+def test_a_queue_closed_while_a_unit_ends_is_skipped() -> None:
+    """A dropped Queue collected while MQCMIT/MQBACK/MQDISC returns read-ahead messages is
+    closed by its __del__, which takes its entry out of the connection's sync_ahead: ending
+    the unit goes on with the others (it raised "dictionary changed size during iteration")."""
+    from ferrymq.pymqi.core import QueueManager
+
+    qm = QueueManager(None)
+    ended: list[str] = []
+
+    class Closing(SyncAhead):
+        def unit_ended(self) -> None:  # as if a collected Queue's __del__ ran here
+            ended.append("closing")
+            qm.sync_ahead.pop(2, None)
+            super().unit_ended()
+
+    class Ended(SyncAhead):
+        def unit_ended(self) -> None:
+            ended.append("other")
+            super().unit_ended()
+
+    qm.sync_ahead = {1: Closing(), 2: Ended(), 3: Ended()}
+    qm._end_unit(None)  # type: ignore[arg-type]  # nothing held: no call reaches the client
+    assert ended == ["closing", "other"] and list(qm.sync_ahead) == [1, 3]

@@ -390,9 +390,12 @@ class QueueManager:
         Raises:
             MQMIError: the return failed (the unit is then left as it is).
         """
-        for hobj, sa in self.sync_ahead.items():
-            self.return_ahead(client, hobj, sa)
-            sa.unit_ended()
+        # A snapshot: a Queue the program dropped can be collected during these calls, and its
+        # __del__ closes it, which takes its entry out of sync_ahead (and returns its messages).
+        for hobj, sa in list(self.sync_ahead.items()):
+            if self.sync_ahead.get(hobj) is sa:
+                self.return_ahead(client, hobj, sa)
+                sa.unit_ended()
 
     @staticmethod
     def return_ahead(client: Client, hobj: int, sa: SyncAhead) -> None:
