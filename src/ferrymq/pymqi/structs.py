@@ -253,7 +253,7 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
 
 
 MSG_ID_AT, CORREL_ID_AT, _ID_LEN = 48, 72, 24  # the identifiers' offsets and length in a packed MQMD
-_DEFAULT_WIRE: dict[type, bytes] = {}  # a default MD's wire(), made once
+_START: dict[type, dict[str, Any]] = {}  # a default MD's fields and wire(), made once per class
 _KW_WIRE: dict[tuple[Any, ...], bytes] = {}  # MD(**fields)'s wire, by fields (ids aside)
 _UNSET = object()  # MD(**kw) without an identifier
 
@@ -270,15 +270,16 @@ class MD(MQOpts):
 
     def __init__(self, **kw: Any) -> None:
         d = self.__dict__
-        d.update(self._defaults)  # no list fields in an MD: the values are shared safely
-        w = _DEFAULT_WIRE.get(type(self))
-        if w is None:
-            w = _DEFAULT_WIRE[type(self)] = self._pack_layout(self.Version)
-        d["_w"] = w
+        start = _START.get(type(self))
+        if start is None:
+            d.update(self._defaults)
+            start = _START[type(self)] = {**self._defaults, "_w": self._pack_layout(self.Version)}
+        d.update(start)  # the fields and their wire() in one update; no list fields in an MD: shared safely
         if not kw:
             return
-        # per message: spliced, never part of the key
-        msg_id, correl_id = kw.pop("MsgId", _UNSET), kw.pop("CorrelId", _UNSET)
+        # per message: spliced, never part of the key (a pop only for one given: most MDs have one at most)
+        msg_id = kw.pop("MsgId") if "MsgId" in kw else _UNSET
+        correl_id = kw.pop("CorrelId") if "CorrelId" in kw else _UNSET
         if kw:
             key: tuple[Any, ...] | None = (type(self), *kw.items())
             try:
