@@ -279,6 +279,21 @@ async def test_a_client_that_misses_heartbeats_is_cut_by_the_kernel() -> None:
         no_hb.close()
 
 
+async def test_a_heartbeat_beyond_hbint_range_is_agreed_at_its_top() -> None:
+    """A client asking for a heartbeat over IBM's HBINT range (999,999 s) is agreed the top of
+    the range; the connection is served and its kernel deadline stays what the range allows."""
+    async with limited(heartbeat=2.0) as server:
+        raw = await Raw.open(server.port)
+        reply = await raw.connect(heartbeat_ms=0xFFFF_FFFF)
+        assert reply.heartbeat_ms == 999_999_000
+        (h,) = server.handlers
+        sock = h.transport.get_extra_info("socket") if h.transport is not None else None
+        assert sock is not None
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == (999_999 * 2 + 5) * 1000
+        assert isinstance(await raw.call(E.Open(raw.next_corr(), "Q1", C.MQOO_OUTPUT)), E.OpenReply)
+        raw.close()
+
+
 async def test_partial_frame_deadline_ends_a_stalled_frame() -> None:
     async with limited(frame_timeout=0.5) as server:
         raw = await Raw.open(server.port)

@@ -266,7 +266,10 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
         max_len = min(max_len, chl.number("MAXMSGL") or max_len)
         if ours is None:
             ours = chl.number("HBINT") * 1000
-    h.heartbeat_ms = max(ev.heartbeat_ms, ours) if ev.heartbeat_ms and ours else 0
+    # A client may ask for any u32; what is agreed stays within HBINT's range, as IBM's
+    # channel attribute does (the kernel's TCP_USER_TIMEOUT derived from it must fit an int).
+    asked = min(ev.heartbeat_ms, K.MAX_HBINT * 1000)
+    h.heartbeat_ms = max(asked, ours) if asked and ours else 0
     server.limits.connected(h, h.transport.get_extra_info("socket") if h.transport is not None else None)
     log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, user, version)
     h.emit(E.ConnectReply(ev.corr, version=version, max_msg_length=max_len, heartbeat_ms=h.heartbeat_ms,
