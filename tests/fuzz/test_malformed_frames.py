@@ -8,11 +8,14 @@ client connected meanwhile goes on.
 
 from __future__ import annotations
 
+import gc
+import logging
 import struct
+import time
 from collections.abc import Iterator
 
 import pytest
-from test_protocol_fuzz import exchange, problems
+from test_protocol_fuzz import ErrorLog, exchange, problems
 
 import ferrymq.client as fc
 from ferrymq.api import EmbeddedQueueManager
@@ -20,6 +23,7 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import codec
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ClientConnection
+from ferrymq.server.handler import ClientHandler
 from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire import gpacket
 from ferrymq.wire.mqmd import MQMD
@@ -106,3 +110,27 @@ def test_a_malformed_frame_ends_its_connection_with_an_ending(qm: EmbeddedQueueM
         assert frames[-1].reason == C.MQRC_CONNECTION_BROKEN and frames[-1].detail.startswith("protocol error: ")
         q.put(b"still serving")
         assert q.get().data == b"still serving"
+
+
+def handlers_alive() -> int:
+    gc.collect()
+    return sum(isinstance(o, ClientHandler) for o in gc.get_objects())
+
+
+def test_a_kept_protocol_error_record_does_not_keep_its_connection(qm: EmbeddedQueueManager) -> None:
+    """A protocol error's log record holds text, not the exception: an exception's traceback
+    holds the ended connection's frames, and with them its handler, reader and buffers. A
+    long fuzz campaign under a log capture grew by 75 KiB per malformed conversation."""
+    keeper = ErrorLog(logging.DEBUG)  # keeps every record, as a buffer or a log capture does
+    logging.getLogger().addHandler(keeper)
+    try:
+        before = handlers_alive()
+        for stream in CASES.values():
+            exchange(qm.port, stream)
+        deadline = time.monotonic() + 10
+        while handlers_alive() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any("event=protocol_error" in r.getMessage() for r in keeper.records)
+        assert handlers_alive() <= before
+    finally:
+        logging.getLogger().removeHandler(keeper)

@@ -56,10 +56,10 @@ RSS_GROWTH_LIMIT = 96 << 20
 
 
 class ErrorLog(logging.Handler):
-    """Records at ERROR and above from any logger (asyncio's failed callbacks included)."""
+    """Records at ERROR (or ``level``) and above from any logger (asyncio's failed callbacks included)."""
 
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
+    def __init__(self, level: int = logging.ERROR) -> None:
+        super().__init__(level)
         self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:

@@ -244,7 +244,7 @@ class ReceiverAgent:
             else:
                 self.close_with(exc)
         except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:
-            log.info("event=receiver_ended channel=%s peer=%s error=%s", self.name or "?", self.peer, exc)
+            log.info("event=receiver_ended channel=%s peer=%s error=%s", self.name or "?", self.peer, str(exc))
             self.failure = (getattr(exc, "reason", C.MQRC_CONNECTION_BROKEN), str(exc) or type(exc).__name__)
         except MQError as exc:
             log.warning("event=receiver_failed channel=%s reason=%d detail=%s", self.name, exc.reason, exc.detail)
@@ -576,7 +576,7 @@ class ReceiverAgent:
             try:
                 copies = self.split(md, body)
             except DecodeError as exc:  # the whole message to the dead-letter queue, as IBM's agent
-                log.warning("event=channel_dh_error channel=%s error=%s", self.name, exc)
+                log.warning("event=channel_dh_error channel=%s error=%s", self.name, str(exc))
                 self.undeliverable(md, body, C.MQRC_DH_ERROR, dest_q, dest_qm, options)
                 return
             for dest_q, dest_qm, md_i, body_i in copies:

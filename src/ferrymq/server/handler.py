@@ -394,8 +394,11 @@ class ClientHandler(asyncio.BufferedProtocol):
     # -- ending --------------------------------------------------------------------------
 
     def protocol_error(self, exc: RemoteProtocolError) -> None:
-        log.warning("event=protocol_error peer=%s hconn=%d error=%s", self.peer, self.hconn, exc)
-        self.end(C.MQRC_CONNECTION_BROKEN, f"protocol error: {exc}")
+        # The text, not the exception: a handler that keeps records (a buffer, a test's
+        # capture) would keep its traceback, and through its frames this whole connection.
+        detail = str(exc)
+        log.warning("event=protocol_error peer=%s hconn=%d error=%s", self.peer, self.hconn, detail)
+        self.end(C.MQRC_CONNECTION_BROKEN, f"protocol error: {detail}")
 
     def end(self, reason: int, detail: str) -> None:
         """Tell the client why, then close (the write drains first)."""

@@ -217,7 +217,7 @@ class Listener:
             try:
                 await loop.connect_accepted_socket(factory, conn)
             except OSError as exc:
-                log.info("event=connection_dropped listener=%s peer=%s detail=%r", self.name, peer, exc)
+                log.info("event=connection_dropped listener=%s peer=%s detail=%s", self.name, peer, repr(exc))
                 conn.close()
             return
         try:
@@ -234,7 +234,7 @@ class Listener:
                                                               ssl_handshake_timeout=left)
         except (TimeoutError, OSError, ssl.SSLError, ConnectionError) as exc:
             # An untrusted or expired certificate, no suite in common, a peer gone or too slow.
-            log.warning("event=tls_handshake_failed listener=%s peer=%s detail=%r", self.name, peer, exc)
+            log.warning("event=tls_handshake_failed listener=%s peer=%s detail=%s", self.name, peer, repr(exc))
             conn.close()
             if isinstance(exc, ssl.SSLError):
                 self.handshake_failed(peer, exc)
