@@ -92,3 +92,18 @@ async def test_async_client_gets_persistent_messages_in_order(server: QueueManag
         with pytest.raises(fc.NoMessageAvailable):
             await qc.get(wait=0.1)
         await asyncio.sleep(0)
+
+
+def test_credit_is_returned_while_half_the_window_is_still_buffered(embedded: EmbeddedQueueManager) -> None:
+    # A consumer that takes half its window must not hold the credit until its buffer is
+    # empty: the server pushes the next half while the consumer works through the rest.
+    with fc.connect("QM1", addr(embedded.port)) as producer, fc.connect("QM1", addr(embedded.port)) as consumer:
+        q = producer.open("Q1")
+        for i in range(40):
+            q.put(b"%d" % i, persistent=False)
+        c = consumer.open("Q1", read_ahead=10)
+        assert c.get(wait=2).data == b"0"
+        wait_until(lambda: q.depth() == 30)  # the window's ten were pushed
+        assert [int(c.get(wait=2).data) for _ in range(4)] == [1, 2, 3, 4]  # half the window taken
+        wait_until(lambda: q.depth() == 25)  # five more pushed, five still buffered
+        assert [int(c.get(wait=2).data) for _ in range(35)] == list(range(5, 40))

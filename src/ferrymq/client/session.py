@@ -76,6 +76,9 @@ class Session:
         self.next_corr: Callable[[], int] = itertools.count(1).__next__
         self.out: list[bytes] = []
         self.out_bytes = 0  # encoded bytes in ``out`` plus what the held batch will take
+        # A read-ahead's Credit is in ``out``: it leaves with the next write, which a
+        # blocking consumer makes at once (see take_pushed).
+        self.credit_due = False
         self._batch: list[E.Put] = []  # asynchronous puts held for one PutBatch frame
         self._batch_bytes = 0
         self._batch_head = self._batch_tail = b""  # the held puts' MQMD around the MsgId
@@ -210,6 +213,7 @@ class Session:
         data = b"".join(self.out)
         self.out.clear()
         self.out_bytes = 0
+        self.credit_due = False
         self.last_tx = time.monotonic()
         return data
 
@@ -277,7 +281,11 @@ class Session:
         self._consume_corr[corr] = hobj
 
     def take_pushed(self, hobj: int) -> Message | None:
-        """A buffered pushed message, returning credit in batches of half the window."""
+        """A buffered pushed message, returning credit in batches of half the window.
+
+        The credit must leave at once (``credit_due``), while half the window is still
+        buffered: held until the buffer drains, the server would push nothing for a round
+        trip per window, and a consumer that keeps up would wait that round trip each time."""
         c = self.consumers[hobj]
         if not c.buffer:
             if c.ended is not None:
@@ -291,6 +299,7 @@ class Session:
         c.unacked += 1
         if c.ended is None and c.unacked * 2 >= c.window:
             self.send(E.Credit(hobj, c.unacked))
+            self.credit_due = True
             c.unacked = 0
         return Message(*p)
 

@@ -668,8 +668,8 @@ class Queue:
         while True:
             msg = s.take_pushed(self.hobj)
             if msg is not None:
-                if s.out_bytes >= S.FLUSH_AT:
-                    c._flush()
+                if s.credit_due or s.out_bytes >= S.FLUSH_AT:
+                    c._flush()  # credit goes out while half the window is still here
                 return msg
             if s.take_pause(self.hobj):
                 return None
