@@ -3,6 +3,8 @@ the order of frames, and the negotiation."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from ferrymq.protocol import channel as P
@@ -148,6 +150,69 @@ def test_hello_and_ack_with_odd_trailers_are_refused(extra: bytes) -> None:
         conn.receive_data(head[:8] + len(body).to_bytes(4, "big") + body)
         with pytest.raises(RemoteProtocolError):
             list(conn.events())
+
+
+def receiving(frame: P.Event) -> P.ChannelConnection:
+    """The end that takes ``frame``, in the state where it may come."""
+    sender, receiver, _ = conversation()
+    if isinstance(frame, P.Hello):
+        return P.ChannelConnection(sender=False)
+    if isinstance(frame, P.HelloAck):
+        conn = P.ChannelConnection(sender=True)
+        conn.send(HELLO)
+        return conn
+    if isinstance(frame, P.PingAck):
+        conn = P.ChannelConnection(sender=True)
+        conn.send(P.Ping("C", "QM1", bytes(16)))
+        return conn
+    return sender if isinstance(frame, P.Confirm) else receiver
+
+
+BEYOND = {"HELLO BATCHSZ": dataclasses.replace(HELLO, batch_size=10_000),
+          "HELLO MAXMSGL": dataclasses.replace(HELLO, max_msg_length=104_857_601),
+          "HELLO HBINT": dataclasses.replace(HELLO, heartbeat=0xFFFFFFFF),
+          "HELLO SEQWRAP": dataclasses.replace(HELLO, seq_wrap=1_000_000_000),
+          "HELLO in-doubt sequence": dataclasses.replace(HELLO, in_doubt_seq=0x80000000),
+          "HELLO reset sequence": dataclasses.replace(HELLO, reset_to=0xFFFFFFFF),
+          "HELLO_ACK reason": dataclasses.replace(ACK, reason=0x80000000),
+          "HELLO_ACK BATCHSZ": dataclasses.replace(ACK, batch_size=0xFFFFFFFF),
+          "HELLO_ACK MAXMSGL": dataclasses.replace(ACK, max_msg_length=0xFFFFFFFF),
+          "HELLO_ACK HBINT": dataclasses.replace(ACK, heartbeat=1_000_000),
+          "HELLO_ACK sequence": dataclasses.replace(ACK, last_seq=0xFFFFFFFF),
+          "HELLO_ACK CCSID": dataclasses.replace(ACK, ccsid=0x80000000, encoding=546),
+          "HELLO_ACK Encoding": dataclasses.replace(ACK, ccsid=1208, encoding=0xFFFFFFFF),
+          "PING_ACK reason": P.PingAck(0xFFFFFFFF, "QM2", b""),
+          "BATCH_END sequence": P.BatchEnd(0xFFFFFFFF, 0),
+          "BATCH_END messages": P.BatchEnd(1, 0x80000000),
+          "CONFIRM sequence": P.Confirm(1_000_000_000),
+          "CONFIRM reason": P.Confirm(1, 0xFFFFFFFF),
+          "CLOSE reason": P.Close(0x80000000, "x")}
+
+
+@pytest.mark.parametrize("frame", BEYOND.values(), ids=BEYOND.keys())
+def test_a_number_beyond_its_range_is_refused(frame: P.Event) -> None:
+    """A partner's u32 beyond IBM's range (HBINT 999999, SEQWRAP 999999999, an MQLONG) was
+    kept: an agreed HBINT of 0xFFFFFFFF or a reset sequence of 0xFFFFFFFF reached the
+    channel's status, and PCF's DISPLAY CHSTATUS then failed packing it as a signed MQLONG."""
+    conn = receiving(frame)
+    conn.receive_data(P.encode(frame))
+    with pytest.raises(RemoteProtocolError, match="beyond"):
+        list(conn.events())
+
+
+TOPS = [dataclasses.replace(HELLO, batch_size=9999, max_msg_length=104_857_600, heartbeat=999_999,
+                            in_doubt_seq=999_999_999, reset_to=999_999_999),
+        P.HelloAck(0x7FFFFFFF, "QM2", 9999, 104_857_600, 999_999, 999_999_999, "", P.NPMS_NORMAL, 0x7FFFFFFF,
+                   0x7FFFFFFF),
+        P.PingAck(0x7FFFFFFF, "QM2", b""), P.BatchEnd(999_999_999, 0x7FFFFFFF), P.Confirm(999_999_999, 0x7FFFFFFF),
+        P.Close(0x7FFFFFFF)]
+
+
+@pytest.mark.parametrize("frame", TOPS, ids=[type(f).__name__ for f in TOPS])
+def test_the_top_of_each_range_is_taken(frame: P.Event) -> None:
+    conn = receiving(frame)
+    conn.receive_data(P.encode(frame))
+    assert list(conn.events()) == [frame]
 
 
 def test_send_and_receive_exits_see_payloads_after_the_handshake() -> None:

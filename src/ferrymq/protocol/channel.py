@@ -87,6 +87,10 @@ _OLD_HELLO = _HELLO.size  # before NPMSPEED was added
 _ASKS_CCSID = 1  # HELLO flags: the sender converts (CONVERT(YES)) and asks the receiver's CCSID
 _SECURITY_EXIT = 2  # HELLO and HELLO_ACK flags: this end has a security exit (SCYEXIT)
 _PIPELINED = 4  # HELLO: the sender's PIPELINELENGTH is above 1; HELLO_ACK: the receiver's too (agreed)
+# The top of each number's range (IBM's channel attributes; an MQLONG for reasons, CCSID and
+# Encoding). A frame's u32 beyond it is malformed: stored as it came, it would reach a
+# channel's status, its synchronization record and PCF's signed fields.
+MAX_BATCHSZ, MAX_MAXMSGL, MAX_HBINT, MAX_SEQ, MAX_LONG = 9999, 104_857_600, 999_999, 999_999_999, 0x7FFFFFFF
 
 
 def _name(raw: bytes) -> str:
@@ -250,6 +254,8 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
                 raise RemoteProtocolError(f"channel protocol version {version} is not {VERSION}", offset)
             speed = NPMS_NORMAL if len(body) == _OLD_HELLO else _U32.unpack_from(body, _OLD_HELLO)[0]
             flags = _U32.unpack(body[_OLD_HELLO + 4:])[0] if len(body) > _OLD_HELLO + 4 else 0
+            _within(offset, "HELLO", BATCHSZ=(bs, MAX_BATCHSZ), MAXMSGL=(ml, MAX_MAXMSGL), HBINT=(hb, MAX_HBINT),
+                    SEQWRAP=(wrap, MAX_SEQ), in_doubt_sequence=(doubt, MAX_SEQ), reset_sequence=(reset, MAX_SEQ))
             return Hello(_name(ch), _name(qm), bs, ml, hb, wrap, doubt, reset, _speed(speed, offset),
                          bool(flags & _ASKS_CCSID), int(bool(flags & _SECURITY_EXIT)), bool(flags & _PIPELINED))
         if kind == HELLO_ACK:
@@ -261,6 +267,9 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             speed = _U32.unpack_from(body, end)[0] if len(body) > end else NPMS_NORMAL
             ccsid, encoding = _TWO.unpack_from(body, end + 4) if len(body) > end + 4 else (0, 0)
             flags = _U32.unpack_from(body, end + 12)[0] if len(body) > end + 12 else 0
+            _within(offset, "HELLO_ACK", reason=(reason, MAX_LONG), BATCHSZ=(bs, MAX_BATCHSZ), MAXMSGL=(ml, MAX_MAXMSGL),
+                    HBINT=(hb, MAX_HBINT), sequence=(last, MAX_SEQ), CCSID=(ccsid, MAX_LONG),
+                    Encoding=(encoding, MAX_LONG))
             return HelloAck(reason, _name(qm), bs, ml, hb, last, text, _speed(speed, offset), ccsid, encoding,
                             int(bool(flags & _SECURITY_EXIT)), bool(flags & _PIPELINED))
         if kind in (MESSAGE, FAST_MESSAGE):
@@ -278,10 +287,15 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             return Request(_name(ch), _name(qm))
         if kind == PING_ACK:
             reason, qm = _PING_ACK.unpack_from(body)
+            _within(offset, "PING_ACK", reason=(reason, MAX_LONG))
             return PingAck(reason, _name(qm), body[_PING_ACK.size:])
         if kind in (BATCH_END, CONFIRM):
             a, b = _TWO.unpack(body)
-            return BatchEnd(a, b) if kind == BATCH_END else Confirm(a, b)
+            if kind == BATCH_END:
+                _within(offset, "BATCH_END", sequence=(a, MAX_SEQ), messages=(b, MAX_LONG))
+                return BatchEnd(a, b)
+            _within(offset, "CONFIRM", sequence=(a, MAX_SEQ), reason=(b, MAX_LONG))
+            return Confirm(a, b)
         if kind in (HEARTBEAT, HEARTBEAT_ACK):
             if body:
                 raise RemoteProtocolError("a heartbeat carries no payload", offset)
@@ -295,10 +309,17 @@ def _decode(kind: int, body: bytes, offset: int) -> Event:
             reason, n = _CLOSE.unpack_from(body)
             if len(body) != _CLOSE.size + n:
                 raise RemoteProtocolError("CLOSE text length does not match the frame", offset)
+            _within(offset, "CLOSE", reason=(reason, MAX_LONG))
             return Close(reason, body[_CLOSE.size:].decode("utf-8", "replace"))
     except struct.error as exc:
         raise RemoteProtocolError(f"frame type {kind}: {exc}", offset) from None
     raise RemoteProtocolError(f"unknown frame type {kind}", offset)
+
+
+def _within(offset: int, frame: str, **fields: tuple[int, int]) -> None:
+    for name, (value, top) in fields.items():
+        if value > top:
+            raise RemoteProtocolError(f"{frame} {name.replace('_', ' ')} {value} is beyond {top}", offset)
 
 
 def _speed(value: int, offset: int) -> int:
