@@ -85,6 +85,21 @@ def test_derived_copies_equal_replace(fields: dict[str, Any], msg_id: bytes, cor
     assert md.with_ids(msg_id, correl_id, date, tod).steady_key() == md.steady_key()
 
 
+@given(_draw_fields(), st.binary(min_size=16, max_size=16), st.binary(min_size=24, max_size=24))
+def test_a_put_stamp_kept_as_it_lies_is_what_its_text_would_write(fields: dict[str, Any], raw: bytes,
+                                                                  msg_id: bytes) -> None:
+    # A channel's receiving agent stores the sender's PutDate and PutTime (MQPMO_SET_ALL_CONTEXT)
+    # from their bytes: whatever the bytes (NULs, blanks, any latin-1), the stored descriptor is
+    # the one the decoded text would give.
+    at = LAYOUT_V2.offset_of("put_date")
+    md = MQMD(**fields).replace(version=2)
+    md = MQMD.decode(md.pack()[:at] + raw + md.pack()[at + 16:])
+    assert md.with_ids(msg_id, msg_id, stamp=md.put_stamp()) == md.with_ids(msg_id, msg_id, md.put_date, md.put_time)
+    for blanked in (b" " * 8 + raw[8:], raw[:8] + b" " * 8, b"2026\x00xyz" + raw[8:], bytes(16)):
+        md = MQMD.decode(md.pack()[:at] + blanked + md.pack()[at + 16:])
+        assert md.put_stamp() == md.replace(put_date=md.put_date, put_time=md.put_time).pack()[at:at + 16]
+
+
 @given(_draw_fields(), st.booleans())
 def test_a_descriptors_bytes_give_its_plan_key_only_as_a_little_endian_v2(fields: dict[str, Any],
                                                                           big_endian: bool) -> None:

@@ -224,16 +224,17 @@ class Putter:
             msg_id = self.new_id()
         if opts & C.MQPMO_NEW_CORREL_ID:
             correl_id = self.new_id()
-        if opts & C.MQPMO_SET_ALL_CONTEXT:  # the putter's own put time (md: as it came, perhaps its bytes)
-            given = _decode(md) if isinstance(md, bytes) else md
-            date, tod = given.put_date, given.put_time
+        if opts & C.MQPMO_SET_ALL_CONTEXT:  # the putter's own put time (md: as it came, perhaps its bytes), kept as it lies
+            stamp = (_decode(md) if isinstance(md, bytes) else md).put_stamp()
+            date = tod = None
         else:
+            stamp = None
             date, tod = self.stamp_put(now)
         seq = self.next_sequence(q)
         data = bytes(data)
         taken = None if in_uow or not plan.handable else self.taker(q, msg_id, correl_id, len(data))
         delivered: Delivery | None = None
-        stored = plan.base.with_ids(msg_id, correl_id, date, tod)  # the plan's descriptor, this put's own
+        stored = plan.base.with_ids(msg_id, correl_id, date, tod, stamp=stamp)  # the plan's descriptor, this put's own
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
             delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:

@@ -365,20 +365,33 @@ class MQMD:
         return MQMD._of(bytes(buf))
 
     def with_ids(self, msg_id: bytes, correl_id: bytes, put_date: str | None = None,
-                 put_time: str | None = None) -> MQMD:
+                 put_time: str | None = None, *, stamp: bytes | None = None) -> MQMD:
         """``replace(msg_id=..., correl_id=...)``, spliced; with ``put_date`` and ``put_time``
-        given, those too (one splice for what changes from one put to the next)."""
+        given, those too (one splice for what changes from one put to the next), or with
+        ``stamp`` the two as they lie (another descriptor's ``put_stamp()``)."""
         if len(msg_id) != 24 or len(correl_id) != 24:
             raise ValueError(f"MQMD msg_id and correl_id must be 24 bytes, not {len(msg_id)} and {len(correl_id)}")
         raw = self._raw
-        if put_date is None or put_time is None:
-            return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:])))
-        stamp = _put_stamps.get((put_date, put_time))  # one stamp serves every put of its 1/100 s
         if stamp is None:
-            stamp = _put_stamp(put_date, put_time)
+            if put_date is None or put_time is None:
+                return MQMD._of(b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:])))
+            stamp = _put_stamps.get((put_date, put_time))  # one stamp serves every put of its 1/100 s
+            if stamp is None:
+                stamp = _put_stamp(put_date, put_time)
+        elif len(stamp) != 16:
+            raise ValueError(f"MQMD put stamp must be 16 bytes, not {len(stamp)}")
         md: MQMD = _new(MQMD)  # _of, inline: every planned put comes here before its answer is written
         md._raw = b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:_PUT_DATE], stamp, raw[_PUT_TIME_END:]))
         return md
+
+    def put_stamp(self) -> bytes:
+        """PutDate and PutTime side by side (16 bytes) as ``with_ids(..., put_date, put_time)``
+        writes this descriptor's own: its bytes as they lie when they are already so (no
+        NUL, neither field blank: a channel passes on the sender's), without decoding them."""
+        stamp = self._raw[_PUT_DATE:_PUT_TIME_END]
+        if b"\0" in stamp or stamp[:8] == _BLANK_FIELD or stamp[8:] == _BLANK_FIELD:
+            return _put_stamp(self.put_date, self.put_time)
+        return stamp
 
     def with_msg_id(self, msg_id: bytes) -> MQMD:
         """``replace(msg_id=...)``, spliced."""
@@ -516,6 +529,7 @@ class MQMD:
 
 
 _put_stamps: dict[tuple[str, str], bytes] = {}
+_BLANK_FIELD = b" " * 8
 
 
 def _put_stamp(put_date: str, put_time: str) -> bytes:
