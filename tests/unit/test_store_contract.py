@@ -207,6 +207,42 @@ def test_validation(h: Harness) -> None:
     assert j.appended_lsn == 1  # a refused operation takes no LSN
 
 
+def test_a_run_of_adds_is_those_adds_in_order(h: Harness) -> None:
+    # add_run: what the adds one by one would do, LSN by LSN, in and out of a transaction,
+    # payloads whole or in parts (a large part written from where it lies); an empty run
+    # appends nothing.
+    j = h.journal
+    body = bytes(range(256)) * 20
+    assert j.add_run(4, [(1, b"one"), (2, (b"head", body)), (3, ())]) == 3
+    assert j.add_run(4, []) == 3
+    assert j.add_run(5, [(10, (b"a", b"b")), (11, body)], txid=7) == 5
+    j.update(10, 6, b"seen in its unit", txid=7)
+    j.commit(7)
+    assert h.reopen().records == [Record(1, 4, b"one"), Record(2, 4, b"head" + body), Record(3, 4, b""),
+                                  Record(10, 6, b"seen in its unit"), Record(11, 5, body)]
+
+
+def test_a_refused_run_appends_none_of_its_adds(h: Harness) -> None:
+    j = h.journal
+    j.add(1, 0, b"a")
+    j.delete(1, txid=3)
+    refused: list[Callable[[], object]] = [
+        lambda: j.add_run(0, [(5, b"fine"), (1, b"live")]),
+        lambda: j.add_run(0, [(5, b"fine"), (6, b"fine"), (5, b"twice")], txid=4),
+        lambda: j.add_run(0, [(5, b"fine"), (0, b"id zero")]),
+        lambda: j.add_run(0, [(5, b"fine"), (6, "text")]),  # type: ignore[list-item]
+        lambda: j.add_run(256, [(5, b"kind")]),
+        lambda: j.add_run(0, [(5, b"fine"), (1, b"held by transaction 3")], txid=4),
+    ]
+    for case in refused:
+        with pytest.raises(StoreError):
+            case()
+    assert j.appended_lsn == 2  # a refused run takes no LSN
+    j.add_run(0, [(5, b"five"), (6, b"six")])
+    j.commit(3)
+    assert h.reopen().records == [Record(5, 0, b"five"), Record(6, 0, b"six")]
+
+
 def test_lifecycle_errors(tmp_path: Path) -> None:
     for j in (MemoryJournal(), FileJournal(tmp_path / "j")):
         with pytest.raises(StoreError, match="load"):

@@ -331,3 +331,14 @@ def test_scan_bounds_lengths_before_reading(tmp_path: Path) -> None:
     entries, end = rec.scan(data, memoryview(data), 0, len(data), 7)
     assert [e[2] for e in entries] == [rec.BAD, rec.ADD] and end == len(data)
     assert rec.valid_at(memoryview(data), 0, len(data), 7) == -1
+
+
+def test_a_gathered_run_frames_each_record_as_an_add_alone() -> None:
+    # Gather.add_run: the bytes (and parts written from where they lie) of its adds one by one.
+    body = bytes(range(256)) * 20
+    items: list[tuple[int, bytes | tuple[bytes, ...]]] = [(7, b"small"), (8, (b"head", body, b"tail")), (9, ())]
+    one, run = rec.Gather(), rec.Gather()
+    sizes = [one.add(0x5A17, rec.ADD, 0, 3, 40 + i, rid, 6, payload) for i, (rid, payload) in enumerate(items)]
+    assert run.add_run(0x5A17, rec.ADD, 0, 3, 40, 6, items) == sizes
+    assert run.size == one.size == sum(sizes)
+    assert [bytes(p) for p in run.take()] == [bytes(p) for p in one.take()]

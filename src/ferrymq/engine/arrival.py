@@ -55,16 +55,23 @@ class Arrivals:
         """Bind the trigger check (engine.triggering ``Triggers.arrived``), made once at composition."""
         self.trigger = arrived
 
-    def place(self, q: QueueObject, msg: Message, uow: UnitOfWork | None) -> None:
+    def place(self, q: QueueObject, msg: Message, uow: UnitOfWork | None, gather: list[Message] | None = None) -> None:
         """Put a message on its queue: held by ``uow`` until it commits, or visible now (with
         its confirmation of arrival, if it asked for one). A queue with TRIGGER set is
-        looked at before the message counts in its depth (engine.triggering)."""
+        looked at before the message counts in its depth (engine.triggering).
+
+        ``gather`` (a run of puts in ``uow``): a persistent message's record is not staged
+        here but left in it, for the caller to stage with the run's others
+        (``Staging.journal_messages``) before its call returns."""
         if q.attrs.get("TRIGGER") == _TRIGGER_ON:
             self.trigger(q, msg, uow)
         persistent = msg.persistence == _PERSISTENT
         if uow is not None:
             if persistent:
-                self.staging.journal_message(msg, uow.txid)
+                if gather is None:
+                    self.staging.journal_message(msg, uow.txid)
+                else:
+                    gather.append(msg)
                 uow.journaled = True
             uow.puts.append((q, msg))
             q.messages.uncommitted += 1

@@ -160,19 +160,34 @@ class Putter:
         conn = self.connections.get(hconn)
         h = None if conn is None else conn.handles.get(hobj)
         put_planned = self._put_planned
-        for i in range(start, len(items)):
-            given, data = items[i]
-            try:
-                if h is not None:
-                    assert conn is not None
-                    plan, md, msg_id, correl_id = self._planned(h, options, given)
-                    if plan is not None:
-                        put_planned(conn, h, plan, md, msg_id, correl_id, data)
-                        continue
-                self.put(PutRequest(hconn, hobj, given, options, 0, data))
-            except MQError as exc:
-                return i - start, exc
-        return len(items) - start, None
+        # The records of the planned puts in a unit of work, staged together (Arrivals.place):
+        # before any other put (its records after theirs) and before this call returns.
+        gather: list[Message] = []
+        try:
+            for i in range(start, len(items)):
+                given, data = items[i]
+                try:
+                    if h is not None:
+                        assert conn is not None
+                        plan, md, msg_id, correl_id = self._planned(h, options, given)
+                        if plan is not None:
+                            put_planned(conn, h, plan, md, msg_id, correl_id, data, gather)
+                            continue
+                    if gather:
+                        self._stage(conn, gather)
+                    self.put(PutRequest(hconn, hobj, given, options, 0, data))
+                except MQError as exc:
+                    return i - start, exc
+            return len(items) - start, None
+        finally:
+            if gather:
+                self._stage(conn, gather)
+
+    def _stage(self, conn: Connection | None, gather: list[Message]) -> None:
+        """Stage the gathered records in the connection's unit of work (put_each)."""
+        assert conn is not None and conn.uow is not None
+        self.staging.journal_messages(gather, conn.uow.txid)
+        gather.clear()
 
     def _planned(self, h: Handle, options: int, md: MQMD | bytes) -> tuple[PutPlan | None, MQMD | bytes, bytes, bytes]:
         """The handle's plan when it covers a put of ``md`` with ``options`` (else None), the
@@ -206,11 +221,11 @@ class Putter:
             self.close(hconn, opened.hobj)
 
     def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD | bytes, msg_id: bytes,
-                     correl_id: bytes, data: bytes) -> PutResult:
+                     correl_id: bytes, data: bytes, gather: list[Message] | None = None) -> PutResult:
         """``place`` for a put that its handle's plan covers: what ``_check_put`` and
         ``place`` would work out from the handle, options and descriptor is the plan's
         (the descriptor's own: its MsgId and CorrelId, and with MQPMO_SET_ALL_CONTEXT its
-        PutDate and PutTime)."""
+        PutDate and PutTime). ``gather``: see Arrivals.place (a put in a unit of work)."""
         limits = plan.limits
         q = limits.queue
         in_uow = plan.in_uow
@@ -239,7 +254,7 @@ class Putter:
             delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:
             msg = Message(q.name, seq, stored, data, now, plan.fifo)
-            self.place_message(q, msg, self.uow_of(conn) if in_uow else None)
+            self.place_message(q, msg, self.uow_of(conn) if in_uow else None, gather)
         q.last_put = now
         return PutResult(stored, q.name, self.name, plan.comp, plan.warning, seq, delivered)
 

@@ -20,7 +20,7 @@ which recovery deletes (``drop_unnamed_data``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ferrymq.engine.message import KIND_MESSAGE, KIND_MESSAGE_DATA, Message
@@ -131,10 +131,23 @@ class Staging:
         self.need_sync()
 
     def journal_message(self, msg: Message, txid: int = 0) -> None:
-        msg.record_id = self.new_record_id()
-        self.journal.add(msg.record_id, KIND_MESSAGE, msg.record_parts(), txid)
-        if msg.data_record:
-            self.shared[msg.data_record] += 1
+        self.journal_messages((msg,), txid)
+
+    def journal_messages(self, msgs: Sequence[Message], txid: int = 0) -> None:
+        """Each message's record, in order, numbered in that order, staged with one journal
+        call (a run of puts in one unit of work: engine.putting ``put_each``)."""
+        rid = self._next_record
+        self._next_record = rid + len(msgs)
+        items = []
+        for msg in msgs:
+            msg.record_id = rid
+            items.append((rid, msg.record_parts()))
+            rid += 1
+        self.journal.add_run(KIND_MESSAGE, items, txid)
+        shared = self.shared
+        for msg in msgs:
+            if msg.data_record:
+                shared[msg.data_record] += 1
 
     def journal_data(self, data: bytes, txid: int) -> int:
         """A data record for messages to share (``Message.share_data``), in ``txid`` with

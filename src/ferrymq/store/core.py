@@ -12,6 +12,7 @@ only asks whether an id is there), ``V`` what ``_log`` returns for one logged op
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Generic, TypeVar
 
 from ferrymq.errors import StoreError
@@ -72,6 +73,11 @@ class JournalCore(Generic[L, V]):
     def _log(self, rtype: int, record_id: int, kind: int, payload: Content, txid: int, lsn: int) -> V:
         raise NotImplementedError
 
+    def _log_run(self, rtype: int, kind: int, items: Sequence[tuple[int, Content]], txid: int, lsn: int) -> list[V]:
+        """``_log`` for each ``(record_id, payload)`` in order, from LSN ``lsn`` on."""
+        log = self._log
+        return [log(rtype, record_id, kind, payload, txid, lsn + i) for i, (record_id, payload) in enumerate(items)]
+
     def _set_live(self, record_id: int, op: int, value: V, lsn: int) -> None:
         """An add or update (``op``) took effect, immediately or at its transaction's commit."""
         raise NotImplementedError
@@ -100,7 +106,18 @@ class JournalCore(Generic[L, V]):
             StoreError: bad arguments, the id is live (or taken by an open transaction),
                 the transaction is prepared, or the journal is not loaded / closed.
         """
-        return self._op(ADD, record_id, kind, payload, txid)
+        return self._ops(ADD, kind, ((record_id, payload),), txid)
+
+    def add_run(self, kind: int, items: Sequence[tuple[int, Content]], txid: int = 0) -> int:
+        """Append an add record for each ``(record_id, payload)`` of ``items``, in order, all
+        of ``kind`` and in ``txid``: what as many ``add`` calls would append, staged in one
+        pass. Returns the last one's LSN (``appended_lsn`` when ``items`` is empty).
+
+        Raises:
+            StoreError: as ``add`` for any of them (an id may not come twice); then none is
+                appended.
+        """
+        return self._ops(ADD, kind, items, txid) if items else self._lsn
 
     def update(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Replace a live record's kind and payload; returns the LSN.
@@ -108,7 +125,7 @@ class JournalCore(Generic[L, V]):
         Raises:
             StoreError: as for ``add``, or the record is not live.
         """
-        return self._op(UPDATE, record_id, kind, payload, txid)
+        return self._ops(UPDATE, kind, ((record_id, payload),), txid)
 
     def delete(self, record_id: int, txid: int = 0) -> int:
         """Remove a live record; returns the LSN.
@@ -116,7 +133,7 @@ class JournalCore(Generic[L, V]):
         Raises:
             StoreError: as for ``update``.
         """
-        return self._op(DELETE, record_id, 0, b"", txid)
+        return self._ops(DELETE, 0, ((record_id, b""),), txid)
 
     def prepare(self, txid: int, xid: bytes) -> int:
         """Phase one of two-phase commit: the transaction survives a restart as prepared.
@@ -201,59 +218,73 @@ class JournalCore(Generic[L, V]):
         self._lsn += 1
         return self._lsn
 
-    def _op(self, op: int, record_id: int, kind: int, payload: Content, txid: int) -> int:
+    def _ops(self, op: int, kind: int, items: Sequence[tuple[int, Content]], txid: int) -> int:
+        """Validate every operation of ``items`` (one for add, update and delete; a run for
+        ``add_run``), then log them in order: a refusal logs none. The last LSN."""
         if self._state != READY:
             self._ready()
-        if type(record_id) is not int or not 0 < record_id <= MAX_ID:
-            raise StoreError(f"record id must be an int in 1..2**64-1, not {record_id!r}")
-        if op != DELETE:
-            if type(kind) is not int or not 0 <= kind <= 255:
-                raise StoreError(f"kind must be an int in 0..255, not {kind!r}")
-            if type(payload) is tuple:
-                payload = tuple(map(_as_bytes, payload))
-                size = sum(map(len, payload))
-            else:
-                payload = _as_bytes(payload)
-                size = len(payload)
-            if size > MAX_PAYLOAD:
-                raise StoreError(f"payload is {size} bytes; at most {MAX_PAYLOAD}")
-        holder = self._locks.get(record_id)
+        if op != DELETE and (type(kind) is not int or not 0 <= kind <= 255):
+            raise StoreError(f"kind must be an int in 0..255, not {kind!r}")
         tx: OpenTx[V] | None = None
-        if txid == 0:
-            if holder is not None:
-                raise StoreError(f"record {record_id} belongs to open transaction {holder}")
-            live = record_id in self._live
-        else:
+        if txid:
             if type(txid) is not int or not 0 < txid <= MAX_ID:  # _check_txid's test, inline: one op per message
                 _check_txid(txid)
-            if holder is not None and holder != txid:
-                raise StoreError(f"record {record_id} belongs to open transaction {holder}")
             tx = self._txs.get(txid)
             if tx is not None and tx.prepared:
                 raise StoreError(f"transaction {txid} is prepared: only commit or rollback")
-            if tx is not None and record_id in tx.view:
-                live = tx.view[record_id]
+        locks, live_ids = self._locks, self._live
+        view = tx.view if tx is not None else None
+        checked: list[tuple[int, Content]] = []
+        seen: set[int] | None = set() if len(items) > 1 else None  # an id twice in a run: its second add fails
+        for record_id, payload in items:
+            if type(record_id) is not int or not 0 < record_id <= MAX_ID:
+                raise StoreError(f"record id must be an int in 1..2**64-1, not {record_id!r}")
+            if op != DELETE:
+                if type(payload) is tuple:
+                    payload = tuple(map(_as_bytes, payload))
+                    size = sum(map(len, payload))
+                else:
+                    payload = _as_bytes(payload)
+                    size = len(payload)
+                if size > MAX_PAYLOAD:
+                    raise StoreError(f"payload is {size} bytes; at most {MAX_PAYLOAD}")
+            holder = locks.get(record_id)
+            if holder is not None and holder != txid:
+                raise StoreError(f"record {record_id} belongs to open transaction {holder}")
+            if view is not None and record_id in view:
+                live = view[record_id]
             else:
-                live = record_id in self._live
-        if op == ADD:
-            if live:
-                raise StoreError(f"record {record_id} already exists")
-        elif not live:
-            raise StoreError(f"record {record_id} does not exist")
-        lsn = self._next()
-        value = self._log(op, record_id, kind, payload, txid, lsn)
+                live = record_id in live_ids
+            if seen is not None:
+                if record_id in seen:
+                    live = True  # added earlier in this run
+                seen.add(record_id)
+            if op == ADD:
+                if live:
+                    raise StoreError(f"record {record_id} already exists")
+            elif not live:
+                raise StoreError(f"record {record_id} does not exist")
+            checked.append((record_id, payload))
+        lsn = self._lsn + 1
+        self._lsn += len(checked)
+        values = self._log_run(op, kind, checked, txid, lsn)
         if tx is None and txid:
             tx = self._txs[txid] = OpenTx(txid)
         if tx is None:
-            if op == DELETE:
-                self._remove_live(record_id, value, lsn)
-            else:
-                self._set_live(record_id, op, value, lsn)
+            for (record_id, _), value in zip(checked, values, strict=True):
+                if op == DELETE:
+                    self._remove_live(record_id, value, lsn)
+                else:
+                    self._set_live(record_id, op, value, lsn)
+                lsn += 1
         else:
-            tx.ops.append((op, record_id, lsn, value))
-            tx.view[record_id] = op != DELETE
-            self._locks[record_id] = txid
-        return lsn
+            ops, view = tx.ops, tx.view
+            for (record_id, _), value in zip(checked, values, strict=True):
+                ops.append((op, record_id, lsn, value))
+                view[record_id] = op != DELETE
+                locks[record_id] = txid
+                lsn += 1
+        return lsn - 1
 
     def _adopt_prepared(self, txid: int, xid: bytes, prepare_lsn: int, prepare_value: V,
                         ops: list[tuple[int, int, int, V]]) -> None:

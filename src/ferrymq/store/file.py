@@ -50,6 +50,7 @@ import logging
 import os
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -166,12 +167,20 @@ class FileJournal(JournalCore[int, int]):
 
     # -- hooks for JournalCore -----------------------------------------------------------------
     def _log(self, rtype: int, record_id: int, kind: int, payload: Content, txid: int, lsn: int) -> int:
+        return self._log_run(rtype, kind, ((record_id, payload),), txid, lsn)[0]
+
+    def _log_run(self, rtype: int, kind: int, items: Sequence[tuple[int, Content]], txid: int, lsn: int) -> list[int]:
         if not self._batch and (self._sealed or self._active_size >= self._segment_size):
             self._roll(lsn - 1)
         info = self._segs[-1]
         offset = info.size
-        size = self._batch.add(self._salt, rtype, 0, kind, lsn, record_id, txid, payload)
-        info.size += size
+        sizes = self._batch.add_run(self._salt, rtype, 0, kind, lsn, txid, items)
+        values = []
+        for size in sizes:
+            values.append(offset << OFFSET_SHIFT | size)
+            offset += size
+        size = offset - info.size
+        info.size = offset
         self._active_size += size
         self._appended_bytes += size
         if rtype in (rec.COMMIT, rec.ROLLBACK):
@@ -185,13 +194,15 @@ class FileJournal(JournalCore[int, int]):
         elif rtype == rec.ADD:
             # An id added again could have its earlier life's DELETE in a file that would be
             # passed over; the engine never does it (ids only grow), but the contract allows it.
-            if record_id <= self._max_added:
-                self._skip_floor = lsn
-            else:
-                self._max_added = record_id
+            for record_id, _ in items:
+                if record_id <= self._max_added:
+                    self._skip_floor = lsn
+                else:
+                    self._max_added = record_id
+                lsn += 1
         if self._out_bytes + self._batch.size > self._limit and not self.refusal:
             self.refresh()
-        return offset << OFFSET_SHIFT | size
+        return values
 
     # A logged operation's value is (file offset << OFFSET_SHIFT) | size on disk.
     def _set_live(self, record_id: int, op: int, value: int, lsn: int) -> None:

@@ -191,6 +191,11 @@ class Journal(Protocol):
         """Append an add record; returns its LSN (not yet durable)."""
         ...
 
+    def add_run(self, kind: int, items: Sequence[tuple[int, Content]], txid: int = 0) -> int:
+        """``add`` for each ``(record_id, payload)`` in order, validated first (a refusal
+        appends none) and staged in one pass; returns the last LSN."""
+        ...
+
     def update(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Replace a live record's kind and payload; returns its LSN."""
         ...

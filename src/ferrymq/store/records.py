@@ -48,6 +48,7 @@ next magic number to resynchronise. A payload could contain bytes that look like
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import Final, Protocol
 
 from crc32c import crc32c
@@ -147,24 +148,37 @@ class Gather:
     def add(self, salt: int, rtype: int, flags: int, kind: int, lsn: int, record_id: int, txid: int,
             payload: Payload | tuple[bytes, ...] = b"") -> int:
         """One record, as ``append`` frames it; returns its size."""
-        parts = payload if isinstance(payload, tuple) else (payload,)
-        n = sum(map(len, parts))
-        tail = TAIL.pack(MAGIC, rtype, flags, n, kind, lsn, record_id, txid)
-        crc = crc32c(tail, salt)
-        for part in parts:
-            crc = crc32c(part, crc)
+        return self.add_run(salt, rtype, flags, kind, lsn, txid, ((record_id, payload),))[0]
+
+    def add_run(self, salt: int, rtype: int, flags: int, kind: int, lsn: int, txid: int,
+                items: Sequence[tuple[int, Payload | tuple[bytes, ...]]]) -> list[int]:
+        """A record for each ``(record_id, payload)``, as ``add`` frames it, LSNs from
+        ``lsn`` on; their sizes."""
         buf = self._buf
-        buf += CRC.pack(crc)
-        buf += tail
-        for part in parts:
-            if len(part) < BY_REFERENCE:
-                buf += part
-            else:
-                self._parts += (buf, part)
-                buf = self._buf = bytearray()
-        n += HEADER_SIZE
-        self.size += n
-        return n
+        sizes = []
+        total = 0
+        pack = TAIL.pack
+        for record_id, payload in items:
+            parts = payload if isinstance(payload, tuple) else (payload,)
+            n = sum(map(len, parts))
+            tail = pack(MAGIC, rtype, flags, n, kind, lsn, record_id, txid)
+            crc = crc32c(tail, salt)
+            for part in parts:
+                crc = crc32c(part, crc)
+            buf += CRC.pack(crc)
+            buf += tail
+            for part in parts:
+                if len(part) < BY_REFERENCE:
+                    buf += part
+                else:
+                    self._parts += (buf, part)
+                    buf = self._buf = bytearray()
+            n += HEADER_SIZE
+            sizes.append(n)
+            total += n
+            lsn += 1
+        self.size += total
+        return sizes
 
     def add_pad(self, salt: int, lsn: int, end: int) -> int:
         """The PAD record that takes a batch ending at file offset ``end`` to the next BLOCK
