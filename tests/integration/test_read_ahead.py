@@ -107,3 +107,19 @@ def test_credit_is_returned_while_half_the_window_is_still_buffered(embedded: Em
         assert [int(c.get(wait=2).data) for _ in range(4)] == [1, 2, 3, 4]  # half the window taken
         wait_until(lambda: q.depth() == 25)  # five more pushed, five still buffered
         assert [int(c.get(wait=2).data) for _ in range(35)] == list(range(5, 40))
+
+
+async def test_async_credit_leaves_with_the_get_that_returns_it(embedded: EmbeddedQueueManager) -> None:
+    # The consumer's loop does not yield between gets of buffered messages (here it blocks
+    # outright): its credit must not wait for the event loop's next turn.
+    with fc.connect("QM1", addr(embedded.port)) as producer:
+        q = producer.open("Q1")
+        for i in range(40):
+            q.put(b"%d" % i, persistent=False)
+        async with await fc.connect_async("QM1", addr(embedded.port)) as consumer:
+            c = await consumer.open("Q1", read_ahead=10)
+            assert (await c.get(wait=2)).data == b"0"
+            wait_until(lambda: q.depth() == 30)
+            assert [int((await c.get(wait=2)).data) for _ in range(4)] == [1, 2, 3, 4]
+            wait_until(lambda: q.depth() == 25)  # the loop is blocked: the credit left already
+            assert [int((await c.get(wait=2)).data) for _ in range(35)] == list(range(5, 40))

@@ -686,7 +686,9 @@ class AsyncQueue:
         while True:
             msg = s.take_pushed(self.hobj)
             if msg is not None:
-                if s.out_bytes:
+                if s.credit_due:
+                    c._flush()  # at once: a consumer that does not yield would hold it (Session.take_pushed)
+                elif s.out_bytes:
                     c._schedule_flush()
                 return msg
             if s.take_pause(self.hobj):
