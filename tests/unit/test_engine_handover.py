@@ -177,3 +177,26 @@ def test_descriptors_handed_over_are_packed_exactly() -> None:
         (d,) = env.qm.take_deliveries()
         assert d.result is not None and d.result.md_bytes == d.result.md.pack(version=2)
         assert MQMD.unpack_from(d.result.md_bytes) == d.result.md
+
+
+def test_a_handed_over_message_carries_its_reply_and_makes_its_result_when_asked() -> None:
+    """The put's Delivery (PutResult.delivered) holds what the get's reply is written from:
+    the packed descriptor, the data, the MsgToken and the queue's name. Its GetResult, made
+    when first asked for and kept, is the one the queued path gives (a handle's empty
+    PropertySet included)."""
+    env, q1, _ = _setup()
+    wid = _wait(env, q1)
+    put = env.put(q1, b"payload", correl_id=CORREL, persistence=0)
+    d = put.delivered
+    assert d is not None and d.waiter_id == wid and d.error is None
+    assert (d.data, d.queue, d.properties) == (b"payload", "Q1", None)
+    assert d.md_bytes == put.md.pack(version=2)
+    got = d.result
+    assert isinstance(got, GetResult) and d.result is got
+    assert (got.md_bytes, got.data, got.data_length, got.msg_token, got.resolved_q_name, got.queue) == (
+        d.md_bytes, b"payload", 7, d.msg_token, "Q1", "Q1")
+    assert got.properties is not None and len(got.properties) == 0  # the getter gave a message handle
+    env.qm.answered(d)
+    assert env.qm.take_deliveries() == []
+    env.put(q1, b"queued", correl_id=CORREL, persistence=0)
+    assert env.get(q1, match=C.MQMO_MATCH_CORREL_ID, correl_id=CORREL).msg_token != got.msg_token

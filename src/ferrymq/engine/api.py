@@ -220,15 +220,53 @@ class Waiting:
     deadline: float | None
 
 
-@dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen
 class Delivery:
-    """The answer to a waiting get: a message, or the MQError that ended the wait."""
+    """The answer to a waiting get: a message (``result``), or the MQError that ended the wait.
 
-    waiter_id: int
-    result: GetResult | None
-    error: Exception | None = None
-    sync_lsn: int = 0
-    waiting: bool = False  # the wait goes on after this answer (a read-ahead's: engine.handover)
+    A message handed over by a put (engine.handover) comes as the parts a driver writing
+    the get's reply reads (``md_bytes``, ``data``, ``msg_token``, ``queue``; ``properties``:
+    the message's own, None or empty when it has none), and its GetResult is made when
+    ``result`` is first read: a driver that writes the reply from the parts
+    (PutResult.delivered) never makes one. ``md_bytes`` is None for a Delivery made from a
+    GetResult or an error.
+    """
+
+    __slots__ = ("_handle", "_result", "data", "error", "md", "md_bytes", "msg_token", "properties", "queue", "sequence",
+                 "sync_lsn", "waiter_id", "waiting")
+
+    def __init__(self, waiter_id: int, result: GetResult | None, error: Exception | None = None, sync_lsn: int = 0,
+                 waiting: bool = False, md: MQMD | None = None, md_bytes: bytes | None = None, data: bytes = b"",
+                 msg_token: bytes = b"", sequence: int = 0, queue: str = "", properties: PropertySet | None = None,
+                 handle: bool = False) -> None:
+        self.waiter_id = waiter_id
+        self._result = result
+        self.error = error
+        self.sync_lsn = sync_lsn
+        self.waiting = waiting  # the wait goes on after this answer (a read-ahead's: engine.handover)
+        self.md = md  # the parts of a handed-over message (None: ``result`` was given)
+        self.md_bytes = md_bytes
+        self.data = data
+        self.msg_token = msg_token
+        self.sequence = sequence
+        self.queue = queue
+        self.properties = properties
+        self._handle = handle  # the getter gave a message handle: its result carries a PropertySet
+
+    @property
+    def result(self) -> GetResult | None:
+        """The message as get returns it; None for a wait that ended in ``error``."""
+        r = self._result
+        if r is None and self.md is not None:
+            data, props = self.data, self.properties
+            r = self._result = GetResult(self.md, data, len(data), self.msg_token, self.queue, C.MQCC_OK, C.MQRC_NONE,
+                                         self.sequence, self.queue,
+                                         props.copy() if props else PropertySet() if self._handle else None,
+                                         self.md_bytes)
+        return r
+
+    def __repr__(self) -> str:
+        return (f"Delivery(waiter_id={self.waiter_id}, result={self.result!r}, error={self.error!r}, "
+                f"sync_lsn={self.sync_lsn}, waiting={self.waiting})")
 
 
 @dataclass(slots=True)

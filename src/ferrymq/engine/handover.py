@@ -42,14 +42,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ferrymq.engine import propctl
-from ferrymq.engine.api import Delivery, GetResult
+from ferrymq.engine.api import Delivery
 from ferrymq.engine.message import Message, token_of
 from ferrymq.engine.monitoring import Monitor
 from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, Handle, UnitOfWork, Waiter
 from ferrymq.engine.waits import Waits
 from ferrymq.mq import constants as C
-from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD, NONE_ID
 
 # Get options under which a wait's attempt may do more than take the first match.
@@ -185,10 +184,10 @@ class HandOver:
                 ids.append(wid)
         deliveries = self.deliveries
         first = not lsn and not deliveries and not waiting
-        props = msg.properties if msg is not None else None
-        delivery = Delivery(wid, GetResult(md, data, len(data), token_of(seq), q.name, C.MQCC_OK, C.MQRC_NONE, seq,
-                                           q.name, props.copy() if props else PropertySet() if gmo.msg_handle else None,
-                                           raw), None, lsn, waiting)
+        # Its GetResult is made only if asked for (Delivery.result): the driver writes the
+        # reply from these parts.
+        delivery = Delivery(wid, None, None, lsn, waiting, md, raw, data, token_of(seq), seq, q.name,
+                            msg.properties if msg is not None else None, gmo.msg_handle)
         deliveries.append(delivery)
         if report & _COA:
             if msg is None:

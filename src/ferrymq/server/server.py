@@ -484,12 +484,14 @@ class QueueManagerServer:
         w = self.waiters.get(d.waiter_id)
         if w is None or not w.corr:  # not ours (the command server's), or a read-ahead's wait
             return False
-        h, r = w.handler, d.result
-        # A GetReply carries no properties: a message with some takes ops.get_reply's way.
-        if h._in_loop or h.closed or r is None or r.md_bytes is None or r.properties:
+        h, md_bytes = w.handler, d.md_bytes
+        # Written from the Delivery's parts (no GetResult is made). A GetReply carries no
+        # properties: a message with some takes ops.get_reply's way.
+        if h._in_loop or h.closed or md_bytes is None or d.properties:
             return False
+        data = d.data
         try:
-            frame = h.conn.send(E.GetReply(w.corr, r.md_bytes, r.data, len(r.data), r.msg_token, r.resolved_q_name))
+            frame = h.conn.send(E.GetReply(w.corr, md_bytes, data, len(data), d.msg_token, d.queue))
         except LocalProtocolError:  # the usual way then says what is wrong
             return False
         try:
