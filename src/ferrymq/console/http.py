@@ -99,7 +99,10 @@ def parse_head(head: bytes) -> Request:
         with contextlib.suppress(CookieError):  # a cookie this console never set: ignored
             jar.load(headers["cookie"])
         cookies = {k: m.value for k, m in jar.items()}
-    url = urlsplit(target)
+    try:
+        url = urlsplit(target)
+    except ValueError:  # "//[": a netloc that is no IPv6 address
+        raise BadRequest("400 Bad Request") from None
     return Request(method, url.path, _pairs(url.query), headers, cookies)
 
 
