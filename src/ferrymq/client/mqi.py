@@ -147,12 +147,13 @@ def put1(conv: Conversation, name: str, md: bytes, data: bytes, options: int, *,
     return reply
 
 
-def get_request(conv: Conversation, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
+def get_request(s: S.Session, hobj: int, md: bytes, options: int, wait_interval: int, match_options: int,
                 buffer_length: int, msg_token: bytes = C.MQMTOK_NONE, msg_handle: bool = False) -> E.Get:
-    """MQGET's request with a packed MQMD (see ``mqget``): one request, whose reply
-    ``got`` reads, so a blocking get is one ``Call`` carried out without a flow around it."""
-    s = conv.session
-    S.check_length(s, buffer_length)
+    """MQGET's request on session ``s`` with a packed MQMD (see ``mqget``): one request,
+    whose reply ``got`` reads, so a blocking get is one ``Call`` carried out without a flow
+    around it."""
+    if buffer_length > s.max_msg_length > 0:  # S.check_length's test, inline on the hot path
+        raise S.too_long(buffer_length, s.max_msg_length)
     wait = wait_interval if options & C.MQGMO_WAIT else 0
     return E.Get(s.next_corr(), hobj, md, options, wait, match_options, buffer_length, msg_token, msg_handle)
 
@@ -327,8 +328,8 @@ def mqget(conv: BlockingConversation, hobj: int, md: bytes, options: int, wait_i
             MQRC_DATA_LENGTH_ERROR (2010) for a buffer over the connection's maximum
             message length, asked for nowhere.
     """
-    return got(conv._call(get_request(conv, conv.handles.current(hobj), md, options, wait_interval, match_options,
-                                      buffer_length, msg_token, msg_handle)))
+    return got(conv._call(get_request(conv.session, conv.handles.current(hobj), md, options, wait_interval,
+                                      match_options, buffer_length, msg_token, msg_handle)))
 
 
 def mqget_ahead(conv: BlockingConversation, hobj: int, options: int, wait_interval: int, max_messages: int,

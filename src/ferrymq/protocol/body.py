@@ -20,7 +20,7 @@ from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol.mdcodec import PLAIN_MD_LENGTHS, md_end, pack_md
-from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD
+from ferrymq.wire.mqmd import MQMD, V1_LE_HEAD, V2_LE_HEAD
 
 _U32 = struct.Struct(">I")
 _U16 = struct.Struct(">H")
@@ -31,7 +31,7 @@ OK_STATUS = _STATUS.pack(0, 0) + b"\0\0"
 NO_PROPS = b"\0\0\0\0"
 """A properties field of length 0: most messages."""
 
-_WHOLE_LE = {V2_LE_HEAD: C.MQMD_LENGTH_2, b"MD  \x01\x00\x00\x00": C.MQMD_LENGTH_1}
+_WHOLE_LE = {V2_LE_HEAD: C.MQMD_LENGTH_2, V1_LE_HEAD: C.MQMD_LENGTH_1}
 """An MQMD's first 8 bytes (StrucId, Version little-endian) -> its whole length."""
 
 _DECODED_KEPT = 256

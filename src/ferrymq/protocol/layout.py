@@ -50,7 +50,7 @@ from ferrymq.protocol import body
 from ferrymq.protocol.body import Reader
 from ferrymq.protocol.codecache import CodeCache
 from ferrymq.wire import gpacket
-from ferrymq.wire.mqmd import MQMD, V2_LE_HEAD, v2_le
+from ferrymq.wire.mqmd import MQMD, V1_LE_HEAD, V2_LE_HEAD, v2_le
 
 Ev = TypeVar("Ev")
 
@@ -132,7 +132,8 @@ class Frame(Generic[Ev]):
                                        "_NAMES": body.NAME_TABLE, "_detail": body.detail, "_charv": body.charv, "_md": body.md,
                                        "_props": body.props, "_status": body.status, "_MAX_BATCH": body.MAX_BATCH,
                                        "_OK": body.OK_STATUS, "_NO_PROPS": body.NO_PROPS, "_V2": V2_LE_HEAD,
-                                       "_V2_LENGTH": C.MQMD_LENGTH_2, "_MQMD": MQMD, "_v2_le": v2_le, "_Reader": Reader,
+                                       "_V2_LENGTH": C.MQMD_LENGTH_2, "_V1": V1_LE_HEAD, "_V1_LENGTH": C.MQMD_LENGTH_1,
+                                       "_MQMD": MQMD, "_v2_le": v2_le, "_Reader": Reader,
                                        "_DecodeError": DecodeError, "_NAME": name,
                                        "_str": body.read_string}
         self.pack_source = self._pack_source(fold_status=True)
@@ -247,8 +248,9 @@ class Frame(Generic[Ev]):
                 lines.append(f"if type({var}) is not bytes: {var} = memoryview({var}).tobytes()")
             elif kind in ("md", "md_bytes"):
                 lines.append(f"{var} = e.{attr}")
-                lines.append(f"if type({var}) is not bytes or len({var}) != _V2_LENGTH or {var}[:8] != _V2: "
-                             f"{var} = _md({var})")
+                # a whole version 2, or a version 1 (a pymqi MD's default), as x86-64 writes them
+                lines.append(f"if type({var}) is not bytes or (len({var}) != _V2_LENGTH or {var}[:8] != _V2) and "
+                             f"(len({var}) != _V1_LENGTH or {var}[:8] != _V1): {var} = _md({var})")
             elif kind == "props":
                 lines.append(f"{var} = _props(e.{attr}) if e.{attr} else _NO_PROPS")
             elif kind == "name":

@@ -129,18 +129,20 @@ def put_async(client: Client, target: int | str, md: MD, data: bytes, pmo: PMO, 
     Raises:
         MQMIError: 2010 (MQRC_DATA_LENGTH_ERROR) for data over the connection's maximum.
     """
-    s = client.session
+    s = client._s  # client.session, without the property's call
     if len(data) > s.max_msg_length > 0:
         exc = S.too_long(len(data), s.max_msg_length)
         raise MQMIError(exc.comp, exc.reason, detail=exc.detail)
     options = pmo.Options | C.MQPMO_ASYNC_RESPONSE
+    packed: bytes | None = None
     if options & C.MQPMO_NEW_MSG_ID or md.MsgId == _NO_ID:
-        set_id(md, "MsgId", MSG_ID_AT, s.new_msg_id())
+        packed = set_id(md, "MsgId", MSG_ID_AT, s.new_msg_id())
         options &= ~C.MQPMO_NEW_MSG_ID
     if options & C.MQPMO_NEW_CORREL_ID:
-        set_id(md, "CorrelId", CORREL_ID_AT, s.new_msg_id())
+        packed = set_id(md, "CorrelId", CORREL_ID_AT, s.new_msg_id())
         options &= ~C.MQPMO_NEW_CORREL_ID
-    packed = md.wire()
+    if packed is None:
+        packed = md.wire()
     ev: E.Put | E.Put1
     if isinstance(target, int):
         ev = E.Put(s.next_corr(), target, packed, data, options, 0, props, False)

@@ -23,8 +23,8 @@ from ferrymq.pymqi import ahead, handles, syncahead
 from ferrymq.pymqi.core import QueueManager, _after_put, _as_od, _call, _data, _inquire, _open
 from ferrymq.pymqi.errors import MQMIError, PYIFError, from_mq_error
 from ferrymq.pymqi.rfh2 import RFH2
-from ferrymq.pymqi.structs import GMO, MD, OD, PMO, as_bytes, msg_flags, text
-from ferrymq.wire.mqmd import MQMD
+from ferrymq.pymqi.structs import GMO, MD, MSG_FLAGS_AT, OD, PMO, as_bytes, text
+from ferrymq.wire.mqmd import MQMD, V1_LE_HEAD, V2_LE_HEAD
 
 DEFAULT_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -158,7 +158,7 @@ class Queue:
                 not options & C.MQPMO_SYNC_RESPONSE
                 and ahead.wants_async(options, client, self._qmgr.q_defaults, self.name)):
             try:
-                ahead.put_async(client, client.handles.current(hobj), md, data, pmo, props)
+                ahead.put_async(client, client._handles.current(hobj), md, data, pmo, props)
             except MQError as exc:
                 raise from_mq_error(exc) from None
             return
@@ -208,7 +208,7 @@ class Queue:
         hobj = self._hobj if self._hobj and not self._lazy else \
             self._ensure_open(C.MQOO_BROWSE if gmo.Options & _BROWSE else C.MQOO_INPUT_AS_Q_DEF)
         client = self._qmgr._client or self._client()
-        buffer = client.session.max_msg_length if max_length is None else max_length  # mqi.max_msg_length
+        buffer = client._s.max_msg_length if max_length is None else max_length  # mqi.max_msg_length
         match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if not self._ahead_known:
@@ -241,17 +241,16 @@ class Queue:
         token = gmo.MsgToken if gmo.Version >= C.MQGMO_VERSION_3 else C.MQMTOK_NONE
         if type(token) is not bytes:
             token = as_bytes(token)
-        packed = md.wire()
-        try:
-            reply = mqi.mqget(client, hobj, packed, gmo.Options, gmo.WaitInterval, match, buffer, token,
-                              handle is not None)
+        try:  # mqi.mqget's steps, called here: a layer less on every get
+            reply = mqi.got(client._call(mqi.get_request(
+                client._s, client._handles.current(hobj), md.wire(), gmo.Options, gmo.WaitInterval, match, buffer,
+                token, handle is not None)))
         except MQError as exc:
             raise from_mq_error(exc) from None
-        version = _received(md, reply.md_bytes)
+        raw = reply.md_bytes
+        _received(md, gmo, raw, reply.resolved_q_name, len(reply.data), reply.msg_token)
         if handle is not None:
-            handles.fill(handle, reply.properties, MQMD.decode(reply.md_bytes))
-        _update_gmo(gmo, msg_flags(reply.md_bytes, version), reply.resolved_q_name, len(reply.data),
-                    reply.msg_token)
+            handles.fill(handle, reply.properties, MQMD.decode(raw))
         if reply.comp != C.MQCC_OK:
             raise MQMIError(reply.comp, reply.reason, message=reply.data, original_length=reply.data_length,
                             detail=reply.detail)
@@ -366,10 +365,9 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
         else:
             reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
         data = data[:buffer]
-    version = _received(md, raw)
+    _received(md, gmo, raw, name, len(data), msg.msg_token)
     if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
         handles.fill(handle, msg._properties, msg.md)
-    _update_gmo(gmo, msg_flags(raw, version), name, len(data), msg.msg_token)
     if reason != C.MQRC_NONE:
         comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
         raise MQMIError(comp, reason, message=data, original_length=length)
@@ -385,25 +383,26 @@ _GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP | C.MQMF_SEGMENT | C.M
 _RESOLVED: dict[str, bytes] = {}  # a queue name as GMO ResolvedQName holds it
 
 
-_WHOLE_V2 = (C.MQMD_VERSION_1.to_bytes(4, "little"), C.MQMD_VERSION_2.to_bytes(4, "little"))
+_WHOLE_V2 = (V1_LE_HEAD, V2_LE_HEAD)  # a whole MQMD v2 (what a get brings) begins with one of them
 
 
-def _received(md: MD, raw: bytes) -> int:
-    """The got message's MQMD into ``md`` (which keeps its Version 1 or 2, as pymqi's does);
-    the MD's Version afterwards."""
+def _received(md: MD, gmo: GMO, raw: bytes, resolved_q_name: str, returned: int, msg_token: bytes) -> None:
+    """A got message into ``md`` and ``gmo``, as MQGET leaves them: its MQMD into the MD (which
+    keeps its Version 1 or 2, as pymqi's does), and into the GMO the ResolvedQName, the
+    ReturnedLength, the MsgToken and the group and segment status (from MsgFlags, for an
+    MD of version 2). One call for both: every get makes it."""
     version = int(md.Version)
-    if len(raw) >= C.MQMD_LENGTH_2 and raw[4:8] in _WHOLE_V2 and raw[:4] == b"MD  ":
+    if raw[:8] in _WHOLE_V2 and len(raw) >= C.MQMD_LENGTH_2:
         if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
             version = int.from_bytes(raw[4:8], "little")
         md.received(raw, version)  # decoded when first read
-        return version
-    md.unpack(raw)
-    if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
-        md.Version = version
-    return int(md.Version)
-
-
-def _update_gmo(gmo: GMO, flags: int, resolved_q_name: str, returned: int, msg_token: bytes) -> None:
+    else:
+        md.unpack(raw)
+        if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
+            md.Version = version
+        version = int(md.Version)
+    flags = 0 if version < C.MQMD_VERSION_2 else int.from_bytes(raw[MSG_FLAGS_AT:MSG_FLAGS_AT + 4], "little",
+                                                                 signed=True)
     resolved = _RESOLVED.get(resolved_q_name)
     if resolved is None:
         resolved = as_bytes(resolved_q_name).ljust(48)
@@ -414,5 +413,9 @@ def _update_gmo(gmo: GMO, flags: int, resolved_q_name: str, returned: int, msg_t
         segment = b"L" if flags & C.MQMF_LAST_SEGMENT else b"S" if flags & C.MQMF_SEGMENT else b" "
     else:  # most messages: neither in a group nor a segment
         group = segment = b" "
-    gmo.__dict__.update(ResolvedQName=resolved, ReturnedLength=returned, MsgToken=msg_token, GroupStatus=group,
-                        SegmentStatus=segment)  # fields are plain attributes: one update, not five setattrs
+    # plain attributes (GMO has no __setattr__ of its own): each store is the interpreter's fast one
+    gmo.ResolvedQName = resolved
+    gmo.ReturnedLength = returned
+    gmo.MsgToken = msg_token
+    gmo.GroupStatus = group
+    gmo.SegmentStatus = segment

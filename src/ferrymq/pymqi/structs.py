@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ferrymq.mq import constants as C
 from ferrymq.pymqi import CMQXC
@@ -122,13 +122,13 @@ class MQOpts:
         """All fields as a dict."""
         return {name: getattr(self, name) for name in self._defaults}
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names that are not fields (fields are instance attributes);
-        # declared so that type checkers accept the fields set from ``_defaults``.
-        raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+    if TYPE_CHECKING:  # the fields, set from ``_defaults``, for type checkers only:
+        # a class with a __getattr__ or __setattr__ of its own has every attribute read or
+        # write taken the slow way by the interpreter (no specialization), and a put or get
+        # reads a dozen GMO and PMO fields.
+        def __getattr__(self, name: str) -> Any: ...
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def __getitem__(self, name: str) -> Any:
         return getattr(self, name)
@@ -268,18 +268,15 @@ class MD(MQOpts):
     field changes; the MsgId and CorrelId an asynchronous put writes back, and a program
     sets before a get, are spliced into it rather than packing all 39 fields again."""
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, *, MsgId: Any = _UNSET, CorrelId: Any = _UNSET, **kw: Any) -> None:
+        # MsgId and CorrelId: per message, so spliced, never part of the key (named here: no
+        # pop from kw, and MD(CorrelId=...) finds kw empty)
         d = self.__dict__
         start = _START.get(type(self))
         if start is None:
             d.update(self._defaults)
             start = _START[type(self)] = {**self._defaults, "_w": self._pack_layout(self.Version)}
         d.update(start)  # the fields and their wire() in one update; no list fields in an MD: shared safely
-        if not kw:
-            return
-        # per message: spliced, never part of the key (a pop only for one given: most MDs have one at most)
-        msg_id = kw.pop("MsgId") if "MsgId" in kw else _UNSET
-        correl_id = kw.pop("CorrelId") if "CorrelId" in kw else _UNSET
         if kw:
             key: tuple[Any, ...] | None = (type(self), *kw.items())
             try:
@@ -293,10 +290,21 @@ class MD(MQOpts):
                 self.set(**kw)
                 if key is not None and d["_w"] is not None and len(_KW_WIRE) < 256:
                     _KW_WIRE[key] = d["_w"]
-        if msg_id is not _UNSET:
-            set_id(self, "MsgId", MSG_ID_AT, msg_id)
-        if correl_id is not _UNSET:
-            set_id(self, "CorrelId", CORREL_ID_AT, correl_id)
+        # set_id's work for a new MD (no got MQMD held), inline: most MDs a program makes name one
+        if MsgId is not _UNSET:
+            w = d["_w"]
+            if w is not None and type(MsgId) is bytes and len(MsgId) == _ID_LEN:
+                d["MsgId"] = MsgId
+                d["_w"] = b"".join((w[:MSG_ID_AT], MsgId, w[MSG_ID_AT + _ID_LEN:]))
+            else:
+                self.MsgId = MsgId
+        if CorrelId is not _UNSET:
+            w = d["_w"]
+            if w is not None and type(CorrelId) is bytes and len(CorrelId) == _ID_LEN:
+                d["CorrelId"] = CorrelId
+                d["_w"] = b"".join((w[:CORREL_ID_AT], CorrelId, w[CORREL_ID_AT + _ID_LEN:]))
+            else:
+                self.CorrelId = CorrelId
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
@@ -323,13 +331,17 @@ class MD(MQOpts):
                 return d["_ver"]
             if name == "StrucId":
                 return raw[:4]
-        return super().__getattr__(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def received(self, raw: bytes, version: int) -> None:
         """Become the MQMD a get brought (a whole MQMD v2, as ``unpack`` reads it) with
         Version ``version``: its fields are decoded when one is first read or set, so a
-        program that reads only the data never pays for the 39 of them."""
-        object.__setattr__(self, "__dict__", {"_raw": raw, "_ver": version, "_w": None})
+        program that reads only the data never pays for the 39 of them. MsgId and CorrelId
+        are taken at once: a responder reads one of them for its reply, and a read that
+        finds them needs no ``__getattr__``."""
+        object.__setattr__(self, "__dict__", {"_raw": raw, "_ver": version, "_w": None,
+                                              "MsgId": raw[MSG_ID_AT:MSG_ID_AT + _ID_LEN],
+                                              "CorrelId": raw[CORREL_ID_AT:CORREL_ID_AT + _ID_LEN]})
 
     def _decode(self) -> None:
         d = self.__dict__
@@ -386,17 +398,19 @@ class CNO(MQOpts):
     """Connect options (version 1: Options only)."""
 
 
-def set_id(md: MD, name: str, at: int, value: Any) -> None:
+def set_id(md: MD, name: str, at: int, value: Any) -> bytes | None:
     """``md.<name> = value`` for identifier ``name`` (MsgId, CorrelId) at offset ``at``: a
     program sets one per message, so a whole 24 bytes goes straight into the kept wire
-    bytes; anything else takes ``__setattr__``'s way."""
+    bytes; anything else takes ``__setattr__``'s way. Returns the MD's kept ``wire()``
+    bytes (None: to be packed again)."""
     d = md.__dict__
     w = d.get("_w")
     if w is None or type(value) is not bytes or len(value) != _ID_LEN or "_raw" in d:
         setattr(md, name, value)
-        return
+        return d.get("_w")
     d[name] = value
-    d["_w"] = b"".join((w[:at], value, w[at + _ID_LEN:]))
+    w = d["_w"] = b"".join((w[:at], value, w[at + _ID_LEN:]))
+    return w
 
 
 def _spliced(w: bytes, name: str, value: Any) -> bytes | None:
@@ -440,20 +454,13 @@ def _offsets() -> dict[str, tuple[int, int, str]]:
     return out
 
 
-def msg_flags(raw: bytes, version: int) -> int:
-    """MsgFlags of a packed MQMD v2 for an MD of ``version`` (0 below version 2)."""
-    if version < C.MQMD_VERSION_2:
-        return 0
-    at = _MD_AT["MsgFlags"][0]
-    return int.from_bytes(raw[at:at + 4], "little", signed=True)
-
-
 _V1_V2 = (C.MQMD_VERSION_1.to_bytes(4, "little"), C.MQMD_VERSION_2.to_bytes(4, "little"))
 _MD_ID = as_bytes(C.MQMD_STRUC_ID)
 _setup(MD, _from_md(), MQMD(), StrucId=as_bytes(C.MQMD_STRUC_ID), Version=C.MQMD_VERSION_1,
        Format=as_bytes(C.MQFMT_NONE))
 _V2_NAMES = tuple(name for name, _, _ in MD._layouts.versions[C.MQMD_VERSION_2])  # type: ignore[union-attr]
 _MD_AT = _offsets()
+MSG_FLAGS_AT = _MD_AT["MsgFlags"][0]  # MsgFlags's offset in a packed MQMD v2
 _setup(GMO, _from_api(A.MQGMO), A.MQGMO(), StrucId=as_bytes(C.MQGMO_STRUC_ID), Version=C.MQGMO_VERSION_4)
 _setup(PMO, _from_api(A.MQPMO), A.MQPMO(), StrucId=as_bytes(C.MQPMO_STRUC_ID), Version=C.MQPMO_VERSION_3)
 _setup(OD, _from_api(A.MQOD), A.MQOD(), StrucId=as_bytes(C.MQOD_STRUC_ID), Version=C.MQOD_VERSION_4)

@@ -118,7 +118,9 @@ def _encode_cached(value: str, length: int, nul_if_empty: bool, name: str) -> by
 
 V2_LE_HEAD = b"MD  \x02\x00\x00\x00"
 """StrucId and Version of a little-endian MQMD v2: how the stored and the clients' descriptors begin."""
-_LE_HEADS = {b"MD  \x01\x00\x00\x00": C.MQMD_VERSION_1, V2_LE_HEAD: C.MQMD_VERSION_2}
+V1_LE_HEAD = b"MD  \x01\x00\x00\x00"
+"""StrucId and Version of a little-endian MQMD v1 (a pymqi MD's default)."""
+_LE_HEADS = {V1_LE_HEAD: C.MQMD_VERSION_1, V2_LE_HEAD: C.MQMD_VERSION_2}
 _VERSION_BYTES = {C.MQMD_VERSION_1: b"\x01\x00\x00\x00", C.MQMD_VERSION_2: b"\x02\x00\x00\x00"}
 
 NONE_ID = bytes(24)
