@@ -30,8 +30,8 @@ def queue_of(priorities: list[int], fifo: bool, holes: set[int], indexed: bool) 
     q = MessageQueue()
     for seq, prio in enumerate(priorities, start=1):
         md = MQMD(version=2, priority=prio, msg_id=seq.to_bytes(24, "big"), correl_id=bytes([seq % 3]) * 24,
-                  expiry=C.MQEI_UNLIMITED if seq % 4 else 100)
-        q.insert(Message("Q", seq, md, b"x", 1.0e9, fifo))
+                  expiry=C.MQEI_UNLIMITED if seq % 4 else 100, persistence=int(seq % 5 == 0))
+        q.insert(Message("Q", seq, md, b"x" * (seq % 7), 1.0e9, fifo))
     for seq in holes & set(q.by_seq):
         q.remove(q.by_seq[seq])
     if indexed:
@@ -55,6 +55,10 @@ def test_range_operations_match_a_plain_model(priorities: list[int], fifo: bool,
     assert sorted(q.by_seq) == [s for s in live if s > upto]
     assert list(q.order) == sorted(m.key for m in q.by_seq.values())
     assert q.live_expiring == expiring - sum(1 for m in gone if m.expires_at is not None)
+    # The data held in memory, persistent and not, is what the messages left hold.
+    kept = list(q.by_seq.values())
+    assert q.meter.persistent == sum(m.data_length for m in kept if m.persistence == C.MQPER_PERSISTENT)
+    assert q.meter.transient == sum(m.data_length for m in kept if m.persistence != C.MQPER_PERSISTENT)
     if indexed:
         assert sorted(k for keys in q.by_msg_id.values() for k in keys) == list(q.order)
         with_correl_id = sorted(m.key for m in q.by_seq.values() if m.correl_id != NONE_ID)  # NONE_ID: not indexed

@@ -150,3 +150,53 @@ def test_prepared_units_survive_a_crash_then_resolve(env: Env) -> None:
     assert (env.depth("QIN"), env.depth("QOUT")) == (1, 1)
     assert env.get(env.open("QOUT")).data == b"out-m0"
     assert env.get(env.open("QIN")).data == b"m1"
+
+
+def test_remove_upto_takes_browse_cursors_off_the_removed_messages_only(env: Env) -> None:
+    # Two handles browse: one stands on a message the removal takes, one beyond it; the
+    # first's cursor comes off (no message under it, none kept alive by the handle), the
+    # second's stays where it is.
+    env.define("QC", MSGDLVSQ="FIFO")
+    h1 = fill(env, "QC", 6)
+    h2 = env.open("QC")
+    assert env.get(h1, C.MQGMO_BROWSE_FIRST).data == b"m0"
+    for _ in range(5):
+        env.get(h2, C.MQGMO_BROWSE_NEXT)
+    assert env.get(h2, C.MQGMO_BROWSE_MSG_UNDER_CURSOR).data == b"m4"
+    assert S.remove_upto(env.qm, "QC", 3, "r") == 3
+    assert env.qm.handles[h1].under_cursor is None and env.qm.handles[h2].under_cursor is not None
+    with pytest.raises(MQError) as e:
+        env.get(h1, C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    assert reason_of(e) == (C.MQCC_FAILED, C.MQRC_NO_MSG_UNDER_CURSOR)
+    assert env.get(h2, C.MQGMO_MSG_UNDER_CURSOR).data == b"m4"
+    assert env.get(h1, C.MQGMO_BROWSE_NEXT).data == b"m3"
+
+
+@pytest.mark.parametrize("fifo", [False, True])
+@pytest.mark.parametrize("expiring", [False, True])
+def test_a_page_is_cut_by_count_and_bytes_as_message_by_message(env: Env, fifo: bool, expiring: bool) -> None:
+    # Where nothing on the queue expires a page is taken in a few passes; with an expiry on
+    # the queue, message by message. Both keep to the count, the bytes with the overhead,
+    # always give one message, and step over the numbers of puts not committed.
+    env.define("QB", MSGDLVSQ="FIFO" if fifo else "PRIORITY")
+    h = env.open("QB")
+    sizes = [5, 0, 17, 3, 40, 1, 1, 9, 30, 2, 6, 4]
+    for i, n in enumerate(sizes):
+        env.put(h, bytes([65 + i]) * n, pmo=C.MQPMO_SYNCPOINT if i in (4, 5) else C.MQPMO_NO_SYNCPOINT,
+                priority=i % 10, expiry=36000 if expiring and i == 9 else -1)
+    assert env.qm.objects.require("QB").messages.live_expiring == int(expiring)
+    visible = [(seq, n) for seq, n in enumerate(sizes, start=1) if seq not in (5, 6)]
+    for max_msgs in (1, 3, 5, 10, 50):
+        for max_bytes in (0, 1, 5, 26, 27, 60, 10_000):
+            for overhead in (0, 4):
+                want: list[int] = []
+                size = 0
+                for seq, n in visible:
+                    if want and (len(want) >= max_msgs or (max_bytes and size + n + overhead > max_bytes)):
+                        break
+                    want.append(seq)
+                    size += n + overhead
+                got = S.browse_range(env.qm, "QB", 1, 13, max_msgs, max_bytes, overhead)
+                assert [m.seq for m in got] == want, (max_msgs, max_bytes, overhead)
+    assert [m.seq for m in S.browse_range(env.qm, "QB", 4, 9, 10)] == [4, 7, 8]
+    assert [m.seq for m in S.browse_range(env.qm, "QB", 0, 1000, 2)] == [1, 2]  # a range wider than the queue

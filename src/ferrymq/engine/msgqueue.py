@@ -18,16 +18,18 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Protocol
 
 from sortedcontainers import SortedList
 
-from ferrymq.engine.message import Message
+from ferrymq.engine.message import Message, held_by_persistence
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import NONE_ID
 
 Key = tuple[int, int]
 _PERSISTENT = C.MQPER_PERSISTENT
+_SEQ_OF_KEY = itemgetter(1)
 
 
 class Meter:
@@ -232,22 +234,24 @@ class MessageQueue:
             keys += order[i:j]
         for i, j in reversed(runs):  # from the end, so the earlier runs keep their places
             del order[i:j]
-        gone = [by_seq.pop(k[1]) for k in keys]
-        expiring = 0
-        for msg in gone:
-            self._count(msg, -1)
-            if msg.expires_at is not None:
-                expiring += 1
-            if self.indexed:
+        gone = list(map(by_seq.pop, map(_SEQ_OF_KEY, keys)))
+        persistent, transient = held_by_persistence(gone)
+        self.meter.persistent -= persistent
+        self.meter.transient -= transient
+        if self.indexed:
+            for msg in gone:
                 _unindex(self.by_msg_id, msg.msg_id, msg.key)
                 if msg.correl_id != NONE_ID:
                     _unindex(self.by_correl_id, msg.correl_id, msg.key)
-            for w in self.watchers:
+        for w in self.watchers:
+            for msg in gone:
                 w.removed(msg)
-        if expiring:
-            self.live_expiring -= expiring
-            if len(self.expiring) > 2 * self.live_expiring + 1024:
-                self._rebuild_expiring()
+        if self.live_expiring:
+            expiring = len(gone) - [m.expires_at for m in gone].count(None)
+            if expiring:
+                self.live_expiring -= expiring
+                if len(self.expiring) > 2 * self.live_expiring + 1024:
+                    self._rebuild_expiring()
         return gone
 
     def get(self, key: Key) -> Message | None:

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import json
 import logging
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate, islice, repeat
+from operator import add, itemgetter
 from typing import Protocol
 
 from ferrymq.engine import propctl
 from ferrymq.engine.api import Clock
-from ferrymq.engine.message import Message
+from ferrymq.engine.message import Message, data_lengths
 from ferrymq.engine.objects import ObjectRegistry, QueueObject
 from ferrymq.engine.session import Connection, Handle, ReaderPosition, UnitOfWork
 from ferrymq.engine.staging import Staging
@@ -41,6 +44,7 @@ log = logging.getLogger("ferrymq.engine")
 
 KIND_READER = 5  # journal record kind: one reader's acknowledged position on one queue
 MAX_READER_NAME = 256
+_SEQ_OF_KEY = itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +171,24 @@ def _in_range(q: QueueObject, from_seq: int, to_seq: int) -> Iterator[Message]:
     return (by_seq[s] for s in sorted(s for s in by_seq if from_seq <= s < to_seq))
 
 
+def _first_in_range(q: QueueObject, from_seq: int, to_seq: int, max_msgs: int) -> list[Message]:
+    """The first ``max_msgs`` of ``_in_range`` as a list, taken a slice (FIFO) or a run of
+    sequence numbers (priority) at a time rather than a message at a time."""
+    by_seq = q.messages.by_seq
+    if q.fifo:
+        keys = q.messages.order.irange((0, from_seq), (0, to_seq), inclusive=(True, False))
+        return list(map(by_seq.__getitem__, map(_SEQ_OF_KEY, islice(keys, max_msgs))))
+    if to_seq - from_seq > 2 * len(by_seq):
+        return list(islice(_in_range(q, from_seq, to_seq), max_msgs))
+    out: list[Message] = []
+    pos = from_seq
+    while pos < to_seq and len(out) < max_msgs:  # each number walked once, as _in_range does
+        end = min(to_seq, pos + max_msgs - len(out))
+        out += filter(None, map(by_seq.get, range(pos, end)))
+        pos = end
+    return out
+
+
 def browse_range(qm: Engine, name: str, from_seq: int, to_seq: int, max_msgs: int = 0,
                  max_bytes: int = 0, overhead: int = 0) -> list[Message]:
     """Committed messages with ``from_seq <= seq < to_seq`` in sequence order, left in place.
@@ -178,6 +200,8 @@ def browse_range(qm: Engine, name: str, from_seq: int, to_seq: int, max_msgs: in
     if from_seq < 0 or to_seq < from_seq:
         raise failed(C.MQRC_OPTIONS_ERROR, f"sequence range [{from_seq}, {to_seq}) is not a range")
     q = local_queue(qm, name)
+    if max_msgs and not q.messages.live_expiring:  # a server's page where nothing expires: taken at once
+        return _page(q, from_seq, to_seq, max_msgs, max_bytes, overhead)
     now = qm.clock.now()
     out: list[Message] = []
     size = 0
@@ -191,6 +215,20 @@ def browse_range(qm: Engine, name: str, from_seq: int, to_seq: int, max_msgs: in
         out.append(_as_read(q, msg))
         size += cost
     return out
+
+
+def _page(q: QueueObject, from_seq: int, to_seq: int, max_msgs: int, max_bytes: int, overhead: int) -> list[Message]:
+    """``browse_range``'s answer where no message on the queue has an expiry: the range's
+    first ``max_msgs`` messages, cut where the running size passes ``max_bytes``, with a
+    few passes over the page instead of a step per message."""
+    msgs = _first_in_range(q, from_seq, to_seq, max_msgs)
+    if max_bytes and msgs:
+        lengths = data_lengths(msgs)
+        sizes = list(accumulate(map(add, lengths, repeat(overhead)) if overhead else lengths))
+        del msgs[max(1, bisect_right(sizes, max_bytes)):]
+    if True in [m.v6 for m in msgs]:
+        msgs = [_as_read(q, m) for m in msgs]
+    return msgs
 
 
 def _as_read(q: QueueObject, msg: Message) -> Message:
@@ -233,23 +271,27 @@ def remove_upto(qm: Engine, name: str, upto_seq: int, reader: str) -> int:
 
 def _remove_through(qm: Engine, q: QueueObject, upto: int) -> int:
     """Remove every committed message with ``seq <= upto`` (one slice of the queue's order
-    per priority, then each message's journal record and browse lock)."""
+    per priority, then the journal records and browse locks of those that have any)."""
+    # A browse cursor on a message about to leave comes off it (as a get's removal does):
+    # one look per handle on the queue, not a set of the whole run.
+    by_seq = q.messages.by_seq
+    for hobj in q.handles:
+        h = qm.handles.get(hobj)
+        if h is not None and (cur := h.under_cursor) is not None and cur.seq <= upto and by_seq.get(cur.seq) is cur:
+            h.under_cursor = None
     gone = q.messages.remove_through(upto)
-    for msg in gone:
-        if msg.record_id:
-            qm.staging.drop_message(msg)
-            msg.record_id = 0
-        if msg.locked_by:
-            holder = qm.handles.get(msg.locked_by)
-            if holder is not None and holder.locked is msg:
-                holder.locked = None
-            msg.locked_by = 0
-    if gone and q.handles:
-        ids = {id(m) for m in gone}
-        for hobj in q.handles:
-            h = qm.handles.get(hobj)
-            if h is not None and id(h.under_cursor) in ids:
-                h.under_cursor = None
+    if any([m.record_id for m in gone]):
+        for msg in gone:
+            if msg.record_id:
+                qm.staging.drop_message(msg)
+                msg.record_id = 0
+    if any([m.locked_by for m in gone]):
+        for msg in gone:
+            if msg.locked_by:
+                holder = qm.handles.get(msg.locked_by)
+                if holder is not None and holder.locked is msg:
+                    holder.locked = None
+                msg.locked_by = 0
     return len(gone)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ferrymq.engine import sequence_access as S
-from ferrymq.engine.message import md_column
+from ferrymq.engine.message import data_column, md_column
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import seqframes as F
@@ -64,7 +64,10 @@ def columns_reply(corr: int, msgs: list[Message], limit: int) -> F.BrowseColumns
     page is cut where their bytes would overflow ``limit`` (the engine sized it without them).
     """
     packed: list[bytes] | None = None
-    props = {i: m.properties for i, m in enumerate(msgs) if m.properties}
+    props: dict[int, PropertySet] = {}
+    found = [m.properties for m in msgs]
+    if found.count(None) != len(found):
+        props = {i: p for i, p in enumerate(found) if p}
     if props:
         packed = [b""] * len(msgs)
         for i, p in props.items():
@@ -76,7 +79,7 @@ def columns_reply(corr: int, msgs: list[Message], limit: int) -> F.BrowseColumns
                 msgs, packed = msgs[:i], packed[:i]
                 props = {k: v for k, v in props.items() if k < i}
                 break
-    bodies = [m.data for m in msgs]
+    bodies = data_column(msgs)
     return F.BrowseColumnsReply(
         corr, len(msgs), F.pack_le("q", [m.seq for m in msgs]), F.pack_le("d", [m.put_at for m in msgs]),
         md_column(msgs), props, F.column_offsets(list(map(len, bodies))),

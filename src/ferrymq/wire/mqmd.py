@@ -30,7 +30,7 @@ each field where it lies when asked. This module is the only one that knows the 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack, overload
 
@@ -446,18 +446,21 @@ class MQMD:
         head = raw[:_MSG_ID] if raw[4] == C.MQMD_VERSION_2 else raw[:4] + _VERSION_BYTES[C.MQMD_VERSION_2] + raw[8:_MSG_ID]
         return b"".join((head, msg_id, correl_id, raw[_CORREL_END:]))
 
-    def v2_with_each_ids(self, ids: list[bytes]) -> bytes:
-        """``v2_with_ids`` of each item of ``ids`` (MsgId + CorrelId, 48 bytes each) back to
-        back: a browse page's descriptors of one run, spliced by one join (the template's tail
-        and head between each two messages' identifiers) rather than a call per message."""
-        if not ids:
+    def v2_with_each_ids(self, msg_ids: Sequence[bytes], correl_ids: Sequence[bytes]) -> bytes:
+        """``v2_with_ids`` of each pair of ``msg_ids`` and ``correl_ids`` (24 bytes each)
+        back to back: a browse page's descriptors of one run, spliced by one join (the
+        template's tail and head between each two messages' identifiers) rather than a call,
+        or a concatenation, per message."""
+        n = len(msg_ids)
+        if not n:
             return b""
-        head = self.v2_with_ids(ids[0][:24], ids[0][24:])[:_MSG_ID]
+        head = self.v2_with_ids(msg_ids[0], correl_ids[0])[:_MSG_ID]
         tail = self._raw[_CORREL_END:]
-        # The page's megabytes copied once: the first and last items take the ends along.
-        ends = [head + ids[0], *ids[1:]]
-        ends[-1] += tail
-        return (tail + head).join(ends)
+        # The page's megabytes copied once: [head, id, id, tail+head, id, id, ..., tail].
+        parts = [tail + head] * (3 * n + 1)
+        parts[0], parts[-1] = head, tail
+        parts[1::3], parts[2::3] = msg_ids, correl_ids
+        return b"".join(parts)
 
     def steady_key(self) -> bytes:
         """The descriptor's bytes but MsgId, CorrelId, PutDate and PutTime: equal for two
