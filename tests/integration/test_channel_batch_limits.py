@@ -11,7 +11,7 @@ partner impersonated, frame by frame, with the protocol's own machine).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -31,6 +31,8 @@ class ScriptedReceiver:
 
     def __init__(self, answers_in_batch: bool = True) -> None:
         self.answers_in_batch = answers_in_batch
+        self.agree: Callable[[P.Hello], P.HelloAck] = lambda ev: P.HelloAck(0, "QM2", ev.batch_size,
+                                                                          ev.max_msg_length, ev.heartbeat, 0)
         self.frames: list[P.Event] = []
         self.server: asyncio.Server | None = None
 
@@ -47,7 +49,7 @@ class ScriptedReceiver:
                 self.frames.append(ev)
                 if isinstance(ev, P.Hello):
                     conn.agreed(ev.max_msg_length)
-                    writer.write(conn.send(P.HelloAck(0, "QM2", ev.batch_size, ev.max_msg_length, ev.heartbeat, 0)))
+                    writer.write(conn.send(self.agree(ev)))
                 elif isinstance(ev, P.Message):
                     in_batch += 1
                 elif isinstance(ev, P.Heartbeat) and (self.answers_in_batch or not in_batch):
@@ -122,5 +124,24 @@ async def test_batchhb_checks_the_receiver_before_the_batch_goes_in_doubt(
         else:  # no answer within twice HBINT: the batch was never prepared, its messages are back
             assert not node.qm.in_doubt
             assert depth(node, "QM2") == 3
+    finally:
+        await stop_node(node)
+
+
+@pytest.mark.parametrize("agreed", [(50, 0), (50, 4_194_305), (0, 4_194_304), (51, 4_194_304)],
+                         ids=["MAXMSGL 0", "MAXMSGL above", "BATCHSZ 0", "BATCHSZ above"])
+async def test_a_receiver_agreeing_more_than_asked_ends_the_session(
+        tmp_path: Path, partner: ScriptedReceiver, agreed: tuple[int, int]) -> None:
+    """The agreed BATCHSZ and MAXMSGL are the smaller of both ends': a HELLO_ACK with more
+    (or 0) is a broken partner. The sender took them as they came: a MAXMSGL of 0
+    dead-lettered every message as too big for the channel."""
+    batch, length = agreed
+    partner.agree = lambda ev: P.HelloAck(0, "QM2", batch, length, ev.heartbeat, 0)
+    node = await sender(tmp_path, partner, "BATCHSZ(50) MAXMSGL(4194304)")
+    try:
+        await put(node, 3, 0)
+        rows = node.channels.control.channels
+        await wait_until(lambda: CHANNEL in rows and rows[CHANNEL].status == F.MQCHS_STOPPED)
+        assert depth(node, "QM2") == 3 and not any(isinstance(ev, P.Message) for ev in partner.frames)
     finally:
         await stop_node(node)

@@ -289,10 +289,11 @@ class SenderAgent:
         link = self.link = await self.connect()
         doubt = self.in_doubt()
         row.indoubt = bool(doubt)
-        link.write(P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
-                           chl.number("HBINT"), chl.number("SEQWRAP"), doubt[-1][1] if doubt else 0, self.reset_to,
-                           chl.number("NPMSPEED"), chl.number("CONVERT") == F.MQCDC_SENDER_CONVERSION,
-                           int(self.exits.get("SCYEXIT") is not None), self.pipelined))
+        hello = P.Hello(chl.name, qm.name, chl.number("BATCHSZ"), chl.number("MAXMSGL") or qm.qmgr_attr("MAXMSGL"),
+                        chl.number("HBINT"), chl.number("SEQWRAP"), doubt[-1][1] if doubt else 0, self.reset_to,
+                        chl.number("NPMSPEED"), chl.number("CONVERT") == F.MQCDC_SENDER_CONVERSION,
+                        int(self.exits.get("SCYEXIT") is not None), self.pipelined)
+        link.write(hello)
         await link.flush()
         ack = await link.next_event(30)
         if isinstance(ack, P.Close):
@@ -301,6 +302,12 @@ class SenderAgent:
             raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR, f"expected HELLO_ACK, got {type(ack).__name__}")
         if ack.reason:
             raise ChannelError(ack.reason, f"the receiver refused the channel: {ack.text}")
+        if not (0 < ack.batch_size <= hello.batch_size and 0 < ack.max_msg_length <= hello.max_msg_length):
+            # Agreed means the smaller of both ends': more than asked (or 0) is a broken
+            # partner, and a MAXMSGL of 0 would dead-letter every message as too big.
+            raise ChannelError(F.MQRCCF_RECEIVED_DATA_ERROR,
+                               f"the receiver agreed BATCHSZ {ack.batch_size} and MAXMSGL {ack.max_msg_length}, "
+                               f"outside the {hello.batch_size} and {hello.max_msg_length} asked")
         self.reset_to = 0
         link.conn.agreed(ack.max_msg_length)
         row.rqmname, row.batchsz, row.maxmsgl, row.hbint = ack.qmgr, ack.batch_size, ack.max_msg_length, ack.heartbeat
