@@ -290,15 +290,9 @@ class MD(MQOpts):
                 self.set(**kw)
                 if key is not None and d["_w"] is not None and len(_KW_WIRE) < 256:
                     _KW_WIRE[key] = d["_w"]
-        # set_id's work for a new MD (no got MQMD held), inline: most MDs a program makes name one
         if MsgId is not _UNSET:
-            w = d["_w"]
-            if w is not None and type(MsgId) is bytes and len(MsgId) == _ID_LEN:
-                d["MsgId"] = MsgId
-                d["_w"] = b"".join((w[:MSG_ID_AT], MsgId, w[MSG_ID_AT + _ID_LEN:]))
-            else:
-                self.MsgId = MsgId
-        if CorrelId is not _UNSET:
+            set_id(self, "MsgId", MSG_ID_AT, MsgId)
+        if CorrelId is not _UNSET:  # set_id's work for a new MD, inline: a reply's MD and a matching get's name one
             w = d["_w"]
             if w is not None and type(CorrelId) is bytes and len(CorrelId) == _ID_LEN:
                 d["CorrelId"] = CorrelId
