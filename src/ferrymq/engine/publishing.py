@@ -80,7 +80,12 @@ class FillDescriptor(Protocol):
 @dataclass(slots=True, eq=False)
 class Publication:
     """A publication being delivered: as the publisher put it (its stored descriptor,
-    data and properties), its topic string and the publisher's connection (0: none)."""
+    data and properties), its topic string and the publisher's connection (0: none).
+
+    ``correl_id`` (b"": none) is the publication's CorrelId when ``md`` is its run's
+    stored descriptor without the publication's identifiers (``Publisher._publish_in``,
+    when nothing asks for the publication's own descriptor): the copies take their
+    identifiers from it and the rest of their descriptor from ``md``, which is the same."""
 
     topic: str
     md: MQMD
@@ -88,6 +93,7 @@ class Publication:
     properties: PropertySet | None
     put_at: float
     hconn: int = 0
+    correl_id: bytes = b""
 
     @property
     def persistent(self) -> bool:
@@ -188,6 +194,7 @@ class Publisher:
             stored, reason = self._publish_in(run, md.msg_id, md.correl_id, data)
         finally:
             self._end_run(run)
+        assert stored is not None
         return PutResult(stored, "", self.name, C.MQCC_WARNING if reason else C.MQCC_OK, reason)
 
     def publish_run(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions,
@@ -219,7 +226,7 @@ class Publisher:
         try:
             for msg_id, correl_id, data in rows:
                 try:
-                    _, reason = publish_in(run, msg_id, correl_id, data)
+                    _, reason = publish_in(run, msg_id, correl_id, data, False)
                 except MQError as exc:
                     note(exc)
                 else:
@@ -280,9 +287,11 @@ class Publisher:
                                       not_own=run.not_own)
         return stored
 
-    def _publish_in(self, run: _Run, msg_id: bytes, correl_id: bytes, data: bytes) -> tuple[MQMD, int]:
+    def _publish_in(self, run: _Run, msg_id: bytes, correl_id: bytes, data: bytes,
+                    answered: bool = True) -> tuple[MQMD | None, int]:
         """Publish one message of ``run`` (MQPUT's ``msg_id`` and ``correl_id``): its stored
-        descriptor and the warning reason (0: none).
+        descriptor (None when not ``answered`` and nothing else needed it: a run's
+        publication, whose outcome is its reason alone) and the warning reason (0: none).
 
         Raises:
             MQError: as ``publish``, but for what ``_admit`` decides.
@@ -299,9 +308,13 @@ class Publisher:
             msg_id = new_id()
         if opts & C.MQPMO_NEW_CORREL_ID:
             correl_id = new_id()
-        stored = base.with_ids(msg_id, correl_id)
         conn, now = run.conn, run.now
-        pub = Publication(run.topic, stored, bytes(data), run.properties, now, conn.hconn)
+        stored: MQMD | None = None
+        if answered or run.subs is None or opts & C.MQPMO_RETAIN:  # a selector or the retained one reads it
+            stored = base.with_ids(msg_id, correl_id)
+            pub = Publication(run.topic, stored, bytes(data), run.properties, now, conn.hconn)
+        else:  # the copies' descriptors need the run's and the CorrelId only
+            pub = Publication(run.topic, base, bytes(data), run.properties, now, conn.hconn, correl_id)
         subs = run.subs if run.subs is not None else self.receivers(pub, not_own=run.not_own)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
         uow = conn.uow if in_uow else None
@@ -312,7 +325,7 @@ class Publisher:
             uow = self.units.uow_of(conn)
         self._place(plans, uow, persistent, pub.data, run)
         if opts & C.MQPMO_RETAIN:
-            self.retained.keep(Retained(run.topic, stored, pub.data, run.properties, now), uow)
+            self.retained.keep(Retained(run.topic, pub.md, pub.data, run.properties, now), uow)
         reason = run.warning
         if not subs and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and not reason:
             reason = C.MQRC_NO_SUBS_MATCHED
@@ -383,7 +396,7 @@ class Publisher:
         if not subs:
             return plans
         md = pub.md
-        data, put_at, md_correl = pub.data, pub.put_at, md.correl_id
+        data, put_at, md_correl = pub.data, pub.put_at, pub.correl_id or md.correl_id
         # The copies of one publication differ in MsgId, CorrelId and what the subscription
         # sets (identity, priority, persistence): one stored descriptor (a template, see
         # Message) per distinct setting, each copy its identifiers. The publications of a
