@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -15,7 +15,7 @@ from ferrymq.engine.api import SystemClock
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import StoreError
 from ferrymq.server import QueueManagerServer
-from ferrymq.store.journal import LoadResult, Pending, Trim
+from ferrymq.store.journal import Content, JournalStats, LoadResult, Pending, Trim
 from ferrymq.store.memory import MemoryJournal
 
 
@@ -49,6 +49,15 @@ class SlowJournal:
 
     def add(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:
         return self._op()
+
+    def stats(self) -> JournalStats:
+        return JournalStats(self._appended, self._durable, 0, 0, 0, fdatasyncs=self.syncs)
+
+    def add_run(self, kind: int, items: Sequence[tuple[int, Content]], txid: int = 0) -> int:
+        lsn = 0
+        for _ in items:
+            lsn = self._op()
+        return lsn
 
     def update(self, record_id: int, kind: int, payload: bytes, txid: int = 0) -> int:
         return self._op()

@@ -17,6 +17,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.server import QueueManagerServer
 from ferrymq.store.file import FileJournal
+from ferrymq.store.journal import Journal
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -190,3 +191,10 @@ async def test_immediate_stop_ends_connections_with_2162(server: QueueManagerSer
         await asyncio.wait_for(waiting, 2)
     assert ei.value.reason in (C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_BROKEN)
     assert server.qmgr.connections == {}
+
+
+def test_the_slow_journal_keeps_the_whole_journal_contract(slow_journal: Any) -> None:
+    """The slow journal stands in for the real ones: a method the contract gains and it lacks
+    would end a test's connection with an internal error, far from the cause."""
+    contract = {n for n, v in vars(Journal).items() if callable(v) and not n.startswith("_")}
+    assert contract and not {n for n in contract if not callable(getattr(slow_journal, n, None))}
