@@ -36,6 +36,7 @@ from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.protocol import events as E
+from ferrymq.protocol.channel import MAX_HBINT
 from ferrymq.protocol.columnframes import PutColumns, ids_of
 from ferrymq.protocol.events import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 from ferrymq.server import chlgate, connauth, gc_policy, seq_ops
@@ -268,7 +269,7 @@ def _admit(h: ClientHandler, ev: E.Connect, version: int, user: str) -> None:
             ours = chl.number("HBINT") * 1000
     # A client may ask for any u32; what is agreed stays within HBINT's range, as IBM's
     # channel attribute does (the kernel's TCP_USER_TIMEOUT derived from it must fit an int).
-    asked = min(ev.heartbeat_ms, K.MAX_HBINT * 1000)
+    asked = min(ev.heartbeat_ms, MAX_HBINT * 1000)
     h.heartbeat_ms = max(asked, ours) if asked and ours else 0
     server.limits.connected(h, h.transport.get_extra_info("socket") if h.transport is not None else None)
     log.info("event=connect peer=%s hconn=%d appl=%r user=%r version=%d", h.peer, h.hconn, ev.appl_name, user, version)
