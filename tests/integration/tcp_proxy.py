@@ -37,8 +37,8 @@ class TcpProxy:
             with self._lock:
                 self._pairs.append((client, upstream))
                 self.accepted += 1
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+            for pump, a, b in ((self._pump, client, upstream), (self._pump_down, upstream, client)):
+                threading.Thread(target=pump, args=(a, b), daemon=True).start()
 
     def _pump(self, src: socket.socket, dst: socket.socket) -> None:
         with contextlib.suppress(OSError):
@@ -48,6 +48,10 @@ class TcpProxy:
         for s in (src, dst):
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
+
+    def _pump_down(self, src: socket.socket, dst: socket.socket) -> None:
+        """What the queue manager sends the client (a subclass may change it on the way)."""
+        self._pump(src, dst)
 
     def cut(self) -> int:
         """Drop every forwarded connection; returns how many were cut."""

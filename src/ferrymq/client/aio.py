@@ -268,11 +268,14 @@ class AsyncClient(AsyncSequenceCalls):
         self._fail_all(exc)
 
     def _fail_all(self, exc: BaseException | None) -> None:
-        try:
-            self._s.check_alive()
-            err: BaseException = broken(f"connection lost: {exc!r}")
-        except MQError as e:
-            err = e
+        if isinstance(exc, MQError):  # the session's own verdict (a protocol error) says why
+            err: BaseException = exc
+        else:
+            try:
+                self._s.check_alive()
+                err = broken(f"connection lost: {exc!r}")
+            except MQError as e:
+                err = e
         for fut in self._waiting.values():
             if not fut.done():
                 fut.set_exception(err)

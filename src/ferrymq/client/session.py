@@ -26,7 +26,7 @@ from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import events as E
-from ferrymq.protocol.codec import MAX_BATCH, PROCESS_ID_LIMIT
+from ferrymq.protocol.codec import MAX_BATCH, PACKERS, PROCESS_ID_LIMIT
 from ferrymq.protocol.columnframes import PutColumns, largest
 from ferrymq.protocol.columnframes import check as check_columns
 from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
@@ -49,6 +49,10 @@ OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 
 
 _U64 = struct.Struct(">Q").pack
+
+_IDLE_HEARTBEAT = b"".join(PACKERS[E.Heartbeat](E.Heartbeat(0, reply=True)))
+"""The server's heartbeat packet, byte for byte: it is sent alone, after a heartbeat interval
+in which the server wrote nothing (or heard nothing), so never inside one of its frames."""
 
 _NOT_REPLIES = frozenset({E.Pushed, E.PushedBatch, E.PersistentNext, E.Heartbeat, E.Ending})
 """The frames from the server that answer no request."""
@@ -231,7 +235,11 @@ class Session:
         Raises:
             ConnectionBroken: the server broke the protocol.
         """
-        self.last_rx = time.monotonic()
+        now = time.monotonic()
+        if data.startswith(_IDLE_HEARTBEAT) and self.conn.buffered and self.heartbeat_ms \
+                and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
+            self._torn(now)
+        self.last_rx = now
         self.conn.receive_data(data)
         while True:
             try:
@@ -266,6 +274,23 @@ class Session:
                 self.ending = ev  # type: ignore[assignment]
             if self.conn.drained:  # the next next_event would say NEED_DATA
                 return
+
+    def _torn(self, now: float) -> None:
+        """A heartbeat came, after a pause, where the rest of a frame was due: the frame's
+        length was damaged on the way, and read on it would swallow every later heartbeat,
+        keeping a dead conversation alive while its caller waited.
+
+        Raises:
+            ConnectionBroken: always.
+        """
+        self.eof = True
+        raise broken(f"protocol error from the server: a heartbeat arrived inside a frame after "
+                     f"{now - self.last_rx:.1f} s without data ({self.incomplete()}): its length is damaged")
+
+    def incomplete(self) -> str:
+        """What is held of a frame begun and not complete, for an error's text ("" if none)."""
+        held = self.conn.buffered
+        return f"{held} bytes of a frame held, the rest never came" if held else ""
 
     def idle_limit(self) -> float | None:
         """Seconds of silence after which the server is presumed gone (heartbeats stopped)."""

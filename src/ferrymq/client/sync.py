@@ -326,7 +326,8 @@ class Client(SequenceCalls):
             if s.ending is not None or s.eof:
                 s.check_alive()
             if not self._read(deadline, read_at):
-                raise broken(f"no reply from the queue manager within {self._timeout:.0f} s")
+                held = s.incomplete()
+                raise broken(f"no reply from the queue manager within {self._timeout:.0f} s{'; ' if held else ''}{held}")
             read_at = None
         return replies.pop(corr)
 
