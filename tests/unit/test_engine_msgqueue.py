@@ -4,11 +4,13 @@ priorities, FIFO or not, holes, identifier indexes and selection watchers kept i
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sortedcontainers import SortedList
 
 from ferrymq.engine.message import Message
-from ferrymq.engine.msgqueue import MessageQueue
+from ferrymq.engine.msgqueue import MessageQueue, drop_runs
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD, NONE_ID
 
@@ -28,6 +30,7 @@ class Seen:
 
 def queue_of(priorities: list[int], fifo: bool, holes: set[int], indexed: bool) -> tuple[MessageQueue, Seen]:
     q = MessageQueue()
+    q.order._reset(4)  # sublists of 4 to 8 keys: a removal spans and cuts several of them
     for seq, prio in enumerate(priorities, start=1):
         md = MQMD(version=2, priority=prio, msg_id=seq.to_bytes(24, "big"), correl_id=bytes([seq % 3]) * 24,
                   expiry=C.MQEI_UNLIMITED if seq % 4 else 100, persistence=int(seq % 5 == 0))
@@ -54,6 +57,7 @@ def test_range_operations_match_a_plain_model(priorities: list[int], fifo: bool,
     assert sorted(m.seq for m in gone) == sorted(w.gone) == [s for s in live if s <= upto]
     assert sorted(q.by_seq) == [s for s in live if s > upto]
     assert list(q.order) == sorted(m.key for m in q.by_seq.values())
+    q.order._check()  # the sorted list's own invariants (its sublists, maxima, length, index)
     assert q.live_expiring == expiring - sum(1 for m in gone if m.expires_at is not None)
     # The data held in memory, persistent and not, is what the messages left hold.
     kept = list(q.by_seq.values())
@@ -64,3 +68,33 @@ def test_range_operations_match_a_plain_model(priorities: list[int], fifo: bool,
         with_correl_id = sorted(m.key for m in q.by_seq.values() if m.correl_id != NONE_ID)  # NONE_ID: not indexed
         assert sorted(k for keys in q.by_correl_id.values() for k in keys) == with_correl_id
     assert q.remove_through(upto) == [] and q.count_through(upto) == 0
+
+
+@given(st.integers(1, 300), st.integers(4, 16), st.lists(st.integers(0, 300), max_size=12))
+def test_drop_runs_is_del_of_each_run(n: int, load: int, bounds: list[int]) -> None:
+    order = SortedList(range(n))
+    order._reset(load)
+    cuts = sorted({min(b, n) for b in bounds})
+    runs = [(i, j) for i, j in zip(cuts[::2], cuts[1::2], strict=False) if j > i]
+    model = list(order)
+    for i, j in reversed(runs):
+        del model[i:j]
+    drop_runs(order, runs)
+    order._check()
+    assert list(order) == model
+    assert [order[k] for k in range(len(model))] == model  # positions through the rebuilt index
+    order.add(-1)  # and it stays a working sorted list
+    assert list(order) == [-1, *model]
+
+
+@pytest.mark.parametrize("upto", [300, 5_000])  # the two ways SortedList deletes a slice
+def test_removal_neither_re_sorts_nor_deletes_key_by_key(upto: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    q = MessageQueue()
+    for seq in range(1, 10_001):
+        q.insert(Message("Q", seq, MQMD(version=2, msg_id=seq.to_bytes(24, "big")), b"x", 1.0e9, True))
+    calls: list[str] = []
+    monkeypatch.setattr(SortedList, "_update", lambda *a: calls.append("update"))
+    monkeypatch.setattr(SortedList, "_delete", lambda *a: calls.append("delete"))
+    assert len(q.remove_through(upto)) == upto
+    assert calls == []
+    assert q.first_seq() == upto + 1 and len(q.order) == 10_000 - upto

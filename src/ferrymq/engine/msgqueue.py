@@ -232,8 +232,7 @@ class MessageQueue:
         keys: list[Key] = []
         for i, j in runs:
             keys += order[i:j]
-        for i, j in reversed(runs):  # from the end, so the earlier runs keep their places
-            del order[i:j]
+        drop_runs(order, runs)
         gone = list(map(by_seq.pop, map(_SEQ_OF_KEY, keys)))
         persistent, transient = held_by_persistence(gone)
         self.meter.persistent -= persistent
@@ -277,6 +276,52 @@ class MessageQueue:
         keys = min(lists, key=len)
         start = 0 if after is None else bisect.bisect_right(keys, after)
         return iter(keys[start:])
+
+
+def drop_runs(order: SortedList, runs: list[tuple[int, int]]) -> None:
+    """``del order[i:j]`` for each of ``runs`` (ascending, disjoint index runs), in one pass
+    over the list's sublists: a sublist inside a run goes whole, one a run ends in is cut.
+
+    SortedList's own slice deletion sorts everything it keeps again when the slice is over
+    an eighth of the list, and otherwise deletes one index at a time: a reader's 50,000-key
+    removal from a queue of a million cost 1.7 us per removed key (0.23 from one of 200,000,
+    re-sorting the rest); this costs 0.05. It works on the layout sortedcontainers
+    documents for its implementation (``_lists`` of sorted sublists, their ``_maxes``,
+    ``_len``, and the positional ``_index``, rebuilt when next needed), as its own methods
+    do; the tests hold the result to SortedList._check, the list's own invariants."""
+    if not runs:
+        return
+    kept: list[list[Key]] = []
+    pos = 0
+    for sub in order._lists:
+        start, pos = pos, pos + len(sub)
+        cuts = [(max(i, start) - start, min(j, pos) - start) for i, j in runs if i < pos and j > start]
+        if not cuts:
+            kept.append(sub)
+            continue
+        piece: list[Key] = []
+        at = 0
+        for i, j in cuts:
+            piece += sub[at:i]
+            at = j
+        piece += sub[at:]
+        if piece:
+            kept.append(piece)
+    # Every sublist but the last holds at least half the load: a cut piece shorter than
+    # that joins the next sublist (split in two again if that makes it over double).
+    half, double = order._load >> 1, order._load << 1
+    joined: list[list[Key]] = []
+    for sub in kept:
+        if joined and len(joined[-1]) < half:
+            both = joined[-1] + sub
+            mid = len(both) >> 1
+            joined[-1:] = [both[:mid], both[mid:]] if len(both) > double else [both]
+        else:
+            joined.append(sub)
+    order._lists[:] = joined
+    order._maxes[:] = [sub[-1] for sub in joined]
+    order._len = pos - sum(j - i for i, j in runs)
+    del order._index[:]
 
 
 def _key_of(m: Message) -> Key:
