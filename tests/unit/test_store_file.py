@@ -342,3 +342,23 @@ def test_a_gathered_run_frames_each_record_as_an_add_alone() -> None:
     assert run.add_run(0x5A17, rec.ADD, 0, 3, 40, 6, items) == sizes
     assert run.size == one.size == sum(sizes)
     assert [bytes(p) for p in run.take()] == [bytes(p) for p in one.take()]
+
+
+def test_load_names_the_file_and_offset_of_each_damage(tmp_path: Path) -> None:
+    """An operator is told where: the damaged record's file and offset, and the torn tail's."""
+    d = tmp_path / "j"
+    write_synced(d, 40, payload=30, segment_size=300, compact_min_bytes=1 << 30)
+    files = segment_files(d)
+    victim = next(e for e in entries_of(files[1]) if e[2] == rec.ADD)
+    flip(files[1], victim[0] + 9)
+    newest = files[-1]
+    size = newest.stat().st_size
+    with open(newest, "ab") as f:
+        f.write(b"\0" * 40)  # bytes of a batch whose write never finished
+    j = FileJournal(d, segment_size=300, compact_min_bytes=1 << 30)
+    loaded = j.load()
+    j.close()
+    assert loaded.damage[0].startswith(f"{files[1].name} offset {victim[0]}: a damaged record; ")
+    assert f"to the next intact record at offset {victim[1]}" in loaded.damage[0]
+    assert loaded.damage[1] == f"{newest.name} offset {size}: a batch never acknowledged (a torn tail); 40 bytes cut"
+    assert (loaded.bad_records, loaded.torn_bytes, len(loaded.damage)) == (1, 40, 2)

@@ -108,13 +108,20 @@ class LoadResult:
     Transactions that were neither prepared nor committed are dropped (rolled back).
     ``torn_bytes`` counts bytes discarded at the tail of the last segment (never acknowledged);
     ``bad_records`` counts records that failed their checksum in the middle of the journal
-    (their content is never delivered).
+    (their content is never delivered). ``damage`` says where each was found, and where a
+    torn tail was cut: one line each, naming the file, the offset and what was skipped (at
+    most DAMAGE_NOTES lines; the counts hold the rest).
     """
 
     records: list[Record]
     prepared: list[PreparedTx]
     torn_bytes: int = 0
     bad_records: int = 0
+    damage: list[str] = field(default_factory=list)
+
+
+DAMAGE_NOTES = 100
+"""Lines of LoadResult.damage kept: a journal damaged all over is told by its counts."""
 
 
 class WriterTask(Protocol):

@@ -47,7 +47,7 @@ from crc32c import crc32c
 from ferrymq.errors import StoreError
 from ferrymq.store import segments as seg
 from ferrymq.store.core import prepared_view
-from ferrymq.store.journal import LoadResult, PreparedTx, Record, Trim
+from ferrymq.store.journal import DAMAGE_NOTES, LoadResult, PreparedTx, Record, Trim
 from ferrymq.store.records import (
     ADD,
     BAD,
@@ -127,6 +127,13 @@ class _Replay:
         self.placeholders: set[int] = set()
         self.max_lsn = 0
         self.bad = 0
+        self.file = ""  # the file being replayed, for the damage notes
+        self.damage: list[str] = []
+
+    def note(self, text: str) -> None:
+        """Say where damage was found (LoadResult.damage), up to DAMAGE_NOTES lines."""
+        if len(self.damage) < DAMAGE_NOTES:
+            self.damage.append(text)
 
     def feed(self, raw: Findable, buf: memoryview, pos: int, end: int, salt: int, stop: int) -> int:
         """Replay the records in ``buf[pos:end]`` that start before ``stop`` (the hot loop of
@@ -164,8 +171,10 @@ class _Replay:
                     pos = nxt
                     continue
             # Same validity test as records.scan, so both agree on where damage is.
-            pos = resync(raw, buf, pos, end, salt)
+            at, pos = pos, resync(raw, buf, pos, end, salt)
             self.bad += 1
+            self.note(f"{self.file} offset {at}: a damaged record; {pos - at} bytes skipped to the next intact "
+                      f"record at offset {pos}")
         self.max_lsn = max_lsn
         return pos
 
@@ -285,6 +294,7 @@ def load_directory(directory: Path, trim: Trim | None = None) -> Loaded:
         for i, sfile in enumerate(kept):
             newest = i == len(kept) - 1
             path = directory / sfile.name
+            replay.file = sfile.name
             try:
                 info, cut, size = _replay_file(replay, path, sfile, newest)
             except StoreError:
@@ -292,12 +302,16 @@ def load_directory(directory: Path, trim: Trim | None = None) -> Loaded:
                     raise
                 # The newest plain segment with an unreadable header: its creation was torn.
                 torn += os.path.getsize(path)
+                replay.note(f"{sfile.name}: the newest file's header is unreadable (its creation was torn); "
+                            f"{os.path.getsize(path)} bytes removed")
                 seg.remove_files(directory, [sfile.name])
                 continue
             if cut < size:
                 os.truncate(path, cut)
                 seg.fsync_file(path)
                 torn += size - cut
+                replay.note(f"{sfile.name} offset {cut}: a batch never acknowledged (a torn tail); "
+                            f"{size - cut} bytes cut")
             infos.append(info)
     finally:
         if gc_was_enabled:
@@ -307,6 +321,7 @@ def load_directory(directory: Path, trim: Trim | None = None) -> Loaded:
         del replay.index[rid]
         del replay.where[rid]
         replay.bad += 1
+        replay.note(f"record {rid}: a compacted file holds its place, but its content is in no file")
     prepared: list[LoadedTx] = []
     incomplete: list[int] = []
     views: list[PreparedTx] = []
@@ -317,7 +332,7 @@ def load_directory(directory: Path, trim: Trim | None = None) -> Loaded:
             prepared.append(tx)
             views.append(prepared_view(txid, tx.xid, [(op, rid if op == DELETE else rec) for op, rid, _, _, rec in tx.ops]))
     _account(infos, replay.index, prepared)
-    result = LoadResult(list(replay.live.values()), views, torn, replay.bad)
+    result = LoadResult(list(replay.live.values()), views, torn, replay.bad, replay.damage)
     return Loaded(result, replay.index, replay.where, prepared, incomplete, infos, replay.max_lsn)
 
 
