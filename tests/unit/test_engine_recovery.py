@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from engine_helpers import Env
 
 from ferrymq.engine.api import FakeClock, ObjectDescriptor, PutOptions
+from ferrymq.engine.objects import KIND_OBJECT, KIND_QMGR, KIND_SEQUENCE
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
@@ -167,3 +171,29 @@ def test_the_spark_commit_queue_is_a_system_object_defined_again_at_start(env: E
     env.qm.objects.delete("FERRYMQ.SPARK.COMMITS")
     restart(env)
     assert env.qm.objects.find("FERRYMQ.SPARK.COMMITS") is not None
+
+
+def test_an_unreadable_catalogue_record_is_named_and_its_queues_messages_kept(env: Env,
+                                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """A queue's, the queue manager's or a sequence reservation's record that passes its
+    checksum but cannot be read is logged by kind and record id, left in the journal, and
+    the queue manager starts with the rest. The queue's messages stay in the journal: once
+    the queue is defined again they are on it."""
+    env.define("Q1")
+    env.define("Q2")
+    for name in ("Q1", "Q2"):
+        env.put(env.open(name), name.encode(), persistence=1)
+    bad = env.qm.objects.require("Q1").record_id
+    env.journal.update(bad, KIND_OBJECT, b'{"name": "Q1"')
+    env.journal.add(999_001, KIND_QMGR, b"\xff\xfe")
+    env.journal.add(999_002, KIND_SEQUENCE, b"{}")
+    with caplog.at_level(logging.ERROR, logger="ferrymq.engine"):
+        restart(env)
+    logged = caplog.text
+    assert f"event=unreadable_catalogue_record kind=queue record_id={bad} " in logged
+    assert "kind=qmgr record_id=999001" in logged and "kind=sequence record_id=999002" in logged
+    assert env.qm.objects.find("Q1") is None
+    assert drain(env, "Q2") == [(b"Q2", 0)]
+    env.define("Q1")
+    restart(env)
+    assert drain(env, "Q1") == [(b"Q1", 0)]

@@ -97,6 +97,11 @@ _SET_REASON = {"PUT": C.MQRC_INHIBIT_VALUE_ERROR, "GET": C.MQRC_INHIBIT_VALUE_ER
 _ACCT_MQI_BOTH = C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_MQI_DISABLED
 _ACCT_Q_BOTH = C.MQCNO_ACCOUNTING_Q_ENABLED | C.MQCNO_ACCOUNTING_Q_DISABLED
 _ACCT_OPTIONS = _ACCT_MQI_BOTH | _ACCT_Q_BOTH  # the MQCNO options the engine acts on
+_CATALOGUE = {KIND_QMGR: "qmgr", KIND_OBJECT: "queue", KIND_SEQUENCE: "sequence"}
+"""The records QueueManager._recover_catalogue takes back, by their journal kind."""
+_UNREADABLE = (DecodeError, ValueError, KeyError, TypeError, IndexError, MQError)
+"""What reading a record that passed its checksum raises when its content is not what this
+version writes (JSON's and UTF-8's errors are ValueErrors)."""
 
 
 class QueueManager:
@@ -203,28 +208,25 @@ class QueueManager:
             KIND_PROCESS: (decode_process, state.processes)}
         for rec in loaded.records:
             last_record = max(last_record, rec.record_id)
-            if rec.kind == KIND_QMGR:
-                self.objects.load_qmgr(rec.payload)
-                self.objects.qmgr_record_id = rec.record_id
-            elif rec.kind == KIND_OBJECT:
-                obj = decode_object(rec.payload, now, self.objects.meter)
-                obj.record_id = rec.record_id
-                self.objects.queues[obj.name] = obj
-                fifo_of[obj.name] = obj.fifo
+            if rec.kind in _CATALOGUE:
+                try:
+                    self._recover_catalogue(rec, now, fifo_of, reserved)
+                except _UNREADABLE as exc:
+                    # Passed its checksum yet unreadable: left in the journal for an operator;
+                    # a queue's messages wait there too (orphan_messages) and the rest starts.
+                    log.error("event=unreadable_catalogue_record kind=%s record_id=%d error=%r",
+                              _CATALOGUE[rec.kind], rec.record_id, exc)
             elif rec.kind in definitions:
                 decode, registry = definitions[rec.kind]
                 try:
                     defined = decode(rec.payload, now)
-                except (DecodeError, ValueError, KeyError, TypeError, IndexError, MQError) as exc:
+                except _UNREADABLE as exc:
                     # passed its checksum yet unreadable: left for an operator, the rest starts
                     log.error("event=unreadable_definition kind=%d record_id=%d error=%s",
                               rec.kind, rec.record_id, exc)
                     continue
                 defined.record_id = rec.record_id
                 registry.load(defined)
-            elif rec.kind == KIND_SEQUENCE:
-                doc = json.loads(rec.payload)
-                reserved[doc["queue"]] = (int(doc["reserved"]), rec.record_id)
             elif rec.kind == KIND_SUBSCRIPTION:
                 try:
                     sub = decode_subscription(rec.payload)
@@ -284,6 +286,27 @@ class QueueManager:
         self.staging.recovered(last_record, max([0] + [tx.txid for tx in loaded.prepared]))
         if loaded.torn_bytes or loaded.bad_records:
             log.warning("event=journal_damage torn_bytes=%d bad_records=%d", loaded.torn_bytes, loaded.bad_records)
+            for where in loaded.damage:
+                log.warning("event=journal_damage_at %s", where)
+
+    def _recover_catalogue(self, rec: Record, now: float, fifo_of: dict[str, bool],
+                           reserved: dict[str, tuple[int, int]]) -> None:
+        """Take back the queue manager's, a queue's or a sequence reservation's record.
+
+        Raises:
+            _UNREADABLE: the record is not one of these as this version writes it.
+        """
+        if rec.kind == KIND_QMGR:
+            self.objects.load_qmgr(rec.payload)
+            self.objects.qmgr_record_id = rec.record_id
+        elif rec.kind == KIND_OBJECT:
+            obj = decode_object(rec.payload, now, self.objects.meter)
+            obj.record_id = rec.record_id
+            self.objects.queues[obj.name] = obj
+            fifo_of[obj.name] = obj.fifo
+        else:
+            doc = json.loads(rec.payload)
+            reserved[str(doc["queue"])] = (int(doc["reserved"]), rec.record_id)
 
     def _persist_subscription(self, sub: Subscription) -> None:
         sub.record_id = self.staging.write_record(sub.record_id, KIND_SUBSCRIPTION, sub.encode())
