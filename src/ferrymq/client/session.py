@@ -54,8 +54,9 @@ _IDLE_HEARTBEAT = b"".join(PACKERS[E.Heartbeat](E.Heartbeat(0, reply=True)))
 """The server's heartbeat packet, byte for byte: it is sent alone, after a heartbeat interval
 in which the server wrote nothing (or heard nothing), so never inside one of its frames."""
 
-_NOT_REPLIES = frozenset({E.Pushed, E.PushedBatch, E.PersistentNext, E.Heartbeat, E.Ending})
-"""The frames from the server that answer no request."""
+_NOT_REPLIES = frozenset({E.Pushed, E.PushedBatch, E.PersistentNext, E.Heartbeat, E.Ending, type(NEED_DATA)})
+"""The frames from the server that answer no request (and next_event's NEED_DATA and CLOSED,
+told apart after them: a reply is what is tested first)."""
 
 
 @dataclass(slots=True)
@@ -236,22 +237,18 @@ class Session:
             ConnectionBroken: the server broke the protocol.
         """
         now = time.monotonic()
-        if data.startswith(_IDLE_HEARTBEAT) and self.conn.buffered and self.heartbeat_ms \
+        conn = self.conn
+        if data.startswith(_IDLE_HEARTBEAT) and conn.buffered and self.heartbeat_ms \
                 and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
             self._torn(now)
         self.last_rx = now
-        self.conn.receive_data(data)
+        conn.receive_data(data)
         while True:
             try:
-                ev = self.conn.next_event()
+                ev = conn.next_event()
             except RemoteProtocolError as exc:
                 self.eof = True
                 raise broken(f"protocol error from the server: {exc}") from None
-            if ev is NEED_DATA:
-                return
-            if ev is CLOSED:
-                self.eof = True
-                return
             t = type(ev)
             if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
                 corr = ev.corr  # type: ignore[union-attr]
@@ -259,6 +256,11 @@ class Session:
                     self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
                 else:
                     self.replies[corr] = ev
+            elif ev is NEED_DATA:
+                return
+            elif ev is CLOSED:
+                self.eof = True
+                return
             elif t is E.Pushed:
                 self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
                     (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
@@ -272,7 +274,7 @@ class Session:
                     self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
             else:  # Ending
                 self.ending = ev  # type: ignore[assignment]
-            if self.conn.drained:  # the next next_event would say NEED_DATA
+            if conn.drained:  # the next next_event would say NEED_DATA
                 return
 
     def _torn(self, now: float) -> None:

@@ -62,6 +62,17 @@ def _incoming(frames: dict[int, codec.Decoder], packets: dict[int, codec.PacketD
             for ptype, decode in frames.items()}
 
 
+Usual = dict[int, tuple[_DecodePacket, rules.Rule]]
+"""``Incoming`` for the usual packet, by the low byte of its type: every packet type of the
+client protocol lies in 1024..1279 (codec), so that byte alone tells the frames apart, and
+the packet decoder checks the whole type (another goes the general way)."""
+
+
+def _usual(incoming: Incoming) -> Usual:
+    assert all(ptype >> 8 == 4 for ptype in incoming), "a packet type outside 1024..1279"
+    return {ptype & 0xFF: (packet, rule) for ptype, (packet, rule, _) in incoming.items()}
+
+
 def _outgoing(mine: dict[type, rules.Rule]) -> Outgoing:
     return {t: (rule, _PACKERS[t]) for t, rule in mine.items()}
 
@@ -72,6 +83,7 @@ class _Machine(Conversation):
     ``_theirs`` for what it receives), one lookup each per frame."""
 
     _theirs: Incoming
+    _theirs_usual: Usual
     _mine: Outgoing
 
     def __init__(self) -> None:
@@ -112,8 +124,9 @@ class _Machine(Conversation):
         if self._error is None:
             self._fed += len(data)
             reader = self._reader
-            if type(data) is bytes and reader._pos == reader._end and reader._rx is None and not reader._more \
-                    and reader._error is None:  # GPacketReader.feed's usual read, without the call
+            # GPacketReader.feed's usual read, without the call: a drained reader holds no
+            # byte, no header begun and no error, so the read becomes its buffer as it is.
+            if reader.drained and type(data) is bytes and reader._rx is None:
                 reader._buf, reader._pos, reader._end = data, 0, len(data)
                 reader.drained = False
                 return
@@ -149,13 +162,14 @@ class _Machine(Conversation):
         buf, pos, have = reader._buf, reader._pos, reader._end
         try:
             got = None
-            if have - pos >= HEADER_SIZE and reader._header is None and reader._error is None:
+            # (the reader's own error is always this machine's too, which was raised above)
+            if have - pos >= HEADER_SIZE and reader._header is None:
                 # The usual packet: whole in the buffer, read with its header by its frame's
                 # packet decoder, the frame told by the type in the header (the decoder checks
                 # the header as GPacketReader.next_in_place does, and leaves it every other case).
-                entry = self._theirs.get(buf[pos + 2] << 8 | buf[pos + 3])
-                if entry is not None:
-                    decode_packet, rule, _ = entry
+                usual = self._theirs_usual.get(buf[pos + 3])
+                if usual is not None:
+                    decode_packet, rule = usual
                     try:
                         got = decode_packet(buf, pos, have, reader.max_size)
                     except DecodeError as exc:
@@ -164,7 +178,12 @@ class _Machine(Conversation):
                                                   self._fed - reader.buffered) from None
             if got is not None:
                 ev, end = got
-                if end == have and reader._rx is None and not reader._more:  # consume(end), inline
+                # GPacketReader.consume(end), inline: a request/reply hop takes two frames
+                # of one read (a put and the get after it), a reply one of its own.
+                if end != have or reader._rx is not None:  # the buffer is kept: past the frame
+                    reader._pos = end
+                    reader.drained = end == have and not reader._more
+                elif not reader._more:  # the read is taken whole: dropped
                     reader._buf, reader._pos, reader._end = b"", 0, 0
                     reader.drained = True
                 else:
@@ -291,6 +310,7 @@ class ClientConnection(_Machine):
     """The client's end: sends requests, receives replies and pushed messages."""
 
     _theirs = _incoming(codec.SERVER_FRAMES, codec.SERVER_PACKETS, rules.SERVER_SENDS)
+    _theirs_usual = _usual(_theirs)
     _mine = _outgoing(rules.CLIENT_SENDS)
 
 
@@ -298,13 +318,15 @@ class ServerConnection(_Machine):
     """The server's end: receives requests, sends replies, pushed messages, heartbeats."""
 
     _theirs = _incoming(codec.CLIENT_FRAMES, codec.CLIENT_PACKETS, rules.CLIENT_SENDS)
+    _theirs_usual = _usual(_theirs)
     _mine = _outgoing(rules.SERVER_SENDS)
     _theirs_md_bytes = _incoming(codec.CLIENT_FRAMES_MD_BYTES, codec.CLIENT_PACKETS_MD_BYTES, rules.CLIENT_SENDS)
+    _theirs_md_bytes_usual = _usual(_theirs_md_bytes)
 
     def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024, raw_put_md: bool = False) -> None:
         """``raw_put_md``: a Put event's ``md`` is the MQMD's bytes (checked to be one), for
         a driver that decodes it only when it must."""
         super().__init__()
         if raw_put_md:
-            self._theirs = self._theirs_md_bytes
+            self._theirs, self._theirs_usual = self._theirs_md_bytes, self._theirs_md_bytes_usual
         self.server_max_msg_length = max_msg_length
