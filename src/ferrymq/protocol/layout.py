@@ -95,6 +95,10 @@ packet allowed) -> the event and the packet's end, or None when the bytes at the
 not a whole packet of this frame with a good header and no properties section."""
 
 
+_GENERAL = "#general "
+"""Marks a packer's line that only a reply with another status than the usual one runs."""
+
+
 def _is_fixed(kind: object) -> bool:
     if kind == "batch":
         return True
@@ -217,8 +221,7 @@ class Frame(Generic[Ev]):
         status_head: list[tuple[str, str]] | None = None
         if fold_status and self._folds_status():
             status_head = cast(list[tuple[str, str]], segments[1][1])
-            lines.append("usual = not (e.comp or e.reason or e.detail)")
-            lines.append("if not usual: p0 = _status(e.comp, e.reason, e.detail)")
+            lines.append(_GENERAL + "p0 = _status(e.comp, e.reason, e.detail)")
         for i, (what, spec) in enumerate(segments):
             var = f"p{i}"
             if what == "fixed":
@@ -226,7 +229,7 @@ class Frame(Generic[Ev]):
                 lines += self._checks(fields)
                 st = self._struct(">", fields)
                 packed = f"{var} = {st}.pack({', '.join(f'e.{a}' for a, _ in fields)})"
-                lines.append(f"if not usual: {packed}" if i == 1 and status_head is not None else packed)
+                lines.append(_GENERAL + packed if i == 1 and status_head is not None else packed)
                 fixed_size += struct.calcsize(">" + _codes(fields))
                 pieces.append(var)
                 continue
@@ -270,9 +273,14 @@ class Frame(Generic[Ev]):
             return f"return [{packed}, {', '.join(rest)}]" if rest else f"return [{packed}]"
 
         if status_head is not None:
+            # The usual status first, as a branch of its own: the general lines after it
+            # are the same but for the status and the fixed fields packed on their own.
             usual_head = self._struct(HEADER + "10s", status_head)
-            lines.append("if usual: " + packet(usual_head, ["_OK", *(f"e.{a}" for a, _ in status_head)],
-                                               fixed_size + len(body.OK_STATUS), pieces[2:], sizes[1:]))
+            usual = [line for line in lines if not line.startswith(_GENERAL)]
+            usual.append(packet(usual_head, ["_OK", *(f"e.{a}" for a, _ in status_head)],
+                                fixed_size + len(body.OK_STATUS), pieces[2:], sizes[1:]))
+            lines = ["if not (e.comp or e.reason or e.detail):", *(f"    {line}" for line in usual),
+                     *(line.removeprefix(_GENERAL) for line in lines)]
         head = self._struct(HEADER, head_fields)
         lines.append(packet(head, [f"e.{a}" for a, _ in head_fields], fixed_size, pieces, sizes))
         return "def pack(e):\n" + "".join(f"    {line}\n" for line in lines)
