@@ -65,6 +65,12 @@ class SlowJournal:
     def delete(self, record_id: int, txid: int = 0) -> int:
         return self._op()
 
+    def delete_run(self, record_ids: Sequence[int], txid: int = 0) -> int:
+        lsn = self._appended
+        for _ in record_ids:
+            lsn = self._op()
+        return lsn
+
     def prepare(self, txid: int, xid: bytes) -> int:
         return self._op()
 

@@ -193,3 +193,80 @@ def test_prepared_units_across_a_restart(env: Env, commit: bool) -> None:
     assert [r.data for r in received(env, resume(env, 0))] == ([b"second"] if commit else [b"first"])
     assert [r.data for r in received(env, resume(env, 1))] == ([b"first", b"second"] if commit else [b"first"])
     assert kinds(env.journal) == []
+
+
+class CountingJournal(MemoryJournal):
+    """A MemoryJournal that counts the calls that append records, by name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: dict[str, int] = {}
+
+    def _count(self, name: str) -> None:
+        self.calls[name] = self.calls.get(name, 0) + 1
+
+    def add(self, *args: object, **kw: object) -> int:
+        self._count("add")
+        return super().add(*args, **kw)  # type: ignore[arg-type]
+
+    def add_run(self, *args: object, **kw: object) -> int:
+        self._count("add_run")
+        return super().add_run(*args, **kw)  # type: ignore[arg-type]
+
+    def delete(self, *args: object, **kw: object) -> int:
+        self._count("delete")
+        return super().delete(*args, **kw)  # type: ignore[arg-type]
+
+    def delete_run(self, *args: object, **kw: object) -> int:
+        self._count("delete_run")
+        return super().delete_run(*args, **kw)  # type: ignore[arg-type]
+
+
+def test_copies_and_a_units_gets_are_journaled_a_run_at_a_time() -> None:
+    # A publication's copies are staged with one call (beside their data record); a
+    # unit's gets stage their deletes with one call when it commits, and the data records
+    # their last copies leave go with one more. What is journaled is what it was.
+    env = Env()
+    env.journal = journal = CountingJournal()
+    env.qm = QueueManager.start("QM1", journal, env.clock)
+    env.hconn = env.qm.connect()
+    durable_subs(env, 3)
+    texts = (b"zero", b"one", b"two")
+    publish(env, "t", texts[0], persistence=PERSISTENT)  # the queues' first: their sequence blocks
+    journal.calls.clear()
+    for text in texts[1:]:
+        publish(env, "t", text, persistence=PERSISTENT)
+    assert journal.calls == {"add": 2, "add_run": 2}
+    assert kinds(journal) == [KIND_MESSAGE] * 9 + [KIND_MESSAGE_DATA] * 3
+    handles = [resume(env, i) for i in range(3)]
+    journal.calls.clear()
+    for h in handles[:2]:
+        for text in texts:
+            got = env.qm.get(env.hconn, h, MQMD(), GetOptions(C.MQGMO_NO_WAIT | C.MQGMO_SYNCPOINT), 100)
+            assert got.data == text
+    assert journal.calls == {}  # nothing staged until the unit settles
+    env.qm.commit(env.hconn)
+    assert journal.calls == {"delete_run": 1}  # the third copies keep the data records
+    assert kinds(journal) == [KIND_MESSAGE] * 3 + [KIND_MESSAGE_DATA] * 3
+    for text in texts:
+        got = env.qm.get(env.hconn, handles[2], MQMD(), GetOptions(C.MQGMO_NO_WAIT | C.MQGMO_SYNCPOINT), 100)
+        assert got.data == text
+    journal.calls.clear()
+    env.qm.commit(env.hconn)
+    assert journal.calls == {"delete_run": 2}  # the copies' records, then both data records
+    assert kinds(journal) == []
+    assert env.qm.staging.shared == {}
+
+
+def test_a_unit_of_gets_backed_out_journals_nothing_and_keeps_every_record(env: Env) -> None:
+    durable_subs(env, 1)
+    publish(env, "t", b"kept", persistence=PERSISTENT)
+    h = resume(env, 0)
+    assert isinstance(env.journal, MemoryJournal)
+    lsn = env.journal.appended_lsn
+    got = env.qm.get(env.hconn, h, MQMD(), GetOptions(C.MQGMO_NO_WAIT | C.MQGMO_SYNCPOINT), 100)
+    assert got.data == b"kept"
+    env.qm.backout(env.hconn)
+    assert env.journal.appended_lsn == lsn + 1  # the BackoutCount's update alone
+    crash_restart(env)
+    assert [(r.data, r.md.backout_count) for r in received(env, resume(env, 0))] == [(b"kept", 1)]

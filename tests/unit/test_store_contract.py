@@ -243,6 +243,40 @@ def test_a_refused_run_appends_none_of_its_adds(h: Harness) -> None:
     assert h.reopen().records == [Record(5, 0, b"five"), Record(6, 0, b"six")]
 
 
+def test_a_run_of_deletes_is_those_deletes_in_order(h: Harness) -> None:
+    # delete_run: what the deletes one by one would do, in and out of a transaction; an
+    # empty run appends nothing.
+    j = h.journal
+    j.add_run(0, [(1, b"a"), (2, b"b"), (3, b"c"), (4, b"d"), (5, b"e")])
+    assert j.delete_run([4, 2]) == 7
+    assert j.delete_run([]) == 7
+    assert j.delete_run([1, 5], txid=9) == 9
+    j.add(6, 0, b"f", txid=9)
+    assert h.reopen().records == [Record(1, 0, b"a"), Record(3, 0, b"c"), Record(5, 0, b"e")]  # 9 never ended
+    h.journal.delete_run([1, 5], txid=9)
+    h.journal.commit(9)
+    assert h.reopen().records == [Record(3, 0, b"c")]
+
+
+def test_a_refused_run_of_deletes_deletes_none(h: Harness) -> None:
+    j = h.journal
+    j.add_run(0, [(1, b"a"), (2, b"b"), (3, b"c")])
+    j.delete(3, txid=4)
+    refused: list[Callable[[], object]] = [
+        lambda: j.delete_run([1, 7]),  # never added
+        lambda: j.delete_run([1, 2, 1], txid=5),  # deleted earlier in the run
+        lambda: j.delete_run([1, 0]),
+        lambda: j.delete_run([1, 3], txid=5),  # held by transaction 4
+        lambda: j.delete_run([2, 3]),  # deleted in transaction 4, seen outside it
+    ]
+    for case in refused:
+        with pytest.raises(StoreError):
+            case()
+    assert j.appended_lsn == 4  # a refused run takes no LSN
+    j.commit(4)
+    assert h.reopen().records == [Record(1, 0, b"a"), Record(2, 0, b"b")]
+
+
 def test_lifecycle_errors(tmp_path: Path) -> None:
     for j in (MemoryJournal(), FileJournal(tmp_path / "j")):
         with pytest.raises(StoreError, match="load"):

@@ -561,6 +561,8 @@ class Publisher:
                     msg.share_data(rid, data)
         next_sequence, place, monitor = self.next_sequence, self.place_message, self.monitor
         waiting, hand_over = self.queue_waiters, self.hand_over
+        # The persistent copies placed in a unit: their records staged with one journal call.
+        gather: list[Message] | None = [] if unit is not None else None
         for q, msg, sub in plans:
             # Each copy was made for its queue's order (_plan): only its sequence number is new.
             msg.seq = seq = next_sequence(q)
@@ -568,13 +570,16 @@ class Publisher:
             # A copy outside a unit of work goes straight to a get waiting for it, when that
             # is provably what placing it would do (engine.handover).
             if unit is not None or q.name not in waiting or not hand_over(q, msg, None, msg.put_at)[0]:
-                place(q, msg, unit)
+                place(q, msg, unit, gather)
             q.last_put = msg.put_at
             if sub is not None:
                 sub.delivered += 1
                 sub.last_msg_at = msg.put_at
                 if monitor.on:
                     monitor.published(msg.persistent, msg.data_length)
+        if gather:
+            assert unit is not None
+            self.staging.journal_messages(gather, unit.txid)
         if own_unit and run is None:
             assert unit is not None
             self.units.commit_unit(unit)

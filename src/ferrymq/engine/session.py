@@ -40,8 +40,11 @@ class UnitOfWork:
     journaled: bool = False  # a record was written under txid, so commit/rollback is journaled
     marked_skip: Message | None = None
     # Gets read ahead (GET_AHEAD) by (queue, sequence): among ``gets``, their deletes not yet
-    # journaled (engine.units.settle_ahead), so a return undoes them whole.
+    # journaled (engine.units.settle), so a return undoes them whole.
     ahead: dict[tuple[str, int], tuple[QueueObject, Message]] = field(default_factory=dict)
+    # The other gets of a message with a record: their deletes, staged together when the
+    # unit settles (engine.units.settle), one journal call for the unit's run of gets.
+    drops: list[Message] = field(default_factory=list)
     # What changes only when the unit ends, beside its puts and gets (a retained
     # publication replaced under syncpoint: engine.retained).
     after_commit: list[Callable[[], None]] = field(default_factory=list)

@@ -164,11 +164,23 @@ class Staging:
         if not txid:
             self.dropped(msg)
 
+    def drop_messages(self, msgs: Sequence[Message], txid: int) -> None:
+        """``drop_message`` in ``txid`` for each of ``msgs`` (each with a record), staged
+        with one journal call (a unit's gets, engine.units ``settle``)."""
+        self.journal.delete_run([msg.record_id for msg in msgs], txid)
+
     def dropped(self, msg: Message) -> None:
         """The delete of ``msg``'s record is final: its shared data record goes with the
         last message counting on it."""
-        if msg.data_record and self.release(msg):
-            self.journal.delete(msg.data_record)
+        self.all_dropped((msg,))
+
+    def all_dropped(self, msgs: Iterable[Message]) -> None:
+        """``dropped`` for each of ``msgs`` (a unit's gets at commit), the data records
+        that go deleted with one journal call."""
+        release = self.release
+        gone = [msg.data_record for msg in msgs if msg.data_record and release(msg)]
+        if gone:
+            self.journal.delete_run(gone)
 
     def release(self, msg: Message) -> bool:
         """``msg`` no longer counts on its shared data record (its delete is final, or its

@@ -48,27 +48,29 @@ class Units:
 
     def join_get(self, conn: Connection, q: QueueObject, msg: Message, ahead: bool = False) -> UnitOfWork:
         """A destructive get of ``msg`` (out of ``q``'s index) joins the connection's unit
-        of work: its record is deleted in the unit's transaction, it counts in the depth.
-        A get read ahead (``ahead``) stages its delete only when the unit settles
-        (``settle_ahead``): until then ``return_ahead`` may undo it."""
+        of work: it counts in the depth, and its record's delete is staged in the unit's
+        transaction when the unit settles (``settle``), with the unit's other gets. Until
+        then a get read ahead (``ahead``) may be undone by ``return_ahead``."""
         uow = self.uow_of(conn)
         uow.gets.append((q, msg))
         q.messages.uncommitted += 1
         if ahead:
             uow.ahead[(q.name, msg.seq)] = (q, msg)
         elif msg.record_id:
-            self.staging.drop_message(msg, uow.txid)
-            uow.journaled = True
+            uow.drops.append(msg)
         return uow
 
-    def settle_ahead(self, uow: UnitOfWork) -> None:
-        """The unit's gets read ahead become ordinary ones: their deletes are staged in its
-        transaction (before it commits or is prepared; a backout needs none)."""
-        for _, msg in uow.ahead.values():
-            if msg.record_id:
-                self.staging.drop_message(msg, uow.txid)
-                uow.journaled = True
+    def settle(self, uow: UnitOfWork) -> None:
+        """Stage the deletes of the unit's gets in its transaction, in one journal call,
+        before it commits or is prepared (a backout needs none: the records stay); gets
+        read ahead become ordinary ones."""
+        drops = uow.drops
+        drops += [msg for _, msg in uow.ahead.values() if msg.record_id]
         uow.ahead.clear()
+        if drops:
+            self.staging.drop_messages(drops, uow.txid)
+            uow.journaled = True
+            drops.clear()
 
     def return_ahead(self, conn: Connection, q: QueueObject, tokens: list[bytes]) -> None:
         """Gets read ahead from ``q`` (named by MsgToken) leave the connection's unit of
@@ -107,8 +109,8 @@ class Units:
 
     def commit_unit(self, uow: UnitOfWork) -> None:
         """End ``uow`` (a connection's, or one prepared) with its changes made final."""
-        if uow.ahead:
-            self.settle_ahead(uow)
+        if uow.ahead or uow.drops:
+            self.settle(uow)
         if uow.journaled:
             self.journal.commit(uow.txid)
             self.staging.need_sync()
@@ -122,12 +124,14 @@ class Units:
             woken[q.name] = q
             if msg.report & _COA:
                 arrived.append(msg)
-        dropped = self.staging.dropped
+        final: list[Message] = []
         for q, msg in uow.gets:
             q.messages.uncommitted -= 1
             if msg.record_id:
-                dropped(msg)
+                final.append(msg)
                 msg.record_id = 0
+        if final:
+            self.staging.all_dropped(final)
         for q in woken.values():
             self.wake(q)
         if woken:

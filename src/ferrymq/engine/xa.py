@@ -54,8 +54,8 @@ class InDoubt:
         uow, conn.uow = conn.uow, None
         if uow is None:
             uow = UnitOfWork(self.staging.new_txid())
-        if uow.ahead:  # a prepared unit's gets are all in its journal transaction
-            self.units.settle_ahead(uow)
+        if uow.ahead or uow.drops:  # a prepared unit's gets are all in its journal transaction
+            self.units.settle(uow)
         if uow.journaled:
             self.journal.prepare(uow.txid, xid)
             self.staging.need_sync()

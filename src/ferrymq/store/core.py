@@ -119,6 +119,17 @@ class JournalCore(Generic[L, V]):
         """
         return self._ops(ADD, kind, items, txid) if items else self._lsn
 
+    def delete_run(self, record_ids: Sequence[int], txid: int = 0) -> int:
+        """Remove each live record of ``record_ids``, in order, in ``txid``: what as many
+        ``delete`` calls would append, staged in one pass. Returns the last one's LSN
+        (``appended_lsn`` when ``record_ids`` is empty).
+
+        Raises:
+            StoreError: as ``delete`` for any of them (an id may not come twice); then none
+                is appended.
+        """
+        return self._ops(DELETE, 0, [(record_id, b"") for record_id in record_ids], txid) if record_ids else self._lsn
+
     def update(self, record_id: int, kind: int, payload: Content, txid: int = 0) -> int:
         """Replace a live record's kind and payload; returns the LSN.
 
@@ -235,7 +246,7 @@ class JournalCore(Generic[L, V]):
         locks, live_ids = self._locks, self._live
         view = tx.view if tx is not None else None
         checked: list[tuple[int, Content]] = []
-        seen: set[int] | None = set() if len(items) > 1 else None  # an id twice in a run: its second add fails
+        seen: set[int] | None = set() if len(items) > 1 else None  # an id twice in a run: its second op fails
         for record_id, payload in items:
             if type(record_id) is not int or not 0 < record_id <= MAX_ID:
                 raise StoreError(f"record id must be an int in 1..2**64-1, not {record_id!r}")
@@ -257,7 +268,7 @@ class JournalCore(Generic[L, V]):
                 live = record_id in live_ids
             if seen is not None:
                 if record_id in seen:
-                    live = True  # added earlier in this run
+                    live = op != DELETE  # added, or deleted, earlier in this run
                 seen.add(record_id)
             if op == ADD:
                 if live:

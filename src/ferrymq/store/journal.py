@@ -211,6 +211,11 @@ class Journal(Protocol):
         """Remove a live record; returns its LSN."""
         ...
 
+    def delete_run(self, record_ids: Sequence[int], txid: int = 0) -> int:
+        """``delete`` for each of ``record_ids`` in order, validated first (a refusal
+        appends none) and staged in one pass; returns the last LSN."""
+        ...
+
     def prepare(self, txid: int, xid: bytes) -> int:
         """Phase one of a two-phase commit: the transaction survives restart as prepared."""
         ...
