@@ -17,13 +17,12 @@ import os
 import random
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from channel_pair import setup_pair
+from channel_pair import received_numbers, setup_pair
 from qm_process import QueueManagerProcess
 
 import ferrymq.client as fc
@@ -76,15 +75,7 @@ def test_sigkill_either_end_loses_and_repeats_nothing(tmp_path: Path) -> None:
         assert depth(qm1, "QM2") == 0, "\n".join((
             "the transmission queue did not drain", *(qm.log_tail(having=("channel", "listener", "qmgr_started"))
                                                       for qm in (qm1, qm2))))
-        received: Counter[int] = Counter()
-        with fc.connect("QM2", qm2.conn_name) as c:
-            q = c.open("APP.IN")
-            while True:
-                try:
-                    msg = q.get(wait=3.0)
-                except FerryError:
-                    break
-                received[int.from_bytes(msg.data, "big")] += 1
+        received = received_numbers(qm2)
         twice = sorted(n for n, k in received.items() if k > 1)
         assert not twice, f"delivered more than once: {twice[:20]}"
         missing = sorted(acked - set(received))

@@ -15,10 +15,14 @@ import contextlib
 import random
 import socket
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from qm_process import QueueManagerProcess
+
+import ferrymq.client as fc
+from ferrymq.errors import FerryError
 
 LOWEST = 10_000  # below: well-known and registered services' ports
 
@@ -96,3 +100,17 @@ def wait_for(check: Callable[[], object], timeout: float = 60.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError("condition not met in time")
+
+
+def received_numbers(qm: QueueManagerProcess) -> Counter[int]:
+    """How often each number (8 bytes, big-endian) is on ``qm``'s APP.IN, got until none
+    comes for 3 s."""
+    got: Counter[int] = Counter()
+    with fc.connect(qm.name, qm.conn_name) as c:
+        q = c.open("APP.IN")
+        while True:
+            try:
+                msg = q.get(wait=3.0)
+            except FerryError:
+                return got
+            got[int.from_bytes(msg.data, "big")] += 1

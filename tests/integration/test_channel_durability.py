@@ -105,18 +105,23 @@ async def test_a_pipelining_sender_sends_the_next_batch_before_the_confirm(
         pair: tuple[Node, Node, HeldJournal], out: int) -> None:
     """PipeLineLength above 1 at both ends: with QM2's disk held, QM1 has sent and prepared
     a second batch while the first waits for its CONFIRM (two in doubt), and QM2 has put
-    and committed it while the first commit is still unwritten; else one. Given back the
-    disk, the sender resolves both from the receiver's last sequence number (after its
-    reconnection, as HBINT(1) gives up on a CONFIRM after 2 s): all arrive, once."""
+    and committed it while the first commit is still unwritten; else one. Pipelining, the
+    third batch's messages follow too, put at QM2 in its open unit, but not its BATCH_END
+    (never three in doubt). Given back the disk, the sender resolves both from the
+    receiver's last sequence number (after its reconnection, as HBINT(1) gives up on a
+    CONFIRM after 2 s): all arrive, once."""
     qm1, qm2, held = pair
     await put(qm1, 10, 0)
     await wait_until(lambda: depth(qm2, "APP.IN") == 10 and not qm1.qm.in_doubt)
     held.open.clear()
     await put(qm1, 30, 10, at_once=True)
-    await wait_until(lambda: depth(qm2, "APP.IN") == 10 + 10 * out)
+    ahead = 10 if out == 2 else 0  # the third batch's messages, put and not committed
+    await wait_until(lambda: depth(qm2, "APP.IN") == 10 + 10 * out and curdepth(qm2, "APP.IN") == 10 + 10 * out + ahead)
     assert len(batches_in_doubt(qm1.qm.in_doubt, CHANNEL, 999_999_999)) == out
-    await asyncio.sleep(0.3)  # no third batch: at most two are out
+    await asyncio.sleep(0.3)  # no third BATCH_END: at most two are in doubt
     assert depth(qm2, "APP.IN") == 10 + 10 * out
+    assert curdepth(qm2, "APP.IN") == 10 + 10 * out + ahead
+    assert len(batches_in_doubt(qm1.qm.in_doubt, CHANNEL, 999_999_999)) == out
     held.open.set()
     await wait_until(lambda: depth(qm2, "APP.IN") == 40 and depth(qm1, "QM2") == 0 and not qm1.qm.in_doubt)
     assert sorted(await received(qm2, 40)) == list(range(40))

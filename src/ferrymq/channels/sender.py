@@ -18,10 +18,13 @@ is one that closes it while a batch waits BATCHINT for more messages (the batch 
 
 Pipelining (IBM's PipeLineLength above 1 at both ends, agreed in the handshake): the next
 batch is got, sent and prepared while the last one waits for its CONFIRM, so the two
-queue managers' disk writes and the round trip overlap; at most two batches are out (IBM
-runs two threads). Prepared before its BATCH_END, each is in doubt on its own XID; the
-receiver commits them in order, so at reconnection those up to its last committed
-sequence number are committed and the rest backed out (``batches_in_doubt``).
+queue managers' disk writes and the round trip overlap; at most two batches are in doubt
+(IBM runs two threads). A third batch's messages may follow while two are: only its
+prepare waits for the oldest CONFIRM. Prepared before its BATCH_END, each is in doubt on
+its own XID; the receiver commits them in order, so at reconnection those up to its last
+committed sequence number are committed and the rest backed out (``batches_in_doubt``).
+Whatever the depth, a BATCH_END is written only once its prepare is durable; meanwhile
+the agent gets and encodes the next batch, whose messages follow that BATCH_END.
 
 A session that fails backs out what it had not prepared; the retry loop (SHORTRTY times
 SHORTTMR, then LONGRTY times LONGTMR) starts the next one; STOPPED when they run out.
@@ -84,14 +87,14 @@ _WRITE_AT = 256 * 1024
 PIPELINE_DEPTH = 2  # batches out at once when pipelining is agreed: any PipeLineLength above 1 (IBM's)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SentBatch:
     """A batch sent and prepared, waiting for its CONFIRM."""
 
     seq: int
     xid: bytes
     count: int
-    sent_at: float = 0.0  # time.monotonic() of its BatchEnd (STATCHL's NetTime)
+    sent_at: float = 0.0  # time.monotonic() of its BatchEnd (STATCHL's NetTime), once written
 
 
 class SenderAgent:
@@ -119,6 +122,9 @@ class SenderAgent:
         self.pipelined = pipelined
         self.depth = 1  # batches out at once in this session: PIPELINE_DEPTH once both ends agreed
         self.unconfirmed: deque[SentBatch] = deque()  # sent and prepared, oldest first
+        # The newest batch's BATCH_END, written once its prepare is durable: the next
+        # batch's messages wait for it (``end_batch``).
+        self.ending: asyncio.Future[None] | None = None
         self.inbound = inbound  # a requester's connection and address, taken by the one session
         self.requested = inbound is not None
 
@@ -281,6 +287,7 @@ class SenderAgent:
             self.link.close()
             self.link = None
         self.unconfirmed.clear()  # prepared: in doubt, resolved at the next session's start
+        self.ending = None  # its link is closed: a BATCH_END still waiting is never written
 
     async def session(self) -> None:
         chl, row, qm = self.chl, self.row, self.qm
@@ -463,7 +470,7 @@ class SenderAgent:
                 continue
             seq = self.next_seq(seq)
             await self.send_batch(link, batch, seq)
-            while len(self.unconfirmed) >= self.depth:
+            if self.depth == 1:  # not pipelined: the next batch's messages only after this CONFIRM
                 await self.confirmed(link)
             idle_since = last_beat = time.monotonic()
         while self.unconfirmed and self.stop_mode == F.MQMODE_QUIESCE:
@@ -525,12 +532,16 @@ class SenderAgent:
             held += len(frame)
             sent += 1
             if held >= _WRITE_AT:  # a message an exit made large is not kept waiting in the buffer
+                await self.after_batch_end()
                 link.write_frames(frames)
                 frames.clear()
                 held = 0
                 await link.flush()
+        await self.after_batch_end()
         link.write_frames(frames)
         await link.flush()
+        while len(self.unconfirmed) >= self.depth:  # in doubt: never more than the depth agreed
+            await self.confirmed(link)
         batch_hb = self.chl.number("BATCHHB")
         if batch_hb and (time.monotonic() - link.heard) * 1000 > batch_hb:
             await self.batch_heartbeat(link)
@@ -540,11 +551,36 @@ class SenderAgent:
         # whether it was committed there.
         qm.prepare(self.hconn, xid)
         row.indoubt = True
-        await self.host.durable(self.host.done())
         row.substate = F.MQCHSSTATE_END_OF_BATCH
-        link.write(P.BatchEnd(seq, sent))
-        await link.flush()
-        self.unconfirmed.append(SentBatch(seq, xid, sent, time.monotonic()))
+        sent_batch = SentBatch(seq, xid, sent)
+        self.unconfirmed.append(sent_batch)
+        self.ending = self.end_batch(link, sent_batch, self.host.done())
+
+    def end_batch(self, link: Link, batch: SentBatch, lsn: int) -> asyncio.Future[None]:
+        """Write ``batch``'s BATCH_END once its prepare (``lsn``) is durable: the receiver
+        is asked to commit only what a crash here cannot undo. The agent does not wait for
+        it meanwhile but gets and encodes the next batch, whose messages wait for the
+        returned future (``after_batch_end``): done once the BATCH_END is written, or left
+        unwritten because the session ended."""
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def write() -> None:
+            if link is self.link and not link.writer.is_closing():
+                batch.sent_at = time.monotonic()
+                with contextlib.suppress(ChannelError):  # the next write or read fails the session
+                    link.write(P.BatchEnd(batch.seq, batch.count))
+            if not ended.done():
+                ended.set_result(None)
+
+        self.host.when_durable(lsn, write)
+        return ended
+
+    async def after_batch_end(self) -> None:
+        """Wait until the last batch's BATCH_END is written: the next one's messages follow
+        it on the wire (the receiver counts a batch's messages up to its BATCH_END)."""
+        ending, self.ending = self.ending, None
+        if ending is not None:
+            await ending
 
     async def confirmed(self, link: Link) -> None:
         """The oldest batch out, committed here once its CONFIRM came.

@@ -46,7 +46,10 @@ Payloads (``s48`` is a name blank-padded to 48 bytes, ASCII):
   Any other answer is a CLOSE with the reason.
 - BATCH_END: sequence u32, messages u32. CONFIRM: sequence u32, reason u32 (0: committed).
   CONFIRMs come in the order of the BATCH_ENDs they answer; with pipelining agreed a
-  second batch may follow a BATCH_END before its CONFIRM (never more than two in doubt).
+  second batch may follow a BATCH_END before its CONFIRM, and a third batch's messages
+  may follow the second's BATCH_END, but never a third BATCH_END before the first CONFIRM
+  (never more than two in doubt). A sender writes a BATCH_END only once its own prepare of
+  that batch is durable; its next batch's messages come after it.
 - HEARTBEAT / HEARTBEAT_ACK: empty. CLOSE: reason u32, text (u16 + UTF-8).
 - SECURITY (either end, after the handshake; the security exits' exchange,
   ferrymq.channels.security): step u32 (SEC_SEND 0: no reply wanted, SEC_REQUEST 1: a
