@@ -1,8 +1,8 @@
 """The channel initiator: listeners, agents, and the channel commands' requests.
 
 Started with the queue manager (``start``): listeners of CONTROL(QMGR) or STARTONLY
-listen; every POLL seconds it carries out the requests the commands queued
-(engine.chlcontrol: START/STOP/RESET CHANNEL, START/STOP LISTENER) and starts the
+listen; it carries out the requests the commands queued (engine.chlcontrol: START/STOP/RESET
+CHANNEL, START/STOP LISTENER) as soon as one is queued, and every POLL seconds starts the
 sending channel of every transmission queue that holds messages (unless the channel was
 left STOPPED), a convenience of ferrymq's; a transmission queue with TRIGGER and
 INITQ(SYSTEM.CHANNEL.INITQ) is not polled: its trigger messages, read there as IBM's
@@ -78,6 +78,7 @@ class ChannelInitiator:
         self.resets: dict[str, int] = {}
         self.committed: dict[str, Committed] = {}  # receivers' last committed batches (see ReceiverAgent)
         self._task: asyncio.Task[None] | None = None
+        self._woken = asyncio.Event()  # a request was queued (``ChannelControl.wake``)
         self.stopping = False
 
     async def start(self) -> None:
@@ -87,11 +88,18 @@ class ChannelInitiator:
         for obj in list(self.qm.state.listeners):
             if obj.get("CONTROL") in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
                 await self.start_listener(obj.name)
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="ferrymq-channel-initiator")
+        loop = asyncio.get_running_loop()
+
+        def wake() -> None:  # a command may run off the loop's thread
+            loop.call_soon_threadsafe(self._woken.set)
+
+        self.control.wake = wake
+        self._task = loop.create_task(self._run(), name="ferrymq-channel-initiator")
 
     async def stop(self) -> None:
         self.stopping = True
         self.control.initiator = False
+        self.control.wake = None
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -382,4 +390,6 @@ class ChannelInitiator:
                 self.trigger()
             except Exception:  # the initiator must not die of one bad definition
                 log.exception("event=channel_initiator_tick_failed")
-            await asyncio.sleep(POLL)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), POLL)
+            self._woken.clear()

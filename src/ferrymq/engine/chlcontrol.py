@@ -230,9 +230,14 @@ class ChannelControl:
     # PING CHANNELs whose reply waits for the ping: the command server takes them right after
     # the command and answers each when it ends (an immediate reply would say nothing).
     deferred: list[Ping] = field(default_factory=list)
+    # Set by the initiator: wakes it to take a request now rather than at its next poll
+    # (START CHANNEL acts at once, as IBM's does).
+    wake: Callable[[], None] | None = None
 
     def request(self, req: Request) -> None:
         self.requests.append(req)
+        if self.wake is not None:
+            self.wake()
 
     def take_requests(self) -> list[Request]:
         taken, self.requests = self.requests, []
