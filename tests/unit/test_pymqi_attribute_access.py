@@ -39,3 +39,17 @@ def test_a_got_md_reads_its_fields_and_refuses_other_names() -> None:
     assert md.MsgId == b"M" * 24 and md.Priority == 3 and md.Version == C.MQMD_VERSION_1
     with pytest.raises(AttributeError):
         structs.MD().NoSuchField  # noqa: B018
+
+
+def test_a_new_md_holds_only_what_every_get_reads_and_reads_the_rest_as_defaults() -> None:
+    # A get's answer replaces the MD whole, so a new MD does not fill in its 39 fields
+    md = structs.MD()
+    assert len(vars(md)) <= 6
+    full = {name: structs.MD._defaults[name] for name in structs.MD._defaults}
+    assert md.get() == full  # every field reads as pymqi's default (b"" where pymqi has b"")
+    assert md.ReplyToQ == b"" and md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
+    md.Priority = 4  # the others stay defaults, and the packed forms agree
+    assert md.wire() == structs.MD(Priority=4).wire() and md.pack() == structs.MD(Priority=4).pack()
+    assert md == structs.MD(Priority=4)
+    with pytest.raises(AttributeError):
+        md.NoSuchField  # noqa: B018

@@ -256,6 +256,7 @@ MSG_ID_AT, CORREL_ID_AT, _ID_LEN = 48, 72, 24  # the identifiers' offsets and le
 _START: dict[type, dict[str, Any]] = {}  # a default MD's fields and wire(), made once per class
 _KW_WIRE: dict[tuple[Any, ...], bytes] = {}  # MD(**fields)'s wire, by fields (ids aside)
 _UNSET = object()  # MD(**kw) without an identifier
+_HELD = ("Version", "MsgId", "CorrelId", "GroupId")  # what a new MD holds (the rest: defaults)
 
 
 class MD(MQOpts):
@@ -271,12 +272,18 @@ class MD(MQOpts):
     def __init__(self, *, MsgId: Any = _UNSET, CorrelId: Any = _UNSET, **kw: Any) -> None:
         # MsgId and CorrelId: per message, so spliced, never part of the key (named here: no
         # pop from kw, and MD(CorrelId=...) finds kw empty)
+        # Only the Version and the packed wire() are held at first; every other field reads
+        # as its default through __getattr__ until it is set. Most MDs are made for a get,
+        # whose answer replaces them whole (``received``): filling 39 fields first was waste.
         d = self.__dict__
         start = _START.get(type(self))
         if start is None:
             d.update(self._defaults)
-            start = _START[type(self)] = {**self._defaults, "_w": self._pack_layout(self.Version)}
-        d.update(start)  # the fields and their wire() in one update; no list fields in an MD: shared safely
+            # the fields every get reads (Version; its match fields) held, as after ``received``
+            start = _START[type(self)] = {name: getattr(self, name) for name in _HELD} | {
+                "_w": self._pack_layout(self.Version)}
+            d.clear()
+        d.update(start)
         if kw:
             key: tuple[Any, ...] | None = (type(self), *kw.items())
             try:
@@ -310,8 +317,9 @@ class MD(MQOpts):
             d["_w"] = _spliced(w, name, value)
 
     def __getattr__(self, name: str) -> Any:
-        # Reached for a field only while the MD holds a got message's MQMD undecoded: the
-        # field is read from the bytes (a reply's CorrelId=md.MsgId decodes nothing else).
+        # Reached for a field only while the MD holds a got message's MQMD undecoded (the
+        # field is read from the bytes: a reply's CorrelId=md.MsgId decodes nothing else), or
+        # one not set since the MD was made (its default).
         d = self.__dict__
         raw = d.get("_raw")
         if raw is not None:
@@ -325,6 +333,11 @@ class MD(MQOpts):
                 return d["_ver"]
             if name == "StrucId":
                 return raw[:4]
+        else:  # a field not set since the MD was made (__init__) reads as its default
+            try:
+                return self._defaults[name]
+            except KeyError:
+                pass
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def received(self, raw: bytes, version: int) -> None:
