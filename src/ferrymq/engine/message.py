@@ -284,8 +284,11 @@ class Message:
         head = _HEAD.pack(_SHARED_DATA_VERSION if shared else _RECORD_VERSION, flags, len(name), self.seq, self.put_at,
                           len(props))
         # The small parts joined (a few hundred bytes): the journal checksums and copies
-        # each part on its own, and these are not worth a part each.
-        return b"".join((head, name, raw, props)), _DATA_REF.pack(shared) if shared else self.data
+        # each part on its own, and these are not worth a part each. A copy sharing its
+        # data (a publication's) is all small parts: one.
+        if shared:
+            return (b"".join((head, name, raw, props, _DATA_REF.pack(shared))),)
+        return b"".join((head, name, raw, props)), self.data
 
     def share_data(self, record_id: int, data: bytes) -> None:
         """From now on the data is ``data`` (the same bytes object as the messages that share
