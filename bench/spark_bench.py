@@ -17,6 +17,17 @@ Beside each write's rate: the CPU time per message of the Spark JVM, its Python 
 the queue manager (from /proc; the writes are what those processes do in that time), which
 other load on the machine changes far less than the rates.
 
+Fairness between the reads (1 and 2): before any timed query, every read runs once untimed
+(--warmup rows: the JVM's first query of a source pays for JIT, Python workers and
+connections); each query starts from a collected JVM heap; and --rounds rotates the order of
+the reads by one per round, so that each takes each place in a round equally often (the
+second query of a round has cost the JVM 15-30 % less than the first, whatever it read). The
+ingest is compared with each synthetic read within each round (the same JVM, minutes apart):
+the per-round ratios of steady rates and their median, and the same by CPU per row (the
+other's total over the ingest's: what the rates' ratio is when the queries have the cores
+to themselves); with each read's median CPU per row by process over the rounds, and the
+one-minute load average at each query's start.
+
 "steady" is rows over the summed trigger time of every micro-batch but the first (which
 pays for starting Python workers); "wall" is rows over the query's whole run;
 "steady_cpu_us_per_row" is the same CPU time (JVM, Python workers, queue manager) over the
@@ -250,6 +261,60 @@ def synthetic_source(size: int, like: dict[str, Any] | None = None, name: str = 
     return Synthetic
 
 
+READS = ("ingest", "synthetic", "synthetic_like")
+CPU_ROLES = ("jvm", "python_workers", "qmgr")
+
+
+def _median(values: Sequence[float]) -> float:
+    return float(np.median(values)) if values else float("nan")
+
+
+def summary(out: dict[str, Any], reads: Sequence[str], rounds: int) -> dict[str, Any]:
+    """The ingest's steady rate over each other read's, paired within each round (the same
+    sitting, the same JVM, minutes apart), and their median; and each read's median CPU per
+    row by process over the rounds."""
+    tags = [""] if rounds == 1 else [f"_{r + 1}" for r in range(rounds)]
+    doc: dict[str, Any] = {}
+    for other in reads:
+        if other == "ingest":
+            continue
+        ratios = [round(out[f"ingest{t}"]["steady_rows_s"] / out[f"{other}{t}"]["steady_rows_s"], 3) for t in tags
+                  if out[f"{other}{t}"]["steady_rows_s"]]
+        # The same by CPU per row (the other's total over the ingest's): what the rates' ratio is
+        # when the cores are all the queries', which other load on the machine changes far less.
+        cpu = [round(out[f"{other}{t}"]["steady_cpu_us_per_row"]["total"]
+                     / out[f"ingest{t}"]["steady_cpu_us_per_row"]["total"], 3) for t in tags
+               if "steady_cpu_us_per_row" in out[f"{other}{t}"] and "steady_cpu_us_per_row" in out[f"ingest{t}"]]
+        doc[f"ingest/{other}"] = {"rounds": ratios, "median": round(_median(ratios), 3),
+                                  "by_cpu_rounds": cpu, "by_cpu_median": round(_median(cpu), 3)}
+    for name in reads:
+        cpu = [out[f"{name}{t}"].get("steady_cpu_us_per_row", {}) for t in tags]
+        doc[f"{name}_cpu_us_per_row_median"] = {
+            k: round(_median([c[k] for c in cpu if k in c and c[k] >= 0]), 1) for k in ("total", *CPU_ROLES)}
+    return doc
+
+
+def print_summary(out: dict[str, Any], reads: Sequence[str], rounds: int) -> None:
+    tags = [""] if rounds == 1 else [f"_{r + 1}" for r in range(rounds)]
+    print("round | order | " + " | ".join(f"{n} rows/s" for n in reads) + " | "
+          + " | ".join(f"ingest/{n}" for n in reads if n != "ingest") + " | "
+          + " | ".join(f"{n} CPU us/row jvm/workers/qmgr" for n in reads) + " | load at each start")
+    doc = out["summary"]
+    for i, t in enumerate(tags):
+        cpu = [out[f"{n}{t}"].get("steady_cpu_us_per_row", {}) for n in reads]
+        print(" | ".join([str(i + 1), ",".join(out[f"order{t}"]),
+                          *(str(out[f"{n}{t}"]["steady_rows_s"]) for n in reads),
+                          *(str(doc[f"ingest/{n}"]["rounds"][i]) if i < len(doc[f"ingest/{n}"]["rounds"]) else "-"
+                            for n in reads if n != "ingest"),
+                          *("/".join(str(c.get(k, "-")) for k in CPU_ROLES) for c in cpu),
+                          "/".join(str(out[f"{n}{t}"]["load_1m"][0]) for n in out[f"order{t}"])]))
+    print("median | " + " | ".join(f"ingest/{n} {doc[f'ingest/{n}']['median']} (by CPU per row "
+                                   f"{doc[f'ingest/{n}']['by_cpu_median']}: {doc[f'ingest/{n}']['by_cpu_rounds']})"
+                                   for n in reads if n != "ingest")
+          + " | CPU us/row jvm/workers/qmgr: " + " | ".join(f"{n} " + "/".join(str(doc[f"{n}_cpu_us_per_row_median"][k]) for k in CPU_ROLES)
+                               for n in reads), flush=True)
+
+
 def message_values(conn: str, qmgr: str) -> dict[str, Any]:
     """Every column but the generated ones of the first message on the input queue, as the
     source reads it."""
@@ -276,7 +341,9 @@ def main() -> None:
     p.add_argument("--skip", default="", help="comma list of phases to skip: ingest,synthetic,synthetic_like,write,"
                    "stream_write")
     p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
-    p.add_argument("--rounds", type=int, default=1, help="ingest and synthetic this many times, alternating")
+    p.add_argument("--rounds", type=int, default=1, help="every read this many times, the order rotated per round")
+    p.add_argument("--warmup", type=int, default=100_000, help="rows of an untimed first query of every read before "
+                   "the rounds (0: none)")
     p.add_argument("--page-messages", type=int, default=4096, help="the ingest's pageMessages (Arrow batch rows)")
     p.add_argument("--max-bytes", type=int, default=0, help="the ingest's maxBytesPerTrigger instead of --batch")
     args = p.parse_args()
@@ -299,37 +366,59 @@ def main() -> None:
                            "master": args.master}
     opts = {"queueManager": args.qmgr, "connName": conn}
     try:
-        if "synthetic" not in skip:
+        reads = [name for name in READS if name not in skip and (name != "synthetic_like" or "ingest" not in skip)]
+        if "synthetic" in reads:
             spark.dataSource.register(synthetic_source(args.size))
-        like_registered = False
-        # Rounds alternate the two reads, so that neither has the JVM's warm-up (JIT) to itself.
-        for r in range(args.rounds):
-            tag = "" if args.rounds == 1 else f"_{r + 1}"
-            if "ingest" not in skip:
-                out[f"fill_puts_s{tag}"] = round(fill(conn, args.qmgr, args.messages, args.size))
-                if "synthetic_like" not in skip and not like_registered:
-                    spark.dataSource.register(synthetic_source(args.size, message_values(conn, args.qmgr),
-                                                               "ferrymq_synthetic_like"))
-                    like_registered = True
-                # --max-bytes: the same batches by a byte limit (the driver sizes each batch by browsing it).
-                limit = {"maxBytesPerTrigger": str(args.max_bytes)} if args.max_bytes else {
-                    "maxMessagesPerTrigger": str(args.batch)}
+        waiting = 0  # messages on the input queue before a round's fill
+        if "ingest" in reads:
+            fill(conn, args.qmgr, 1, args.size)  # the message whose values synthetic_like repeats
+            waiting = 1
+            if "synthetic_like" in reads:
+                spark.dataSource.register(synthetic_source(args.size, message_values(conn, args.qmgr),
+                                                           "ferrymq_synthetic_like"))
+        # --max-bytes: the same batches by a byte limit (the driver sizes each batch by browsing it).
+        limit = {"maxBytesPerTrigger": str(args.max_bytes)} if args.max_bytes else {
+            "maxMessagesPerTrigger": str(args.batch)}
+
+        def read(name: str, rows: int) -> dict[str, Any]:
+            """One timed query of ``name`` over ``rows`` rows, from a collected JVM heap."""
+            if name == "ingest":
                 reader = spark.readStream.format("ferrymq").options(
                     **opts, queue=QUEUE_IN, **limit, minPartitions=str(args.parts),
                     pageMessages=str(args.page_messages), checkpointLocation=tempfile.mkdtemp())
-                out[f"ingest{tag}"] = run_stream(spark, reader, args.messages, pid)
-                print(f"ingest{tag}", out[f"ingest{tag}"], flush=True)
-            if "synthetic" not in skip:
-                reader = spark.readStream.format("ferrymq_synthetic").options(
-                    rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
-                out[f"synthetic{tag}"] = run_stream(spark, reader, args.messages, pid)
-                print(f"synthetic{tag}", out[f"synthetic{tag}"], flush=True)
-            if "synthetic_like" not in skip and "ingest" not in skip:
-                # The synthetic source again, its other columns holding a real message's values.
-                reader = spark.readStream.format("ferrymq_synthetic_like").options(
-                    rows=str(args.messages), batch=str(args.batch), parts=str(args.parts))
-                out[f"synthetic_like{tag}"] = run_stream(spark, reader, args.messages, pid)
-                print(f"synthetic_like{tag}", out[f"synthetic_like{tag}"], flush=True)
+            else:  # synthetic_like: the synthetic source, its other columns holding a real message's values
+                reader = spark.readStream.format(f"ferrymq_{name}").options(
+                    rows=str(rows), batch=str(args.batch), parts=str(args.parts))
+            spark.sparkContext._jvm.System.gc()  # no query starts with the garbage of the one before it
+            load = os.getloadavg()[0]
+            result = run_stream(spark, reader, rows, pid)
+            return {**result, "load_1m": [round(load, 2), round(os.getloadavg()[0], 2)]}
+
+        if args.warmup and reads:
+            # Not timed: every source's first query in this JVM (JIT, Python workers, connections),
+            # so that no timed query is a source's first.
+            if "ingest" in reads:
+                fill(conn, args.qmgr, args.warmup, args.size)
+            out["warmup"] = {name: read(name, args.warmup + (waiting if name == "ingest" else 0))["steady_rows_s"]
+                             for name in reads}
+            waiting = 0
+            print("warmup", out["warmup"], flush=True)
+        # Each round runs every read once, the order rotated by one per round: every source takes
+        # each place in a round equally often over len(reads) rounds (a round's first query costs
+        # the JVM more than its later ones), and the ratios are taken within a round.
+        for r in range(args.rounds):
+            tag = "" if args.rounds == 1 else f"_{r + 1}"
+            order = reads[r % len(reads):] + reads[: r % len(reads)] if reads else []
+            out[f"order{tag}"] = order
+            if "ingest" in reads:
+                out[f"fill_puts_s{tag}"] = round(fill(conn, args.qmgr, args.messages, args.size))
+            for name in order:
+                out[f"{name}{tag}"] = read(name, args.messages + (waiting if name == "ingest" else 0))
+                print(f"{name}{tag}", out[f"{name}{tag}"], flush=True)
+            waiting = 0
+        if "ingest" in reads and len(reads) > 1:
+            out["summary"] = summary(out, reads, args.rounds)
+            print_summary(out, reads, args.rounds)
         if "write" not in skip:
             df = (spark.range(args.messages, numPartitions=args.parts)
                   .select(F.expr(f"cast(repeat('x', {args.size}) as binary)").alias("payload")).cache())
