@@ -107,7 +107,9 @@ def register(group: click.Group) -> None:
     @click.option("--persistent-publications", type=click.IntRange(10, M.MAX_COUNT), default=2_000,
                   show_default=True, help="Pub/sub: persistent publications per run.")
     @click.option("--channel-count", type=click.IntRange(10, M.MAX_COUNT), default=5_000, show_default=True,
-                  help="Channel scenario: messages QM1 -> QM2 per run (and puts of the one-qmgr baseline).")
+                  help="Channel scenario: messages QM1 -> QM2 per run (and puts of the one-qmgr baseline), on "
+                       "the source first; the channel and the shovel each timed from its go to the last "
+                       "message at the destination, no process start inside (ferrymq.bench.channel).")
     @click.option("--channel-batch", type=click.IntRange(1, 9999), default=50, show_default=True,
                   help="Channel scenario: the sender channel's BATCHSZ.")
     @click.option("--port", "ports", multiple=True, metavar="BROKER=PORT", callback=_ports,
