@@ -36,7 +36,7 @@ for _name, _kind, _len in LAYOUT_V2.fields:
 assert _pos == MD_SIZE and MD_SIZE % 4 == 0
 assert all(at % 4 == 0 for at, kind, _ in _AT.values() if kind == "l")  # integers read as int32 columns
 _DATE_AT = _AT["put_date"][0]
-assert _AT["put_time"][0] == _DATE_AT + 8  # PutDate and PutTime side by side: one 16-byte key
+assert _AT["put_time"][0] == _DATE_AT + 8 and _DATE_AT % 4 == 0  # PutDate and PutTime side by side: 4 words
 
 
 def _binary(values: npt.NDArray[np.uint8] | bytes | memoryview, offsets: npt.NDArray[np.int32], n: int) -> pa.Array:
@@ -59,9 +59,10 @@ def _chars(block: U8Matrix, at: int, width: int) -> pa.Array:
     blanks dropped, Latin-1. Pure ASCII (the rule) is already UTF-8 and is cut out with
     masks; a column with any other byte goes by decode_chars itself, once per distinct value."""
     n = len(block)
-    raw = np.ascontiguousarray(block[:, at : at + width])
-    if n and (raw == raw[0]).all():  # the rule: one producer, one format, one reply queue
-        return _repeated(decode_chars(raw[0].tobytes()), n)
+    field = block[:, at : at + width]
+    if n and (field == field[0]).all():  # the rule: one producer, one format, one reply queue
+        return _repeated(decode_chars(field[0].tobytes()), n)
+    raw = np.ascontiguousarray(field)
     col = np.arange(width)
     nul = raw == 0
     ends = np.where(nul.any(axis=1), nul.argmax(axis=1), width)
@@ -83,19 +84,32 @@ def _chars(block: U8Matrix, at: int, width: int) -> pa.Array:
 
 
 def _timestamps(block: U8Matrix) -> pa.Array:
-    """PutDate + PutTime as microseconds (put_micros), converted once per distinct pair:
-    put times repeat within a page (they are to the hundredth of a second)."""
-    keys = np.ascontiguousarray(block[:, _DATE_AT : _DATE_AT + 16]).view("V16").ravel()
-    uniq, where = np.unique(keys, return_inverse=True)
-    micros = np.zeros(len(uniq), dtype=np.int64)
-    valid = np.zeros(len(uniq), dtype=bool)
-    for i, key in enumerate(uniq):
-        raw = key.tobytes()
-        v = put_micros(decode_chars(raw[:8]), decode_chars(raw[8:]))
-        if v is not None:
-            micros[i], valid[i] = v, True
-    where = where.ravel()
-    return pa.array(micros[where], pa.timestamp("us", tz="UTC"), mask=~valid[where])
+    """PutDate + PutTime as microseconds (put_micros), converted once per run of equal
+    pairs: put times are to the hundredth of a second, so a page's messages come in runs
+    of one put time (found by comparing each row with the one before, not by sorting)."""
+    n = len(block)
+    if not n:
+        return pa.array([], pa.timestamp("us", tz="UTC"))
+    words = block.view("<u4")[:, _DATE_AT // 4 : _DATE_AT // 4 + 4]  # the pair as four strided words
+    changed = words[1:, 0] != words[:-1, 0]
+    for j in (1, 2, 3):
+        changed |= words[1:, j] != words[:-1, j]
+    starts = np.concatenate(([0], np.flatnonzero(changed) + 1))
+    micros = np.zeros(len(starts), dtype=np.int64)
+    valid = np.ones(len(starts), dtype=bool)
+    seen: dict[bytes, int | None] = {}
+    for i, raw in enumerate(block[start, _DATE_AT : _DATE_AT + 16].tobytes() for start in starts):
+        if raw in seen:
+            v = seen[raw]
+        else:
+            v = seen[raw] = put_micros(decode_chars(raw[:8]), decode_chars(raw[8:]))
+        if v is None:
+            valid[i] = False
+        else:
+            micros[i] = v
+    lengths = np.diff(np.append(starts, n))
+    mask = None if valid.all() else np.repeat(~valid, lengths)
+    return pa.array(np.repeat(micros, lengths), pa.timestamp("us", tz="UTC"), mask=mask)
 
 
 def _properties(page: ColumnPage, map_type: pa.DataType) -> pa.Array:
