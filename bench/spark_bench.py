@@ -61,10 +61,12 @@ QUEUE_IN, QUEUE_OUT, QUEUE_STREAM = "BENCH.SPARK.IN", "BENCH.SPARK.OUT", "BENCH.
 QUEUES = [(q, 5_000_000) for q in (QUEUE_IN, QUEUE_OUT, QUEUE_STREAM)]  # FERRYMQ.SPARK.COMMITS: the queue manager defines it
 
 
-def cpu_by_role(qmgr_pid: int) -> dict[str, float]:
+def cpu_by_role(qmgr_pid: int, seen: dict[int, tuple[str, float]] | None = None) -> dict[str, float]:
     """CPU seconds so far of this run's Spark JVM, its Python workers (pyspark daemons and
     their forks) and the queue manager, from /proc. Only this process's descendants count:
-    other sessions on the machine run Spark too."""
+    other sessions on the machine run Spark too. ``seen``: each process's role and CPU at
+    its last sighting, kept across calls, so that a process that has exited (Spark ends
+    idle Python workers) still counts what it had used when last seen."""
     stats: dict[int, tuple[int, float]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -78,17 +80,22 @@ def cpu_by_role(qmgr_pid: int) -> dict[str, float]:
         before = len(ours)
         ours |= {pid for pid, (ppid, _) in stats.items() if ppid in ours}
         grew = len(ours) > before
-    out = {"jvm": 0.0, "python_workers": 0.0, "qmgr": stats[qmgr_pid][1] if qmgr_pid in stats else 0.0}
-    for pid in ours - {os.getpid()}:
+    seen = {} if seen is None else seen
+    if qmgr_pid in stats:
+        seen[qmgr_pid] = ("qmgr", stats[qmgr_pid][1])
+    for pid in ours - {os.getpid(), qmgr_pid}:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmd = f.read()
         except OSError:
             continue
         if b"SparkSubmit" in cmd:
-            out["jvm"] += stats[pid][1]
+            seen[pid] = ("jvm", stats[pid][1])
         elif b"pyspark.daemon" in cmd:
-            out["python_workers"] += stats[pid][1]
+            seen[pid] = ("python_workers", stats[pid][1])
+    out = dict.fromkeys(("jvm", "python_workers", "qmgr"), 0.0)
+    for role, seconds in seen.values():
+        out[role] += seconds
     return out
 
 
@@ -127,18 +134,19 @@ def rates(query: Any, rows: int, seconds: float) -> dict[str, float]:
 
 class CpuSampler(threading.Thread):
     """Samples ``cpu_by_role`` every ``period`` seconds, so that the CPU of a stretch of the
-    run (the steady batches) can be read off afterwards. (A worker that exits takes its
-    CPU with it: Spark keeps them for the whole session.)"""
+    run (the steady batches) can be read off afterwards. A worker that exits keeps its CPU
+    at its last sample: what it used after that, within ``period``, is missed."""
 
     def __init__(self, qmgr: int, period: float = 0.2) -> None:
         super().__init__(daemon=True)
         self.qmgr, self.period = qmgr, period
         self.samples: list[tuple[float, dict[str, float]]] = []
+        self.seen: dict[int, tuple[str, float]] = {}
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.is_set():
-            self.samples.append((time.time(), cpu_by_role(self.qmgr)))
+            self.samples.append((time.time(), cpu_by_role(self.qmgr, self.seen)))
             self.done.wait(self.period)
 
     def at(self, when: float) -> dict[str, float]:
@@ -273,8 +281,9 @@ def summary(out: dict[str, Any], reads: Sequence[str], rounds: int) -> dict[str,
     """The ingest's steady rate over each other read's, paired within each round (the same
     sitting, the same JVM, minutes apart), and their median; and each read's median CPU per
     row by process over the rounds."""
-    tags = [""] if rounds == 1 else [f"_{r + 1}" for r in range(rounds)]
-    doc: dict[str, Any] = {}
+    tags = [t for t in ([""] if rounds == 1 else [f"_{r + 1}" for r in range(rounds)])
+            if not any("error" in out[f"{n}{t}"] for n in reads)]  # a round with a failed query has no pair
+    doc: dict[str, Any] = {"rounds_compared": [t.lstrip("_") or "1" for t in tags]}
     for other in reads:
         if other == "ingest":
             continue
@@ -295,14 +304,14 @@ def summary(out: dict[str, Any], reads: Sequence[str], rounds: int) -> dict[str,
 
 
 def print_summary(out: dict[str, Any], reads: Sequence[str], rounds: int) -> None:
-    tags = [""] if rounds == 1 else [f"_{r + 1}" for r in range(rounds)]
+    doc = out["summary"]
+    tags = [f"_{r}" if rounds > 1 else "" for r in doc["rounds_compared"]]
     print("round | order | " + " | ".join(f"{n} rows/s" for n in reads) + " | "
           + " | ".join(f"ingest/{n}" for n in reads if n != "ingest") + " | "
           + " | ".join(f"{n} CPU us/row jvm/workers/qmgr" for n in reads) + " | load at each start")
-    doc = out["summary"]
     for i, t in enumerate(tags):
         cpu = [out[f"{n}{t}"].get("steady_cpu_us_per_row", {}) for n in reads]
-        print(" | ".join([str(i + 1), ",".join(out[f"order{t}"]),
+        print(" | ".join([doc["rounds_compared"][i], ",".join(out[f"order{t}"]),
                           *(str(out[f"{n}{t}"]["steady_rows_s"]) for n in reads),
                           *(str(doc[f"ingest/{n}"]["rounds"][i]) if i < len(doc[f"ingest/{n}"]["rounds"]) else "-"
                             for n in reads if n != "ingest"),
@@ -413,9 +422,16 @@ def main() -> None:
             if "ingest" in reads:
                 out[f"fill_puts_s{tag}"] = round(fill(conn, args.qmgr, args.messages, args.size))
             for name in order:
-                out[f"{name}{tag}"] = read(name, args.messages + (waiting if name == "ingest" else 0))
+                try:
+                    out[f"{name}{tag}"] = read(name, args.messages + (waiting if name == "ingest" else 0))
+                except Exception as exc:  # e.g. a Python worker too slow to start on a loaded machine
+                    out[f"{name}{tag}"] = {"error": str(exc).splitlines()[0][:300]}
+                    if name == "ingest":  # what it left unread goes to the next round's ingest
+                        with connect(args.qmgr, conn) as c:
+                            waiting = c.queue_range(QUEUE_IN).depth
                 print(f"{name}{tag}", out[f"{name}{tag}"], flush=True)
-            waiting = 0
+                if name == "ingest" and "error" not in out[f"{name}{tag}"]:
+                    waiting = 0
         if "ingest" in reads and len(reads) > 1:
             out["summary"] = summary(out, reads, args.rounds)
             print_summary(out, reads, args.rounds)
