@@ -130,10 +130,10 @@ def test_sender_exit_changes_suppresses_and_stops_without_loss(tmp_path: Path) -
 def test_a_chain_of_message_exits_defined_by_mqsc_and_pcf(tmp_path: Path) -> None:
     qm1, qm2 = setup_pair(tmp_path / "home", create_args=exit_dirs(tmp_path))
     try:
-        # two message exits, each with its own MSGDATA item, called in order
-        qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) MSGEXIT('audit:msg','audit:msg') MSGDATA('A','B')")
+        # two message exits, each with its own MSGDATA item (commas and quotes its own), in order
+        qm1.mqsc("ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) MSGEXIT('audit:msg', 'audit:msg') MSGDATA('A,1', 'B''s')")
         shown = qm1.mqsc("DISPLAY CHANNEL(QM1.TO.QM2) MSGEXIT MSGDATA")
-        assert "MSGEXIT(audit:msg, audit:msg)" in shown and "MSGDATA(A, B)" in shown
+        assert "MSGEXIT('audit:msg','audit:msg')" in shown and "MSGDATA('A,1','B''s')" in shown
         with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
             out = c1.open("TO.QM2.APP")
             out.put(b"one", persistent=True)
@@ -141,8 +141,8 @@ def test_a_chain_of_message_exits_defined_by_mqsc_and_pcf(tmp_path: Path) -> Non
             out.put(b"two", persistent=True)
             inq = c2.open("APP.IN")
             # each exit keeps its own ExitUserArea: the second saw one message fewer
-            assert inq.get(wait=30.0).data == b"one [audited 1 by A] [audited 1 by B]"
-            assert inq.get(wait=30.0).data == b"two [audited 2 by A] [audited 2 by B]"
+            assert inq.get(wait=30.0).data == b"one [audited 1 by A,1] [audited 1 by B's]"
+            assert inq.get(wait=30.0).data == b"two [audited 2 by A,1] [audited 2 by B's]"
             dead = c1.open("SYSTEM.DEAD.LETTER.QUEUE").get(wait=10.0)
             assert MQDLH.unpack_from(dead.data).reason == C.MQFB_STOPPED_BY_MSG_EXIT
             assert dead.data.endswith(b"suppress-me")
@@ -153,21 +153,21 @@ def test_a_chain_of_message_exits_defined_by_mqsc_and_pcf(tmp_path: Path) -> Non
             pcf.MQCMD_CHANGE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"QM1.TO.QM2",
                                       CMQCFC.MQIACH_CHANNEL_TYPE: CMQC.MQCHT_SENDER,
                                       CMQCFC.MQCACH_MSG_EXIT_NAME: [b"audit:msg", b"audit:msg", b"audit:msg"],
-                                      CMQCFC.MQCACH_MSG_EXIT_USER_DATA: [b"X", b"Y", b"Z"]})
+                                      CMQCFC.MQCACH_MSG_EXIT_USER_DATA: [b"X", b"Y,y", b"Z"]})
             (found,) = pcf.MQCMD_INQUIRE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"QM1.TO.QM2"})
             assert [n.strip() for n in found[CMQCFC.MQCACH_MSG_EXIT_NAME]] == [b"audit:msg"] * 3
-            assert [d.strip() for d in found[CMQCFC.MQCACH_MSG_EXIT_USER_DATA]] == [b"X", b"Y", b"Z"]
+            assert [d.strip() for d in found[CMQCFC.MQCACH_MSG_EXIT_USER_DATA]] == [b"X", b"Y,y", b"Z"]
         finally:
             conn.disconnect()
         # kept across a restart
         qm1.stop()
         qm1.start()
-        assert "MSGDATA(X, Y, Z)" in qm1.mqsc("DISPLAY CHANNEL(QM1.TO.QM2) MSGDATA")
+        assert "MSGDATA('X','Y,y','Z')" in qm1.mqsc("DISPLAY CHANNEL(QM1.TO.QM2) MSGDATA")
         qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
         with fc.connect("QM1", qm1.conn_name) as c1, fc.connect("QM2", qm2.conn_name) as c2:
             c1.open("TO.QM2.APP").put(b"three", persistent=True)
             assert c2.open("APP.IN").get(wait=30.0).data == \
-                b"three [audited 1 by X] [audited 1 by Y] [audited 1 by Z]"
+                b"three [audited 1 by X] [audited 1 by Y,y] [audited 1 by Z]"
     finally:
         qm1.stop()
         qm2.stop()

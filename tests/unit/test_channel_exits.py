@@ -20,14 +20,19 @@ from ferrymq.channels.exits import (
     load_exit,
 )
 from ferrymq.channels.refexits import receive_reference, send_reference
+from ferrymq.engine import chlattrs as K
 from ferrymq.engine.channels import ChannelObject
 from ferrymq.mq import constants as C
 from ferrymq.mq import cxc as X
 from ferrymq.protocol import channel as P
 
 
-def channel(chltype: str = "SDR", **attrs: str) -> ChannelObject:
-    return ChannelObject("QM1.TO.QM2", chltype, dict(attrs), 0.0)
+def channel(chltype: str = "SDR", **attrs: str | tuple[str, ...]) -> ChannelObject:
+    """A definition as engine.channels keeps it: an exit list (MSGEXIT ...) a tuple, one
+    string standing for a list of that one item."""
+    lists = {k: v if isinstance(v, tuple) else (v,) for k, v in attrs.items() if k in K.EXIT_ITEMS}
+    return ChannelObject("QM1.TO.QM2", chltype, {k: v for k, v in attrs.items()
+                                                 if isinstance(v, str) and k not in K.EXIT_ITEMS}, 0.0, lists)
 
 
 def write_exit(root: Path, rel: str, body: str) -> None:
@@ -231,8 +236,8 @@ def tag(p):
 
 def test_exit_chains_run_in_order_and_stop_as_ibm_says(tmp_path: Path) -> None:
     write_exit(tmp_path, "chain.py", CHAIN)
-    chl = channel(MSGEXIT="chain:tag,chain:tag,chain:tag", MSGDATA="a,b,c",
-                  SENDEXIT="chain:tag,chain:tag", SENDDATA="s1,s2", RCVEXIT="chain:tag", RCVDATA="x,y")
+    chl = channel(MSGEXIT=("chain:tag",) * 3, MSGDATA=("a", "b", "c"),
+                  SENDEXIT=("chain:tag",) * 2, SENDDATA=("s1", "s2"), RCVEXIT="chain:tag", RCVDATA="x,y")
     exits = ChannelExits.load(chl, ExitSettings("QM1", tmp_path))
     exits.init("QM2", 100)
     # each exit sees what the one before it returned, with its own MSGDATA item
@@ -246,26 +251,66 @@ def test_exit_chains_run_in_order_and_stop_as_ibm_says(tmp_path: Path) -> None:
     conn = P.ChannelConnection(sender=True)
     exits.attach(conn)
     assert conn.outbound is not None and conn.outbound(b"f") == b"f+s1+s2"
-    # one receive exit: its data is the whole RCVDATA, commas and all
+    # one receive exit: its data is the one RCVDATA item, commas and all
     assert conn.inbound is not None and conn.inbound(b"f") == b"f+x,y"
     with pytest.raises(ExitClosed, match=r"SENDEXIT\(chain:tag\)"):
         conn.outbound(b"close-at-s2")
 
 
 def test_exit_lists_in_definitions(tmp_path: Path) -> None:
-    from ferrymq.engine import chlattrs as K
     from ferrymq.engine.channels import _checked
+    from ferrymq.mq import cfc as F
     from ferrymq.pcf.model import ParameterError
 
-    assert K.exit_list("a:f, b:g", "x,y,z") == [("a:f", "x"), ("b:g", "y")]
-    assert K.exit_list("a:f,b:g,c:h", "x") == [("a:f", "x"), ("b:g", ""), ("c:h", "")]
-    assert K.exit_list(" ", "x") == []
-    # PCF sends lists as MQCFSL: kept as the MQSC text
-    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGEXIT": ("a:f", "b:g"), "MSGDATA": ["1", "2"]}) == {
-        "MSGEXIT": "a:f,b:g", "MSGDATA": "1,2"}
-    for attrs in ({"MSGEXIT": "a:f,,b:g"}, {"MSGEXIT": "x" * 129}, {"MSGDATA": "d" * 33},
-                  {"MSGDATA": ("a,b", "c")}, {"SENDEXIT": "a:f," + "y" * 129}):
-        with pytest.raises(ParameterError):
+    # exit i gets data item i; a shorter data list leaves the rest blank, a longer one is cut
+    assert K.exit_list(("a:f", "b:g"), ("x", "y,z", "w")) == [("a:f", "x"), ("b:g", "y,z")]
+    assert K.exit_list(("a:f", "b:g", "c:h"), ("x",)) == [("a:f", "x"), ("b:g", ""), ("c:h", "")]
+    assert K.exit_list((), ("x",)) == []
+    # PCF's MQCFSL (a tuple or list) and MQCFST (one item) are taken as items, never split
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGEXIT": ("a:f", " b:g "), "MSGDATA": ["1,2", "it's "]}) \
+        == ({}, {"MSGEXIT": ("a:f", "b:g"), "MSGDATA": ("1,2", "it's")})
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGDATA": "a" * 30 + "," + "b"}) == (
+        {}, {"MSGDATA": ("a" * 30 + ",b",)})
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGEXIT": " ", "SENDDATA": ("", " ")}) == (
+        {}, {"MSGEXIT": (), "SENDDATA": ()})
+    # IBM's limits and reasons: each name MQ_EXIT_NAME_LENGTH (128), each data item
+    # MQ_EXIT_DATA_LENGTH (32), the items together MQ_TOTAL_EXIT_NAME/DATA_LENGTH (999)
+    refused = [({"MSGEXIT": "x" * 129}, F.MQRCCF_CFST_STRING_LENGTH_ERR),
+               ({"MSGDATA": "d" * 33}, F.MQRCCF_CFST_STRING_LENGTH_ERR),
+               ({"MSGDATA": ("a", "d" * 33)}, F.MQRCCF_CFSL_STRING_LENGTH_ERR),
+               ({"SENDEXIT": ("a:f", "y" * 129)}, F.MQRCCF_CFSL_STRING_LENGTH_ERR),
+               ({"RCVEXIT": ("e" * 128,) * 8}, F.MQRCCF_CFSL_TOTAL_LENGTH_ERROR),
+               ({"RCVDATA": ("d" * 32,) * 32}, F.MQRCCF_CFSL_TOTAL_LENGTH_ERROR),
+               ({"MSGEXIT": ("a:f", "", "b:g")}, F.MQRCCF_ATTR_VALUE_ERROR),
+               ({"MSGDATA": ("a", 7)}, F.MQRCCF_ATTR_VALUE_ERROR)]
+    for attrs, reason in refused:
+        with pytest.raises(ParameterError) as caught:
             _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", attrs)
-    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"MSGDATA": "a" * 30 + "," + "b" * 30}) == {
-        "MSGDATA": "a" * 30 + "," + "b" * 30}
+        assert caught.value.reason == reason, attrs
+    # at the limits exactly: accepted
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"RCVDATA": ("d" * 32,) * 31 + ("d" * 7,)})[1]["RCVDATA"]
+    assert _checked(K.CHANNEL_BY_NAME, "CHANNEL", "SDR", {"RCVEXIT": ("e" * 128,) * 7 + ("e" * 103,)})[1]["RCVEXIT"]
+
+
+def test_old_comma_joined_definitions_load_as_lists() -> None:
+    import json
+
+    from ferrymq.engine.channels import decode_channel
+
+    def record(**attrs: str) -> bytes:
+        return json.dumps({"name": "C", "chltype": "SDR", "created": ["2026-01-01", "00.00.00"],
+                           "altered": ["2026-01-01", "00.00.00"],
+                           "attrs": {"CONNAME": "h(1)", "XMITQ": "X", "SCYEXIT": "", **attrs}}).encode()
+
+    # several exits: names and data split at each comma, once
+    old = decode_channel(record(MSGEXIT="a:f, b:g", MSGDATA="x,y", SENDEXIT="", SENDDATA=""), 0.0)
+    assert old.items("MSGEXIT") == ("a:f", "b:g") and old.items("MSGDATA") == ("x", "y")
+    assert old.items("SENDEXIT") == () and "MSGEXIT" not in old.attrs
+    # one exit took the whole data attribute, commas and all: it still does
+    one = decode_channel(record(RCVEXIT="a:f", RCVDATA="x,y"), 0.0)
+    assert K.exit_list(one.items("RCVEXIT"), one.items("RCVDATA")) == [("a:f", "x,y")]
+    # written back as lists, read back the same
+    again = decode_channel(old.encode(), 0.0)
+    assert again.lists == old.lists == {"MSGEXIT": ("a:f", "b:g"), "MSGDATA": ("x", "y")}
+    with pytest.raises(TypeError):
+        decode_channel(json.dumps({**json.loads(old.encode()), "lists": {"MSGEXIT": "a:f"}}).encode(), 0.0)

@@ -220,3 +220,46 @@ def test_stop_filters_name_instances_and_never_stop_a_channel_for_one_partner() 
     assert "AMQ9533E" in mqsc(env, "STOP CHANNEL(SYSTEM.DEF.SVRCONN)")[0]
     shown = "\n".join(mqsc(env, "DISPLAY CHANNEL(SYSTEM.DEF.SVRCONN) SHARECNV MAXINST MAXINSTC"))
     assert "SHARECNV(10)" in shown and "MAXINST(999999999)" in shown and "MAXINSTC(999999999)" in shown
+
+
+def test_exit_lists_as_ibm_has_them(tmp_path: object) -> None:
+    env = Env()
+    ok(env, sender())
+    # MQSC: a list of quoted items, a data item holding commas and a doubled quote
+    assert mqsc(env, "ALTER CHANNEL(TO.QM2) CHLTYPE(SDR) MSGEXIT('mod:f1', 'mod:f2') "
+                     "MSGDATA('a,b' , 'it''s') SENDEXIT('mod:s') SENDDATA('x,y')") == [
+        "AMQ8016I: IBM MQ channel changed."]
+    chl = env.qm.state.channels.require("TO.QM2")
+    assert (chl.items("MSGEXIT"), chl.items("MSGDATA")) == (("mod:f1", "mod:f2"), ("a,b", "it's"))
+    assert (chl.items("SENDEXIT"), chl.items("SENDDATA")) == (("mod:s",), ("x,y",))
+    shown = "\n".join(mqsc(env, "DISPLAY CHANNEL(TO.QM2) MSGEXIT MSGDATA SENDEXIT SENDDATA RCVEXIT"))
+    assert "MSGEXIT('mod:f1','mod:f2')" in shown and "MSGDATA('a,b','it''s')" in shown
+    assert "SENDEXIT(mod:s)" in shown and "SENDDATA(x,y)" in shown and "RCVEXIT( )" in shown
+    # PCF: several items come back as an MQCFSL, one or none as an MQCFST, as IBM's Inquire Channel
+    got = ok(env, Command(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2"}))[0]
+    assert [str(v).rstrip() for v in got[F.MQCACH_MSG_EXIT_USER_DATA]] == ["a,b", "it's"]  # type: ignore[attr-defined]
+    assert [str(v).rstrip() for v in got[F.MQCACH_MSG_EXIT_NAME]] == ["mod:f1", "mod:f2"]  # type: ignore[attr-defined]
+    assert str(got[F.MQCACH_SEND_EXIT_USER_DATA]).rstrip() == "x,y" and str(got[F.MQCACH_RCV_EXIT_NAME]).strip() == ""
+    ok(env, Command(F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2", F.MQIACH_CHANNEL_TYPE: F.MQCHT_SENDER,
+                                             F.MQCACH_RCV_EXIT_NAME: ("mod:r1", "mod:r2"),
+                                             F.MQCACH_RCV_EXIT_USER_DATA: ("1,2,3",)}))
+    assert chl.items("RCVEXIT") == ("mod:r1", "mod:r2") and chl.items("RCVDATA") == ("1,2,3",)
+    # blank empties a list; LIKE copies the lists
+    assert mqsc(env, "ALTER CHANNEL(TO.QM2) CHLTYPE(SDR) SENDEXIT(' ')") == ["AMQ8016I: IBM MQ channel changed."]
+    assert chl.items("SENDEXIT") == ()
+    mqsc(env, "DEFINE CHANNEL(COPY) CHLTYPE(SDR) LIKE(TO.QM2)")
+    assert env.qm.state.channels.require("COPY").lists == chl.lists
+    # IBM's limits, with IBM's reasons; nothing changes
+    too_long = [(F.MQCACH_MSG_EXIT_USER_DATA, ("ok", "d" * 33), F.MQRCCF_CFSL_STRING_LENGTH_ERR),
+                (F.MQCACH_MSG_EXIT_USER_DATA, "d" * 33, F.MQRCCF_CFST_STRING_LENGTH_ERR),
+                (F.MQCACH_MSG_EXIT_NAME, ("m:" + "f" * 127,), F.MQRCCF_CFSL_STRING_LENGTH_ERR),
+                (F.MQCACH_SEND_EXIT_NAME, ("m:" + "f" * 120,) * 9, F.MQRCCF_CFSL_TOTAL_LENGTH_ERROR)]
+    for selector, value, reason in too_long:
+        fails(env, Command(F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: "TO.QM2",
+                                                    F.MQIACH_CHANNEL_TYPE: F.MQCHT_SENDER, selector: value}), reason)
+    said = "\n".join(mqsc(env, f"ALTER CHANNEL(TO.QM2) CHLTYPE(SDR) MSGDATA('a','{'d' * 33}')"))
+    assert f"reason {F.MQRCCF_CFSL_STRING_LENGTH_ERR} (MQRCCF_CFSL_STRING_LENGTH_ERR)" in said, said
+    assert chl.items("MSGDATA") == ("a,b", "it's")
+    # a list where one value is taken is a syntax error
+    assert "AMQ8405E" in mqsc(env, "ALTER CHANNEL(TO.QM2) CHLTYPE(SDR) DESCR('a','b')")[0]
+    assert "AMQ8405E" in mqsc(env, "ALTER CHANNEL(TO.QM2) CHLTYPE(SDR) SCYEXIT('m:a','m:b')")[0]

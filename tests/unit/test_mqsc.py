@@ -132,3 +132,30 @@ def test_two_column_layout_puts_long_values_alone() -> None:
 def test_any_text_parses_or_is_a_syntax_error(text: str) -> None:
     with contextlib.suppress(MqscSyntaxError):
         to_command(parse(text))
+
+
+def test_lists_of_quoted_items_as_ibm_reads_them() -> None:
+    def value(text: str) -> object:
+        return dict(parse("ALTER CHANNEL(C) CHLTYPE(SDR) " + text).keywords)["MSGDATA"]
+
+    # items separated by a comma, blanks or both; blanks around an item dropped
+    assert value("MSGDATA('a','b')") == ("a", "b")
+    assert value("MSGDATA( 'a' , 'b' ,'c' )") == ("a", "b", "c")
+    assert value("MSGDATA('a' 'b')") == ("a", "b")
+    # commas and parentheses inside a quoted item are its own; '' is one quote
+    assert value("MSGDATA('a,b','(c)')") == ("a,b", "(c)")
+    assert value("MSGDATA('it''s','''')") == ("it's", "'")
+    # blanks inside a quoted item are kept; an unquoted item in the list is upper-cased
+    assert value("MSGDATA(' a ', b)") == (" a ", "B")
+    # one quoted item is a string, commas and all
+    assert value("MSGDATA('a,b')") == "a,b"
+    assert value("MSGDATA('')") == ""
+    for bad in ("MSGDATA('a',)", "MSGDATA('a' b)", "MSGDATA('a','b'", "MSGDATA('a','b)"):
+        with pytest.raises(MqscSyntaxError):
+            parse("ALTER CHANNEL(C) CHLTYPE(SDR) " + bad)
+    cmd = to_command(parse("ALTER CHANNEL(C) CHLTYPE(SDR) MSGEXIT('m:a','m:b') MSGDATA('x,y')"))
+    assert cmd.params[F.MQCACH_MSG_EXIT_NAME] == ("m:a", "m:b") and cmd.params[F.MQCACH_MSG_EXIT_USER_DATA] == "x,y"
+    # a list where one value is taken
+    for text in ("ALTER QLOCAL(Q) DESCR('a','b')", "DEFINE QLOCAL('a','b')", "DISPLAY CHANNEL(C) WHERE('a','b')"):
+        with pytest.raises(MqscSyntaxError, match="list"):
+            to_command(parse(text))

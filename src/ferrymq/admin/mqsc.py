@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ferrymq.admin import Keyword, ListValueError, single
 from ferrymq.admin import mqsc_channels as CH
 from ferrymq.admin import mqsc_security as Z
 from ferrymq.engine import attrs as A
@@ -63,38 +64,49 @@ class Parsed:
     verb: str
     objtype: str = ""
     name: str | None = None
-    keywords: list[tuple[str, str | None]] = field(default_factory=list)
+    keywords: list[Keyword] = field(default_factory=list)
     text: str = ""
 
 
 _TOKEN = re.compile(r"\s*([A-Za-z0-9_.*%/\-]+)\s*(\()?")
 
 
-def _value(text: str, pos: int) -> tuple[str, int]:
-    """The value inside parentheses starting at ``pos``; returns it and the index after ')'."""
+def _value(text: str, pos: int) -> tuple[str | tuple[str, ...], int]:
+    """The value inside parentheses starting at ``pos``; returns it and the index after ')'.
+
+    A list of quoted items (MSGEXIT('a','b'), USERLIST('a' 'b')) is a tuple of its items,
+    as IBM reads one: items separated by a comma, blanks or both, blanks around an item
+    dropped, ``''`` a quote inside an item, an unquoted item upper-cased; commas inside a
+    quoted item are its own. One quoted item alone is a string.
+    """
     out: list[str] = []
     i = pos
     while i < len(text) and text[i] == " ":
         i += 1
     if i < len(text) and text[i] == "'":
-        value, i = _quoted(text, i)
-        while i < len(text) and text[i] == " ":
-            i += 1
-        # A list of quoted items (USERLIST('a', 'b')): the items joined by commas.
-        while i < len(text) and text[i] == ",":
-            i += 1
+        first, i = _quoted(text, i)
+        items = [first]
+        while True:
             while i < len(text) and text[i] == " ":
                 i += 1
+            separated = i < len(text) and text[i] == ","
+            if separated:
+                i += 1
+                while i < len(text) and text[i] == " ":
+                    i += 1
             if i < len(text) and text[i] == "'":
                 item, i = _quoted(text, i)
-            else:
+            elif separated:
                 start = i
-                while i < len(text) and text[i] not in ",)":
+                while i < len(text) and text[i] not in ",) ":
                     i += 1
-                item = text[start:i].strip().upper()
-            value += "," + item
-            while i < len(text) and text[i] == " ":
-                i += 1
+                item = text[start:i].upper()
+                if not item:
+                    raise MqscSyntaxError(f"a list item is missing after the ',' at position {start}")
+            else:
+                break
+            items.append(item)
+        value: str | tuple[str, ...] = items[0] if len(items) == 1 else tuple(items)
     else:
         # Unquoted text is upper-cased; quoted parts inside it (WHERE values) keep their case.
         # No value holds an unquoted '(': meeting one means the '(' before it was never closed
@@ -133,7 +145,7 @@ def _quoted(text: str, i: int) -> tuple[str, int]:
         i += 1
 
 
-def tokens(text: str) -> Iterator[tuple[str, str | None]]:
+def tokens(text: str) -> Iterator[Keyword]:
     """``KEYWORD`` / ``KEYWORD(value)`` pairs of one command."""
     pos = 0
     while pos < len(text):
@@ -178,6 +190,8 @@ def parse(text: str) -> Parsed:
     parsed.objtype = TYPES[toks[1][0]]
     if parsed.objtype not in ALLOWED[verb]:
         raise MqscSyntaxError(f"{verb} {toks[1][0]} is not a valid command")
+    if isinstance(toks[1][1], tuple):
+        raise MqscSyntaxError(f"{verb} {toks[1][0]} takes one name, not a list")
     parsed.name = toks[1][1]
     if parsed.objtype in Z.NAMELESS:
         if parsed.name is not None:
@@ -273,7 +287,7 @@ _RESET_TYPES = {"STATISTICS": F.MQACT_COLLECT_STATISTICS, "ADVANCELOG": F.MQACT_
 def _reset_qmgr(p: Parsed) -> Command:
     """RESET QMGR TYPE(STATISTICS | ADVANCELOG | PUBSUB): the PCF Reset Queue Manager."""
     action = None
-    for word, value in p.keywords:
+    for word, value in _scalars(p.keywords):
         if word != "TYPE" or value not in _RESET_TYPES:
             raise MqscSyntaxError(f"RESET QMGR takes TYPE({'|'.join(_RESET_TYPES)}), not {word}({value or ''})")
         action = _RESET_TYPES[value]
@@ -286,8 +300,25 @@ def to_command(p: Parsed) -> Command:
     """The PCF-level Command for a parsed MQSC command (DISPLAY names what to show).
 
     Raises:
-        MqscSyntaxError: a keyword or value the command does not take.
+        MqscSyntaxError: a keyword or value the command does not take (a list where one
+            value is taken among them).
     """
+    try:
+        return _to_command(p)
+    except ListValueError as exc:
+        raise MqscSyntaxError(str(exc)) from None
+
+
+def _scalars(keywords: list[Keyword]) -> list[tuple[str, str | None]]:
+    """The keywords of a command whose keywords each take one value.
+
+    Raises:
+        ListValueError: one was given a list.
+    """
+    return [(word, single(word, value)) for word, value in keywords]
+
+
+def _to_command(p: Parsed) -> Command:
     verb, ot = p.verb, p.objtype
     name = p.name or ""
     if verb == "END":
@@ -319,7 +350,7 @@ def to_command(p: Parsed) -> Command:
     if ot == A.QMGR:
         command = F.MQCMD_CHANGE_Q_MGR
     flags = _flags(ot) if ot != A.QMGR else {}
-    for word, value in p.keywords:
+    for word, value in _scalars(p.keywords):
         if verb == "DEFINE" and word in ("REPLACE", "NOREPLACE") and value is None:
             params[F.MQIACF_REPLACE] = F.MQRP_YES if word == "REPLACE" else F.MQRP_NO
         elif verb == "DELETE" and word in ("PURGE", "NOPURGE") and value is None:
@@ -353,7 +384,7 @@ def _display(p: Parsed) -> Command:
     kind = ""
     own = ot in (A.QMGR, A.TOPIC, A.TPSTATUS, A.SUB, A.SBSTATUS, A.NAMELIST, A.PROCESS)  # its own catalog
     selections: list[tuple[str, str]] = []  # DISPLAY SUB/SBSTATUS: SUBID(x) DURABLE(x) SUBTYPE(x)
-    for word, value in p.keywords:
+    for word, value in _scalars(p.keywords):
         if word == "WHERE":
             filters.append(_where(ot, value))
         elif word == "ALL" and value is None:
@@ -436,8 +467,11 @@ _NLTYPES = {"ALL": C.MQNT_ALL, "NONE": C.MQNT_NONE, "QUEUE": C.MQNT_Q, "Q": C.MQ
             "AUTHINFO": C.MQNT_AUTH_INFO}
 
 
-def _name_list(value: str) -> tuple[str, ...]:
-    """NAMES(A, B, C): the names, blanks around each dropped; NAMES() is the empty list."""
+def _name_list(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    """NAMES(A, B, C) or NAMES('A', 'B'): the names, blanks around each dropped; NAMES() is
+    the empty list."""
+    if isinstance(value, tuple):
+        return tuple(n.strip() for n in value)
     return tuple(n.strip() for n in value.split(",")) if value.strip() else ()
 
 
@@ -446,7 +480,13 @@ def _named_object(p: Parsed) -> Command:
     ot, verb = p.objtype, p.verb
     command = _COMMANDS[(ot, verb)]
     params: dict[int, Value] = {_NAME_PARAM[ot]: p.name or ""}
-    for word, value in p.keywords:
+    keywords = p.keywords
+    if ot == A.NAMELIST and verb != "DELETE":
+        for word, names in keywords:
+            if word == "NAMES" and names is not None:
+                params[C.MQCA_NAMES] = _name_list(names)
+        keywords = [(w, v) for w, v in keywords if w != "NAMES" or v is None]
+    for word, value in _scalars(keywords):
         if verb == "DEFINE" and word in ("REPLACE", "NOREPLACE") and value is None:
             params[F.MQIACF_REPLACE] = F.MQRP_YES if word == "REPLACE" else F.MQRP_NO
         elif verb == "DEFINE" and word == "LIKE" and value:
@@ -454,8 +494,6 @@ def _named_object(p: Parsed) -> Command:
             params[from_param] = value
         elif ot == A.SUB and word == "SUBID" and value is not None and verb != "DEFINE":
             params[F.MQBACF_SUB_ID] = _hex(value, word)
-        elif ot == A.NAMELIST and word == "NAMES" and value is not None and verb != "DELETE":
-            params[C.MQCA_NAMES] = _name_list(value)
         elif verb == "DELETE":
             raise MqscSyntaxError(f"DELETE {ot} does not take {word}")
         elif value is None:
@@ -471,7 +509,7 @@ def _named_object(p: Parsed) -> Command:
 def _clear_topic(p: Parsed) -> Command:
     """CLEAR TOPICSTR('string') CLRTYPE(RETAINED) [SCOPE(LOCAL)]."""
     params: dict[int, Value] = {C.MQCA_TOPIC_STRING: p.name or ""}
-    for word, value in p.keywords:
+    for word, value in _scalars(p.keywords):
         if word == "CLRTYPE" and value == "RETAINED":
             params[F.MQIACF_CLEAR_TYPE] = F.MQCLRT_RETAINED
         elif word == "SCOPE" and value in ("LOCAL", "GLOBAL"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ferrymq.admin import Keyword, single
 from ferrymq.engine import chlattrs as K
 from ferrymq.engine.attrs import Attr
 from ferrymq.mq import cfc as F
@@ -44,7 +45,12 @@ def by_selector(objtype: str) -> dict[int, Attr]:
             LSSTATUS: K.LSSTATUS_BY_SELECTOR}[objtype]
 
 
-def _value(attr: Attr, word: str, value: str) -> Value:
+def _value(attr: Attr, word: str, value: str | tuple[str, ...]) -> Value:
+    """A value as the PCF command carries it: an exit list (kind "strings") as a tuple of
+    its items, or one item (MSGDATA('a,b') is one item, commas and all)."""
+    if attr.kind == "strings":
+        return value
+    value = single(word, value) or ""
     if attr.kind == "str":
         return value
     if value in attr.words:
@@ -69,20 +75,20 @@ def _choice(word: str, value: str | None, choices: dict[str, int]) -> int:
     return choices[value]
 
 
-def to_command(verb: str, objtype: str, name: str, keywords: list[tuple[str, str | None]]) -> Command:
+def to_command(verb: str, objtype: str, name: str, keywords: list[Keyword]) -> Command:
     """The PCF command of one channel or listener MQSC command.
 
     Raises:
         ChannelSyntaxError: a keyword or value the command does not take.
     """
     if verb == "DISPLAY":
-        return _display(objtype, name, keywords)
+        return _display(objtype, name, [(w, single(w, v)) for w, v in keywords])
     if objtype == LISTENER:
-        return _listener(verb, name, keywords)
+        return _listener(verb, name, [(w, single(w, v)) for w, v in keywords])
     params: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: name}
     if verb == "PING":
         params[F.MQIACH_DATA_COUNT] = PING_DATALEN
-        for word, value in keywords:
+        for word, value in ((w, single(w, v)) for w, v in keywords):
             if word != "DATALEN":
                 raise ChannelSyntaxError(f"PING CHANNEL does not take {word}")
             params[F.MQIACH_DATA_COUNT] = _number(word, value)
@@ -90,7 +96,7 @@ def to_command(verb: str, objtype: str, name: str, keywords: list[tuple[str, str
     if verb in ("START", "STOP", "RESET", "RESOLVE"):
         command = {"START": F.MQCMD_START_CHANNEL, "STOP": F.MQCMD_STOP_CHANNEL, "RESET": F.MQCMD_RESET_CHANNEL,
                    "RESOLVE": F.MQCMD_RESOLVE_CHANNEL}[verb]
-        for word, value in keywords:
+        for word, value in ((w, single(w, v)) for w, v in keywords):
             if verb == "STOP" and word == "MODE":
                 params[F.MQIACF_MODE] = _choice(word, value, _MODES)
             elif verb == "STOP" and word == "STATUS":
@@ -108,21 +114,21 @@ def to_command(verb: str, objtype: str, name: str, keywords: list[tuple[str, str
         return Command(command, params)
     command = {"DEFINE": F.MQCMD_CREATE_CHANNEL, "ALTER": F.MQCMD_CHANGE_CHANNEL,
                "DELETE": F.MQCMD_DELETE_CHANNEL}[verb]
-    for word, value in keywords:
-        if word == "CHLTYPE" and value is not None and verb != "DELETE":
-            params[F.MQIACH_CHANNEL_TYPE] = _choice(word, value, K.CHLTYPES)
-        elif verb == "DEFINE" and word in ("REPLACE", "NOREPLACE") and value is None:
+    for word, given in keywords:
+        if word == "CHLTYPE" and given is not None and verb != "DELETE":
+            params[F.MQIACH_CHANNEL_TYPE] = _choice(word, single(word, given), K.CHLTYPES)
+        elif verb == "DEFINE" and word in ("REPLACE", "NOREPLACE") and given is None:
             params[F.MQIACF_REPLACE] = F.MQRP_YES if word == "REPLACE" else F.MQRP_NO
-        elif verb == "DEFINE" and word == "LIKE" and value:
+        elif verb == "DEFINE" and word == "LIKE" and given:
             command = F.MQCMD_COPY_CHANNEL
-            params[F.MQCACF_FROM_CHANNEL_NAME] = value
-        elif verb == "DELETE" or value is None:
-            raise ChannelSyntaxError(f"{verb} CHANNEL does not take {word}" + ("" if verb == "DELETE" else " without a value"))
+            params[F.MQCACF_FROM_CHANNEL_NAME] = single(word, given) or ""
+        elif verb == "DELETE" or given is None:
+            raise ChannelSyntaxError(f"{verb} CHANNEL does not take {word}" + ("" if verb == "DELETE" else " without a given"))
         else:
             attr = K.CHANNEL_BY_NAME.get(word)
             if attr is None or attr.readonly:
                 raise ChannelSyntaxError(f"{word} is not an attribute of CHANNEL")
-            params[attr.selector] = _value(attr, word, value)
+            params[attr.selector] = _value(attr, word, given)
     if verb == "DEFINE" and F.MQIACH_CHANNEL_TYPE not in params:
         raise ChannelSyntaxError("DEFINE CHANNEL needs CHLTYPE(SDR|SVR|RCVR|RQSTR|SVRCONN)")
     if verb == "ALTER" and F.MQIACH_CHANNEL_TYPE not in params:
@@ -198,5 +204,6 @@ def _where(objtype: str, value: str) -> Filter:
         raise ChannelSyntaxError("WHERE takes (attribute operator value)")
     attr = table(objtype)[m.group(1)]
     wanted = _value(attr, attr.name, m.group(3).strip("'"))
-    assert isinstance(wanted, (int, str))
+    if not isinstance(wanted, (int, str)):
+        raise ChannelSyntaxError(f"WHERE does not compare {attr.name}, a list")
     return Filter(attr.selector, _OPERATORS[m.group(2)], wanted)

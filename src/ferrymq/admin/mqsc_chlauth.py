@@ -14,6 +14,7 @@ in MQSC).
 
 from __future__ import annotations
 
+from ferrymq.admin import Keyword, single
 from ferrymq.engine import chlauth as X
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -37,7 +38,11 @@ class ChlauthSyntaxError(ValueError):
     """A CHLAUTH command that does not parse."""
 
 
-def _items(value: str | None) -> tuple[str, ...]:
+def _items(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """USERLIST and ADDRLIST: a list of quoted items (a tuple), or the text of one or more
+    unquoted ones separated by commas."""
+    if isinstance(value, tuple):
+        return tuple(v.strip() for v in value if v.strip())
     return tuple(v.strip().strip("'").strip() for v in (value or "").split(",") if v.strip().strip("'").strip())
 
 
@@ -48,14 +53,18 @@ def _word(value: str | None, words: dict[str, int], keyword: str) -> int:
     return code
 
 
-def to_command(verb: str, name: str, keywords: list[tuple[str, str | None]]) -> Command:
+def to_command(verb: str, name: str, keywords: list[Keyword]) -> Command:
     """SET or DISPLAY CHLAUTH(name) as its PCF Command.
 
     Raises:
         ChlauthSyntaxError: a keyword or value the command does not take.
     """
     params: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: name}
-    for word, value in keywords:
+    for word, raw in keywords:
+        if word in _LISTS and verb == "SET":
+            params[_LISTS[word]] = _items(raw)
+            continue
+        value = single(word, raw)
         if word == "TYPE":
             words = {"ALL": F.MQCAUT_ALL, **X.WORD_TYPES} if verb == "DISPLAY" else X.WORD_TYPES
             params[F.MQIACF_CHLAUTH_TYPE] = _word(value, words, "TYPE")
@@ -67,8 +76,6 @@ def to_command(verb: str, name: str, keywords: list[tuple[str, str | None]]) -> 
             continue
         elif verb == "SET" and word in _TEXT and value is not None:
             params[_TEXT[word]] = value
-        elif verb == "SET" and word in _LISTS:
-            params[_LISTS[word]] = _items(value)
         elif verb == "SET" and word == "USERSRC":
             params[F.MQIACH_USER_SOURCE] = _word(value, X.WORD_USERSRC, "USERSRC")
         elif verb == "SET" and word == "CHCKCLNT":

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ferrymq.admin import mqsc_chlauth
+from ferrymq.admin import Keyword, mqsc_chlauth, single
 from ferrymq.engine import authority as Z
 from ferrymq.mq import cfc as F
 from ferrymq.mq import constants as C
@@ -68,7 +68,7 @@ def _objtype(value: str | None) -> int:
     return code
 
 
-def to_command(verb: str, objtype: str, name: str | None, keywords: list[tuple[str, str | None]]) -> Command:
+def to_command(verb: str, objtype: str, name: str | None, keywords: list[Keyword]) -> Command:
     """The Command for a security MQSC command.
 
     Raises:
@@ -82,7 +82,7 @@ def to_command(verb: str, objtype: str, name: str | None, keywords: list[tuple[s
         except mqsc_chlauth.ChlauthSyntaxError as exc:
             raise SecuritySyntaxError(str(exc)) from None
     params: dict[int, Value] = {}
-    for word, value in keywords:
+    for word, value in ((w, single(w, v)) for w, v in keywords):
         if (word == "PROFILE" and value) or (word == "OBJNAME" and value and objtype == ENTAUTH):
             params[F.MQCACF_AUTH_PROFILE_NAME] = value
         elif word == "OBJTYPE":
@@ -117,9 +117,9 @@ def to_command(verb: str, objtype: str, name: str | None, keywords: list[tuple[s
     return Command(F.MQCMD_INQUIRE_AUTH_RECS, params)
 
 
-def _authinfo(verb: str, name: str, keywords: list[tuple[str, str | None]]) -> Command:
+def _authinfo(verb: str, name: str, keywords: list[Keyword]) -> Command:
     params: dict[int, Value] = {C.MQCA_AUTH_INFO_NAME: name}
-    for word, value in keywords:
+    for word, value in ((w, single(w, v)) for w, v in keywords):
         if verb == "DISPLAY":
             if word in ("ALL", "AUTHTYPE", "CHCKCLNT", "CHCKLOCL", "ADOPTCTX", "FAILDLAY", "DESCR"):
                 continue

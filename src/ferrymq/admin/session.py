@@ -180,6 +180,8 @@ def _show(attr: A.Attr, value: Value) -> str:
         return "SYSTEM" if value == C.MQAT_QMGR else "USER"  # runmqsc's words: a queue-manager process or not
     if isinstance(value, bytes):
         return value.hex().upper()
+    if isinstance(value, tuple) and attr.kind == "strings":  # exit lists: as MQSC reads them back
+        return ",".join("'" + str(v).rstrip().replace("'", "''") + "'" for v in value)
     if isinstance(value, tuple):  # NAMES: runmqsc writes the list inside the parentheses
         return ", ".join(str(v).strip() for v in value)
     if isinstance(value, str):

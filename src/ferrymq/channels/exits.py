@@ -268,8 +268,11 @@ class ChannelExits:
         """
         out: dict[str, list[ChannelExit]] = {}
         for kind, (data_attr, exit_id) in KINDS.items():
-            names, data = chl.text(kind), chl.text(data_attr)
-            chain = K.exit_list(names, data) if kind in K.EXIT_LISTS else [(names.strip(), data)] * bool(names.strip())
+            if kind in K.EXIT_LISTS:
+                chain = K.exit_list(chl.items(kind), chl.items(data_attr))
+            else:
+                name = chl.text(kind).strip()
+                chain = [(name, chl.text(data_attr))] * bool(name)
             if chain:
                 out[kind] = [ChannelExit(kind, name, load_exit(name, settings.exit_path),
                                          ChannelExitParms(exit_id, exit_data, chl, settings))

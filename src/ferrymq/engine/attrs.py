@@ -39,7 +39,9 @@ class Attr:
 
     name: str
     selector: int
-    kind: str  # "int", "enum", "str", "bytes" (shown in hex), "list" (NAMES: a tuple, set by its registry)
+    # "int", "enum", "str", "bytes" (shown in hex), "list" (NAMES: a tuple, set by its registry),
+    # "strings" (a channel's exit lists: a tuple, an MQCFSL, set by engine.channels)
+    kind: str
     default: int | str
     types: frozenset[str]
     words: dict[str, int] = field(default_factory=dict)

@@ -15,7 +15,6 @@ never evaluated) through Staging, as namelists are.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -81,22 +80,34 @@ def connection_names(conname: str) -> list[tuple[str, int]]:
     return out
 
 
+Lists = dict[str, tuple[str, ...]]
+
+
 class ChannelObject(Definition):
-    """One channel definition: its type and the attributes of that type."""
+    """One channel definition: its type and the attributes of that type; the exit lists
+    (MSGEXIT, MSGDATA ..., chlattrs.EXIT_ITEMS) in ``lists``, each a tuple of items."""
 
-    __slots__ = ("chltype",)
+    __slots__ = ("chltype", "lists")
 
-    def __init__(self, name: str, chltype: str, attrs: dict[str, int | str], now: float) -> None:
+    def __init__(self, name: str, chltype: str, attrs: dict[str, int | str], now: float,
+                 lists: Lists | None = None) -> None:
         super().__init__(name, attrs, now)
         self.chltype = chltype
+        self.lists: Lists = dict(lists or {})
 
-    def get(self, name: str) -> int | str:
+    def get(self, name: str) -> int | str | tuple[str, ...]:
         """An attribute by its MQSC keyword."""
         if name == "CHLTYPE":
             return K.CHLTYPES[self.chltype]
         if name in ("ALTDATE", "ALTTIME"):
             return self.altered[name == "ALTTIME"]
+        if name in K.EXIT_ITEMS:
+            return self.items(name)
         return self.attrs.get(name, K.CHANNEL_BY_NAME[name].default)
+
+    def items(self, name: str) -> tuple[str, ...]:
+        """An exit list (MSGEXIT, MSGDATA ...): its items in order, () when blank."""
+        return self.lists.get(name, ())
 
     def number(self, name: str) -> int:
         value = self.get(name)
@@ -104,10 +115,12 @@ class ChannelObject(Definition):
         return value
 
     def text(self, name: str) -> str:
-        return str(self.get(name))
+        value = self.get(name)
+        assert not isinstance(value, tuple), f"{name} is a list: read it with items()"
+        return str(value)
 
     def document(self) -> dict[str, object]:
-        return {**super().document(), "chltype": self.chltype}
+        return {**super().document(), "chltype": self.chltype, "lists": {k: list(v) for k, v in self.lists.items()}}
 
 
 class ListenerObject(Definition):
@@ -128,9 +141,29 @@ def decode_channel(payload: bytes, now: float) -> ChannelObject:
     chltype = str(doc["chltype"])
     if chltype not in K.CHLTYPES:
         raise ValueError(f"unknown channel type {chltype!r}")
-    obj = ChannelObject(str(doc["name"]), chltype, kept_values(K.CHANNEL_BY_NAME, doc["attrs"]), now)
+    attrs = kept_values(K.CHANNEL_BY_NAME, doc["attrs"])
+    lists = doc.get("lists")
+    if lists is None:  # written when the exit lists were comma-joined text
+        found = K.legacy_exit_lists(doc["attrs"])
+    elif isinstance(lists, dict):
+        found = {k: _stored_items(v) for k, v in lists.items() if k in K.EXIT_ITEMS}
+    else:
+        raise TypeError("lists is not an object")
+    obj = ChannelObject(str(doc["name"]), chltype, {k: v for k, v in attrs.items() if k not in K.EXIT_ITEMS}, now,
+                        {k: v for k, v in found.items() if chltype in K.CHANNEL_BY_NAME[k].types and v})
     obj.restore_stamps(doc)
     return obj
+
+
+def _stored_items(value: object) -> tuple[str, ...]:
+    """A list as its record holds it (a JSON array of strings).
+
+    Raises:
+        TypeError: anything else.
+    """
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError("an exit list is not an array of strings")
+    return tuple(value)
 
 
 def decode_listener(payload: bytes, now: float) -> ListenerObject:
@@ -140,15 +173,18 @@ def decode_listener(payload: bytes, now: float) -> ListenerObject:
     return obj
 
 
-def _checked(table: Mapping[str, Attr], what: str, kind: str, attrs: Mapping[str, object]) -> dict[str, int | str]:
+def _checked(table: Mapping[str, Attr], what: str, kind: str,
+             attrs: Mapping[str, object]) -> tuple[dict[str, int | str], Lists]:
     """Catalog names and values checked by their rules, and against ``kind`` (a channel
-    type, or LISTENER).
+    type, or LISTENER): the attributes, and the exit lists apart.
 
     Raises:
         ParameterError: MQRCCF_WRONG_CHANNEL_TYPE for an attribute another channel type
-            has; the attribute's own reason (chlattrs.REASON) or MQRCCF_ATTR_VALUE_ERROR.
+            has; the attribute's own reason (chlattrs.REASON, ``exit_items``) or
+            MQRCCF_ATTR_VALUE_ERROR.
     """
     out: dict[str, int | str] = {}
+    lists: Lists = {}
     for key, value in attrs.items():
         attr = table.get(key.upper())
         if attr is None or attr.readonly or attr.name == "CHLTYPE":
@@ -156,8 +192,9 @@ def _checked(table: Mapping[str, Attr], what: str, kind: str, attrs: Mapping[str
         if kind not in attr.types:
             raise ParameterError(F.MQRCCF_WRONG_CHANNEL_TYPE, attr.selector,
                                    f"{attr.name} is not an attribute of a {kind} {what.lower()}")
-        if isinstance(value, tuple | list) and attr.name in _EXIT_ATTRS:
-            value = _joined_exit_list(attr, value)
+        if attr.kind == "strings":
+            lists[attr.name] = exit_items(attr, value)
+            continue
         try:
             out[attr.name] = checked = attr.check(value)
         except MQError as exc:
@@ -167,28 +204,48 @@ def _checked(table: Mapping[str, Attr], what: str, kind: str, attrs: Mapping[str
         why = rule(str(checked)) if rule is not None else None
         if why is not None:
             raise ParameterError(K.REASON.get(attr.name, F.MQRCCF_ATTR_VALUE_ERROR), attr.selector, why)
-    return out
+    return out, lists
 
 
-# Values the catalog's kinds cannot judge: a CipherSpec name, an SSLPEER pattern, the items
-# of a list of exits or of their data.
-_EXIT_ATTRS = frozenset(K.EXIT_LISTS) | frozenset(K.EXIT_LISTS.values())
-_RULES: dict[str, Callable[[str], str | None]] = {
-    "SSLCIPH": cipherspecs.problem, "SSLPEER": names.problem,
-    **{a: functools.partial(K.exit_list_problem, a) for a in _EXIT_ATTRS}}
+# Values the catalog's kinds cannot judge: a CipherSpec name, an SSLPEER pattern.
+_RULES: dict[str, Callable[[str], str | None]] = {"SSLCIPH": cipherspecs.problem, "SSLPEER": names.problem}
 
 
-def _joined_exit_list(attr: Attr, items: tuple[object, ...] | list[object]) -> str:
-    """A list of exits or of their data as PCF sends it (MQCFSL): the MQSC text, items
-    joined by commas.
+def exit_items(attr: Attr, value: object) -> tuple[str, ...]:
+    """An exit list (MSGEXIT, MSGDATA ...) as PCF gives it, an MQCFSL (a tuple or list of
+    items) or an MQCFST (one item), and MQSC (a quoted list arrives as a tuple): its items,
+    trailing blanks dropped (an exit name's leading ones too); blank items only is the
+    empty list. Data items may hold commas and quotes: they are never split.
 
     Raises:
-        ParameterError: an item that is not text, or holds a comma.
+        ParameterError: MQRCCF_CFSL_STRING_LENGTH_ERR (3069; MQRCCF_CFST_STRING_LENGTH_ERR,
+            3011, for a single string) for an exit name over MQ_EXIT_NAME_LENGTH or a data
+            item over MQ_EXIT_DATA_LENGTH; MQRCCF_CFSL_TOTAL_LENGTH_ERROR (3067) for items
+            over MQ_TOTAL_EXIT_NAME_LENGTH / MQ_TOTAL_EXIT_DATA_LENGTH together;
+            MQRCCF_ATTR_VALUE_ERROR for an item that is not text, or a blank exit name
+            among others.
     """
-    if not all(isinstance(i, str) and "," not in i for i in items):
-        raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, attr.selector,
-                             f"{attr.name}: each item of the list is text without a comma")
-    return ",".join(str(i).strip() for i in items)
+    listed = isinstance(value, tuple | list)
+    raw = tuple(value) if isinstance(value, tuple | list) else (value,)
+    if not all(isinstance(v, str) for v in raw):
+        raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, attr.selector, f"{attr.name} takes text items, not {value!r}")
+    naming = attr.name in K.EXIT_LISTS
+    items = tuple(str(v).strip() if naming else str(v).rstrip() for v in raw)
+    if not any(items):
+        return ()
+    long = [i for i in items if len(i) > attr.length]
+    if long:
+        raise ParameterError(F.MQRCCF_CFSL_STRING_LENGTH_ERR if listed else F.MQRCCF_CFST_STRING_LENGTH_ERR,
+                             attr.selector, f"{attr.name}: {'an exit name' if naming else 'an exit data item'} holds "
+                             f"at most {attr.length} characters, not {len(long[0])} ({long[0][:40]!r}...)")
+    total = sum(len(i) for i in items)
+    if total > K.EXIT_TOTAL[attr.name]:
+        raise ParameterError(F.MQRCCF_CFSL_TOTAL_LENGTH_ERROR, attr.selector,
+                             f"{attr.name}: its items hold {total} characters together, at most "
+                             f"{K.EXIT_TOTAL[attr.name]}")
+    if naming and not all(items):
+        raise ParameterError(F.MQRCCF_ATTR_VALUE_ERROR, attr.selector, f"{attr.name} names a blank exit in its list")
+    return items
 
 
 def _complete(name: str, chltype: str, values: Mapping[str, int | str]) -> None:
@@ -250,7 +307,7 @@ class ChannelRegistry(Definitions[ChannelObject]):
             raise failed(F.MQRCCF_OBJECT_ALREADY_EXISTS, f"CHANNEL({name}) already exists; use REPLACE to redefine it")
         if existing is not None and existing.chltype != chltype:
             raise failed(F.MQRCCF_OBJECT_WRONG_TYPE, f"CHANNEL({name}) exists as a {existing.chltype} channel")
-        given = _checked(K.CHANNEL_BY_NAME, "CHANNEL", chltype, attrs or {})
+        given, given_lists = _checked(K.CHANNEL_BY_NAME, "CHANNEL", chltype, attrs or {})
         base = self.find(like if like is not None else DEFAULT_CHANNEL[chltype])
         if like is not None and base is None:
             raise failed(F.MQRCCF_CHANNEL_NOT_FOUND, f"LIKE({like.rstrip()}) is not a channel")
@@ -258,11 +315,12 @@ class ChannelRegistry(Definitions[ChannelObject]):
             raise failed(F.MQRCCF_LIKE_OBJECT_WRONG_TYPE, f"LIKE({base.name}) is a {base.chltype} channel")
         values = dict(base.attrs) if base is not None else defaults(chltype)
         values.update(given)
+        lists = {**(base.lists if base is not None else {}), **given_lists}
         _complete(name, chltype, values)
         if existing is not None:
-            existing.attrs = values
+            existing.attrs, existing.lists = values, _kept(lists)
             return self.changed(existing)
-        return self.added(ChannelObject(name, chltype, values, self.now()))
+        return self.added(ChannelObject(name, chltype, values, self.now(), _kept(lists)))
 
     def alter(self, name: str, chltype: str | None, attrs: Mapping[str, object]) -> ChannelObject:
         """ALTER CHANNEL (CHLTYPE, when given, must be the channel's).
@@ -275,9 +333,10 @@ class ChannelRegistry(Definitions[ChannelObject]):
         if chltype is not None and chltype != obj.chltype:
             raise failed(F.MQRCCF_OBJECT_WRONG_TYPE, f"CHANNEL({obj.name}) is a {obj.chltype} channel, not {chltype}")
         values = dict(obj.attrs)
-        values.update(_checked(K.CHANNEL_BY_NAME, "CHANNEL", obj.chltype, attrs))
+        given, given_lists = _checked(K.CHANNEL_BY_NAME, "CHANNEL", obj.chltype, attrs)
+        values.update(given)
         _complete(obj.name, obj.chltype, values)
-        obj.attrs = values
+        obj.attrs, obj.lists = values, _kept({**obj.lists, **given_lists})
         return self.changed(obj)
 
     def delete(self, name: str) -> None:
@@ -303,8 +362,14 @@ class ChannelRegistry(Definitions[ChannelObject]):
 
 
 def defaults(chltype: str) -> dict[str, int | str]:
-    """IBM's default values of a channel type's attributes."""
-    return {a.name: a.default for a in K.CHANNEL_ATTRS if chltype in a.types and a.name != "CHLTYPE"}
+    """IBM's default values of a channel type's attributes (the exit lists start empty)."""
+    return {a.name: a.default for a in K.CHANNEL_ATTRS
+            if chltype in a.types and a.name != "CHLTYPE" and a.kind != "strings"}
+
+
+def _kept(lists: Lists) -> Lists:
+    """The exit lists that hold something (a blank one is no list)."""
+    return {k: v for k, v in lists.items() if v}
 
 
 class ListenerRegistry(Definitions[ListenerObject]):
@@ -328,7 +393,7 @@ class ListenerRegistry(Definitions[ListenerObject]):
         existing = self.find(name)
         if existing is not None and not replace:
             raise failed(F.MQRCCF_OBJECT_ALREADY_EXISTS, f"LISTENER({name}) already exists; use REPLACE to redefine it")
-        given = _checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs or {})
+        given = _checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs or {})[0]
         base = self.find(like if like is not None else DEFAULT_LISTENER)
         if like is not None and base is None:
             raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE({like.rstrip()}) is not a listener")
@@ -348,7 +413,7 @@ class ListenerRegistry(Definitions[ListenerObject]):
         """
         obj = self.require(name)
         values = dict(obj.attrs)
-        values.update(_checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs))
+        values.update(_checked(K.LISTENER_BY_NAME, "LISTENER", K.LISTENER, attrs)[0])
         obj.attrs = values
         return self.changed(obj)
 

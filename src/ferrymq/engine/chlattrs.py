@@ -48,11 +48,17 @@ _COMPRESS = {"NONE": F.MQCOMPRESS_NONE, "RLE": F.MQCOMPRESS_RLE, "ZLIBFAST": F.M
              "ZLIBHIGH": F.MQCOMPRESS_ZLIBHIGH, "ANY": F.MQCOMPRESS_ANY}
 _EXIT = C.MQ_EXIT_NAME_LENGTH
 _DATA = C.MQ_EXIT_DATA_LENGTH
-# Message, send and receive exits may be lists (IBM: MSGEXIT('a','b') MSGDATA('x','y'),
-# called in order): kept as the MQSC text, items joined by commas, bounded as a whole
-# here and item by item by engine.channels (each name _EXIT, each data item _DATA).
+# Message, send and receive exits are lists (IBM: MSGEXIT('a','b') MSGDATA('x','y'), called
+# in order; PCF carries them as MQCFSL): kind "strings", held as tuples (engine.channels),
+# each name at most MQ_EXIT_NAME_LENGTH, each data item MQ_EXIT_DATA_LENGTH, the names and
+# the data items together at most MQ_TOTAL_EXIT_NAME_LENGTH / MQ_TOTAL_EXIT_DATA_LENGTH.
 EXIT_LISTS = {"MSGEXIT": "MSGDATA", "SENDEXIT": "SENDDATA", "RCVEXIT": "RCVDATA"}
-EXIT_LIST_LENGTH = 999
+
+
+def _list(name: str, sel: int, types: frozenset[str], length: int) -> Attr:
+    return Attr(name, sel, "strings", "", types, length=length)
+
+
 CHANNEL_ATTRS: tuple[Attr, ...] = (
     _enum("CHLTYPE", F.MQIACH_CHANNEL_TYPE, F.MQCHT_SENDER, ALL, dict(CHLTYPES)),
     _enum("TRPTYPE", F.MQIACH_XMIT_PROTOCOL_TYPE, F.MQXPT_TCP, ALL,
@@ -91,12 +97,12 @@ CHANNEL_ATTRS: tuple[Attr, ...] = (
     _int("MRTMR", F.MQIACH_MR_INTERVAL, 1000, RECEIVING, 0, 999_999_999),
     _str("MREXIT", F.MQCACH_MR_EXIT_NAME, RECEIVING, _EXIT),
     _str("MRDATA", F.MQCACH_MR_EXIT_USER_DATA, RECEIVING, _DATA),
-    _str("MSGEXIT", F.MQCACH_MSG_EXIT_NAME, MESSAGE, EXIT_LIST_LENGTH),
-    _str("MSGDATA", F.MQCACH_MSG_EXIT_USER_DATA, MESSAGE, EXIT_LIST_LENGTH),
-    _str("SENDEXIT", F.MQCACH_SEND_EXIT_NAME, ALL, EXIT_LIST_LENGTH),
-    _str("SENDDATA", F.MQCACH_SEND_EXIT_USER_DATA, ALL, EXIT_LIST_LENGTH),
-    _str("RCVEXIT", F.MQCACH_RCV_EXIT_NAME, ALL, EXIT_LIST_LENGTH),
-    _str("RCVDATA", F.MQCACH_RCV_EXIT_USER_DATA, ALL, EXIT_LIST_LENGTH),
+    _list("MSGEXIT", F.MQCACH_MSG_EXIT_NAME, MESSAGE, _EXIT),
+    _list("MSGDATA", F.MQCACH_MSG_EXIT_USER_DATA, MESSAGE, _DATA),
+    _list("SENDEXIT", F.MQCACH_SEND_EXIT_NAME, ALL, _EXIT),
+    _list("SENDDATA", F.MQCACH_SEND_EXIT_USER_DATA, ALL, _DATA),
+    _list("RCVEXIT", F.MQCACH_RCV_EXIT_NAME, ALL, _EXIT),
+    _list("RCVDATA", F.MQCACH_RCV_EXIT_USER_DATA, ALL, _DATA),
     _str("SCYEXIT", F.MQCACH_SEC_EXIT_NAME, ALL, _EXIT),
     _str("SCYDATA", F.MQCACH_SEC_EXIT_USER_DATA, ALL, _DATA),
     _int("SHARECNV", F.MQIACH_SHARING_CONVERSATIONS, 10, frozenset({SVRCONN}), 0, 999_999_999),
@@ -216,29 +222,30 @@ LSSTATUS_BY_NAME = {a.name: a for a in LSSTATUS_ATTRS}
 LSSTATUS_BY_SELECTOR = {a.selector: a for a in LSSTATUS_ATTRS}
 
 
-def exit_list(names: str, data: str) -> list[tuple[str, str]]:
-    """The exits a MSGEXIT, SENDEXIT or RCVEXIT value names, in calling order, each with its
-    exit data: with one exit, the whole of the data attribute; with several, its
-    comma-separated items in the same order (a missing item is blank)."""
-    called = [n.strip() for n in names.split(",")] if names.strip() else []
-    if len(called) <= 1:
-        return [(n, data) for n in called]
-    items = [d.strip() for d in data.split(",")]
-    return [(n, items[i] if i < len(items) else "") for i, n in enumerate(called)]
+EXIT_ITEMS = frozenset(EXIT_LISTS) | frozenset(EXIT_LISTS.values())
+# The most characters a list holds, its items together (IBM's MQCD bounds).
+EXIT_TOTAL = {**dict.fromkeys(EXIT_LISTS, C.MQ_TOTAL_EXIT_NAME_LENGTH),
+              **dict.fromkeys(EXIT_LISTS.values(), C.MQ_TOTAL_EXIT_DATA_LENGTH)}
 
 
-def exit_list_problem(name: str, value: str) -> str | None:
-    """Why ``value`` is not a valid list for exit attribute ``name`` (MSGEXIT ... or
-    MSGDATA ...), or None: each exit name 1..MQ_EXIT_NAME_LENGTH characters, each data
-    item at most MQ_EXIT_DATA_LENGTH."""
-    if not value.strip():
-        return None
-    items = [v.strip() for v in value.split(",")]
-    if name in EXIT_LISTS:
-        if any(not n for n in items):
-            return f"{name}({value}) names a blank exit in its list"
-        long = [n for n in items if len(n) > _EXIT]
-        return f"{name}: exit name {long[0]!r} is longer than {_EXIT} characters" if long else None
-    if len(value) > _DATA and any(len(d) > _DATA for d in items):
-        return f"{name}: exit data is at most {_DATA} characters per exit"
-    return None
+def exit_list(names: tuple[str, ...], data: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The exits a MSGEXIT, SENDEXIT or RCVEXIT list names, in calling order, each with its
+    exit data: data item i goes with exit i, as IBM pairs them; a data list shorter than
+    the exit list leaves the rest blank, items beyond it are ignored."""
+    return [(n, data[i] if i < len(data) else "") for i, n in enumerate(names)]
+
+
+def legacy_exit_lists(attrs: dict[str, object]) -> dict[str, tuple[str, ...]]:
+    """The exit lists of a definition written before they were lists: MSGEXIT ... held the
+    MQSC text, items joined by commas. Split once, as they were read then: the exit names at
+    every comma; the data at every comma only where there were several exits (one exit took
+    the whole text as its data)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for exit_attr, data_attr in EXIT_LISTS.items():
+        names, data = attrs.get(exit_attr, ""), attrs.get(data_attr, "")
+        called = tuple(n.strip() for n in names.split(",")) if isinstance(names, str) and names.strip() else ()
+        text = data if isinstance(data, str) else ""
+        out[exit_attr] = called
+        out[data_attr] = (tuple(d.strip() for d in text.split(",")) if len(called) > 1
+                          else (text.strip(),) if text.strip() else ())
+    return out

@@ -97,16 +97,16 @@ def channel_params(obj: ChannelObject, wanted: Iterable[int]) -> dict[int, Value
     out: dict[int, Value] = {F.MQCACH_CHANNEL_NAME: obj.name, F.MQIACH_CHANNEL_TYPE: K.CHLTYPES[obj.chltype]}
     for attr in K.CHANNEL_ATTRS + K.CHANNEL_STATUS_ATTRS:
         if obj.chltype in attr.types and attr.selector not in out and (every or attr.selector in want):
-            out[attr.selector] = obj.get(attr.name)
-    # A list of several exits, and their data, goes as IBM sends it: an MQCFSL, item by item.
-    for exit_attr, data_attr in K.EXIT_LISTS.items():
-        if obj.chltype in K.CHANNEL_BY_NAME[exit_attr].types and "," in obj.text(exit_attr):
-            chain = K.exit_list(obj.text(exit_attr), obj.text(data_attr))
-            for attr_name, items in ((exit_attr, [n for n, _ in chain]), (data_attr, [d for _, d in chain])):
-                selector = K.CHANNEL_BY_NAME[attr_name].selector
-                if selector in out:
-                    out[selector] = tuple(items)
+            out[attr.selector] = _pcf_value(obj.get(attr.name))
     return out
+
+
+def _pcf_value(value: int | str | tuple[str, ...]) -> Value:
+    """An attribute as PCF carries it: an exit list of several items as an MQCFSL (a
+    tuple), one of one item or none as an MQCFST, as IBM's Inquire Channel answers."""
+    if isinstance(value, tuple) and len(value) < 2:
+        return value[0] if value else ""
+    return value
 
 
 def _matching_channels(qm: QueueManager, cmd: Command) -> list[ChannelObject]:

@@ -38,7 +38,8 @@ PCF_REASON = {
 PADDED = {a.selector: a.length for a in A.QUEUE_ATTRS + A.QUEUE_STATUS_ATTRS + A.QMGR_ATTRS + A.QSTATUS_ATTRS
           + A.TOPIC_ATTRS + A.TOPIC_STATUS_ATTRS + A.TPSTATUS_ATTRS + A.SUB_ATTRS + A.SUB_STATUS_ATTRS + A.PROCESS_ATTRS
           if a.kind == "str" and a.length <= 264}
-PADDED.update({a.selector: a.length for a in K.CHANNEL_ATTRS + K.LISTENER_ATTRS if a.kind == "str"})
+# An exit list's items (kind "strings") each padded to its field: MQ_EXIT_NAME_LENGTH, MQ_EXIT_DATA_LENGTH.
+PADDED.update({a.selector: a.length for a in K.CHANNEL_ATTRS + K.LISTENER_ATTRS if a.kind in ("str", "strings")})
 PADDED[F.MQCACF_Q_NAMES] = C.MQ_Q_NAME_LENGTH
 PADDED[F.MQCACH_CHANNEL_NAME] = PADDED[F.MQCACH_CHANNEL_NAMES] = C.MQ_CHANNEL_NAME_LENGTH
 PADDED[F.MQCACF_TOPIC_NAMES] = C.MQ_TOPIC_NAME_LENGTH
