@@ -16,6 +16,7 @@ LAYERS: dict[str, int] = {
     "protocol": 1,
     "store": 1,
     "tls": 1,
+    "tcpopts": 1,  # the socket options of every TCP connection (client and server ends)
     "engine": 2,
     "server": 3,
     "client": 3,

@@ -42,6 +42,7 @@ from ferrymq.client.tls import ClientTLS, connect_lost, handshake_failed
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.tcpopts import tune_tcp
 from ferrymq.wire.mqmd import MQMD
 
 
@@ -158,8 +159,7 @@ class AsyncClient(AsyncSequenceCalls):
 
     async def _handshake(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        tune_tcp(sock)
         sock.setblocking(False)
         self._s = S.Session()
         self._generation += 1

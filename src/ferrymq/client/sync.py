@@ -44,6 +44,7 @@ from ferrymq.client.tls import ClientTLS, connect_lost
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
+from ferrymq.tcpopts import tune_tcp
 from ferrymq.wire.mqmd import MQMD
 
 # What one receive asks for. Python allocates a buffer of this size for every recv() and
@@ -87,8 +88,7 @@ class Client(SequenceCalls):
 
     def _handshake(self, sock: socket.socket) -> None:
         self._sock = sock
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        tune_tcp(sock)
         sock.setblocking(True)  # and it stays so: receives are bounded by SO_RCVTIMEO (see sockwait)
         self._bound = RecvBound(sock)
         self._s = S.Session()

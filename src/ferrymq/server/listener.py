@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable
 from typing import cast
 
 from ferrymq.errors import MQError
+from ferrymq.tcpopts import tune_tcp
 
 log = logging.getLogger("ferrymq.server")
 
@@ -157,6 +158,7 @@ class Listener:
                 loop.call_later(_PAUSE_ON_EMFILE, self._resume, lsock)
                 return
             conn.setblocking(False)
+            tune_tcp(conn)
             if self.full():
                 try:
                     self.refuse(conn)
