@@ -99,13 +99,15 @@ class Message:
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
-                 data_offset: int = 0, template: MQMD | None = None) -> None:
+                 data_offset: int = 0, template: MQMD | None = None, report: int | None = None) -> None:
         self.queue = queue
         self.seq = seq
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         self._tpl = template
-        self._report: int | None = None  # read from the descriptor when first asked (``report``)
+        # Read from the descriptor when first asked (``report``), unless the maker knows it
+        # (a template's, the same for every message made from it).
+        self._report = report
         if md is not None:
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = md.queue_fields()
         else:

@@ -102,7 +102,7 @@ class Publication:
 
 _Limits = tuple[int, int, int, bool]
 """A queue's attributes as a copy's refusal reads them (``Publisher._limits``)."""
-_Shape = tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None, _Limits, bool]
+_Shape = tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None, _Limits, bool, int]
 """A subscription's copies (``_Copies.shapes``)."""
 
 
@@ -122,7 +122,8 @@ class _Copies:
         self.properties: dict[str, PropertySet] = {}
         # Per subscription: its queue (None: gone) and the queue's name, its copies'
         # template, properties, priority and persistence, its CorrelId (None: each
-        # publication's own), the queue's limits and whether it is FIFO. Nothing a run
+        # publication's own), the queue's limits, whether it is FIFO and the template's
+        # Report options (a copy's arrival and take each read them). Nothing a run
         # does changes the queues, their attributes or the subscriptions.
         self.shapes: dict[Subscription, _Shape] = {}
 
@@ -303,24 +304,44 @@ class Publisher:
         if persistent and self.journal.refusal:
             raise failed(C.MQRC_RESOURCE_PROBLEM, self.journal.refusal)
         base = run.stored or self._settle(run)
-        opts, new_id = run.options, self.state.new_id
-        if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
-            msg_id = new_id()
-        if opts & C.MQPMO_NEW_CORREL_ID:
-            correl_id = new_id()
+        opts, subs = run.options, run.subs
+        new_msg_id = bool(opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID)
+        new_correl_id = bool(opts & C.MQPMO_NEW_CORREL_ID)
+        # The publication's own descriptor: for its answer, a selector or the retained one.
+        # Without them no one sees its MsgId (each copy has its own): none is made for it.
+        own = answered or subs is None or opts & C.MQPMO_RETAIN
+        ids: tuple[bytes, int] | None = None
+        if subs is None:  # a selector: who receives it depends on its own descriptor
+            if new_msg_id:
+                msg_id = self.state.new_id()
+            if new_correl_id:
+                correl_id = self.state.new_id()
+        elif wanted := new_msg_id + new_correl_id + len(subs):
+            # Its identifiers and its copies' (``_plan``) from one reservation, as new_id
+            # would make them one by one; a MsgId not made keeps its place all the same.
+            prefix, tail = self.state.reserve_ids(wanted)
+            if new_msg_id:
+                if own:
+                    msg_id = prefix + tail.to_bytes(8, "big")
+                tail += 1
+            if new_correl_id:
+                correl_id = prefix + tail.to_bytes(8, "big")
+                tail += 1
+            ids = prefix, tail
         conn, now = run.conn, run.now
         stored: MQMD | None = None
-        if answered or run.subs is None or opts & C.MQPMO_RETAIN:  # a selector or the retained one reads it
+        if own:
             stored = base.with_ids(msg_id, correl_id)
             pub = Publication(run.topic, stored, bytes(data), run.properties, now, conn.hconn)
         else:  # the copies' descriptors need the run's and the CorrelId only
             pub = Publication(run.topic, base, bytes(data), run.properties, now, conn.hconn, correl_id)
-        subs = run.subs if run.subs is not None else self.receivers(pub, not_own=run.not_own)
+        if subs is None:
+            subs = self.receivers(pub, not_own=run.not_own)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
         uow = conn.uow if in_uow else None
         if uow is not None and len(uow) + len(subs) > self.state.qmgr_attr("MAXUMSGS"):
             raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work would exceed MAXUMSGS with {len(subs)} copies")
-        plans = self._plan(pub, subs, False, copies=run.copies)
+        plans = self._plan(pub, subs, False, copies=run.copies, ids=ids)
         if in_uow:
             uow = self.units.uow_of(conn)
         self._place(plans, uow, persistent, pub.data, run)
@@ -384,12 +405,14 @@ class Publisher:
     # -- planning and placing copies -------------------------------------------------------
     def _plan(self, pub: Publication, subs: list[Subscription], retained: bool,
               planned: dict[str, int] | None = None, strict: bool = False,
-              copies: _Copies | None = None) -> list[tuple[QueueObject, Message, Subscription | None]]:
+              copies: _Copies | None = None,
+              ids: tuple[bytes, int] | None = None) -> list[tuple[QueueObject, Message, Subscription | None]]:
         """Each subscription's copy and the queue it goes to (a dead-letter queue for one
         its own queue refuses), or MQRC_PUBLICATION_FAILURE as PMSGDLV/NPMSGDLV decide.
         ``planned`` counts copies already planned per queue (depth is checked with them).
         ``copies``: the descriptors and properties made for the other publications of a run
-        (they are the same for every one), added to as they are made."""
+        (they are the same for every one), added to as they are made. ``ids``: the copies'
+        MsgIds reserved already (``reserve_ids``'s prefix and first tail), else reserved here."""
         if planned is None:
             planned = {}
         plans: list[tuple[QueueObject, Message, Subscription | None]] = []
@@ -410,7 +433,7 @@ class Publisher:
         templates, props_for = copies.templates, copies.properties
         failures: list[tuple[Subscription, Message, int, str]] = []
         queues, refusal = self.objects.queues, self._refusal
-        id_prefix, id_tail = self.reserve_ids(len(subs))
+        id_prefix, id_tail = self.reserve_ids(len(subs)) if ids is None else ids
         shapes = copies.shapes
         for sub in subs:
             shape = shapes.get(sub)
@@ -436,14 +459,14 @@ class Publisher:
                         priority, persistence, sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data)
                 shape = shapes[sub] = (q, q.name if q is not None else sub.destination, template, props, priority,
                                        persistence, sub.correl_id if sub.correl_id != NONE_ID else None,
-                                       self._limits(q), q is not None and q.fifo)
-            q, qname, template, props, priority, persistence, correl, limits, fifo = shape
+                                       self._limits(q), q is not None and q.fifo, template.report)
+            q, qname, template, props, priority, persistence, correl, limits, fifo, report = shape
             if correl is None:
                 correl = md_correl
             msg_id = id_prefix + id_tail.to_bytes(8, "big")
             id_tail += 1
             msg = Message(qname, 0, None, data, put_at, fifo, fields=(expiry, priority, persistence, msg_id, correl),
-                          template=template)
+                          template=template, report=report)
             msg.properties = props
             reason = refusal(q, msg, planned.get(qname, 0), limits)
             if reason:
