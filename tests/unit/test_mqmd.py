@@ -154,6 +154,15 @@ def test_v2_with_ids_is_with_ids_packed_as_version_2(version: int) -> None:
     assert MQMD.decode(md.v2_with_ids(*ids)).version == 2
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_with_ids_packed_is_with_ids_and_its_pack(version: int) -> None:
+    md = MQMD(version=version, priority=7, reply_to_q="R", put_appl_name="app")
+    ids = (b"m" * 24, b"c" * 24)
+    got, raw = md.with_ids_packed(*ids)
+    assert got == md.with_ids(*ids) and raw == md.with_ids(*ids).pack() == got.pack()
+    assert len(raw) == MQMD.length(version) and got.msg_id == ids[0] and got.correl_id == ids[1]
+
+
 def test_image_is_the_held_bytes_what_pack_gives_at_version_2() -> None:
     md = MQMD(version=2, priority=7, reply_to_q="R").with_ids(b"m" * 24, b"c" * 24, "20261127", "13500000")
     assert md.image == md.pack() and len(md.image) == 364

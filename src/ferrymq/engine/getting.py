@@ -221,10 +221,10 @@ class Getter:
                             break
                     self.take(conn, h, q, m, opts, first=True, ahead=ahead)
                     taken = True
-                    md = m.md
+                    md, raw = m.md_packed()
                     # No properties: a handle would be empty (None here, as on the wire).
                     out.append(GetResult(md, m.data, length, token_of(m.seq), qname, C.MQCC_OK, C.MQRC_NONE, m.seq,
-                                         m.queue, props.copy() if props else None, md.pack()))
+                                         m.queue, props.copy() if props else None, raw))
                     size += length
                     continue
             if ahead:
@@ -423,8 +423,7 @@ class Getter:
         qname = h.queue.name if h.queue else ""
         if shown is None:
             if msg.expires_at is None:
-                md = msg.md
-                raw = md.pack()
+                md, raw = msg.md_packed()
             else:
                 md, raw = msg.md.replace(expiry=msg.remaining_expiry(now)), None
             return GetResult(md, msg.body(buffer_length), msg.data_length, msg.token, qname, comp, reason, msg.seq,

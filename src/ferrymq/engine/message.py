@@ -148,6 +148,14 @@ class Message:
     def md(self, md: MQMD) -> None:
         self._md, self._md_off, self._tpl, self._report = md, -1, None, None
 
+    def md_packed(self) -> tuple[MQMD, bytes]:
+        """``md`` and ``md.pack()``, for a get: a run's message's made from its template and
+        identifiers by one splice, and not kept (the message is leaving its queue)."""
+        if self._md is None and self._md_off < 0 and self._tpl is not None:
+            return self._tpl.with_ids_packed(self.msg_id, self.correl_id)
+        md = self.md
+        return md, md.pack()
+
     def md_bytes(self) -> bytes:
         """The stored MQMD as a little-endian version 2 structure: what a record holds and
         what most deliveries send."""

@@ -438,6 +438,19 @@ class MQMD:
         """True when a version-1 reader would need an MQMDE to see the v2 fields."""
         return self._raw[_V1:] != _V2_TAIL
 
+    def with_ids_packed(self, msg_id: bytes, correl_id: bytes) -> tuple[MQMD, bytes]:
+        """``with_ids(msg_id, correl_id)`` and its ``pack()``, from one splice: a get's
+        descriptor of a message of a run (its template and its own identifiers, each 24
+        bytes: trusted, as the engine stored them)."""
+        raw = self._raw
+        if raw[4] != C.MQMD_VERSION_2:  # packed in its own version: not the image as it is
+            md = self.with_ids(msg_id, correl_id)
+            return md, md.pack()
+        raw = b"".join((raw[:_MSG_ID], msg_id, correl_id, raw[_CORREL_END:]))
+        md = _new(MQMD)
+        md._raw = raw
+        return md, raw
+
     def v2_with_ids(self, msg_id: bytes, correl_id: bytes) -> bytes:
         """``with_ids(msg_id, correl_id).pack(version=2)`` without making the MQMD: the bytes
         a browse sends for a message of a run (its template and its own identifiers, each 24
