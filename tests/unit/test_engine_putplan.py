@@ -50,12 +50,17 @@ def _env() -> tuple[Env, list[int]]:
     return env, [env.open("A", C.MQOO_OUTPUT), env.open("Q", C.MQOO_OUTPUT)]
 
 
-def _run(change: Any, pmo: int, data: bytes, fresh: bool) -> list[Any]:
+def _run(change: Any, pmo: int, data: bytes, fresh: bool, reopen: bool = False) -> list[Any]:
     """Puts through the alias and the queue, the change, the same again; ``fresh``: every
-    plan stale before each put."""
+    plan stale before each put; ``reopen``: both handles closed and opened again before the
+    change (the new ones start with the closed ones' plans)."""
     env, handles = _env()
     outcomes: list[Any] = []
     for n in range(8):
+        if n == 4 and reopen:
+            for hobj in handles:
+                env.qm.close(env.hconn, hobj)
+            handles = [env.open("A", C.MQOO_OUTPUT), env.open("Q", C.MQOO_OUTPUT)]
         hobj = handles[n % 2]
         if n == 4:
             if change is None:
@@ -85,6 +90,35 @@ def test_a_change_between_puts_is_seen_by_the_next_put(change: Any, pmo: int, da
     planned, fresh = _run(change, pmo, data, False), _run(change, pmo, data, True)
     assert planned == fresh
     assert planned != _run(None, pmo, data, False)  # the change matters: a stale plan would show
+
+
+@pytest.mark.parametrize(("change", "pmo", "data"), [c[1:] for c in CHANGES], ids=[c[0] for c in CHANGES])
+def test_a_change_is_seen_through_a_handle_opened_again(change: Any, pmo: int, data: bytes) -> None:
+    planned, fresh = _run(change, pmo, data, False, reopen=True), _run(change, pmo, data, True, reopen=True)
+    assert planned == fresh
+    assert planned != _run(None, pmo, data, False, reopen=True)
+
+
+def test_a_handle_opened_again_the_same_way_starts_with_the_last_plan() -> None:
+    """A channel's receiving agent opens its batch's destinations again per batch: the first
+    put of the batch is planned as the others are."""
+    env = Env()
+    env.define("Q")
+    env.define("R")
+    options = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT
+    hobj = env.open("Q", options)
+    conn = env.qm.connections[env.hconn]
+    env.qm.put(env.hconn, hobj, MQMD(version=2), PutOptions(C.MQPMO_SET_ALL_CONTEXT), b"x")
+    plan = conn.handles[hobj].put_plan
+    assert plan is not None
+    env.qm.close(env.hconn, hobj)
+    again = env.open("Q", options)
+    assert conn.handles[again].put_plan is plan
+    stored = env.qm.put(env.hconn, again, MQMD(version=2, msg_id=b"M" * 24), PutOptions(C.MQPMO_SET_ALL_CONTEXT),
+                        b"y")
+    assert conn.handles[again].put_plan is plan and stored.md.msg_id == b"M" * 24 and env.depth("Q") == 2
+    assert conn.handles[env.open("Q", C.MQOO_OUTPUT)].put_plan is None  # other options: its own
+    assert conn.handles[env.open("R", options)].put_plan is None  # another queue
 
 
 def test_a_plan_is_used_for_the_same_descriptor_and_options() -> None:

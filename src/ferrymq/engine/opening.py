@@ -43,6 +43,7 @@ _REMOTE_OPEN_OK = (C.MQOO_OUTPUT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_AL
                    | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
                    | C.MQOO_BIND_AS_Q_DEF | C.MQOO_BIND_ON_OPEN | C.MQOO_BIND_NOT_FIXED)
 MANAGED_PREFIX = "SYSTEM.MANAGED."  # the names of managed subscriptions' queues
+PLANS_KEPT = 64  # the closed handles' put plans a connection keeps (Connection.closed_plans)
 
 
 def _keep_sub_unbound(conn: Connection, h: Handle, options: int) -> None:  # pragma: no cover - bound at composition
@@ -213,7 +214,8 @@ class Opener:
         queue behind an MQXQH (engine.putting); IBM reports the remote names as resolved."""
         name = first.name if first is not None else route.q_name
         opened = self._new_handle(conn, options, name, route.xmitq, first, 0)
-        self.handles[opened.hobj].remote = route
+        h = self.handles[opened.hobj]
+        h.remote, h.put_plan = route, None  # its puts are made behind an MQXQH: never planned
         return OpenResult(opened.hobj, name, route.q_name, route.q_mgr_name)
 
     def _open_topic(self, conn: Connection, od: ObjectDescriptor, options: int) -> OpenResult:
@@ -302,6 +304,10 @@ class Opener:
         hobj = self._next_hobj
         self._next_hobj += 1
         h = Handle(hobj, conn.hconn, options, name, q, alias, input_mode)
+        if q is not None:
+            plan = conn.closed_plans.get((name, options))
+            if plan is not None and plan.limits.queue is q:  # else another queue's (ObjectQMgrName)
+                h.put_plan = plan
         if selector is not None and q is not None:
             h.selection = SelectionView(selector, q.messages)
             q.messages.watchers.append(h.selection)
@@ -377,6 +383,12 @@ class Opener:
         q = h.queue
         if q is None or h.deleted:
             return
+        plan = h.put_plan
+        if plan is not None:
+            kept = conn.closed_plans
+            if len(kept) >= PLANS_KEPT and (h.name, h.options) not in kept:
+                kept.clear()
+            kept[h.name, h.options] = plan
         if h.locked is not None:
             h.locked.locked_by = 0
             h.locked = None

@@ -105,6 +105,11 @@ class Connection:
     cno_options: int = 0  # its MQCNO_ACCOUNTING_* options (honoured under ACCTCONO(ENABLED))
     pid: int = 0  # the application's process and thread (accounting's ApplicationPid/Tid); 0: not known
     tid: int = 0
+    # The put plans of its closed handles by (name as opened, open options): a handle opened
+    # again the same way starts with its last plan, which holds while the registry's epoch
+    # does (engine.putplan), so its first put is planned too (a channel's receiving agent
+    # opens its batch's destinations again per batch). At most PLANS_KEPT.
+    closed_plans: dict[tuple[str, int], PutPlan] = field(default_factory=dict)
 
 
 def connection_id(qmgr_name: str, hconn: int) -> bytes:
