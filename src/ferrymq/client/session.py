@@ -242,40 +242,40 @@ class Session:
                 and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
             self._torn(now)
         self.last_rx = now
-        conn.receive_data(data)
-        while True:
-            try:
+        try:
+            ev = conn.receive_event(data)  # a reply alone, as a request/reply loop receives, in one step
+            while True:
+                t = type(ev)
+                if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
+                    corr = ev.corr  # type: ignore[union-attr]
+                    if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
+                        self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
+                    else:
+                        self.replies[corr] = ev
+                elif ev is NEED_DATA:
+                    return
+                elif ev is CLOSED:
+                    self.eof = True
+                    return
+                elif t is E.Pushed:
+                    self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
+                        (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
+                elif t is E.PushedBatch:
+                    self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
+                elif t is E.PersistentNext:
+                    self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
+                elif t is E.Heartbeat:
+                    self.heartbeats_in += 1
+                    if ev.reply:  # type: ignore[union-attr]
+                        self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
+                else:  # Ending
+                    self.ending = ev  # type: ignore[assignment]
+                if conn.drained:  # the next next_event would say NEED_DATA
+                    return
                 ev = conn.next_event()
-            except RemoteProtocolError as exc:
-                self.eof = True
-                raise broken(f"protocol error from the server: {exc}") from None
-            t = type(ev)
-            if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
-                corr = ev.corr  # type: ignore[union-attr]
-                if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
-                    self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
-                else:
-                    self.replies[corr] = ev
-            elif ev is NEED_DATA:
-                return
-            elif ev is CLOSED:
-                self.eof = True
-                return
-            elif t is E.Pushed:
-                self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
-                    (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
-            elif t is E.PushedBatch:
-                self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
-            elif t is E.PersistentNext:
-                self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
-            elif t is E.Heartbeat:
-                self.heartbeats_in += 1
-                if ev.reply:  # type: ignore[union-attr]
-                    self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
-            else:  # Ending
-                self.ending = ev  # type: ignore[assignment]
-            if conn.drained:  # the next next_event would say NEED_DATA
-                return
+        except RemoteProtocolError as exc:
+            self.eof = True
+            raise broken(f"protocol error from the server: {exc}") from None
 
     def _torn(self, now: float) -> None:
         """A heartbeat came, after a pause, where the rest of a frame was due: the frame's

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Final, cast
 
 from ferrymq.errors import DecodeError
-from ferrymq.protocol import codec, columnframes, rules
+from ferrymq.protocol import codec, columnframes, layout, rules
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.rules import FRAME_OVERHEAD, HANDSHAKE_LIMIT, Conversation, CrossedInFlight, State
@@ -52,8 +52,9 @@ _Decode = Callable[[bytes | bytearray, int, int, int, int], E.Event]
 Incoming = dict[int, tuple[_DecodePacket, rules.Rule, _Decode]]
 """The frames one end accepts: packet type -> its packet decoder, the rule of its event,
 and its body decoder."""
-Outgoing = dict[type, tuple[rules.Rule, codec.Packer]]
-"""The events one end sends: class -> its rule and its frame's packer."""
+Outgoing = dict[type, "layout.Send[E.Event | columnframes.PutColumns]"]
+"""The events one end sends: class -> its frame's sender (layout.Frame.sender: its packer
+and its rule at once)."""
 
 
 def _incoming(frames: dict[int, codec.Decoder], packets: dict[int, codec.PacketDecoder],
@@ -62,19 +63,32 @@ def _incoming(frames: dict[int, codec.Decoder], packets: dict[int, codec.PacketD
             for ptype, decode in frames.items()}
 
 
-Usual = dict[int, tuple[_DecodePacket, rules.Rule]]
-"""``Incoming`` for the usual packet, by the low byte of its type: every packet type of the
-client protocol lies in 1024..1279 (codec), so that byte alone tells the frames apart, and
-the packet decoder checks the whole type (another goes the general way)."""
+Takers = dict[int, "layout.Take[E.Event]"]
+"""The step that takes each usual packet (layout.Frame.taker: its decoder and its rule at
+once), by the low byte of its type: every packet type of the client protocol lies in
+1024..1279 (codec), so that byte alone tells the frames apart, and the taker checks the
+whole type (another goes the general way)."""
 
 
-def _usual(incoming: Incoming) -> Usual:
+def _make_takers(incoming: Incoming, md_as_bytes: bool = False) -> Takers:
     assert all(ptype >> 8 == 4 for ptype in incoming), "a packet type outside 1024..1279"
-    return {ptype & 0xFF: (packet, rule) for ptype, (packet, rule, _) in incoming.items()}
+    out: Takers = {}
+    for ptype, (_, rule, _) in incoming.items():
+        lines, names = rules.USUAL.get(rule, (None, {}))
+        take = codec.FRAMES[codec.EVENTS[ptype]].taker(
+            lines, {**names, "_rule": rule, "_LocalProtocolError": LocalProtocolError},
+            md_as_bytes=md_as_bytes and ptype == codec.T_PUT)
+        if take is not None:
+            out[ptype & 0xFF] = take
+    return out
 
 
 def _outgoing(mine: dict[type, rules.Rule]) -> Outgoing:
-    return {t: (rule, _PACKERS[t]) for t, rule in mine.items()}
+    out: Outgoing = {}
+    for t, rule in mine.items():
+        lines, names = rules.USUAL.get(rule, (None, {}))
+        out[t] = codec.FRAMES[t].sender(lines, {**names, "_rule": rule})
+    return out
 
 
 class _Machine(Conversation):
@@ -83,7 +97,7 @@ class _Machine(Conversation):
     ``_theirs`` for what it receives), one lookup each per frame."""
 
     _theirs: Incoming
-    _theirs_usual: Usual
+    _takers: Takers
     _mine: Outgoing
 
     def __init__(self) -> None:
@@ -92,6 +106,8 @@ class _Machine(Conversation):
         self._fed = 0  # bytes received, for stream offsets in error messages
         self._eof = False
         self._error: RemoteProtocolError | None = None
+        self._taking = self._takers
+        """The takers ``receive_event`` may use: none once the stream has ended or broken."""
         self.drained = True
         """next_event has returned every event of the bytes received so far: its next call
         would return NEED_DATA, and a driver may leave it out. False after the end of the
@@ -118,6 +134,7 @@ class _Machine(Conversation):
         self.drained = False
         if not data:
             self._eof = True
+            self._taking = {}
             return
         if self._eof:
             raise RuntimeError("received data after the end of the stream")
@@ -131,6 +148,41 @@ class _Machine(Conversation):
                 reader.drained = False
                 return
             reader.feed(data)
+
+    def receive_event(self, data: bytes) -> Next:
+        """``receive_data(data)`` then ``next_event()``: the first event of a read, for a
+        driver that reads bytes objects. A read that begins with a whole usual packet (what
+        a request/reply loop receives, a reply alone) is taken where it lies by its frame's
+        taker, without being buffered first.
+
+        Raises:
+            RemoteProtocolError: as ``next_event``.
+            RuntimeError: as ``receive_data``.
+        """
+        reader = self._reader
+        if reader.drained and len(data) >= HEADER_SIZE:
+            take = self._taking.get(data[3])
+            if take is not None:
+                have = len(data)
+                try:
+                    got = take(self, data, 0, have, reader.max_size)
+                except DecodeError:  # next_event says what is wrong
+                    got = None
+                if got is not None:
+                    ev, end = got
+                    self._fed += have
+                    if end == have:
+                        self.drained = True
+                    else:  # more after it: buffered from there (receive_data's way, or copied)
+                        self.drained = False
+                        if type(data) is bytes and reader._rx is None:
+                            reader._buf, reader._pos, reader._end = data, end, have
+                            reader.drained = False
+                        else:
+                            reader.feed(data[end:])
+                    return ev
+        self.receive_data(data)
+        return self.next_event()
 
     def get_buffer(self, sizehint: int = -1) -> memoryview:
         """Room for the peer's next bytes to be read into, then ``buffer_updated``: the way
@@ -164,18 +216,16 @@ class _Machine(Conversation):
             got = None
             # (the reader's own error is always this machine's too, which was raised above)
             if have - pos >= HEADER_SIZE and reader._header is None:
-                # The usual packet: whole in the buffer, read with its header by its frame's
-                # packet decoder, the frame told by the type in the header (the decoder checks
-                # the header as GPacketReader.next_in_place does, and leaves it every other case).
-                usual = self._theirs_usual.get(buf[pos + 3])
-                if usual is not None:
-                    decode_packet, rule = usual
+                # The usual packet: whole in the buffer, read with its header and its rule
+                # kept by its frame's taker, the frame told by the type in the header (the
+                # taker checks the header as GPacketReader.next_in_place does, and leaves
+                # every other case, and every error, to the general way below).
+                take = self._takers.get(buf[pos + 3])
+                if take is not None:
                     try:
-                        got = decode_packet(buf, pos, have, reader.max_size)
-                    except DecodeError as exc:
-                        ptype = buf[pos + 2] << 8 | buf[pos + 3]
-                        raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
-                                                  self._fed - reader.buffered) from None
+                        got = take(self, buf, pos, have, reader.max_size)
+                    except DecodeError:  # the general decoder below says what is wrong
+                        got = None
             if got is not None:
                 ev, end = got
                 # GPacketReader.consume(end), inline: a request/reply hop takes two frames
@@ -208,14 +258,15 @@ class _Machine(Conversation):
                 except DecodeError as exc:
                     raise RemoteProtocolError(f"malformed {codec.NAMES[ptype]} frame: {exc}",
                                               self._fed - reader.buffered - (end - start + HEADER_SIZE)) from None
-            try:
-                rule(self, ev)
-            except CrossedInFlight:  # no breach: the driver ignores such a frame
-                pass
-            except LocalProtocolError as exc:  # the rule is the peer's to keep: its breach is theirs
-                raise RemoteProtocolError(str(exc)) from None
+                try:
+                    rule(self, ev)
+                except CrossedInFlight:  # no breach: the driver ignores such a frame
+                    pass
+                except LocalProtocolError as exc:  # the rule is the peer's to keep: its breach is theirs
+                    raise RemoteProtocolError(str(exc)) from None
         except RemoteProtocolError as exc:
             self._error = exc
+            self._taking = {}
             self.state = State.ERROR
             raise
         self.drained = reader.drained and not self._eof
@@ -240,15 +291,14 @@ class _Machine(Conversation):
     def _send(self, ev: E.Event | columnframes.PutColumns) -> list[bytes]:
         """The packet of ``ev`` as pieces, once the rule of ``ev`` has allowed it and
         applied it (an event that cannot be encoded changes nothing)."""
-        entry = self._mine.get(type(ev))
-        if entry is None:
+        parts: list[bytes] = []
+        send = self._mine.get(type(ev))
+        if send is None:
             raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
-        rule, pack = entry
         try:
-            parts = pack(ev)
+            send(self, ev, parts)
         except _ENCODING_ERRORS as exc:
             raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
-        rule(self, ev)
         return parts
 
     def _pack(self, ev: E.Event | columnframes.PutColumns) -> bytes:
@@ -263,15 +313,14 @@ class _Machine(Conversation):
                 cannot be encoded.
         """
         # _send's work, inline: every reply a server writes comes through here
-        entry = self._mine.get(type(ev))
-        if entry is None:
+        parts: list[bytes] = []
+        send = self._mine.get(type(ev))
+        if send is None:
             raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
-        rule, pack = entry
         try:
-            parts = pack(ev)
+            send(self, ev, parts)
         except _ENCODING_ERRORS as exc:
             raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
-        rule(self, ev)
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def send_parts(self, ev: E.Event | columnframes.PutColumns) -> list[bytes]:
@@ -294,15 +343,13 @@ class _Machine(Conversation):
         parts: list[bytes] = []
         mine = self._mine
         for ev in events:  # _send's work, inline: a request/reply loop's every write comes here
-            entry = mine.get(type(ev))
-            if entry is None:
+            send = mine.get(type(ev))
+            if send is None:
                 raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
-            rule, pack = entry
             try:
-                parts += pack(ev)
+                send(self, ev, parts)
             except _ENCODING_ERRORS as exc:
                 raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
-            rule(self, ev)
         return b"".join(parts)
 
 
@@ -310,7 +357,7 @@ class ClientConnection(_Machine):
     """The client's end: sends requests, receives replies and pushed messages."""
 
     _theirs = _incoming(codec.SERVER_FRAMES, codec.SERVER_PACKETS, rules.SERVER_SENDS)
-    _theirs_usual = _usual(_theirs)
+    _takers = _make_takers(_theirs)
     _mine = _outgoing(rules.CLIENT_SENDS)
 
 
@@ -318,15 +365,19 @@ class ServerConnection(_Machine):
     """The server's end: receives requests, sends replies, pushed messages, heartbeats."""
 
     _theirs = _incoming(codec.CLIENT_FRAMES, codec.CLIENT_PACKETS, rules.CLIENT_SENDS)
-    _theirs_usual = _usual(_theirs)
+    _takers = _make_takers(_theirs)
     _mine = _outgoing(rules.SERVER_SENDS)
     _theirs_md_bytes = _incoming(codec.CLIENT_FRAMES_MD_BYTES, codec.CLIENT_PACKETS_MD_BYTES, rules.CLIENT_SENDS)
-    _theirs_md_bytes_usual = _usual(_theirs_md_bytes)
+    _takers_md_bytes = _make_takers(_theirs_md_bytes, md_as_bytes=True)
 
     def __init__(self, *, max_msg_length: int = 4 * 1024 * 1024, raw_put_md: bool = False) -> None:
         """``raw_put_md``: a Put event's ``md`` is the MQMD's bytes (checked to be one), for
         a driver that decodes it only when it must."""
         super().__init__()
         if raw_put_md:
-            self._theirs, self._theirs_usual = self._theirs_md_bytes, self._theirs_md_bytes_usual
+            self._theirs, self._takers = self._theirs_md_bytes, self._takers_md_bytes
+            self._taking = self._takers
         self.server_max_msg_length = max_msg_length
+
+
+layout.CODE.save()  # the machines' takers are made: keep their code for the next process

@@ -35,6 +35,15 @@ limit and within what is buffered), so that a usual frame costs the protocol mac
 call and one ``unpack`` more than its body's. Any header it does not take, it leaves (None)
 to ferrymq.wire.gpacket.GPacketReader and ``decode``, which read every case
 (tests/property/test_codec_usual_decoders.py holds it to the general decoder too).
+
+A protocol machine takes and sends frames through two more, each made from the same
+declaration with its event's rule inline (the lines of the rule's usual case,
+ferrymq.protocol.rules.USUAL): ``taker`` gives ``take(c, buf, at, have, limit)``,
+``decode_packet`` that also applies the rule to the machine's conversation ``c`` (a reply
+decoded and matched to its request in one step; anything else left to the general way,
+having changed nothing), and ``sender`` gives ``send(c, e, parts)``, ``pack`` that applies
+the rule once the packet is made and adds its pieces to ``parts``
+(tests/property/test_protocol_fused_steps.py holds each to the decoder or packer and the rule).
 """
 
 from __future__ import annotations
@@ -89,6 +98,13 @@ class Part(Generic[Ev]):
 Field = tuple[str, "str | Part[Ev]"]
 Decode = Callable[[bytes | memoryview, int, int, int, int], Ev]
 """A generated decoder: (buffer, body start, body end, correlation id, flags) -> the event."""
+Take = Callable[[object, bytes | bytearray, int, int, int], tuple[Ev, int] | None]
+"""A generated taker (``Frame.taker``): (the machine's conversation, buffer, packet start,
+end of the bytes buffered, largest packet allowed) -> the event and the packet's end, its
+rule applied, or None when the packet is not the usual one (nothing changed)."""
+Send = Callable[[object, Ev, list[bytes]], None]
+"""A generated sender (``Frame.sender``): (the machine's conversation, the event, the list
+its packet's pieces are added to)."""
 DecodePacket = Callable[[bytes | bytearray, int, int, int], tuple[Ev, int] | None]
 """A generated packet decoder: (buffer, packet start, end of the bytes buffered, largest
 packet allowed) -> the event and the packet's end, or None when the bytes at the start are
@@ -173,6 +189,39 @@ class Frame(Generic[Ev]):
         assert source is not None
         return cast(DecodePacket[Ev], self._compile(source, "decode_packet", general))
 
+    def taker(self, rule: Sequence[str] | None, names: dict[str, object], *,
+              md_as_bytes: bool = False) -> Take[Ev] | None:
+        """The step that takes this frame's usual packet for a protocol machine:
+        ``decode_packet`` and the rule of its event at once, ``take(c, buf, at, have, limit)
+        -> (event, end) | None`` with ``c`` the machine's conversation. ``rule``: the lines of
+        the rule's usual case, over ``c`` and the event ``e`` (ferrymq.protocol.rules.USUAL),
+        with ``{unusual}`` where it finds the case is not the usual one (it has changed
+        nothing then); None: the rule, ``names``' ``_rule``, is called on the event. Whatever is not the usual packet with its rule
+        kept (a header, a body or a rule the general decoder and the rule must read or
+        refuse) returns None, having changed nothing. None for a frame with a field only the
+        general decoder reads."""
+        source = self._usual_decode_source(md_as_bytes=md_as_bytes, packet=True, take=True, rule=rule)
+        if source is None:
+            return None
+        ns = dict(self._ns)
+        ns.update(names)
+        exec(CODE.compile(source, f"<frame {self.name} take>"), ns)  # the code generated from our own declaration
+        return cast(Take[Ev], ns["take"])
+
+    def sender(self, rule: Sequence[str] | None, names: dict[str, object]) -> Send[Ev]:
+        """The step that sends this frame for a protocol machine: ``pack`` and the rule of
+        its event at once, ``send(c, e, parts)`` with ``c`` the machine's conversation,
+        which adds the packet's pieces to the list ``parts`` once the rule has allowed the
+        event and applied it (an event that cannot be encoded raises what ``pack`` raises,
+        and changes nothing). ``rule``: the lines of the rule's usual case, as for
+        ``taker``, whose ``{unusual}`` calls the whole rule, ``names``' ``_full``; None:
+        the rule, ``names``' ``_rule``, is called."""
+        source = self._pack_source(fold_status=True, rule=list(rule) if rule is not None else ["_rule(c, e)"])
+        ns = dict(self._ns)
+        ns.update(names)
+        exec(CODE.compile(source, f"<frame {self.name} send>"), ns)  # the code generated from our own declaration
+        return cast(Send[Ev], ns["send"])
+
     def _compile(self, source: str, fn: str, general: object = None) -> object:
         ns = dict(self._ns)
         ns["_general"] = general
@@ -206,7 +255,9 @@ class Frame(Generic[Ev]):
         segments = self._segments()
         return (len(segments) > 1 and segments[0] == ("one", ("status", "status")) and segments[1][0] == "fixed")
 
-    def _pack_source(self, *, fold_status: bool) -> str:
+    def _pack_source(self, *, fold_status: bool, rule: list[str] | None = None) -> str:
+        """``pack``'s source; with ``rule``, ``sender``'s: the rule's lines run where the
+        packet is made, and its pieces are added to ``parts``."""
         lines: list[str] = []
         pieces: list[str] = []  # expressions of the packet's pieces after the first
         sizes: list[str] = []  # expressions of the pieces' lengths
@@ -267,22 +318,29 @@ class Frame(Generic[Ev]):
         args = [str(gpacket.VERSION), str(self.ptype), "", str(gpacket.MAGIC), "0", "0",
                 "e.corr" if self.corr else "0", flags]
 
-        def packet(head: str, head_args: list[str], size: int, rest: list[str], rest_sizes: list[str]) -> str:
+        def packet(head: str, head_args: list[str], size: int, rest: list[str], rest_sizes: list[str]) -> list[str]:
             args[2] = " + ".join([str(size), *rest_sizes])
             packed = f"{head}.pack({', '.join(args + head_args)})"
-            return f"return [{packed}, {', '.join(rest)}]" if rest else f"return [{packed}]"
+            if rule is None:
+                return [f"return [{packed}, {', '.join(rest)}]" if rest else f"return [{packed}]"]
+            made = [f"h = {packed}", *(line.format(unusual="_full(c, e)") for line in rule)]
+            return [*made, f"parts += (h, {', '.join(rest)})" if rest else "parts.append(h)"]
 
         if status_head is not None:
             # The usual status first, as a branch of its own: the general lines after it
             # are the same but for the status and the fixed fields packed on their own.
             usual_head = self._struct(HEADER + "10s", status_head)
             usual = [line for line in lines if not line.startswith(_GENERAL)]
-            usual.append(packet(usual_head, ["_OK", *(f"e.{a}" for a, _ in status_head)],
-                                fixed_size + len(body.OK_STATUS), pieces[2:], sizes[1:]))
+            usual += packet(usual_head, ["_OK", *(f"e.{a}" for a, _ in status_head)],
+                            fixed_size + len(body.OK_STATUS), pieces[2:], sizes[1:])
+            if rule is not None:
+                usual.append("return")
             lines = ["if not (e.comp or e.reason or e.detail):", *(f"    {line}" for line in usual),
                      *(line.removeprefix(_GENERAL) for line in lines)]
         head = self._struct(HEADER, head_fields)
-        lines.append(packet(head, [f"e.{a}" for a, _ in head_fields], fixed_size, pieces, sizes))
+        lines += packet(head, [f"e.{a}" for a, _ in head_fields], fixed_size, pieces, sizes)
+        if rule is not None:
+            return "def send(c, e, parts):\n" + "".join(f"    {line}\n" for line in lines)
         return "def pack(e):\n" + "".join(f"    {line}\n" for line in lines)
 
     def _checks(self, fields: list[tuple[str, str]]) -> list[str]:
@@ -378,7 +436,8 @@ class Frame(Generic[Ev]):
         lines.append(f"return _E({self._arguments(values)})")
         return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
 
-    def _usual_decode_source(self, *, md_as_bytes: bool, packet: bool = False) -> str | None:
+    def _usual_decode_source(self, *, md_as_bytes: bool, packet: bool = False, take: bool = False,
+                             rule: Sequence[str] | None = None) -> str | None:
         """A decoder of bodies whose every field has its usual value (an OK status, an MQMD
         version 2 in little-endian, no properties, ASCII text), reading each run of fields
         of known size with one ``unpack`` and testing the usual values among them at once;
@@ -393,11 +452,15 @@ class Frame(Generic[Ev]):
         with a field only the general decoder reads has the header read so, and the body
         read by the general decoder."""
         own_fields = any(isinstance(kind, Part) or kind == "charv" for _, kind in self.fields)
-        if own_fields and not packet:
+        if own_fields and (not packet or take):
             return None
-        if not packet:
+        lines: list[str]
+        if take:  # the taker's: nothing but the usual packet, with its rule kept
+            general = "return None"
+            lines = ["pos = at"]
+        elif not packet:
             general = "return _general(buf, start, end, corr, flags)"
-            lines: list[str] = ["pos = start"]
+            lines = ["pos = start"]
         else:
             general = f"return _general(buf, at + {HEADER_SIZE}, end, corr, flags), end"
             lines = ["pos = at"]
@@ -506,6 +569,14 @@ class Frame(Generic[Ev]):
         flush()
         if not any(kind == "rest" for _, kind in self.fields):
             lines.append(f"if pos != end: {general}")
+        if take:
+            lines.append(f"e = _E({self._arguments(values)})")
+            if rule is None:
+                lines += ["try:", "    _rule(c, e)", "except _LocalProtocolError:", f"    {general}"]
+            else:
+                lines += (line.format(unusual=general) for line in rule)
+            lines.append("return e, end")
+            return "def take(c, buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
         if packet:
             lines.append(f"return _E({self._arguments(values)}), end")
             return "def decode_packet(buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)

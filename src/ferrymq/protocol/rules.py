@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ferrymq.protocol import columnframes, seqframes
 from ferrymq.protocol import events as E
@@ -130,6 +130,28 @@ def _rule(table: dict[type, Rule], *events: type) -> Callable[[R], R]:
     return register
 
 
+USUAL: dict[Rule, tuple[tuple[str, ...], dict[str, object]]] = {}
+"""The usual case of a rule as code: rule -> the lines of its usual case and the names they
+use. The lines read ``c`` (the conversation) and ``e`` (the event), and have ``{unusual}``
+where they find the case is not the usual one, having changed nothing: the rule runs the
+whole rule there (``_full``, which applies any other case or raises). A machine's taker of
+a frame (layout.Frame.taker) and its sender (layout.Frame.sender) have these lines inline,
+after the frame's decoding or packing: one step decodes a reply and matches it, one packs a
+request and makes it outstanding."""
+
+
+def _usual(lines: tuple[str, ...], full: Rule, names: dict[str, object] | None = None) -> Rule:
+    """The rule that runs ``lines`` (its usual case, see USUAL) and ``full``, the whole
+    rule, for any other case; registered in USUAL."""
+    names = {**(names or {}), "_full": full, "_CONNECTED": _CONNECTED}
+    ns = dict(names)
+    body = "".join(f"    {line.format(unusual='_full(c, e)')}\n" for line in lines)
+    exec(f"def rule(c, e):\n{body}", ns)  # our own lines: the rule the takers and senders inline
+    rule = cast(Rule, ns["rule"])
+    USUAL[rule] = (lines, names)
+    return rule
+
+
 # -- what a client sends -------------------------------------------------------------------
 
 
@@ -171,14 +193,25 @@ def _connect(c: Conversation, ev: E.Connect) -> None:
     c.state = State.CONNECTING
 
 
-@_rule(CLIENT_SENDS, E.Put, E.Put1)
-def _put(c: Conversation, ev: E.Put | E.Put1) -> None:
+def _put_full(c: Conversation, ev: E.Put | E.Put1) -> None:
     if c.state is not _CONNECTED:
         _connected(c, type(ev))
     if len(ev.data) > c.max_msg_length > 0:
         _length(c, ev.data)
     if ev.reply:  # else asynchronous (MQPMO_ASYNC_RESPONSE): nothing answers it
         _request(c, ev.corr, type(ev))
+
+
+_PUT = (
+    "if (c.state is not _CONNECTED or len(e.data) > c.max_msg_length > 0"
+    " or e.reply and (e.corr <= 0 or e.corr in c._outstanding)):",
+    "    {unusual}",
+    "elif e.reply:",
+    "    c._outstanding[e.corr] = type(e)",
+)
+"""A put's usual case: on a conversation connected, within the agreed length; a
+synchronous one is then outstanding, an asynchronous one (MQPMO_ASYNC_RESPONSE) is not."""
+_rule(CLIENT_SENDS, E.Put, E.Put1)(_usual(_PUT, _put_full))
 
 
 @_rule(CLIENT_SENDS, E.PutList)
@@ -188,18 +221,25 @@ def _put_list(c: Conversation, ev: E.PutList) -> None:
     _request(c, ev.corr, E.PutList)
 
 
-@_rule(CLIENT_SENDS, E.Get, E.Open, E.OpenList, E.Commit, E.Backout, E.Inquire, E.Set, E.Stat, E.Sub, E.SubRequest,
-       seqframes.SeqRange,
-       seqframes.BrowseRange, seqframes.BrowseColumns, seqframes.RemoveUpto, seqframes.Readers, seqframes.Prepare,
-       seqframes.Resolve, seqframes.InDoubt)
-def _plain_request(c: Conversation, ev: E.Get | E.Open | E.OpenList | E.Commit | E.Backout | E.Inquire | E.Set | E.Stat
-                   | E.Sub | E.SubRequest | seqframes.SeqRequest) -> None:
+def _plain_request_full(c: Conversation, ev: E.Get | E.Open | E.OpenList | E.Commit | E.Backout | E.Inquire | E.Set
+                        | E.Stat | E.Sub | E.SubRequest | seqframes.SeqRequest) -> None:
     if c.state is not _CONNECTED:
         _connected(c, type(ev))
-    corr = ev.corr
-    if corr <= 0 or corr in c._outstanding:
-        raise LocalProtocolError(f"correlation id {corr} is not positive or is still in use")
-    c._outstanding[corr] = type(ev)
+    _request(c, ev.corr, type(ev))
+
+
+_PLAIN_REQUEST = (
+    "corr = e.corr",
+    "if c.state is not _CONNECTED or corr <= 0 or corr in c._outstanding:",
+    "    {unusual}",
+    "else:",
+    "    c._outstanding[corr] = type(e)",
+)
+"""A request's usual case: on a conversation connected, a new positive correlation id,
+then outstanding."""
+_rule(CLIENT_SENDS, E.Get, E.Open, E.OpenList, E.Commit, E.Backout, E.Inquire, E.Set, E.Stat, E.Sub, E.SubRequest,
+      seqframes.SeqRange, seqframes.BrowseRange, seqframes.BrowseColumns, seqframes.RemoveUpto, seqframes.Readers,
+      seqframes.Prepare, seqframes.Resolve, seqframes.InDoubt)(_usual(_PLAIN_REQUEST, _plain_request_full))
 
 
 @_rule(CLIENT_SENDS, E.GetBatch)
@@ -309,21 +349,22 @@ def _reply(c: Conversation, ev: E.ReplyEvent | seqframes.SeqReply) -> None:
     del c._outstanding[corr]
 
 
-def _answer(t: type) -> Rule:
-    """``_reply`` for replies of class ``t``, made from ANSWERS: a reply to a request whose
-    answer changes nothing but the outstanding requests (a Get's, a Put's ...) is applied
-    with one ``pop``; any other goes back, to ``_reply``, which applies it or raises."""
-    simple = frozenset(req for req, answers in ANSWERS.items()
-                       if (t in answers or t is _GENERIC_REPLY) and req not in _ANSWER_CHANGES)
+_ANSWERED = (
+    "corr = e.corr",
+    "req = c._outstanding.pop(corr, None)",
+    "if req not in _simple:",
+    "    if req is not None:",
+    "        c._outstanding[corr] = req",
+    "    {unusual}",
+)
+"""A reply's usual case: it answers an outstanding request whose answer changes nothing
+but the outstanding requests (a Get's, a Put's ...), and is applied with one ``pop``."""
 
-    def answer(c: Conversation, ev: E.ReplyEvent | seqframes.SeqReply) -> None:
-        corr = ev.corr
-        req = c._outstanding.pop(corr, None)
-        if req not in simple:
-            if req is not None:
-                c._outstanding[corr] = req
-            _reply(c, ev)
-    return answer
+
+def _answer(t: type) -> Rule:
+    """``_reply`` for replies of class ``t``, its usual case (``_ANSWERED``) made from ANSWERS."""
+    return _usual(_ANSWERED, _reply, {"_simple": frozenset(
+        req for req, answers in ANSWERS.items() if (t in answers or t is _GENERIC_REPLY) and req not in _ANSWER_CHANGES)})
 
 
 SERVER_SENDS.update((t, _answer(t)) for t, rule in list(SERVER_SENDS.items()) if rule is _reply)
