@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from ferrymq.client.session import Session
+from ferrymq.client.session import FLUSH_AT, Session
 from ferrymq.mq import constants as C
 from ferrymq.properties import model as props_model
 from ferrymq.properties.model import PropertySet
@@ -190,6 +190,35 @@ def test_batch_frames_stay_under_the_byte_limit() -> None:
     assert [len(b.items) for b in batches] == [3, 3, 3]  # 64 KiB frames
     assert all(sum(len(d) + 28 for _, d in b.items) <= 64 * 1024 for b in batches)
     assert isinstance(evs[-1], E.Put) and evs[-1].md.msg_id == ids(10)[-1]  # type: ignore[union-attr]  # one left: a plain Put
+
+
+def test_a_write_the_buffer_forces_keeps_the_next_puts_for_the_next_batch() -> None:
+    # A producer's loop as the blocking client drives it (Client._put_async): a write once
+    # 64 KiB are buffered, the rest ahead of the commit. The put that found the batch full
+    # starts the next one; the forced write must not send it alone as a plain Put.
+    sess, s = session()
+    body = b"q" * 1024
+    m = [i.to_bytes(24, "big") for i in range(1, 201)]
+    evs: list[object] = []
+    for corr, unit in ((9, m[:100]), (10, m[100:])):
+        for mid in unit:
+            sess.send(async_put(3, mid, body))
+            if sess.out_bytes >= FLUSH_AT:
+                evs += frames(s, sess.take_out(hold=True))
+                assert sess.out_bytes < FLUSH_AT
+        sess.send(E.Commit(corr))
+        evs += frames(s, sess.take_out())
+    kinds = [type(e).__name__ for e in evs]
+    assert kinds == ["PutBatch", "PutBatch", "Commit"] * 2
+    assert [i for e in evs if isinstance(e, E.PutBatch) for i, _ in e.items] == m
+
+
+def test_a_forced_write_sends_a_held_batch_when_nothing_else_is_there() -> None:
+    sess, s = session()
+    sess.send(async_put(3, ids(1)[0], b"x" * FLUSH_AT))  # one put over the threshold by itself
+    assert sess.out_bytes >= FLUSH_AT and not sess.out
+    (ev,) = frames(s, sess.take_out(hold=True))
+    assert isinstance(ev, E.Put) and sess.out_bytes == 0
 
 
 def test_get_batch_and_its_reply_round_trip() -> None:

@@ -212,12 +212,16 @@ class Session:
         self.send(ev)
         return self.take_out()
 
-    def take_out(self) -> bytes:
-        if self._batch:
+    def take_out(self, hold: bool = False) -> bytes:
+        """The buffered frames to write, the held asynchronous puts encoded last as one
+        PutBatch. With ``hold`` (a write the buffer's size forced, not a request), held puts
+        below FLUSH_AT stay held when other frames are there to go: they were held because
+        the batch before them was full, and leave with the puts after them, not alone."""
+        if self._batch and not (hold and self.out and self._batch_bytes < FLUSH_AT):
             self._send_batch()
         data = b"".join(self.out)
         self.out.clear()
-        self.out_bytes = 0
+        self.out_bytes = self._batch_bytes
         self.credit_due = False
         self.last_tx = time.monotonic()
         return data

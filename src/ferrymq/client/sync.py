@@ -145,10 +145,10 @@ class Client(SequenceCalls):
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    def _flush(self) -> None:
+    def _flush(self, hold: bool = False) -> None:
         if self._s.out_bytes:
             try:
-                self._sock.sendall(self._s.take_out())
+                self._sock.sendall(self._s.take_out(hold))
             except OSError as exc:
                 self._s.eof = True
                 raise broken(f"send failed: {exc}") from None
@@ -158,7 +158,7 @@ class Client(SequenceCalls):
         ``ev`` (the put that triggered the write) again. Asynchronous puts sent since the
         last stat() may or may not have reached the queue manager (see reconnect.py)."""
         try:
-            self._flush()
+            self._flush(hold=True)
         except MQError as exc:
             if not self._lost_conversation(exc, self._generation):
                 raise
