@@ -46,3 +46,22 @@ def test_sync_and_asyncio_clients_and_the_server_set_keepalive(embedded: Embedde
                 assert_keepalive(accepted)
 
     asyncio.run(asyncio_client())
+
+
+def test_a_channel_s_own_connection_sets_keepalive() -> None:
+    """The end a sender or requester opens (ferrymq.channels.link), not only the listener's."""
+    from ferrymq.channels.link import open_link
+
+    async def main() -> None:
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        link, where = await open_link(f"127.0.0.1({port})", 5.0)
+        try:
+            assert where == f"127.0.0.1({port})"
+            assert_keepalive(link.writer.get_extra_info("socket"))
+        finally:
+            link.close()
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(main())

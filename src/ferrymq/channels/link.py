@@ -11,6 +11,7 @@ from collections.abc import Callable
 from ferrymq.engine.channels import connection_names
 from ferrymq.mq import cfc as F
 from ferrymq.protocol import channel as P
+from ferrymq.tcpopts import tune_tcp
 
 NO_HEARTBEAT_WAIT = 60.0  # seconds a reply may take when the channel has no heartbeat (HBINT 0)
 
@@ -110,6 +111,9 @@ async def open_link(conname: str, timeout: float, context: ssl.SSLContext | None
                     host, port, ssl=context, server_hostname=host, ssl_handshake_timeout=timeout), timeout)
                 if check is not None:
                     check(writer)
+            # The listener tunes the receiving end; this end needs the same keepalive so that a
+            # channel with HBINT(0) notices a peer gone without a word (ferrymq.tcpopts).
+            tune_tcp(writer.get_extra_info("socket"))
             return Link(reader, writer, sender=sender), f"{host}({port})"
         except (OSError, TimeoutError) as exc:
             last = exc
