@@ -351,7 +351,7 @@ def main() -> None:
                    "stream_write")
     p.add_argument("--writes-only", action="store_true", help="skip ingest and synthetic (the write phases only)")
     p.add_argument("--rounds", type=int, default=1, help="every read this many times, the order rotated per round")
-    p.add_argument("--warmup", type=int, default=100_000, help="rows of an untimed first query of every read before "
+    p.add_argument("--warmup", type=int, default=400_000, help="rows of an untimed first query of every read before "
                    "the rounds (0: none)")
     p.add_argument("--page-messages", type=int, default=4096, help="the ingest's pageMessages (Arrow batch rows)")
     p.add_argument("--max-bytes", type=int, default=0, help="the ingest's maxBytesPerTrigger instead of --batch")
