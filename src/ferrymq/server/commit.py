@@ -39,9 +39,10 @@ import contextlib
 import heapq
 import itertools
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -84,7 +85,7 @@ class GroupCommitter:
         self._order = itertools.count()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ferrymq-fsync")
+        self._disk = DiskThread()
         self.failed: BaseException | None = None
         self.syncs = 0
         # What each group commit cost (write and fdatasync) and carried: the metrics endpoint's.
@@ -177,7 +178,7 @@ class GroupCommitter:
                 return
             if self.journal.refusal and not wrote and self._retry is None:
                 # Below the reserve with nothing to write: has space been freed?
-                await loop.run_in_executor(self._executor, self.journal.check_space)
+                await self._disk.call(loop, self.journal.check_space)
                 self.journal.refresh()
                 self._note_health()
             delay = min(delay * 2, RETRY_MAX) if self.journal.refusal else RETRY_FIRST
@@ -194,7 +195,7 @@ class GroupCommitter:
             self._released = set()  # from now: who this sync releases
             began = time.perf_counter()
             try:
-                await loop.run_in_executor(self._executor, self.journal.write_pending, pending)
+                await self._disk.call(loop, self.journal.write_pending, pending)
             except JournalFull as exc:
                 if self._retry is None:
                     log.warning("event=journal_write_no_space lsn=%d bytes=%d error=%s", pending.lsn,
@@ -306,7 +307,60 @@ class GroupCommitter:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self._executor.shutdown(wait=True)
+        self._disk.shutdown()
+
+
+class DiskThread:
+    """One thread for the journal's blocking calls (write and fdatasync, measuring space).
+
+    Each call is a tuple on a queue and one ``call_soon_threadsafe`` back, where a
+    ThreadPoolExecutor through ``run_in_executor`` also makes a concurrent Future (with its
+    Condition), a work item, a semaphore round and a chained asyncio Future per call: on a
+    commit's path, once per sync. Started at the first call; ``shutdown`` lets it finish
+    what it was given and joins it.
+    """
+
+    def __init__(self) -> None:
+        self._calls: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any],
+                                             Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def call(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """``fn(*args)`` in the thread; the future has its result or exception."""
+        future: asyncio.Future[Any] = loop.create_future()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="ferrymq-fsync", daemon=True)
+            self._thread.start()
+        self._calls.put((loop, future, fn, args))
+        return future
+
+    def _serve(self) -> None:
+        calls = self._calls
+        while (item := calls.get()) is not None:
+            loop, future, fn, args = item
+            try:
+                outcome: tuple[Any, BaseException | None] = (fn(*args), None)
+            except BaseException as exc:  # handed to the awaiting task, as an executor would
+                outcome = (None, exc)
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+                loop.call_soon_threadsafe(_settle, future, *outcome)
+            del item, loop, future, fn, args, outcome  # nothing kept while waiting for the next call
+
+    def shutdown(self) -> None:
+        """Finish the calls given, then end the thread."""
+        if self._thread is not None:
+            self._calls.put(None)
+            self._thread.join()
+            self._thread = None
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the awaiting task was cancelled
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
