@@ -226,3 +226,24 @@ def test_properties_decoded_once_are_each_messages_own() -> None:
     with pytest.raises(DecodeError) as excinfo:
         body.Reader(bad, "X", 8).props()
     assert excinfo.value.offset >= 8  # where it lies in the frame, not in the set alone
+
+
+def test_a_reply_queue_name_is_decoded_once_and_the_table_is_bounded() -> None:
+    """A getter's replies name one queue again and again: the name's text is found by its
+    bytes, not decoded for every reply; the table starts again when full, and a name that
+    is not ASCII is left to the general decoder (None)."""
+    c, s = connected_pair()
+    got = []
+    for corr in (2, 3):
+        s.receive_data(c.send(E.Get(corr, 3, MD, 0, 0, 0, 1024, bytes(16))))
+        assert isinstance(s.next_event(), E.Get)
+        data = s.send(E.GetReply(corr, MD.pack(version=2), b"body", 4, bytes(16), "REPLY.QUEUE"))
+        ev = c.receive_event(data)
+        assert isinstance(ev, E.GetReply) and ev.resolved_q_name == "REPLY.QUEUE"
+        got.append(ev.resolved_q_name)
+    assert got[0] is got[1]
+    assert body.NAME_STRS[b"REPLY.QUEUE"] is got[0]
+    for i in range(1100):
+        assert body.name_str(b"Q%d" % i) == f"Q{i}"
+    assert len(body.NAME_STRS) <= 1024
+    assert body.name_str("Q.\u00e9".encode()) is None

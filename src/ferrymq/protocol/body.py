@@ -86,6 +86,26 @@ def name(value: str) -> bytes:
     return raw
 
 
+_name_strs: dict[bytes, str] = {}
+NAME_STRS: dict[bytes, str] = _name_strs
+"""The object names decoded so far, by their bytes (``name_str``'s table, read by
+generated decoders: a getter's replies name one queue again and again)."""
+
+
+def name_str(raw: bytes | bytearray | memoryview) -> str | None:
+    """The text of an object name's bytes when they are ASCII (else None: a Reader reads
+    them), kept in a bounded table of the names seen."""
+    try:
+        value = str(raw, "ascii")
+    except UnicodeDecodeError:
+        return None
+    if len(raw) <= 48:
+        if len(_name_strs) >= _NAMES_LIMIT:
+            _name_strs.clear()
+        _name_strs[bytes(raw)] = value
+    return value
+
+
 MAX_CHARV = C.MQ_TOPIC_STR_LENGTH
 """Characters of a ``charv`` field: MQ_TOPIC_STR_LENGTH (10240), which is also IBM's
 longest subscription name, user data and selection string (MQ_SUB_NAME_LENGTH,

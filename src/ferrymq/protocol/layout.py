@@ -6,7 +6,7 @@ in wire order, each ``(attribute, kind)``:
 - a struct code (``I``, ``i``, ``H``, ``q``, ``d``, ``B``, ``?``, ``16s``, ``24s``): a
   fixed field. Consecutive fixed fields are one precompiled ``struct``; the fields right
   after the GPacket header are packed with the header, in one ``pack``.
-- ``str``, ``name`` (a ``str`` of an object name, from a table of encoded names),
+- ``str``, ``name`` (a ``str`` of an object name, through bounded tables of the names seen),
   ``detail`` (a ``str`` cut to body.DETAIL_LIMIT), ``md`` (an MQMD, decoded),
   ``md_bytes`` (an MQMD checked and kept as its bytes), ``props``, ``rest`` (the
   remaining bytes), ``status`` (the attributes ``comp``, ``reason``, ``detail``), or
@@ -38,7 +38,7 @@ to ferrymq.wire.gpacket.GPacketReader and ``decode``, which read every case
 
 A protocol machine takes and sends frames through two more, each made from the same
 declaration with its event's rule inline (the lines of the rule's usual case,
-ferrymq.protocol.rules.USUAL): ``taker`` gives ``take(c, buf, at, have, limit)``,
+ferrymq.protocol.rules.USUAL): ``taker`` gives ``take(c, buf, pos, have, limit)``,
 ``decode_packet`` that also applies the rule to the machine's conversation ``c`` (a reply
 decoded and matched to its request in one step; anything else left to the general way,
 having changed nothing), and ``sender`` gives ``send(c, e, parts)``, ``pack`` that applies
@@ -70,6 +70,8 @@ the module that declares the frames saves it once they are all made."""
 HEADER = ">hhiiiqqI"  # GPacket's header (ferrymq.wire.gpacket): version, type, size, magic, props, timestamp, seq, flags
 HEADER_SIZE = struct.calcsize(HEADER)
 assert HEADER_SIZE == gpacket.HEADER_SIZE
+_TYPE = struct.Struct(">I")  # the header's version and type, read as one int by generated decoders
+assert not any(body.OK_STATUS) and len(body.OK_STATUS) == 10 and not any(body.NO_PROPS)  # read as ints of 0
 
 FLAG_REPLY_EXPECTED = 0x1  # GPacket A bit
 FLAG_MSG_HANDLE = 0x2  # GET: the getter has a message handle
@@ -149,7 +151,8 @@ class Frame(Generic[Ev]):
         self.flags = tuple(flags)
         self.corr = corr
         self._ns: dict[str, object] = {"_E": event, "_string": body.string, "_name": body.name,
-                                       "_NAMES": body.NAME_TABLE, "_detail": body.detail, "_charv": body.charv, "_md": body.md,
+                                       "_NAMES": body.NAME_TABLE,
+                                       "_NAME_STRS": body.NAME_STRS, "_name_str": body.name_str, "_detail": body.detail, "_charv": body.charv, "_md": body.md,
                                        "_props": body.props, "_status": body.status, "_MAX_BATCH": body.MAX_BATCH,
                                        "_OK": body.OK_STATUS, "_NO_PROPS": body.NO_PROPS, "_V2": V2_LE_HEAD,
                                        "_V2_LENGTH": C.MQMD_LENGTH_2, "_V1": V1_LE_HEAD, "_V1_LENGTH": C.MQMD_LENGTH_1,
@@ -192,7 +195,7 @@ class Frame(Generic[Ev]):
     def taker(self, rule: Sequence[str] | None, names: dict[str, object], *,
               md_as_bytes: bool = False) -> Take[Ev] | None:
         """The step that takes this frame's usual packet for a protocol machine:
-        ``decode_packet`` and the rule of its event at once, ``take(c, buf, at, have, limit)
+        ``decode_packet`` and the rule of its event at once, ``take(c, buf, pos, have, limit)
         -> (event, end) | None`` with ``c`` the machine's conversation. ``rule``: the lines of
         the rule's usual case, over ``c`` and the event ``e`` (ferrymq.protocol.rules.USUAL),
         with ``{unusual}`` where it finds the case is not the usual one (it has changed
@@ -455,9 +458,10 @@ class Frame(Generic[Ev]):
         if own_fields and (not packet or take):
             return None
         lines: list[str]
-        if take:  # the taker's: nothing but the usual packet, with its rule kept
+        if take:  # the taker's: nothing but the usual packet, with its rule kept (its
+            # packet's start is read where it is passed, ``pos``)
             general = "return None"
-            lines = ["pos = at"]
+            lines = []
         elif not packet:
             general = "return _general(buf, start, end, corr, flags)"
             lines = ["pos = start"]
@@ -474,14 +478,15 @@ class Frame(Generic[Ev]):
         names: list[str] = []  # the variables its unpack assigns
         unusual: list[str] = []  # the tests that its values are not the usual ones
         after: list[str] = []  # lines that read the run's fields, ``pos`` still at its start
+        slices: list[str] = []  # the variables of bytes fields, slices of ``buf``
         size = 0
 
-        if packet:  # the header opens the first run: version and type, size, magic and an
-            # empty properties section, (the timestamp skipped), sequence, flags
-            codes.append("4si8s8xqI")
-            names.extend(["h_type", "h_size", "h_magic", "corr", "flags"])
-            self._ns["_TYPE"] = struct.pack(">hh", gpacket.VERSION, self.ptype)
-            self._ns["_MAGIC"] = struct.pack(">ii", gpacket.MAGIC, 0)
+        if packet:  # the header opens the first run: version and type (one int), size, magic,
+            # an empty properties section, (the timestamp skipped), sequence, flags
+            codes.append("Iiii8xqI")
+            names.extend(["h_type", "h_size", "h_magic", "h_props", "corr", "flags"])
+            self._ns["_TYPE"] = _TYPE.unpack(struct.pack(">hh", gpacket.VERSION, self.ptype))[0]
+            self._ns["_MAGIC"] = gpacket.MAGIC
             size = HEADER_SIZE
         first = packet
 
@@ -496,8 +501,11 @@ class Frame(Generic[Ev]):
                 lines.append(f"if have - pos < {size}: return None")
                 lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
                 lines.append("end = pos + h_size")
-                lines.append(f"if h_type != _TYPE or h_magic != _MAGIC or not {size} <= h_size <= limit or end > have: "
-                             "return None")
+                checks = f"h_type != _TYPE or h_magic != _MAGIC or h_props or not {size} <= h_size <= limit or end > have"
+                if take:  # an unusual body is left as a bad header is: one test
+                    checks = " or ".join([checks, *unusual])
+                    unusual.clear()
+                lines.append(f"if {checks}: return None")
                 first = False
             else:
                 lines.append(f"if end - pos < {size}: {general}")
@@ -525,10 +533,10 @@ class Frame(Generic[Ev]):
                     unusual.append(f"not 0 < {v} <= _MAX_BATCH")
                 size += struct.calcsize(">" + _code(kind))
                 values[attr] = v
-            elif kind == "status":
-                codes.append("10s")
-                names.append("h_status")
-                unusual.append("h_status != _OK")
+            elif kind == "status":  # the usual one (OK) is 10 zero bytes: read as two ints
+                codes.append("QH")
+                names.extend(["h_status", "h_status_end"])
+                unusual.append("h_status or h_status_end")
                 size += 10
                 values.update(comp="0", reason="0", detail="''")
             elif kind in ("md", "md_bytes"):
@@ -538,20 +546,21 @@ class Frame(Generic[Ev]):
                 at = f"pos + {size}" if size else "pos"
                 if kind == "md_bytes" or md_as_bytes:
                     after.append(f"{v} = buf[{at}:{at} + _V2_LENGTH]")
-                    after.append(f"if type({v}) is not bytes: {v} = bytes({v})")
+                    slices.append(v)
                 else:
                     after.append(f"{v} = _v2_le(buf, {at})")
                 size += C.MQMD_LENGTH_2
                 values[attr] = v
-            elif kind == "props":
-                codes.append("4s")
+            elif kind == "props":  # the usual one: a length of 0
+                codes.append("I")
                 names.append(f"h_{attr}")
-                unusual.append(f"h_{attr} != _NO_PROPS")
+                unusual.append(f"h_{attr}")
                 size += 4
                 values[attr] = "None"
             elif kind == "rest":
                 flush()
-                lines += [f"{v} = buf[pos:end]", f"if type({v}) is not bytes: {v} = bytes({v})", "pos = end"]
+                lines += [f"{v} = buf[pos:end]", "pos = end"]
+                slices.append(v)
                 values[attr] = v
             else:  # a string: its length ends the run, its text follows
                 assert _VARIABLE[kind][1] == "string"
@@ -560,15 +569,23 @@ class Frame(Generic[Ev]):
                 size += 2
                 flush()
                 lines.append(f"if n_{attr} > end - pos: {general}")
-                lines.append("try:")
-                lines.append(f"    {v} = str(buf[pos:pos + n_{attr}], 'ascii')")
-                lines.append("except UnicodeDecodeError:")
-                lines.append(f"    {general}")
+                if kind == "name":  # an object name: decoded once, then found by its bytes
+                    lines.append(f"{v} = _NAME_STRS.get(buf[pos:pos + n_{attr}]) if type(buf) is bytes else None")
+                    lines.append(f"if {v} is None:")
+                    lines.append(f"    {v} = _name_str(buf[pos:pos + n_{attr}])")
+                    lines.append(f"    if {v} is None: {general}")
+                else:
+                    lines.append("try:")
+                    lines.append(f"    {v} = str(buf[pos:pos + n_{attr}], 'ascii')")
+                    lines.append("except UnicodeDecodeError:")
+                    lines.append(f"    {general}")
                 lines.append(f"pos += n_{attr}")
                 values[attr] = v
         flush()
         if not any(kind == "rest" for _, kind in self.fields):
             lines.append(f"if pos != end: {general}")
+        if slices:  # a slice of a bytes buffer is bytes; of any other, made bytes
+            lines.append(f"if type(buf) is not bytes: {'; '.join(f'{v} = bytes({v})' for v in slices)}")
         if take:
             lines.append(f"e = _E({self._arguments(values)})")
             if rule is None:
@@ -576,7 +593,7 @@ class Frame(Generic[Ev]):
             else:
                 lines += (line.format(unusual=general) for line in rule)
             lines.append("return e, end")
-            return "def take(c, buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
+            return "def take(c, buf, pos, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
         if packet:
             lines.append(f"return _E({self._arguments(values)}), end")
             return "def decode_packet(buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
