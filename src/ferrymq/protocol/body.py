@@ -14,7 +14,7 @@ anything but DecodeError.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, TypeVar
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
@@ -66,30 +66,34 @@ def string(value: str) -> bytes:
     return _U16.pack(len(raw)) + raw
 
 
-# Object names repeat in every reply (a GetReply carries its queue's name): encoded once.
-# Names are at most 48 characters; the table is bounded and starts again when full.
+# Object names repeat in every reply (a GetReply carries its queue's name): encoded and
+# decoded once. Names are at most 48 characters; each table is bounded and starts again when full.
 _NAMES_LIMIT = 1024
-_names: dict[str, bytes] = {}
-NAME_TABLE: dict[str, bytes] = _names
+NAME_TABLE: dict[str, bytes] = {}
 """The object names encoded so far (``name``'s table, read by generated packers)."""
+NAME_STRS: dict[bytes, str] = {}
+"""The object names decoded so far, by their bytes (``name_str``'s table, read by
+generated decoders: a getter's replies name one queue again and again)."""
+
+_K = TypeVar("_K", str, bytes)
+_V = TypeVar("_V")
+
+
+def _remember(table: dict[_K, _V], key: _K, value: _V) -> None:
+    """Keep a name's other form in one of the bounded tables above."""
+    if len(key) <= 48:
+        if len(table) >= _NAMES_LIMIT:
+            table.clear()
+        table[key] = value
 
 
 def name(value: str) -> bytes:
     """``string(value)`` for an object name, from a bounded table of the names seen."""
-    raw = _names.get(value)
+    raw = NAME_TABLE.get(value)
     if raw is None:
         raw = string(value)
-        if len(value) <= 48:
-            if len(_names) >= _NAMES_LIMIT:
-                _names.clear()
-            _names[value] = raw
+        _remember(NAME_TABLE, value, raw)
     return raw
-
-
-_name_strs: dict[bytes, str] = {}
-NAME_STRS: dict[bytes, str] = _name_strs
-"""The object names decoded so far, by their bytes (``name_str``'s table, read by
-generated decoders: a getter's replies name one queue again and again)."""
 
 
 def name_str(raw: bytes | bytearray | memoryview) -> str | None:
@@ -99,10 +103,7 @@ def name_str(raw: bytes | bytearray | memoryview) -> str | None:
         value = str(raw, "ascii")
     except UnicodeDecodeError:
         return None
-    if len(raw) <= 48:
-        if len(_name_strs) >= _NAMES_LIMIT:
-            _name_strs.clear()
-        _name_strs[bytes(raw)] = value
+    _remember(NAME_STRS, bytes(raw), value)
     return value
 
 
