@@ -9,6 +9,7 @@ from engine_helpers import Env
 
 from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions
 from ferrymq.engine.message import md_column
+from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD, NONE_ID
@@ -206,6 +207,29 @@ def test_put_many_counts_each_failure_and_keeps_what_fitted(env: Env) -> None:
     out = env.qm.put_many(env.hconn, h, MQMD(), PutOptions(0), [(bytes(24), b"x")] * 4)
     assert [None if e is None else e.reason for e in out] == [None, None, C.MQRC_Q_FULL, C.MQRC_Q_FULL]
     assert env.depth("Q1") == 2
+
+
+def test_put_many_in_a_unit_stages_its_persistent_records_with_one_journal_call(env: Env) -> None:
+    # A run's persistent messages in a unit of work are staged together (Staging.journal_messages):
+    # one add_run, numbered in put order, the ones MAXUMSGS refused left out; the commit makes
+    # exactly those durable, as one put after another would.
+    env.define("Q1")
+    env.qm.objects.alter_qmgr({"MAXUMSGS": 3})
+    h = env.open("Q1")
+    calls: list[list[int]] = []
+    add_run = env.journal.add_run
+    env.journal.add_run = lambda kind, items, *a, **k: (  # type: ignore[method-assign]
+        calls.append([rid for rid, _ in items]) or add_run(kind, items, *a, **k))
+    mids = [bytes([i]) * 24 for i in range(1, 6)]
+    out = env.qm.put_many(env.hconn, h, MQMD(persistence=C.MQPER_PERSISTENT), PutOptions(C.MQPMO_SYNCPOINT),
+                          [(m, b"d%d" % i) for i, m in enumerate(mids)])
+    assert [None if e is None else e.reason for e in out] == [None, None, None, C.MQRC_SYNCPOINT_LIMIT_REACHED,
+                                                               C.MQRC_SYNCPOINT_LIMIT_REACHED]
+    assert len(calls) == 1 and len(calls[0]) == 3 and calls[0] == sorted(calls[0])
+    env.qm.commit(env.hconn)
+    env.journal.sync()
+    again = QueueManager.start("QM1", env.journal.crash(), env.clock)
+    assert [m.data for m in again.objects.require("Q1").messages.by_seq.values()] == [b"d0", b"d1", b"d2"]
 
 
 def test_put_many_refused_call_fails_every_item_and_changes_nothing(env: Env) -> None:

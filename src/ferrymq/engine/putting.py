@@ -366,30 +366,38 @@ class Putter:
         placed = False
         refusal_of = self.put_limits(h, persistence).refusal
         id_prefix, id_tail = self.reserve_ids(count)  # one clock read for the run's new MsgIds
-        for msg_id, correl_id, data in rows:
-            refusal = refusal_of(len(data), uow if in_uow else None)
-            if refusal is not None:
-                note(refusal)
-            else:
-                if new_ids or msg_id == NONE_ID:
-                    msg_id = id_prefix + id_tail.to_bytes(8, "big")
-                    id_tail += 1
-                msg = Message(name, self.next_sequence(q), None, bytes(data), now, fifo,
-                              fields=(expiry, priority, persistence, msg_id, correl_id), template=stored)
-                if in_uow or triggered:
-                    if in_uow and uow is None:
-                        uow = self.uow_of(conn)
-                    self.place_message(q, msg, uow)
-                else:  # place_message without the wake: waiters are woken once, after the run
-                    if persistent:
-                        self.journal_message(msg)
-                        self.staging.need_sync()
-                    messages.insert(msg)
-                    q.enqueued += 1
-                    if coa:
-                        self.report_arrival(msg)
-                placed = True
-                note(ok)
+        # The records of the run's persistent messages in the unit of work, staged together
+        # (Arrivals.place) before this call returns: one journal call, not one per message.
+        gather: list[Message] | None = [] if in_uow and persistent else None
+        try:
+            for msg_id, correl_id, data in rows:
+                refusal = refusal_of(len(data), uow if in_uow else None)
+                if refusal is not None:
+                    note(refusal)
+                else:
+                    if new_ids or msg_id == NONE_ID:
+                        msg_id = id_prefix + id_tail.to_bytes(8, "big")
+                        id_tail += 1
+                    msg = Message(name, self.next_sequence(q), None, bytes(data), now, fifo,
+                                  fields=(expiry, priority, persistence, msg_id, correl_id), template=stored)
+                    if in_uow or triggered:
+                        if in_uow and uow is None:
+                            uow = self.uow_of(conn)
+                        self.place_message(q, msg, uow, gather)
+                    else:  # place_message without the wake: waiters are woken once, after the run
+                        if persistent:
+                            self.journal_message(msg)
+                            self.staging.need_sync()
+                        messages.insert(msg)
+                        q.enqueued += 1
+                        if coa:
+                            self.report_arrival(msg)
+                    placed = True
+                    note(ok)
+        finally:
+            if gather:
+                assert uow is not None
+                self.staging.journal_messages(gather, uow.txid)
         if placed:
             q.last_put = now
             if not in_uow:
