@@ -98,3 +98,32 @@ def test_removal_neither_re_sorts_nor_deletes_key_by_key(upto: int, monkeypatch:
     assert len(q.remove_through(upto)) == upto
     assert calls == []
     assert q.first_seq() == upto + 1 and len(q.order) == 10_000 - upto
+
+
+@given(st.lists(st.tuples(st.sampled_from(["put", "put", "put", "take", "take", "look"]), st.integers(0, 9)),
+                max_size=120), st.booleans(), st.integers(4, 6))
+def test_puts_and_head_takes_keep_the_order_a_sorted_list_keeps(steps: list[tuple[str, int]], fifo: bool,
+                                                                 load: int) -> None:
+    """insert's append at the end and remove's take of the first key (done without
+    SortedList's calls when they may be) leave the list as SortedList's own would: any
+    priorities, sublists split and merged, a positional index built in between ("look")."""
+    q = MessageQueue()
+    q.order._reset(load)
+    model: list[tuple[int, int]] = []
+    for seq, (step, prio) in enumerate(steps, start=1):
+        if step == "put":
+            msg = Message("Q", seq, MQMD(version=2, priority=prio, msg_id=seq.to_bytes(24, "big")), b"x", 1.0e9, fifo)
+            q.insert(msg)
+            model.append(msg.key)
+            model.sort()
+        elif step == "take" and model:
+            head = q.head()
+            assert head is not None and head.key == model[0]
+            q.remove(head, first=True)
+            del model[0]
+        elif step == "look" and model:
+            assert q.order[len(model) // 2] == model[len(model) // 2]  # builds SortedList's index
+        q.order._check()
+        assert list(q.order) == model
+        assert sorted(q.by_seq) == sorted(k[1] for k in model)
+    assert (q.head() is None) == (not model)

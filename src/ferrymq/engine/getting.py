@@ -194,7 +194,7 @@ class Getter:
         q = h.queue
         assert q is not None
         messages = q.messages
-        order, by_seq = messages.order, messages.by_seq
+        first_message = messages.head
         opts, qname, now = gmo.options, q.name, self.clock.now()
         skip_persistent = gmo.non_persistent_only
         definer = h.alias or q
@@ -204,9 +204,9 @@ class Getter:
         taken = False
         while len(out) < limit and size < max_bytes:
             if head:
-                if not order:
+                m = first_message()
+                if m is None:
                     break
-                m = by_seq[order[0][1]]
                 props = m.properties
                 length = m.data_length
                 if not (m.locked_by or (not props_as_stored and props) or m.v6 or m.expires_at is not None
@@ -389,7 +389,8 @@ class Getter:
         if queued:
             record = msg.fetch()  # its record is about to go: a paged-out message comes back
             q.messages.remove(msg, first)
-            msg.restore(record)
+            if record is not None:
+                msg.restore(record)
         if msg.locked_by:
             holder = self.handles.get(msg.locked_by)
             if holder is not None and holder.locked is msg:

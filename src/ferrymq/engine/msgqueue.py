@@ -94,7 +94,19 @@ class MessageQueue:
                     meter.due.append((self, msg))
             else:
                 meter.transient += held
-        self.order.add(msg.key)
+        key = msg.key
+        order = self.order
+        last = order._lists[-1] if order._lists else None
+        # A key after every other (FIFO, or one priority) goes on the end of the last
+        # sublist, as SortedList.add would put it, without its search: the sublists' layout
+        # as drop_runs reads it; an index (rebuilt when next needed) or a full sublist
+        # leaves it to add.
+        if last is not None and key > last[-1] and len(last) < order._load << 1 and not order._index:
+            last.append(key)
+            order._maxes[-1] = key
+            order._len += 1
+        else:
+            order.add(key)
         if msg.expires_at is not None:
             heapq.heappush(self.expiring, (msg.expires_at, msg.seq))
             self.live_expiring += 1
@@ -179,7 +191,18 @@ class MessageQueue:
             else:
                 self.meter.transient -= held
         if first:
-            self.order.pop(0)
+            order = self.order
+            head = order._lists[0]
+            # The first key leaves the first sublist as SortedList.pop(0) takes it, without
+            # its calls, when that sublist keeps a key and its last (its max), and needs no
+            # merge (it stays over half the load, or is the only one), and there is no
+            # positional index to update.
+            if (len(head) > 1 and (len(head) > (order._load >> 1) + 1 or len(order._lists) == 1)
+                    and not order._index):
+                del head[0]
+                order._len -= 1
+            else:
+                order.pop(0)
         else:
             self.order.remove(msg.key)
         if msg.expires_at is not None:
@@ -252,6 +275,12 @@ class MessageQueue:
                 if len(self.expiring) > 2 * self.live_expiring + 1024:
                     self._rebuild_expiring()
         return gone
+
+    def head(self) -> Message | None:
+        """The first message in delivery order (None: the index is empty): a run of gets'
+        search for the next one, read from the first sublist without SortedList's calls."""
+        lists = self.order._lists
+        return self.by_seq[lists[0][0][1]] if lists else None
 
     def get(self, key: Key) -> Message | None:
         return self.by_seq.get(key[1])
