@@ -129,3 +129,24 @@ def test_the_descriptor_format_comes_back_blank_padded() -> None:
         res = env.qm.get(env.hconn, h, MQMD(), GetOptions(C.MQGMO_BROWSE_FIRST, msg_handle=handle), 100)
         # Format is held blank-padded, as IBM returns it (its bytes); read as text, without the blanks
         assert isinstance(res, GetResult) and res.md.format == fmt.rstrip()
+
+
+def test_a_copy_and_its_original_change_apart() -> None:
+    """copy shares the items until either set changes: a change to one, any way a set
+    changes, is never seen by the other, and each packs as it holds."""
+    from ferrymq.properties.model import PropertySet, pack
+
+    original = PropertySet({"a": 1, "b": "x"})
+    packed = pack(original)
+    for change in (lambda s: s.set("c", 2), lambda s: s.__delitem__("a"), lambda s: s.update_from(PropertySet({"d": 3})),
+                   lambda s: s.__setitem__("b", "y"), lambda s: s.pop("b"), lambda s: s.clear()):
+        for changed_one in ("copy", "original"):
+            first = PropertySet({"a": 1, "b": "x"})
+            second = first.copy()
+            changed, kept = (second, first) if changed_one == "copy" else (first, second)
+            change(changed)
+            assert dict(kept) == {"a": 1, "b": "x"} and pack(kept) == packed
+            assert pack(changed) == pack(PropertySet(dict(changed)))
+    twice = original.copy().copy()
+    twice.set("z", True)
+    assert dict(original) == {"a": 1, "b": "x"}

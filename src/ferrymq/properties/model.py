@@ -137,12 +137,14 @@ class PropertySet(MutableMapping[str, Value]):
 
     # ``_packed`` keeps the binary form once made (``pack``), until the set next changes:
     # a publication's copies share one set, which each copy's journal record, reply frame
-    # and size check would otherwise pack again.
-    __slots__ = ("_items", "_packed")
+    # and size check would otherwise pack again. ``_shared``: ``_items`` is another set's
+    # too (``copy``), so the first change makes a dict of this set's own.
+    __slots__ = ("_items", "_packed", "_shared")
 
     def __init__(self, items: Mapping[str, object] | None = None) -> None:
         self._items: dict[str, Property] = {}
         self._packed: bytes | None = None
+        self._shared = False
         if items:
             self.update_from(items)
 
@@ -157,8 +159,7 @@ class PropertySet(MutableMapping[str, Value]):
 
     def update_from(self, items: Mapping[str, object]) -> None:
         if isinstance(items, PropertySet):
-            self._packed = None
-            self._items.update(items._items)
+            self._own().update(items._items)
             return
         for key, value in items.items():
             self[key] = value  # type: ignore[assignment]
@@ -171,8 +172,7 @@ class PropertySet(MutableMapping[str, Value]):
         self.set(name, value)
 
     def __delitem__(self, name: str) -> None:
-        del self._items[name]
-        self._packed = None
+        del self._own()[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)
@@ -192,12 +192,19 @@ class PropertySet(MutableMapping[str, Value]):
             TypeError: no type holds the value; ValueError: it is not of ``ptype``.
         """
         t = infer_type(value) if ptype is None else ptype
-        self._items[name] = Property(t, coerce(t, value), pd)
-        self._packed = None
+        self._own()[name] = Property(t, coerce(t, value), pd)
 
     def put(self, name: str, prop: Property) -> None:
-        self._items[name] = prop
+        self._own()[name] = prop
+
+    def _own(self) -> dict[str, Property]:
+        """The items, about to change: a dict of this set's own (see ``copy``), and the
+        packed form dropped."""
         self._packed = None
+        if self._shared:
+            self._items = dict(self._items)
+            self._shared = False
+        return self._items
 
     def property(self, name: str) -> Property:
         return self._items[name]
@@ -213,9 +220,13 @@ class PropertySet(MutableMapping[str, Value]):
         return iter(self._items.items())
 
     def copy(self) -> PropertySet:
-        out = _new_set(PropertySet)  # without __init__: a getter's copy of a publication's set, per message
-        out._items = dict(self._items)
+        """A set of its own with the same properties. The items are shared until either
+        set changes (``_own``): a getter's copy of a publication's set, made per message,
+        is seldom changed."""
+        out = _new_set(PropertySet)  # without __init__
+        out._items = self._items
         out._packed = self._packed
+        out._shared = self._shared = True
         return out
 
 
