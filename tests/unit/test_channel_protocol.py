@@ -40,6 +40,32 @@ def test_every_frame_round_trips_in_any_chunking() -> None:
     assert P.encode(P.Confirm(8, 0))[:4] == b"FMQC" and len(P.encode(P.Confirm(8, 0))) == 12 + 8
 
 
+def test_a_message_longer_than_a_read_is_gathered_then_read_with_what_follows() -> None:
+    """A frame cut by the reads: short cuts joined with the next read, a long frame gathered
+    read by read; the frames after it in its last read come out with it, and the bytes not
+    yet decoded are what ``buffer`` says."""
+    sender, _receiver, _ = conversation()
+    frames = [P.Message(bytes(range(256)) * 4096, b"props"), P.Message(b"next"), P.BatchEnd(1, 2), P.Message(b"part")]
+    wire = b"".join(sender.send(f) for f in frames)
+    for size in (5, 65_536, 100_000):
+        r = P.ChannelConnection(sender=False)
+        r.said_hello = r.acked = True
+        r.agreed(2 * 1024 * 1024)
+        got: list[P.Event] = []
+        for i in range(0, len(wire) - 3, size):
+            r.receive_data(bytearray(wire[i:min(i + size, len(wire) - 3)]))
+            got.extend(r.events())
+        assert got == frames[:3]
+        assert r.buffer == wire[-20:-3]
+        r.receive_data(wire[-3:])
+        assert list(r.events()) == frames[3:] and r.buffer == b""
+    r = P.ChannelConnection(sender=False)
+    r.said_hello = r.acked = True
+    r.receive_data(wire[:70_000])  # beyond the limit agreed: refused before the rest is read
+    with pytest.raises(RemoteProtocolError, match="exceeds the limit"):
+        list(r.events())
+
+
 def test_a_batchs_messages_are_framed_and_read_as_every_frame_is() -> None:
     """MESSAGE and FAST_MESSAGE after the handshake take a way of their own at both ends:
     the same bytes as ``encode``, the same events and refusals as ``_decode``."""

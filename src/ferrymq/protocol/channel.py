@@ -368,8 +368,15 @@ class ChannelConnection:
 
     def __init__(self, *, sender: bool) -> None:
         self.sender = sender
-        self.buffer = bytearray()
-        self.offset = 0  # stream offset of buffer[0], for errors
+        # What is received and not yet decoded: ``_held[_pos:]``, or ``_rx`` while a frame
+        # longer than the reads so far is gathered. A read is kept as the bytes object it
+        # came in (no copy) and each frame's payload sliced from it once; a frame that a read
+        # cut short is joined with the next read, or gathered in ``_rx`` (a bytearray: a
+        # large message over many reads is copied once, not once per read).
+        self._held = b""
+        self._pos = 0
+        self._rx: bytearray | None = None
+        self.offset = 0  # stream offset of _held[_pos], for errors
         self.limit = HANDSHAKE_LIMIT
         self.said_hello = False  # HELLO or PING sent (sender) or received (receiver)
         self.pinging = False  # the conversation is a PING's
@@ -419,8 +426,42 @@ class ChannelConnection:
         payload = self.outbound(frame[_HEAD.size:])
         return _HEAD.pack(MAGIC, frame[4], len(payload)) + payload
 
-    def receive_data(self, data: bytes) -> None:
-        self.buffer += data
+    @property
+    def buffer(self) -> bytes:
+        """The bytes received and not yet decoded (a frame begun, or frames not yet taken)."""
+        return bytes(self._rx) if self._rx is not None else self._held[self._pos:]
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        rx = self._rx
+        if rx is not None:
+            rx += data
+            return
+        held, pos = self._held, self._pos
+        left = len(held) - pos
+        if not left:
+            self._held = data if type(data) is bytes else bytes(data)
+        elif left >= _HEAD.size and left + len(data) < _HEAD.size + _HEAD.unpack_from(held, pos)[2]:
+            self._rx = rx = bytearray(held[pos:])  # still not whole after this read: gathered
+            rx += data
+            self._held = b""
+        else:
+            self._held = held[pos:] + data
+        self._pos = 0
+
+    def _frame_end(self, buf: bytes | bytearray, pos: int) -> int:
+        """Where the frame whose header is at ``pos`` ends, its header checked.
+
+        Raises:
+            RemoteProtocolError: bad magic, or a length beyond the limit.
+        """
+        magic, kind, length = _HEAD.unpack_from(buf, pos)
+        if magic != MAGIC:
+            raise RemoteProtocolError("not a ferrymq channel frame (bad magic)", self.offset)
+        limit = PING_LIMIT if kind in (PING, PING_ACK) and not self.acked else self.limit
+        if length > limit:
+            raise RemoteProtocolError(f"frame of {length} bytes exceeds the limit {limit}", self.offset)
+        end: int = pos + _HEAD.size + length
+        return end
 
     def events(self) -> Iterator[Event]:
         """Every whole frame received so far.
@@ -428,35 +469,39 @@ class ChannelConnection:
         Raises:
             RemoteProtocolError: bad magic, an oversized length, a frame out of order.
         """
-        while len(self.buffer) >= _HEAD.size:
-            magic, kind, length = _HEAD.unpack_from(self.buffer)
-            if magic != MAGIC:
-                raise RemoteProtocolError("not a ferrymq channel frame (bad magic)", self.offset)
-            limit = PING_LIMIT if kind in (PING, PING_ACK) and not self.acked else self.limit
-            if length > limit:
-                raise RemoteProtocolError(f"frame of {length} bytes exceeds the limit {limit}", self.offset)
-            end = _HEAD.size + length
-            if len(self.buffer) < end:
+        rx = self._rx
+        if rx is not None:  # a gathered frame (at least its header): decoded once it is whole
+            if len(rx) < self._frame_end(rx, 0):
                 return
-            body = bytes(self.buffer[_HEAD.size:end])
+            self._held, self._pos, self._rx = bytes(rx), 0, None
+        while len(self._held) - self._pos >= _HEAD.size:
+            held, pos = self._held, self._pos
+            end = self._frame_end(held, pos)
+            if len(held) < end:
+                return
+            kind, start = held[pos + 4], pos + _HEAD.size
             at = self.offset
-            del self.buffer[:end]
-            self.offset += end
+            self._pos = end
+            self.offset += end - pos
             if self.inbound is not None and kind not in (HELLO, HELLO_ACK) and self.said_hello and self.acked:
-                body = self.inbound(body)
-                if len(body) > self.limit:
-                    raise RemoteProtocolError(f"frame of {len(body)} bytes after the receive exit exceeds the "
+                held = self.inbound(held[start:end])
+                start, end = 0, len(held)
+                if end > self.limit:
+                    raise RemoteProtocolError(f"frame of {end} bytes after the receive exit exceeds the "
                                               f"limit {self.limit}", at)
             if kind == MESSAGE and self.acked and not self.sender and not self.pinging:
                 # A batch's messages, the bulk of a conversation: decoded here, and in order
-                # (a sender's MESSAGE after the handshake), without _decode's and _check's chains.
-                if len(body) < 4:
+                # (a sender's MESSAGE after the handshake), without _decode's and _check's
+                # chains; the data sliced from the read (its one copy here).
+                if end - start < 4:
                     raise RemoteProtocolError(f"frame type {kind}: a MESSAGE shorter than its properties length", at)
-                n = int.from_bytes(body[:4], "big")
-                if n > len(body) - 4:
+                n = int.from_bytes(held[start:start + 4], "big")
+                start += 4
+                if n > end - start:
                     raise RemoteProtocolError(f"MESSAGE properties of {n} bytes exceed the frame", at)
-                yield Message(body[4 + n:], body[4:4 + n]) if n else Message(body[4:])
+                yield Message(held[start + n:end], held[start:start + n]) if n else Message(held[start:end])
                 continue
+            body = held[start:end]
             ev = _decode(kind, body, at)
             self._check(ev, at)
             yield ev
