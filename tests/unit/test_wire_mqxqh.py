@@ -86,3 +86,17 @@ def test_xmit_without_mde() -> None:
     assert full == md and at == 428
     with pytest.raises(DecodeError):
         unpack_xmit(pack_xmit("Q", "QM", md.replace(version=2, offset=4))[:450])
+
+
+@pytest.mark.parametrize("fmt", [b"MQHMDE  ", b"MQHMDE\0\0", b"MQHMDEX ", b"MQSTR   "])
+def test_the_embedded_format_alone_says_whether_an_mqmde_follows(fmt: bytes) -> None:
+    """The little-endian header of a queue manager here is read without decoding its
+    Format when it cannot announce an MQMDE; any Format that reads as MQHMDE still does."""
+    md = MQMD(version=2, format="MQSTR", group_id=b"G" * 24, msg_flags=C.MQMF_MSG_IN_GROUP)
+    raw = bytearray(pack_xmit("Q", "QM", md) + b"payload")
+    raw[136:144] = fmt
+    xqh, full, at = unpack_xmit(bytes(raw))
+    if fmt.rstrip(b" \0") == b"MQHMDE":
+        assert full.group_id == b"G" * 24 and full.format == "MQSTR" and raw[at:] == b"payload"
+    else:
+        assert full is xqh.msg_desc and at == 428 and full.format == fmt.decode().rstrip()

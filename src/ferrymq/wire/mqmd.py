@@ -32,7 +32,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, TypedDict, TypeVar, Unpack, overload
 
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
@@ -137,6 +137,8 @@ _PRIORITY, _BACKOUT, _REPLY_Q = _AT["priority"], _AT["backout_count"], _AT["repl
 _REPLY_Q_MGR, _USER, _PUT_DATE, _PUT_TIME = _AT["reply_to_q_mgr"], _AT["user_identifier"], _AT["put_date"], _AT["put_time"]
 _PUT_TIME_END = _PUT_TIME + 8
 _FORMAT = _AT["format"]
+FORMAT_OFFSET: Final = _FORMAT
+"""Where Format lies in the structure (both versions): for a check of its bytes in place."""
 assert _PRIORITY == _FORMAT + 8
 assert _AT["persistence"] == _PRIORITY + 4 and _AT["msg_id"] == _PRIORITY + 8 and _REPLY_Q == _BACKOUT + 4
 assert _USER == _REPLY_Q_MGR + 48 and _PUT_DATE + 8 == _PUT_TIME and _AT["group_id"] == _V1
@@ -301,17 +303,20 @@ class MQMD:
             md: MQMD = _new(cls)  # the usual case, a whole little-endian v2 descriptor: _of, inline
             md._raw = buf
             return md
-        head = bytes(buf[offset : offset + 8])
+        head = buf[offset : offset + 8]
+        if type(head) is not bytes:
+            head = bytes(head)
         version = _LE_HEADS.get(head, 0) if not big_endian else 0
         if version:  # the common case, decided in one lookup
             size = _V2 if version == C.MQMD_VERSION_2 else _V1
             if len(buf) - offset < size:
                 raise DecodeError("MQMD", offset, f"needs {size} bytes, {max(0, len(buf) - offset)} present")
-            if size == _V2:
-                if type(buf) is bytes and offset == 0 and len(buf) == _V2:
-                    return cls._of(buf)
-                return cls._of(bytes(buf[offset : offset + _V2]))
-            return cls._of(bytes(buf[offset : offset + _V1]) + _V2_TAIL)
+            if size == _V2 and type(buf) is bytes and offset == 0 and len(buf) == _V2:
+                return cls._of(buf)
+            raw = buf[offset : offset + size]  # a copy already when buf is bytes
+            if type(raw) is not bytes:
+                raw = bytes(raw)
+            return cls._of(raw if size == _V2 else raw + _V2_TAIL)
         LAYOUT_V1.check_struc_id(buf, offset, C.MQMD_STRUC_ID)
         if big_endian is None:
             big_endian = detect_big_endian(buf, offset, "MQMD", (1, 2))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ferrymq.errors import DecodeError
 from ferrymq.mq import constants as C
 from ferrymq.wire.layout import Layout, decode_chars
-from ferrymq.wire.mqmd import MQMD, detect_big_endian
+from ferrymq.wire.mqmd import FORMAT_OFFSET, MQMD, detect_big_endian
 from ferrymq.wire.mqmde import FORMAT as MDE_FORMAT
 from ferrymq.wire.mqmde import MQMDE, merge_mde, split_md
 
@@ -87,6 +87,8 @@ class MQXQH:
 
 _PLAIN_HEAD = b"XQH \x01\x00\x00\x00"  # StrucId and Version 1, little-endian
 _PLAIN_MD_HEAD = b"MD  \x01\x00\x00\x00"
+_MDE_FORMAT = MDE_FORMAT.encode("ascii")  # what any Format read as MQHMDE begins with
+_FORMAT_AT = MSG_DESC_OFFSET + FORMAT_OFFSET
 # Destinations repeat from message to message: their names decoded once (bounded: a hostile
 # sender cannot grow it).
 _names: dict[bytes, tuple[str, str]] = {}
@@ -129,6 +131,8 @@ def unpack_xmit(
             if len(_names) < _NAMES_LIMIT:
                 _names[raw] = names
         xqh = MQXQH(*names, MQMD.decode(buf, offset + MSG_DESC_OFFSET, big_endian=False))
+        if not buf.startswith(_MDE_FORMAT, offset + _FORMAT_AT):  # no MQMDE: told by Format's bytes
+            return xqh, xqh.msg_desc, offset + C.MQXQH_LENGTH_1
     else:
         if big_endian is None:
             big_endian = detect_big_endian(buf, offset, "MQXQH", (C.MQXQH_VERSION_1,))
