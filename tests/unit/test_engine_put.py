@@ -388,3 +388,16 @@ def test_md_column_is_each_message_s_descriptor_back_to_back(env: Env) -> None:
     assert msgs[1].run_template() is None and msgs[0].run_template() is msgs[2].run_template()
     assert md_column(msgs) == b"".join(m.md.pack(version=2) for m in msgs)
     assert md_column(msgs[3:4]) == msgs[3].md.pack(version=2) and md_column([]) == b""
+
+
+def test_put_stamp_is_stamp_put_side_by_side_whatever_came_before(env: Env) -> None:
+    """The planned put's stamp, kept per 1/100 s, is always the one of its own time: the
+    same hundredth of another second, or of a second stamp_put moved to meanwhile, is not
+    taken for it."""
+    state = env.qm.state
+    for now in [1_700_000_000.004, 1_700_000_000.0049, 1_700_000_001.004, 1_700_000_000.995, 1_700_000_001.004,
+                1_700_000_059.999999, 1_700_000_060.0, 1_700_000_000 + 1 - 2**-22, 0.5]:
+        if now == 1_700_000_060.0:
+            env.qm.stamp_put(1_700_000_061.0)  # another caller moves stamp_put's own second
+        date, tod = env.qm.stamp_put(now)
+        assert state.put_stamp(now) == (date + tod).encode("ascii")

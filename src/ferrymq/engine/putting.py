@@ -57,6 +57,7 @@ _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO
 # Put options under which place() decides something per message (a run cannot share it):
 # passing context may fail per put (MQRC_CONTEXT_HANDLE_ERROR); set or no context is the
 # descriptor's or none, the same for every message of a run.
+_PLANNED_RARE = C.MQPMO_NEW_MSG_ID | C.MQPMO_NEW_CORREL_ID  # a planned put's options that make identifiers
 _PER_MESSAGE_PUT_OPTIONS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT | C.MQPMO_NEW_CORREL_ID
 _CONTEXT_RULES = (
     (C.MQPMO_PASS_IDENTITY_CONTEXT, _PASS_IDENT_OK, C.MQRC_NOT_OPEN_FOR_PASS_IDENT),
@@ -96,6 +97,7 @@ class Putter:
         self.name, self.clock, self.objects, self.connections = state.name, state.clock, state.objects, state.connections
         self.pager, self.journal = state.pager, state.journal
         self.new_id, self.reserve_ids, self.stamp_put = state.new_id, state.reserve_ids, state.stamp_put
+        self.put_stamp = state.put_stamp
         staging = state.staging
         self.staging, self.next_sequence, self.journal_message = staging, staging.next_sequence, staging.journal_message
         self.wake = waits.wake
@@ -197,11 +199,10 @@ class Putter:
             return None, md, NONE_ID, NONE_ID
         if isinstance(md, bytes):  # matched as they came: a planned put makes no MQMD
             key, msg_id, correl_id = _steady_ids(md)
-            if plan.steady != key:  # another image (version 1, big-endian) of the descriptor?
-                md = _decode(md)
-                key, msg_id, correl_id = md.steady_ids()
-        else:
-            key, msg_id, correl_id = md.steady_ids()
+            if plan.steady == key:
+                return plan, md, msg_id, correl_id
+            md = _decode(md)  # another image (version 1, big-endian) of the descriptor?
+        key, msg_id, correl_id = md.steady_ids()
         return (plan if plan.steady == key else None), md, msg_id, correl_id
 
     def _put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
@@ -234,22 +235,21 @@ class Putter:
             raise refusal
         now = self.clock.now()
         opts = plan.options
-        # MsgId, then CorrelId: new identifiers are made in fill_descriptor's order
-        if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
-            msg_id = self.new_id()
-        if opts & C.MQPMO_NEW_CORREL_ID:
-            correl_id = self.new_id()
+        if opts & _PLANNED_RARE or msg_id == NONE_ID:
+            # MsgId, then CorrelId: new identifiers are made in fill_descriptor's order
+            if opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID:
+                msg_id = self.new_id()
+            if opts & C.MQPMO_NEW_CORREL_ID:
+                correl_id = self.new_id()
         if opts & C.MQPMO_SET_ALL_CONTEXT:  # the putter's own put time (md: as it came, perhaps its bytes), kept as it lies
             stamp = (_decode(md) if isinstance(md, bytes) else md).put_stamp()
-            date = tod = None
         else:
-            stamp = None
-            date, tod = self.stamp_put(now)
+            stamp = self.put_stamp(now)
         seq = self.next_sequence(q)
         data = bytes(data)
         taken = None if in_uow or not plan.handable else self.taker(q, msg_id, correl_id, len(data))
         delivered: Delivery | None = None
-        stored = plan.base.with_ids(msg_id, correl_id, date, tod, stamp=stamp)  # the plan's descriptor, this put's own
+        stored = plan.base.with_ids(msg_id, correl_id, stamp=stamp)  # the plan's descriptor, this put's own
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
             delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:

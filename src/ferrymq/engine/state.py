@@ -25,6 +25,7 @@ from ferrymq.engine.topics import TopicRegistry
 from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
+from ferrymq.wire.mqmd import put_stamp_of
 from ferrymq.wire.mqod_names import check_dynamic_q_name
 
 _HUNDREDTHS = tuple(f"{n:02d}" for n in range(100))  # PutTime's last two digits, made once
@@ -63,6 +64,8 @@ class EngineState:
         self._dyn_counter = 0
         self._stamp_second = -1
         self._stamp = ("", "")
+        self._stamp_tick = -1  # put_stamp's: the 1/100 s of its stamp, as second * 100 + hundredths
+        self._stamp_bytes = b""
         self._id_prefix = b"AMQ " + name[:12].encode("latin-1", "replace").ljust(12, b" ")
 
     # -- identifiers -----------------------------------------------------------------------
@@ -145,6 +148,16 @@ class EngineState:
             self._stamp_second, self._stamp = second, (time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t))
         hundredths = int((now - second) * 100)
         return self._stamp[0], self._stamp[1] + (_HUNDREDTHS[hundredths] if 0 <= hundredths < 100 else f"{hundredths:02d}")
+
+    def put_stamp(self, now: float) -> bytes:
+        """``stamp_put(now)`` as a descriptor holds it, PutDate and PutTime side by side (the
+        ``stamp`` of MQMD.with_ids): made once per 1/100 s, the planned put's every stamp."""
+        second = int(now)
+        tick = second * 100 + int((now - second) * 100)
+        if tick != self._stamp_tick:
+            self._stamp_bytes = put_stamp_of(*self.stamp_put(now))
+            self._stamp_tick = tick
+        return self._stamp_bytes
 
     def qmgr_attr(self, name: str) -> int:
         value = self.objects.qmgr.get(name)

@@ -555,6 +555,12 @@ _put_stamps: dict[tuple[str, str], bytes] = {}
 _BLANK_FIELD = b" " * 8
 
 
+def put_stamp_of(put_date: str, put_time: str) -> bytes:
+    """PutDate and PutTime as ``with_ids`` writes them side by side (its ``stamp``)."""
+    stamp = _put_stamps.get((put_date, put_time))
+    return stamp if stamp is not None else _put_stamp(put_date, put_time)
+
+
 def _put_stamp(put_date: str, put_time: str) -> bytes:
     """PutDate and PutTime as they lie side by side; the last few are kept."""
     stamp = _encode_cached(put_date, 8, True, "put_date") + _encode_cached(put_time, 8, True, "put_time")
