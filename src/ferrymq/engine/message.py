@@ -121,7 +121,8 @@ class Message:
         self._source: Source | None = None
         self.put_at = put_at
         self.expires_at: float | None = None if expiry == C.MQEI_UNLIMITED else put_at + expiry / 10.0
-        self.key: tuple[int, int] = (0 if fifo else -min(self.priority, MAX_PRIORITY), seq)
+        priority = self.priority
+        self.key: tuple[int, int] = (0 if fifo else -priority if priority < MAX_PRIORITY else -MAX_PRIORITY, seq)
         self.record_id = 0  # non-zero while the message has a journal record
         # Non-zero: the record holding the data, shared with other messages (record version
         # 2); the data itself is then the same bytes object in each of them.

@@ -420,6 +420,7 @@ class Publisher:
             return plans
         md = pub.md
         data, put_at, md_correl = pub.data, pub.put_at, pub.correl_id or md.correl_id
+        size = len(data)
         # The copies of one publication differ in MsgId, CorrelId and what the subscription
         # sets (identity, priority, persistence): one stored descriptor (a template, see
         # Message) per distinct setting, each copy its identifiers. The publications of a
@@ -468,7 +469,7 @@ class Publisher:
             msg = Message(qname, 0, None, data, put_at, fifo, fields=(expiry, priority, persistence, msg_id, correl),
                           template=template, report=report)
             msg.properties = props
-            reason = refusal(q, msg, planned.get(qname, 0), limits)
+            reason = refusal(q, size, persistence, planned.get(qname, 0), limits)
             if reason:
                 failures.append((sub, msg, reason, qname))
                 continue
@@ -513,20 +514,21 @@ class Publisher:
             return C.MQRC_PUT_INHIBITED, 0, 0, False
         return 0, int(qa["MAXMSGL"]), int(qa["MAXDEPTH"]), q.deftype == C.MQQDT_TEMPORARY_DYNAMIC
 
-    def _refusal(self, q: QueueObject | None, msg: Message, planned: int, limits: _Limits | None = None) -> int:
-        """Why ``q`` cannot take ``msg`` now (0: it can). ``limits``: ``_limits(q)``, when
-        the caller has it (a run's copies to one queue)."""
+    def _refusal(self, q: QueueObject | None, size: int, persistence: int, planned: int,
+                 limits: _Limits | None = None) -> int:
+        """Why ``q`` cannot take a message of ``size`` bytes of data and this persistence
+        now (0: it can). ``limits``: ``_limits(q)``, when the caller has it (a run's copies
+        to one queue)."""
         every, max_length, max_depth, temporary = self._limits(q) if limits is None else limits
         if every:
             return every
         assert q is not None
         messages = q.messages
-        size = msg.data_length
         if size > max_length:
             return C.MQRC_MSG_TOO_BIG_FOR_Q
         if len(messages.by_seq) + messages.uncommitted + planned >= max_depth:
             return C.MQRC_Q_FULL
-        if msg.persistence == C.MQPER_PERSISTENT:
+        if persistence == C.MQPER_PERSISTENT:
             return C.MQRC_PERSISTENT_NOT_ALLOWED if temporary else 0
         if messages.meter.transient + size > self.pager.limits.non_persistent_bytes:
             return C.MQRC_Q_SPACE_NOT_AVAILABLE
@@ -545,7 +547,7 @@ class Publisher:
                 dl_md, dl_data = dead_letter(self.name, ccsid, msg.md, pub.data, reason, qname, date, tod)
                 dead = Message(dlq.name, 0, dl_md, dl_data, pub.put_at, dlq.fifo)
                 dead.properties = msg.properties
-                if not self._refusal(dlq, dead, planned.get(dlq.name, 0)):
+                if not self._refusal(dlq, dead.data_length, dead.persistence, planned.get(dlq.name, 0)):
                     planned[dlq.name] = planned.get(dlq.name, 0) + 1
                     out.append((dlq, dead, None))
                     log.warning("event=publication_dead_lettered topic=%s subscription=%s queue=%s reason=%d",
