@@ -153,6 +153,104 @@ def test_disk_use_stays_proportional_to_live_records(tmp_path: Path) -> None:
     assert as_model(records) == model
 
 
+def test_the_check_for_a_compaction_reads_no_file_while_none_can_be_due(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every sync asks whether a compaction is due. After a look at the files found none,
+    # the next look waits until the dead bytes have grown by the least any prefix lacked
+    # (or a file is added): a queue drained slowly from old files asks 200 times here and
+    # looks at most at each new file.
+    kw = {"segment_size": 256 << 10, "compact_min_bytes": 64 << 20, "compact_step_bytes": 1 << 20}
+    j = FileJournal(tmp_path / "j", **kw)
+    j.load()
+    passes = [0]
+    real = FileJournal._skippable
+
+    def counting(self: FileJournal, prefix: Any) -> list[bool]:
+        passes[0] += 1
+        return real(self, prefix)
+
+    monkeypatch.setattr(FileJournal, "_skippable", counting)
+    for rid in range(1, 1001):
+        j.add(rid, 1, b"p" * 4000)
+        if rid % 50 == 0:
+            j.sync()
+    files, before = j.stats().segments, passes[0]
+    assert files >= 8
+    for rid in range(1, 201):
+        j.delete(rid)
+        j.sync()
+    assert passes[0] - before <= j.stats().segments - files + 1, passes[0] - before
+    j.close()
+
+
+def _due(j: FileJournal) -> int | None:
+    """The prefix _maybe_compact must start a job on, by a look at every file (as it always
+    looked before it kept counts): its length, or None."""
+    from ferrymq.store.file import EMPTY_FILE
+
+    count = len(j._segs) if j._sealed else len(j._segs) - 1
+    if j._closing or j._appended_bytes < j._retry_at or count <= 0:
+        return None
+    prefix = j._segs[:count]
+    skip = j._skippable(prefix)
+    freed, cost = -EMPTY_FILE, 0
+    for n, info in enumerate(prefix, 1):
+        freed += info.dead
+        if not skip[n - 1]:
+            cost += 2 * info.size - info.dead
+        if freed >= j._compact_min and freed >= cost:
+            return n
+    size = sum(info.size for info in prefix)
+    if freed >= j._compact_min + 2 * j._segment_size and freed >= j._compact_ratio * size:
+        return count
+    return None
+
+
+def test_the_counts_decide_each_compaction_as_a_look_at_every_file_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Through rolls, compactions, ids added again and loads: at every sync the journal starts
+    # the compaction a look at every file would start, and its count of the closed files'
+    # dead bytes is their sum.
+    real = FileJournal._maybe_compact
+    decided = [0, 0]
+
+    def checked(self: FileJournal) -> Any:
+        expected = _due(self)
+        job = real(self)
+        assert (job is None) == (expected is None)
+        if job is not None:
+            assert self._job_segs == expected
+        decided[job is not None] += 1
+        return job
+
+    monkeypatch.setattr(FileJournal, "_maybe_compact", checked)
+    d = tmp_path / "j"
+    kw = {"segment_size": 4096, "compact_min_bytes": 8192, "compact_step_bytes": 4096}
+    model: Model = {}
+    rng = random.Random(11)
+    next_id = [1]
+    for _ in range(2):
+        j = FileJournal(d, **kw)
+        j.load()
+        for _ in range(6):
+            churn(j, model, rng, 100, next_id)
+            assert j._closed_dead == sum(s.dead for s in j._segs[:-1])
+        j.close()
+    assert decided[1] > 3 and decided[0] > 40, decided
+    records, _ = load(d, **kw)
+    assert as_model(records) == model
+    # A queue drained in order: its files die whole, and are passed over.
+    kw = {"segment_size": 2048, "compact_min_bytes": 2048, "compact_step_bytes": 1024}
+    j = FileJournal(tmp_path / "q", **kw)
+    j.load()
+    j.add(1, 9, b"definition")
+    ids, live = [2], []
+    for seed in range(2):
+        _queue_like(j, random.Random(seed), 100, ids, live)
+        assert j._closed_dead == sum(s.dead for s in j._segs[:-1])
+    j.close()
+
+
 def test_compaction_preserves_order_and_content_exactly(tmp_path: Path) -> None:
     # Same operations on a memory journal (never compacted) and a file journal compacted
     # at many points: load() must give the same list, order included.

@@ -131,6 +131,10 @@ class FileJournal(JournalCore[int, int]):
         self._active_size = 0
         self._segs: list[SegmentInfo] = []
         self._bases: list[int] = []
+        # The dead bytes of every file but the newest, kept as they change, and the prefix's
+        # dead bytes below which no compaction can be due (_maybe_compact; 0: look again).
+        self._closed_dead = 0
+        self._no_job_below = 0.0
         self._taken = 0
         # Batches handed to the writer, (LSN, segment, where the batch ends), until durable;
         # then the newest durable one's segment and end: reads never look past it (reader.py).
@@ -197,6 +201,7 @@ class FileJournal(JournalCore[int, int]):
             for record_id, _ in items:
                 if record_id <= self._max_added:
                     self._skip_floor = lsn
+                    self._no_job_below = 0  # fewer files may be passed over: costs change
                 else:
                     self._max_added = record_id
                 lsn += 1
@@ -231,8 +236,12 @@ class FileJournal(JournalCore[int, int]):
             self._segs[-1].dead += size
         else:
             self._segs[bisect_left(bases, lsn) - 1].dead += size
+            self._closed_dead += size  # not the newest file: that is the branch above
 
     def _roll(self, base_lsn: int) -> None:
+        if self._segs:
+            self._closed_dead += self._segs[-1].dead  # the newest file joins the closed ones
+        self._no_job_below = 0  # the prefix has another file
         self._active += 1
         self._sealed = False
         self._salt = new_salt()
@@ -263,6 +272,8 @@ class FileJournal(JournalCore[int, int]):
         self._max_added = max(self._live, default=0)
         self._segs = loaded.segments
         self._bases = [s.base_lsn for s in self._segs]
+        self._closed_dead = sum(s.dead for s in self._segs[:-1])
+        self._no_job_below = 0
         self._active = self._segs[-1].hi if self._segs else 0
         self._lsn = self._durable = self._taken = loaded.max_lsn
         with contextlib.suppress(OSError):
@@ -505,6 +516,7 @@ class FileJournal(JournalCore[int, int]):
         if not self._segs:
             return
         self._sealed = True  # the newest file joins the prefix; the next append starts a new one
+        self._no_job_below = 0
         job = self._start_job(len(self._segs))
         self._drain_job()
         if job.error:
@@ -555,6 +567,21 @@ class FileJournal(JournalCore[int, int]):
         count = len(self._segs) if self._sealed else len(self._segs) - 1
         if count <= 0:
             return None
+        # Between the events that reset ``_no_job_below`` (a file joins the prefix, a
+        # compaction is taken in, a load, an id added again: fewer files may be passed over)
+        # the prefix's dead bytes only grow. A death of d bytes raises every later prefix's
+        # ``freed`` by d and lowers its ``cost`` by at most d, unless its file becomes one to
+        # pass over, which takes at least the bytes that file still had live. So after a
+        # look that found no prefix due, none can be before the dead bytes have grown by
+        # the least of: half the smallest shortfall of the first choice, the fallback's
+        # shortfall, the live bytes of the closest file to becoming passed over. Each sync
+        # until then answers from the counts (kept in _dead and _roll).
+        dead = self._closed_dead + (self._segs[-1].dead if self._sealed else 0)
+        if dead < self._no_job_below:
+            return None
+        if dead - EMPTY_FILE < self._compact_min:  # no prefix frees enough (both choices need it)
+            self._no_job_below = self._compact_min + EMPTY_FILE
+            return None
         # First choice, the shortest prefix that frees at least ``compact_min`` and at least
         # what the job would cost: the bytes it reads (files it cannot pass over, see
         # _unneeded) and those it copies. A queue drained in order thus waits until its oldest
@@ -563,12 +590,16 @@ class FileJournal(JournalCore[int, int]):
         skip = self._skippable(prefix)
         freed = -EMPTY_FILE  # the job writes a header and a BATCH of its own
         cost = 0
+        short = float("inf")
         for n, info in enumerate(prefix, 1):
             freed += info.dead
             if not skip[n - 1]:
                 cost += info.size + info.size - info.dead
+                if info.dead < info.size:
+                    short = min(short, info.size - info.dead)
             if freed >= self._compact_min and freed >= cost:
                 return self._start_job(n)
+            short = min(short, max(self._compact_min - freed, cost - freed) / 2)
         # Else the whole prefix, once its dead bytes are ``compact_ratio`` of it and two
         # segments more than ``compact_min`` (what a queue drained in order holds dead before
         # its oldest files are: the file being drained, and the first file, which also
@@ -576,6 +607,8 @@ class FileJournal(JournalCore[int, int]):
         size = sum(info.size for info in prefix)
         if freed >= self._compact_min + 2 * self._segment_size and freed >= self._compact_ratio * size:
             return self._start_job(count)
+        short = min(short, max(self._compact_min + 2 * self._segment_size - freed, self._compact_ratio * size - freed))
+        self._no_job_below = dead + short
         return None
 
     def _skippable(self, prefix: list[SegmentInfo]) -> list[bool]:
@@ -644,6 +677,8 @@ class FileJournal(JournalCore[int, int]):
             dead = max(0, sum(s.dead for s in old) - self._job_dead0) + job.framing
             self._segs[:self._job_segs] = [SegmentInfo(job.lo, job.hi, old[0].base_lsn, job.out_size, dead)]
             self._bases = [s.base_lsn for s in self._segs]
+            self._closed_dead = sum(s.dead for s in self._segs[:-1])  # once per compaction
+            self._no_job_below = 0
             self._ends_moved(job.open_lsns)
             self._compactions += 1
             self._relocate(job.moved)
