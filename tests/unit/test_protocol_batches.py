@@ -99,6 +99,19 @@ def test_truncated_item_is_a_protocol_error_naming_the_item() -> None:
         s.next_event()
 
 
+def test_put_batch_items_decode_as_sent_and_a_cut_item_head_is_named() -> None:
+    c, s = pair()
+    items = [(bytes([i]) * 24, bytes([i]) * i) for i in range(7)]
+    s.receive_data(c.send(E.PutBatch(5, MDB, items)))
+    ev = s.next_event()
+    assert isinstance(ev, E.PutBatch) and ev.items == items
+    _c, s = pair()
+    body = struct.pack(">IiII", 5, 0, 0, 2) + MDB + b"\x01" * 24 + struct.pack(">I", 1) + b"x" + b"\x02" * 20
+    s.receive_data(frame(body))
+    with pytest.raises(RemoteProtocolError, match="needs 28 bytes, 20 present"):
+        s.next_event()
+
+
 def test_batch_item_over_the_negotiated_maximum_is_refused() -> None:
     c, _s = pair()
     with pytest.raises(LocalProtocolError, match="exceeds the negotiated maximum"):

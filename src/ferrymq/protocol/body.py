@@ -224,6 +224,29 @@ class Reader:
         self.pos = pos + n
         return bytes(self.buf[pos : pos + n])
 
+    def sized_items(self, head: struct.Struct, n: int) -> list[tuple[Any, ...]]:
+        """``n`` items, each ``head`` whose last field is the length of the data that follows
+        it: each item's other fields and its data (copied). One call for a batch's items
+        rather than a read of each part of each (a PutBatch's 1 KiB puts spent as long in
+        those calls as in the rest of their decoding)."""
+        buf, pos, end = self.buf, self.pos, self.end
+        unpack, size = head.unpack_from, head.size
+        items: list[tuple[Any, ...]] = []
+        for i in range(n):
+            if end - pos < size:
+                self.pos = pos
+                raise self.fail(f"needs {size} bytes, {end - pos} present")
+            fields = unpack(buf, pos)
+            length = fields[-1]
+            pos += size
+            if end - pos < length:
+                self.pos = pos
+                raise self.fail(f"item {i}: data of {length} bytes, {end - pos} present")
+            items.append((*fields[:-1], bytes(buf[pos : pos + length])))
+            pos += length
+        self.pos = pos
+        return items
+
     def view(self, n: int) -> memoryview:
         """The next ``n`` bytes as a view of the frame (a page of megabytes is not copied)."""
         pos = self.pos

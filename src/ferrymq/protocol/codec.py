@@ -210,12 +210,7 @@ def _enc_put_items(e: E.PutBatch) -> list[bytes]:
 def _dec_put_items(r: Reader) -> tuple[object, list[tuple[bytes, bytes]]]:
     (n,) = r.unpack(_U32)
     r.batch_count(n)
-    md = r.md()
-    items: list[tuple[bytes, bytes]] = []
-    for _ in range(n):
-        msg_id, length = r.unpack(_PUT_ITEM)
-        items.append((msg_id, _item_data(r, length, len(items))))
-    return md, items
+    return r.md(), r.sized_items(_PUT_ITEM, n)
 
 
 MessageItem = tuple[bytes, bytes, int, bytes, PropertySet | None]
