@@ -252,7 +252,10 @@ class JournalCore(Generic[L, V]):
                 raise StoreError(f"record id must be an int in 1..2**64-1, not {record_id!r}")
             if op != DELETE:
                 if type(payload) is tuple:
-                    payload = tuple(map(_as_bytes, payload))
+                    for part in payload:  # a message's parts are bytes: taken as they are
+                        if type(part) is not bytes:
+                            payload = tuple(map(_as_bytes, payload))
+                            break
                     size = sum(map(len, payload))
                 else:
                     payload = _as_bytes(payload)
