@@ -253,7 +253,7 @@ class Putter:
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
             delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:
-            msg = Message(q.name, seq, stored, data, now, plan.fifo)
+            msg = Message(q.name, seq, stored, data, now, plan.fifo, report=plan.report)
             self.place_message(q, msg, self.uow_of(conn) if in_uow else None, gather)
         q.last_put = now
         return PutResult(stored, q.name, self.name, plan.comp, plan.warning, seq, delivered)

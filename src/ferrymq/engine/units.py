@@ -116,12 +116,14 @@ class Units:
             self.staging.need_sync()
         woken: dict[str, QueueObject] = {}
         arrived: list[Message] = []
+        last: QueueObject | None = None
         for q, msg in uow.puts:
-            messages = q.messages
+            if q is not last:  # a unit's puts come in runs per queue (a channel's batch)
+                last, messages, fifo = q, q.messages, q.fifo
+                woken[q.name] = q
             messages.uncommitted -= 1
-            msg.reposition(q.fifo)
+            msg.reposition(fifo)
             messages.insert(msg)
-            woken[q.name] = q
             if msg.report & _COA:
                 arrived.append(msg)
         final: list[Message] = []
