@@ -196,3 +196,36 @@ def test_packet_decoder_takes_the_usual_packets() -> None:
         assert got is not None and got[1] == len(packet)
         assert got[0] == codec.FRAMES[type(ev)].decode_general(packet, 36, len(packet), ev.corr,
                                                                struct.unpack_from(">I", packet, 32)[0])
+
+
+_NAMES = [b"QA", b"QB", b"Q.REPLY.1", b"Q.REPLY.2", b"", b"Q" * 48, b"Q" * 49, "QÄ".encode(), b"Q\xff"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_NAMES), st.sampled_from(["none", "none", "status", "md", "props", "cut"])),
+                min_size=1, max_size=12),
+       st.sampled_from([bytes, bytearray]))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_name_read_with_the_last_names_struct_is_read_as_any_other(replies: list[tuple[bytes, str]],
+                                                                      kind: type) -> None:
+    """A GET_REPLY's queue name is read with the fields around it in one unpack when its bytes
+    are the last name's: in a run of replies from queues of the same name length, of other
+    lengths, too long to keep, not ASCII, and with another field than the usual one after or
+    before it, each decoder gives what the general decoder gives."""
+    frame = codec.FRAMES[E.GetReply]
+    md = b"MD  \x02\x00\x00\x00" + bytes(356)
+    for name, damage in replies:
+        status = body.status(2, 2033, "") if damage == "status" else body.OK_STATUS
+        head = b"MD  \x01\x00\x00\x00" if damage == "md" else md[:8]
+        props = b"\0\0\0\x03abc" if damage == "props" else body.NO_PROPS
+        raw = status + struct.pack(">I16sH", 4, bytes(16), len(name)) + name + head + md[8:] + props + b"data"
+        if damage == "cut":
+            raw = raw[: 10 + 20 + 2 + len(name) + 100]
+        buf = kind(b"x" + raw + b"tail")
+        general = _outcome(frame.decode_general, buf, 1, 1 + len(raw), 9, 0)
+        assert _outcome(frame.decode, buf, 1, 1 + len(raw), 9, 0) == general
+        packet = kind(struct.pack(">hhiiiqqI", 350, frame.ptype, 36 + len(raw), 2147476418, 0, 0, 9, 0) + raw)
+        try:
+            got = frame.decode_packet(packet, 0, len(packet), 1 << 20)
+        except DecodeError as exc:
+            got = (("DecodeError", str(exc)), len(packet))
+        assert got is not None and got == (_outcome(frame.decode_general, packet, 36, len(packet), 9, 0), len(packet))

@@ -23,7 +23,9 @@ MQMD version 2 as x86-64 writes it, no properties) and leaves the rest, and ever
 to ferrymq.protocol.body. ``decode`` reads each run of fields of known size (fixed fields,
 a status, an MQMD, a properties field, a string's length) with one ``unpack`` and tests the
 usual values among them at once; a body with any other value goes, from its start, to
-``decode_general``, which reads field by field. ``pack`` packs a reply's OK status with the
+``decode_general``, which reads field by field. A ``name`` field whose bytes are those of
+the last name the decoder read is read with the runs before and after it in that one
+``unpack`` too (a struct per name length, made from the same declaration). ``pack`` packs a reply's OK status with the
 header and the fixed fields after it, in one ``pack``; ``pack_general`` packs the status
 on its own (tests/property/test_codec_usual_decoders.py holds each pair to the same
 results). Their source is kept on the Frame (``pack_source``, ``decode_source``).
@@ -112,6 +114,12 @@ DecodePacket = Callable[[bytes | bytearray, int, int, int], tuple[Ev, int] | Non
 packet allowed) -> the event and the packet's end, or None when the bytes at the start are
 not a whole packet of this frame with a good header and no properties section."""
 
+
+_MD_V2_CODE = f"8s{C.MQMD_LENGTH_2 - 8}x"
+"""An MQMD version 2 in a generated decoder's run: its head (StrucId and Version) and the rest skipped."""
+
+_NAMED_MAX = 48
+"""The longest name a generated decoder keeps with its struct (an object name is at most 48)."""
 
 _GENERAL = "#general "
 """Marks a packer's line that only a reply with another status than the usual one runs."""
@@ -489,8 +497,19 @@ class Frame(Generic[Ev]):
             self._ns["_MAGIC"] = gpacket.MAGIC
             size = HEADER_SIZE
         first = packet
+        named: list[tuple[str, int, list[str], list[str], list[str], list[str], int, bool]] = []
+        # a name field waiting for the run after it: (attribute, the index of its run's first
+        # line, that run's codes, names, tests, reads and size, whether it was the first)
 
         def flush() -> None:
+            if named:  # the run after a name: read with it when it is the last name read
+                run2 = (list(codes), list(names), list(unusual), list(after), size)
+                run_flush()
+                self._fuse_name(lines, named.pop(), *run2, general)
+            else:
+                run_flush()
+
+        def run_flush() -> None:
             nonlocal size, first
             if not codes:
                 return
@@ -540,7 +559,7 @@ class Frame(Generic[Ev]):
                 size += 10
                 values.update(comp="0", reason="0", detail="''")
             elif kind in ("md", "md_bytes"):
-                codes.append(f"8s{C.MQMD_LENGTH_2 - 8}x")
+                codes.append(_MD_V2_CODE)
                 names.append(f"h_{attr}")
                 unusual.append(f"h_{attr} != _V2")
                 at = f"pos + {size}" if size else "pos"
@@ -567,13 +586,20 @@ class Frame(Generic[Ev]):
                 codes.append("H")
                 names.append(f"n_{attr}")
                 size += 2
-                flush()
+                if kind == "name":  # its run, for _fuse_name once the run after it is known
+                    run = (attr, len(lines), list(codes), list(names), list(unusual), list(after), size, first)
+                    flush()
+                    named.append(run)
+                else:
+                    flush()
                 lines.append(f"if n_{attr} > end - pos: {general}")
                 if kind == "name":  # an object name: decoded once, then found by its bytes
                     lines.append(f"{v} = _NAME_STRS.get(buf[pos:pos + n_{attr}]) if type(buf) is bytes else None")
                     lines.append(f"if {v} is None:")
                     lines.append(f"    {v} = _name_str(buf[pos:pos + n_{attr}])")
                     lines.append(f"    if {v} is None: {general}")
+                    lines.append(f"if {v} is not k_{attr} and n_{attr} <= _NAMED_MAX: "
+                                 f"_K_{attr} = _named_{attr}(bytes(buf[pos:pos + n_{attr}]), {v})")
                 else:
                     lines.append("try:")
                     lines.append(f"    {v} = str(buf[pos:pos + n_{attr}], 'ascii')")
@@ -582,6 +608,8 @@ class Frame(Generic[Ev]):
                 lines.append(f"pos += n_{attr}")
                 values[attr] = v
         flush()
+        assert not named
+        lines[:0] = [f"global _K_{attr}" for attr, kind in self.fields if kind == "name"]
         if not any(kind == "rest" for _, kind in self.fields):
             lines.append(f"if pos != end: {general}")
         if slices:  # a slice of a bytes buffer is bytes; of any other, made bytes
@@ -599,6 +627,55 @@ class Frame(Generic[Ev]):
             return "def decode_packet(buf, at, have, limit):\n" + "".join(f"    {line}\n" for line in lines)
         lines.append(f"return _E({self._arguments(values)})")
         return "def decode(buf, start, end, corr, flags):\n" + "".join(f"    {line}\n" for line in lines)
+
+    def _fuse_name(self, lines: list[str], run: tuple[str, int, list[str], list[str], list[str], list[str], int, bool],
+                   codes: list[str], names: list[str], unusual: list[str], after: list[str], size: int,
+                   general: str) -> None:
+        """Read a ``name`` field with the run of fields before it and the run after it in one
+        ``unpack``, when its bytes are those of the last name this decoder read (a getter's
+        replies name one queue again and again): a struct per name length, made from the
+        declaration, reads the name's length and bytes as one field, compared with the last
+        name's. ``lines[start:]`` (both runs and the name, read as any string is) are kept
+        for any other body, and keep the last name (one of at most _NAMED_MAX bytes) with
+        its struct in ``_K_<attr>``: (the three parts' size, their struct, the length and
+        bytes of the name, its text)."""
+        attr, start, codes1, names1, unusual1, after1, size1, first1 = run
+        head, tail = ">" + "".join(codes1[:-1]), "".join(codes)
+        md_head = b""  # an MQMD right after the name: its head (version 2) compared with it
+        if codes and codes[0] == _MD_V2_CODE and unusual and unusual[0] == f"{names[0]} != _V2":
+            md_head, tail = V2_LE_HEAD, tail[len("8s"):]
+            names, unusual = names[1:], unusual[1:]
+        shapes: dict[int, struct.Struct] = {}
+
+        def named(raw: bytes, text: str) -> tuple[int, struct.Struct | None, bytes, str]:
+            n = len(raw)
+            shape = shapes.get(n)
+            if shape is None:
+                shape = shapes[n] = struct.Struct(f"{head}{2 + n + len(md_head)}s{tail}")
+            return size1 + n + size, shape, n.to_bytes(2, "big") + raw + md_head, text
+
+        self._ns[f"_named_{attr}"] = named
+        self._ns[f"_K_{attr}"] = (1 << 62, None, b"", "")  # no name read yet: never fits
+        self._ns["_NAMED_MAX"] = _NAMED_MAX
+        fast = [f"k_size, k_st, k_named, k_{attr} = _K_{attr}"]
+        fast.append(f"if {'have' if first1 else 'end'} - pos >= k_size:")
+        fast.append(f"    {', '.join([*names1[:-1], f'h_{attr}', *names])}, = k_st.unpack_from(buf, pos)")
+        checks = [f"h_{attr} != k_named", *unusual1, *unusual]
+        if first1:  # the header's checks, as the first run's
+            fast.append("    end = pos + h_size")
+            checks[:0] = ["h_type != _TYPE or h_magic != _MAGIC or h_props or not k_size <= h_size <= limit or end > have"]
+        fast.append(f"    if {' or '.join(checks)}:")
+        fast.append("        k_size = 0")
+        fast.append("    else:")
+        fast += ["        " + line for line in after1]
+        fast.append(f"        v_{attr} = k_{attr}")
+        fast.append(f"        pos += k_size - {size}")
+        fast += ["        " + line for line in after]
+        fast.append(f"        pos += {size}")
+        fast.append("else:")
+        fast.append("    k_size = 0")
+        fast.append("if not k_size:")
+        lines[start:] = fast + ["    " + line for line in lines[start:]]
 
     def _arguments(self, values: dict[str, str]) -> str:
         """The event's constructor arguments: positional while every field in order has a
