@@ -126,3 +126,32 @@ def test_a_byte_budget_cuts_a_batch_across_pages(qmp: QueueManagerProcess, budge
                 break
             used += len(m.data)
         assert bytes_prefix(c, "FIFO", r.first_seq, r.last_seq + 1, budget, page_messages=7) == (want_end, used)
+
+
+def test_large_pages_read_into_their_own_buffers_stay_intact(qmp: QueueManagerProcess) -> None:
+    # Pages of megabytes are read into a buffer of their own once their header is in
+    # (client.sync, GPacketReader.packet_room); the pages' arrays are views of it, so a
+    # page must hold what it was read as after every later page (and reply) was read too.
+    qmp.mqsc("DEFINE QLOCAL(LARGE)\n")
+    payloads = [bytes([i % 251]) * (3000 + i % 1000) for i in range(3000)]
+    schema = read_schema(SCHEMA)
+    with connect("QM1", qmp.conn_name, timeout=10) as c:
+        with c.open("LARGE", options=C.MQOO_OUTPUT) as q:
+            for p in payloads:
+                q.put(p)
+        r = c.queue_range("LARGE")
+        pages, pos = [], r.first_seq
+        while pos <= r.last_seq:
+            cols = c.browse_columns("LARGE", pos, r.last_seq + 1, max_msgs=4096)
+            if len(cols.columns.data) > 1 << 18:  # read into a buffer of its own
+                assert type(cols.columns.data.obj) is bytearray
+            assert c.queue_range("LARGE").depth == len(payloads)  # a small reply between large ones
+            pages.append(page_batch(cols, schema))
+            pos = cols.last_seq + 1
+        assert len(pages) >= 3 and all(p.nbytes > 1 << 20 for p in pages[:-1])
+        got = pa.Table.from_batches(pages)
+        assert got.column("payload").to_pylist() == payloads
+        want = pa.Table.from_batches([record_batch(c.browse_range("LARGE", s, s + 500), schema)
+                                      for s in range(r.first_seq, r.last_seq + 1, 500)])
+        for f in schema:
+            assert got.column(f.name).equals(want.column(f.name)), f.name

@@ -142,7 +142,14 @@ async def test_tls_client_puts_and_gets_and_the_server_knows_its_dn(certs: Certs
                     q.get(wait=0.3)
                 for i in range(50):
                     q.put(b"m%d" % i)
-                return b"".join(q.get(wait=5).data for _ in range(50))
+                got = b"".join(q.get(wait=5).data for _ in range(50))
+                for i in range(400):  # a browse page of 800 KiB: read into its own buffer (TLSSocket.recv_into)
+                    q.put(bytes([i % 256]) * 2048)
+                r = c.queue_range("Q1")
+                page = c.browse_columns("Q1", r.first_seq, r.last_seq + 1)
+                assert len(page) == 400 and type(page.columns.data.obj) is bytearray
+                assert bytes(page.columns.data) == b"".join(bytes([i % 256]) * 2048 for i in range(400))
+                return got
 
         assert await asyncio.to_thread(blocking) == b"".join(b"m%d" % i for i in range(50))
 

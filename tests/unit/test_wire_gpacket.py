@@ -426,3 +426,50 @@ def test_a_packet_that_spans_reads_is_handed_over_in_bytes() -> None:
     _, _, _, _, buf, start, end = got
     assert buf[start:end] == big.payload
     assert reader.next_packet() == GPacket.unpack_from(V03) and reader.buffered == 0
+
+
+def test_a_large_packet_is_read_into_a_buffer_of_its_own() -> None:
+    # packet_room: once a large packet's header is in, the rest of it is read where the
+    # packet is kept (a buffer of its size), and the packet is handed over there; the next
+    # packet gets a buffer of its own, so what a decoder kept of the first stays as it was.
+    first = GPacket(9, None, bytes(range(256)) * 2000)
+    second = GPacket(9, None, b"\xee" * 300_000, 0, 2)
+    reader = GPacketReader()
+    kept = []
+    for packet in (first, second):
+        raw = packet.pack()
+        reader.feed(raw[:1000])
+        assert reader.next_in_place() is None  # the header is read: the packet is known to be large
+        assert reader.packet_room(1 << 20, {9}) is None  # smaller than asked for
+        assert reader.packet_room(1000, {8}) is None  # not a type that may be
+        at = 1000
+        while (room := reader.packet_room(1000, {9})) is not None:
+            assert len(room) == len(raw) - at
+            n = min(len(room), 70_000)
+            room[:n] = raw[at : at + n]
+            reader.packet_filled(n)
+            at += n
+        assert at == len(raw)
+        ptype, _, sequence, _, buf, start, end = reader.next_in_place()  # type: ignore[misc]
+        assert (ptype, sequence, type(buf), len(buf)) == (9, packet.sequence, bytearray, len(raw))
+        kept.append(memoryview(buf)[start:end])
+        assert reader.buffered == 0 and reader.next_in_place() is None
+    assert [bytes(v) for v in kept] == [first.payload, second.payload]
+    reader.feed(V03)  # and then the usual way again
+    assert reader.next_packet() == GPacket.unpack_from(V03)
+
+
+def test_bytes_fed_into_a_packets_own_buffer_are_joined_as_usual() -> None:
+    big = GPacket(9, None, b"b" * 500_000)
+    raw = big.pack() + V03
+    reader = GPacketReader()
+    reader.feed(raw[:100])
+    assert reader.next_in_place() is None
+    room = reader.packet_room(1000, {9})
+    assert room is not None
+    room[:1000] = raw[100:1100]
+    reader.packet_filled(1000)
+    reader.feed(raw[1100:])  # fed, not read into the room: no more room is offered
+    assert reader.packet_room(1000, {9}) is None
+    assert reader.next_packet() == big and reader.next_packet() == GPacket.unpack_from(V03)
+    assert reader.buffered == 0

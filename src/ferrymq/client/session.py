@@ -29,7 +29,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MAX_BATCH, PACKERS, PROCESS_ID_LIMIT
 from ferrymq.protocol.columnframes import PutColumns, largest
 from ferrymq.protocol.columnframes import check as check_columns
-from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, Next
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.wire.mqmd import MQMD
@@ -240,46 +240,68 @@ class Session:
         Raises:
             ConnectionBroken: the server broke the protocol.
         """
-        now = time.monotonic()
-        conn = self.conn
-        if data.startswith(_IDLE_HEARTBEAT) and conn.buffered and self.heartbeat_ms \
-                and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
-            self._torn(now)
-        self.last_rx = now
+        self._arrived(data.startswith(_IDLE_HEARTBEAT))
         try:
-            ev = conn.receive_event(data)  # a reply alone, as a request/reply loop receives, in one step
-            while True:
-                t = type(ev)
-                if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
-                    corr = ev.corr  # type: ignore[union-attr]
-                    if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
-                        self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
-                    else:
-                        self.replies[corr] = ev
-                elif ev is NEED_DATA:
-                    return
-                elif ev is CLOSED:
-                    self.eof = True
-                    return
-                elif t is E.Pushed:
-                    self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
-                        (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
-                elif t is E.PushedBatch:
-                    self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
-                elif t is E.PersistentNext:
-                    self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
-                elif t is E.Heartbeat:
-                    self.heartbeats_in += 1
-                    if ev.reply:  # type: ignore[union-attr]
-                        self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
-                else:  # Ending
-                    self.ending = ev  # type: ignore[assignment]
-                if conn.drained:  # the next next_event would say NEED_DATA
-                    return
-                ev = conn.next_event()
+            self._sort(self.conn.receive_event(data))  # a reply alone, as a request/reply loop receives, in one step
         except RemoteProtocolError as exc:
             self.eof = True
             raise broken(f"protocol error from the server: {exc}") from None
+
+    def filled(self, read: memoryview) -> None:
+        """Bytes from the server were read into the start of the room ``conn.packet_room``
+        gave (``read``: those bytes): sort the frames they complete, as ``feed`` does.
+
+        Raises:
+            ConnectionBroken: the server broke the protocol.
+        """
+        self._arrived(read[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT)
+        try:
+            self.conn.packet_filled(len(read))
+            self._sort(self.conn.next_event())
+        except RemoteProtocolError as exc:
+            self.eof = True
+            raise broken(f"protocol error from the server: {exc}") from None
+
+    def _arrived(self, heartbeat_first: bool) -> None:
+        now = time.monotonic()
+        if heartbeat_first and self.conn.buffered and self.heartbeat_ms \
+                and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
+            self._torn(now)
+        self.last_rx = now
+
+    def _sort(self, ev: Next) -> None:
+        """Sort ``ev`` and every later event of what was received (replies by correlation
+        id, pushed messages to their consumers, heartbeats, an Ending)."""
+        conn = self.conn
+        while True:
+            t = type(ev)
+            if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
+                corr = ev.corr  # type: ignore[union-attr]
+                if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
+                    self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
+                else:
+                    self.replies[corr] = ev
+            elif ev is NEED_DATA:
+                return
+            elif ev is CLOSED:
+                self.eof = True
+                return
+            elif t is E.Pushed:
+                self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
+                    (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
+            elif t is E.PushedBatch:
+                self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
+            elif t is E.PersistentNext:
+                self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
+            elif t is E.Heartbeat:
+                self.heartbeats_in += 1
+                if ev.reply:  # type: ignore[union-attr]
+                    self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
+            else:  # Ending
+                self.ending = ev  # type: ignore[assignment]
+            if conn.drained:  # the next next_event would say NEED_DATA
+                return
+            ev = conn.next_event()
 
     def _torn(self, now: float) -> None:
         """A heartbeat came, after a pause, where the rest of a frame was due: the frame's

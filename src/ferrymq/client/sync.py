@@ -52,6 +52,10 @@ from ferrymq.wire.mqmd import MQMD
 # so each receive would cost an mmap, an mremap, a munmap and a fresh page's fault (some
 # 20 us, more than decoding the reply). Larger frames take a few receives more.
 _RECV = 64 * 1024
+# A frame at least this large (a browse page, a large message) is read into a buffer of its
+# own size once its header is in: no bytes object per receive and no join of the reads
+# (GPacketReader.packet_room); the frame's size was checked against the limit first.
+_RECV_INTO_FROM = 4 * _RECV
 
 
 class Client(SequenceCalls):
@@ -222,8 +226,12 @@ class Client(SequenceCalls):
                         self._bound.at_most(wait)
                 else:  # time is up: take only what is already there
                     flags = socket.MSG_DONTWAIT
+            room = s.conn.packet_room(_RECV_INTO_FROM)
             try:
-                data = self._sock.recv(_RECV, flags)
+                if room is None:
+                    data: bytes | memoryview = self._sock.recv(_RECV, flags)
+                else:  # the rest of a large frame, read where the frame is kept
+                    data = room[: self._sock.recv_into(room, len(room), flags)]
             except BlockingIOError:  # the bound (SO_RCVTIMEO) or MSG_DONTWAIT: nothing came
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
@@ -239,7 +247,10 @@ class Client(SequenceCalls):
                 s.eof = True
                 s.feed(b"")
                 s.check_alive()
-            s.feed(data)
+            if room is None:
+                s.feed(data)  # type: ignore[arg-type]
+            else:
+                s.filled(data)  # type: ignore[arg-type]
             if s.out_bytes:  # heartbeat replies
                 self._flush()
             return True

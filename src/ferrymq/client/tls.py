@@ -23,7 +23,9 @@ from __future__ import annotations
 import logging
 import socket
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -32,6 +34,7 @@ from ferrymq.tls.keyrepo import ContextCache, KeyRepository, default_label
 
 log = logging.getLogger("ferrymq.client")
 _CONTEXTS = ContextCache()
+T = TypeVar("T")
 X509_V_ERR_CERT_REVOKED = 23  # OpenSSL's verification code for a certificate a CRL revokes
 
 
@@ -45,14 +48,21 @@ class TLSSocket(ssl.SSLSocket):
     raises BlockingIOError as a plain socket's does (client.sockwait)."""
 
     def recv(self, buflen: int = 1024, flags: int = 0) -> bytes:
+        return self._taking(flags, lambda: super(TLSSocket, self).recv(buflen))
+
+    def recv_into(self, buffer: Any, nbytes: int | None = None, flags: int = 0) -> int:
+        """``recv``'s flags, reading into ``buffer`` (the rest of a large frame)."""
+        return self._taking(flags, lambda: super(TLSSocket, self).recv_into(buffer, nbytes))
+
+    def _taking(self, flags: int, read: Callable[[], T]) -> T:
         try:
             if flags & socket.MSG_DONTWAIT and not self.pending():
                 self.setblocking(False)
                 try:
-                    return super().recv(buflen)
+                    return read()
                 finally:
                     self.setblocking(True)
-            return super().recv(buflen)
+            return read()
         except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
             raise BlockingIOError("no TLS record complete yet") from None
 

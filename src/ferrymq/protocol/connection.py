@@ -23,11 +23,16 @@ from collections.abc import Callable, Iterable
 from typing import Final, cast
 
 from ferrymq.errors import DecodeError
-from ferrymq.protocol import codec, columnframes, layout, rules
+from ferrymq.protocol import codec, columnframes, layout, rules, seqframes
 from ferrymq.protocol import events as E
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.rules import FRAME_OVERHEAD, HANDSHAKE_LIMIT, Conversation, CrossedInFlight, State
 from ferrymq.wire.gpacket import HEADER_SIZE, GPacketReader
+
+OWN_BUFFER_FRAMES: Final = frozenset({seqframes.T_BROWSE_COLUMNS_REPLY})
+"""The frames that ``packet_room`` reads into a buffer of their own, a bytearray: their
+decoders copy what they keep or keep views of it, and never a slice of the buffer, which
+would be a bytearray where bytes are expected (a message's data, an identifier)."""
 
 __all__ = ["CLOSED", "FRAME_OVERHEAD", "HANDSHAKE_LIMIT", "NEED_DATA", "ClientConnection", "ServerConnection", "State"]
 
@@ -188,6 +193,20 @@ class _Machine(Conversation):
         """Room for the peer's next bytes to be read into, then ``buffer_updated``: the way
         in of ``asyncio.BufferedProtocol``, with no bytes object per read (GPacketReader)."""
         return self._reader.get_buffer(sizehint)
+
+    def packet_room(self, least: int) -> memoryview | None:
+        """The missing rest of a frame of ``least`` bytes or more that has begun, to read
+        into, then ``packet_filled`` (GPacketReader.packet_room); None otherwise: then
+        read as usual (``receive_data``)."""
+        if self._error is not None or self._eof:
+            return None
+        return self._reader.packet_room(least, OWN_BUFFER_FRAMES)
+
+    def packet_filled(self, nbytes: int) -> None:
+        """``nbytes`` from the peer were read into the room ``packet_room`` gave."""
+        self.drained = False
+        self._fed += nbytes
+        self._reader.packet_filled(nbytes)
 
     def buffer_updated(self, nbytes: int) -> None:
         """``nbytes`` from the peer were read into the room ``get_buffer`` gave.

@@ -35,7 +35,7 @@ Every length is checked against a limit before anything is allocated.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple, TypeVar
@@ -537,6 +537,39 @@ class GPacketReader:
         self._pos, self._end = pos, end
         self._offered = len(rx) - end
         return memoryview(rx)[end:]
+
+    def packet_room(self, least: int, types: Container[int]) -> memoryview | None:
+        """The missing rest of a packet of ``least`` bytes or more, of one of ``types``,
+        whose header is in (and checked) and whose body is not, for the driver to read into
+        (``recv_into``), then ``packet_filled``; None for any other state, and when reading
+        into the reader's own buffer (``get_buffer``). The first call moves what is buffered
+        of the packet into a buffer of the packet's size, which is the packet's alone: a
+        packet of megabytes costs no bytes object per read and no join, and what its
+        decoder keeps of it (views) is never overwritten by a later read. The buffer is a
+        bytearray, not bytes: ``types`` are those whose decoders copy or view what they keep."""
+        header = self._header
+        if header is None or self._rx is not None or header.size < least or header.type not in types:
+            return None
+        buf = self._buf
+        if type(buf) is not bytearray:  # the first read into it: the packet's bytes so far move in
+            have = self.buffered
+            if have >= header.size:
+                return None
+            buf = bytearray(header.size)  # the size was checked against max_size with the header
+            with memoryview(buf) as view:
+                view[: self._end - self._pos] = memoryview(self._buf)[self._pos : self._end]
+                at = self._end - self._pos
+                for part in self._more:
+                    view[at : at + len(part)] = part
+                    at += len(part)
+            self._buf, self._pos, self._end, self._more, self._more_len = buf, 0, have, [], 0
+        if self._more or self._end >= header.size:  # bytes fed meanwhile go the usual way
+            return None
+        return memoryview(buf)[self._end :]
+
+    def packet_filled(self, nbytes: int) -> None:
+        """``nbytes`` were read into the room the last ``packet_room`` gave."""
+        self._end += nbytes
 
     def buffer_updated(self, nbytes: int) -> None:
         """``nbytes`` were read into the room the last ``get_buffer`` gave."""
