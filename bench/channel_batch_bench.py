@@ -48,6 +48,7 @@ from ferrymq.engine.qmgr import QueueManager
 from ferrymq.mq import constants as C
 from ferrymq.protocol import channel as P
 from ferrymq.server import QueueManagerServer
+from ferrymq.server.gc_policy import FreezeSurvivors
 from ferrymq.store.file import FileJournal
 from ferrymq.store.memory import MemoryJournal
 from ferrymq.wire.mqmd import MQMD
@@ -67,6 +68,7 @@ def mqsc(qm: QueueManager, *commands: str) -> None:
 
 async def start(name: str, home: Path, *defs: str) -> tuple[QueueManager, QueueManagerServer, ChannelInitiator]:
     qm = QueueManager.start(name, FileJournal(home / name), SystemClock())
+    FreezeSurvivors().install()  # as `ferrymq start` does
     # No housekeeping by the clock (the server's tick, the initiator's look at its requests
     # and triggers): under valgrind a run lasts minutes, and work that comes with time, not
     # with messages, would blur the counts. The sender is started by a direct call.
