@@ -9,8 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from ferrymq.server import gc_policy
+from ferrymq.engine.api import SystemClock
+from ferrymq.engine.qmgr import QueueManager
+from ferrymq.server import QueueManagerServer, gc_policy
 from ferrymq.server.gc_policy import FreezeSurvivors
+from ferrymq.store.memory import MemoryJournal
 
 
 class _Node:
@@ -100,3 +103,12 @@ def test_after_burst_does_nothing_without_a_policy() -> None:
     frozen = gc.get_freeze_count()
     gc_policy.after_burst()
     assert gc.get_freeze_count() == frozen
+
+
+def test_the_queue_managers_own_agents_calls_are_a_burst(policy: FreezeSurvivors) -> None:
+    """A receiving channel's batch (the agents' engine calls, ``agent_done``) is frozen as
+    a client's put run is: its messages wait on their queue."""
+    server = QueueManagerServer(QueueManager.start("QM", MemoryJournal(), SystemClock()), "127.0.0.1", 0)
+    kept = [[n] for n in range(10)]
+    server.agent_done()
+    assert policy.bursts == 1 and gc.get_freeze_count() >= len(kept)

@@ -30,7 +30,7 @@ from ferrymq.mq import constants as C
 from ferrymq.protocol import events as E
 from ferrymq.protocol.connection import ServerConnection
 from ferrymq.protocol.errors import LocalProtocolError
-from ferrymq.server import ops
+from ferrymq.server import gc_policy, ops
 from ferrymq.server.cmdserver import CommandServer
 from ferrymq.server.commit import GroupCommitter
 from ferrymq.server.conn_limits import DEFAULT_LIMITS, ConnectionLimits, Limits
@@ -315,6 +315,9 @@ class QueueManagerServer:
     def agent_done(self) -> int:
         """After engine calls of the queue manager's own agents (channels): have what they
         staged written, answer the waits they satisfied; the LSN their effects need."""
+        # What they made (a received batch's messages) is long-lived, as a client's put run:
+        # frozen now, the young collections do not scan it again (server.gc_policy).
+        gc_policy.after_burst()
         lsn = self.qmgr.take_sync_lsn()
         if lsn:
             self.committer.kick()
