@@ -72,6 +72,12 @@ the module that declares the frames saves it once they are all made."""
 HEADER = ">hhiiiqqI"  # GPacket's header (ferrymq.wire.gpacket): version, type, size, magic, props, timestamp, seq, flags
 HEADER_SIZE = struct.calcsize(HEADER)
 assert HEADER_SIZE == gpacket.HEADER_SIZE
+PACK_HEADER = ">Iiq8xqI"
+"""The header as a generated packer writes it: the version and type as one constant, the
+size, the magic and the (empty) properties section's length as one constant, the timestamp
+as zero bytes, the sequence and the flags: the same bytes as HEADER with three values fewer."""
+assert struct.pack(PACK_HEADER, gpacket.VERSION << 16 | 1113, -5, gpacket.MAGIC << 32, -7, 9) == struct.pack(
+    HEADER, gpacket.VERSION, 1113, -5, gpacket.MAGIC, 0, 0, -7, 9)
 _TYPE = struct.Struct(">I")  # the header's version and type, read as one int by generated decoders
 assert not any(body.OK_STATUS) and len(body.OK_STATUS) == 10 and not any(body.NO_PROPS)  # read as ints of 0
 
@@ -326,11 +332,11 @@ class Frame(Generic[Ev]):
             sizes.append(f"len({var})")
         lines = self._checks(head_fields) + lines
         flags = " | ".join(str(bit) if not attr else f"({bit} if e.{attr} else 0)" for bit, attr in self.flags) or "0"
-        args = [str(gpacket.VERSION), str(self.ptype), "", str(gpacket.MAGIC), "0", "0",
+        args = [str(gpacket.VERSION << 16 | self.ptype), "", str(gpacket.MAGIC << 32),
                 "e.corr" if self.corr else "0", flags]
 
         def packet(head: str, head_args: list[str], size: int, rest: list[str], rest_sizes: list[str]) -> list[str]:
-            args[2] = " + ".join([str(size), *rest_sizes])
+            args[1] = " + ".join([str(size), *rest_sizes])
             packed = f"{head}.pack({', '.join(args + head_args)})"
             if rule is None:
                 return [f"return [{packed}, {', '.join(rest)}]" if rest else f"return [{packed}]"]
@@ -340,15 +346,15 @@ class Frame(Generic[Ev]):
         if status_head is not None:
             # The usual status first, as a branch of its own: the general lines after it
             # are the same but for the status and the fixed fields packed on their own.
-            usual_head = self._struct(HEADER + "10s", status_head)
+            usual_head = self._struct(PACK_HEADER + "10x", status_head)  # OK: 10 zero bytes
             usual = [line for line in lines if not line.startswith(_GENERAL)]
-            usual += packet(usual_head, ["_OK", *(f"e.{a}" for a, _ in status_head)],
+            usual += packet(usual_head, [f"e.{a}" for a, _ in status_head],
                             fixed_size + len(body.OK_STATUS), pieces[2:], sizes[1:])
             if rule is not None:
                 usual.append("return")
             lines = ["if not (e.comp or e.reason or e.detail):", *(f"    {line}" for line in usual),
                      *(line.removeprefix(_GENERAL) for line in lines)]
-        head = self._struct(HEADER, head_fields)
+        head = self._struct(PACK_HEADER, head_fields)
         lines += packet(head, [f"e.{a}" for a, _ in head_fields], fixed_size, pieces, sizes)
         if rule is not None:
             return "def send(c, e, parts):\n" + "".join(f"    {line}\n" for line in lines)
@@ -578,7 +584,9 @@ class Frame(Generic[Ev]):
                 values[attr] = "None"
             elif kind == "rest":
                 flush()
-                lines += [f"{v} = buf[pos:end]", "pos = end"]
+                lines.append(f"{v} = buf[pos:end]")
+                if (attr, kind) != self.fields[-1]:  # else nothing reads ``pos`` again
+                    lines.append("pos = end")
                 slices.append(v)
                 values[attr] = v
             else:  # a string: its length ends the run, its text follows
