@@ -497,10 +497,13 @@ class Frame(Generic[Ev]):
 
         if packet:  # the header opens the first run: version and type (one int), size, magic,
             # an empty properties section, (the timestamp skipped), sequence, flags
-            codes.append("Iiii8xqI")
-            names.extend(["h_type", "h_size", "h_magic", "h_props", "corr", "flags"])
+            # (the magic and the properties' length read as one int: the magic's, shifted,
+            # when there are none; the flags skipped where nothing reads them)
+            read_flags = not take or any(attr for _, attr in self.flags)
+            codes.append("Iiq8xq" + ("I" if read_flags else "4x"))
+            names.extend(["h_type", "h_size", "h_magic", "corr", *(["flags"] if read_flags else [])])
             self._ns["_TYPE"] = _TYPE.unpack(struct.pack(">hh", gpacket.VERSION, self.ptype))[0]
-            self._ns["_MAGIC"] = gpacket.MAGIC
+            self._ns["_MAGIC"] = gpacket.MAGIC << 32
             size = HEADER_SIZE
         first = packet
         named: list[tuple[str, int, list[str], list[str], list[str], list[str], int, bool]] = []
@@ -526,7 +529,7 @@ class Frame(Generic[Ev]):
                 lines.append(f"if have - pos < {size}: return None")
                 lines.append(f"{', '.join(names)}, = {st}.unpack_from(buf, pos)")
                 lines.append("end = pos + h_size")
-                checks = f"h_type != _TYPE or h_magic != _MAGIC or h_props or not {size} <= h_size <= limit or end > have"
+                checks = f"h_type != _TYPE or h_magic != _MAGIC or not {size} <= h_size <= limit or end > have"
                 if take:  # an unusual body is left as a bad header is: one test
                     checks = " or ".join([checks, *unusual])
                     unusual.clear()
@@ -671,7 +674,7 @@ class Frame(Generic[Ev]):
         checks = [f"h_{attr} != k_named", *unusual1, *unusual]
         if first1:  # the header's checks, as the first run's
             fast.append("    end = pos + h_size")
-            checks[:0] = ["h_type != _TYPE or h_magic != _MAGIC or h_props or not k_size <= h_size <= limit or end > have"]
+            checks[:0] = ["h_type != _TYPE or h_magic != _MAGIC or not k_size <= h_size <= limit or end > have"]
         fast.append(f"    if {' or '.join(checks)}:")
         fast.append("        k_size = 0")
         fast.append("    else:")
