@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from types import FunctionType
-
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, GetResult, PutOptions, PutRequest, PutResult, Waiting
+from ferrymq.engine.api import GetOptions, GetResult, PutOptions, Waiting
 from ferrymq.engine.message import Message
 from ferrymq.engine.objects import QueueObject
-from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.session import Handle
 from ferrymq.errors import MQError
 from ferrymq.mq import constants as C
@@ -203,71 +200,3 @@ def test_a_handed_over_message_carries_its_reply_and_makes_its_result_when_asked
     assert env.qm.take_deliveries() == []
     env.put(q1, b"queued", correl_id=CORREL, persistence=0)
     assert env.get(q1, match=C.MQMO_MATCH_CORREL_ID, correl_id=CORREL).msg_token != got.msg_token
-
-
-def _answered_first(answer_first: bool) -> tuple[Env, int, int, PutResult]:
-    """A planned put (its handle's second) handed to a waiting get, its bookkeeping left to
-    the driver (PutRequest.answer_first) or made at once."""
-    env, q1, _ = _setup()
-    env.put(q1, b"first", correl_id=CORREL, persistence=0)  # makes the handle's plan
-    env.get(q1, match=C.MQMO_MATCH_CORREL_ID, correl_id=CORREL)
-    wid = _wait(env, q1)
-    put = env.qm.put_request(PutRequest(env.hconn, q1, MQMD(correl_id=CORREL, persistence=0), C.MQPMO_NONE, 0,
-                                        b"payload", answer_first=answer_first))
-    return env, q1, wid, put
-
-
-def _state(env: Env) -> tuple[object, ...]:
-    q = env.qm.objects.require("Q1")
-    conn = env.qm.connections[env.hconn]
-    return (q.messages.depth, q.enqueued, q.dequeued, q.last_get, q.last_put, dict(env.qm.waiters),
-            {k: list(v) for k, v in env.qm.queue_waiters.items()}, set(conn.waiters))
-
-
-def test_an_answer_written_first_leaves_the_engine_as_the_settled_put_does() -> None:
-    """With PutRequest.answer_first the put returns its answer before the hand-over's
-    bookkeeping (the wait is still registered, nothing counted); once the driver says it
-    wrote it (answered), depth, counters and wait tables are exactly the settled put's, and
-    the answer is not among the deliveries to take."""
-    settled, _, wid, put = _answered_first(False)
-    d = put.delivered
-    assert d is not None and d.waiter_id == wid
-    settled.qm.answered(d)
-    expected = _state(settled)
-    assert wid not in settled.qm.waiters and settled.qm.take_deliveries() == []
-
-    env, _, wid, put = _answered_first(True)
-    d = put.delivered
-    assert d is not None and d.waiter_id == wid and (d.data, d.queue) == (b"payload", "Q1")
-    q = env.qm.objects.require("Q1")
-    assert wid in env.qm.waiters and q.dequeued == expected[2] - 1 and not env.qm.deliveries  # left for later
-    env.qm.answered(d)
-    assert _state(env) == expected
-    assert env.qm.take_deliveries() == [] and not env.qm.unsettled
-
-
-def test_any_engine_call_between_the_put_and_its_answer_sees_it_settled() -> None:
-    """The driver never says it wrote the answer: the next engine call (another put, which
-    would otherwise hand its message to the same, ended, wait) completes the bookkeeping
-    first, and the answer is among the deliveries, as a put without answer_first leaves it."""
-    env, q1, wid, put = _answered_first(True)
-    assert wid in env.qm.waiters
-    env.put(q1, b"second", correl_id=CORREL, persistence=0)
-    assert wid not in env.qm.waiters and env.depth("Q1") == 1  # queued: nobody waits any more
-    (d,) = env.qm.take_deliveries()
-    assert d is put.delivered
-    assert env.get(q1, match=C.MQMO_MATCH_CORREL_ID, correl_id=CORREL).data == b"second"
-    # A call the facade binds from a collaborator settles first too.
-    env, q1, wid, put = _answered_first(True)
-    assert env.qm.take_deliveries() == [put.delivered] and wid not in env.qm.waiters
-
-
-def test_every_engine_entry_settles_first() -> None:
-    """Each public call of the facade, its own or bound from a collaborator, completes a
-    pending hand-over first (but settle and answered, which do it themselves)."""
-    env = Env()
-    for name, fn in vars(QueueManager).items():
-        if isinstance(fn, FunctionType) and not name.startswith("_") and name not in ("settle", "answered"):
-            assert {"unsettled", "settle"} <= set(fn.__code__.co_names), name
-    for name in ("need_sync", "take_deliveries", "cancel_wait", "wake", "open_list", "put_list", "conn"):
-        assert hasattr(getattr(env.qm, name), "__wrapped__"), name

@@ -165,10 +165,6 @@ class PutRequest:
     datas: Sequence[bytes] | None = None
     msg_ids: Sequence[bytes] | None = None
     correl_ids: Sequence[bytes] | None = None
-    # The driver writes PutResult.delivered before anything else and then tells the engine
-    # (QueueManager.answered, or settle when it does not write it): the hand-over's
-    # bookkeeping may wait until then (engine.handover), or until the next engine call.
-    answer_first: bool = False
 
 
 @dataclass(slots=True)  # made per message: a plain __init__ is 4x cheaper than frozen

@@ -35,10 +35,6 @@ plain hand-over moves is never held anywhere.
 The engine never calls up into its driver: ``give`` returns the answer it made when the
 driver may write it before anything else (it needs no disk write and no earlier answer is
 pending), and the put returns it (PutResult.delivered) for the driver to write first.
-When the driver says it will (PutRequest.answer_first) and nothing but bookkeeping is left
-(the wait's end, the counts, the answer among ``deliveries``), ``give`` returns before
-that bookkeeping: the driver writes the answer, then the engine completes it (``settle``,
-which every engine call makes first: engine.qmgr).
 """
 
 from __future__ import annotations
@@ -86,9 +82,6 @@ class HandOver:
         self.end_wait = waits.end_wait
         self.staging = waits.staging
         self.take, self.confirm = take, confirm
-        # The bookkeeping of a hand-over whose answer the driver writes first (give's
-        # ``later``): at most one, completed by ``settle``.
-        self.unsettled: list[tuple[Delivery, Waiter, Connection, QueueObject, float]] = []
 
     def hand_over(self, q: QueueObject, msg: Message, via: Handle | None, now: float) -> tuple[bool, Delivery | None]:
         """Give ``msg``, just put through ``via`` (None: a publication's copy) outside syncpoint
@@ -150,7 +143,7 @@ class HandOver:
         return None
 
     def give(self, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, report: int, data: bytes, seq: int,
-             now: float, msg: Message | None, fifo: bool = False, later: bool = False) -> Delivery | None:
+             now: float, msg: Message | None, fifo: bool = False) -> Delivery | None:
         """What wake and attempt do for the wait ``taker`` found, for the message of sequence
         number ``seq`` with this descriptor (``raw``: packed; ``report``: its Report field) and
         data. ``msg``: the message, or None when the putter made none (it is made here if take
@@ -158,73 +151,49 @@ class HandOver:
 
         Returns the answer when the driver may write it before anything else: it needs no
         disk write and comes after no earlier answer (deliveries are answered in order). It
-        is among ``deliveries`` too, for a driver that does not. ``later`` (the driver writes
-        it first, PutRequest.answer_first): when nothing but bookkeeping is left (no take,
-        no report, the wait ends), that is left to ``settle``, and the answer is among
-        ``deliveries`` only if the driver did not write it."""
+        is among ``deliveries`` too, for a driver that does not."""
         wid, w, conn, h = taken
         gmo = w.gmo
         opts = gmo.options
         lsn = 0
         # take: only what applies to a message never queued, locked or journaled.
-        taking = bool(opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD)
-        if taking:
+        if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
             if msg is None:
                 msg = Message(q.name, seq, md, data, now, fifo)
             staging = self.staging
             outer = staging.apart()
             self.take(conn, h, q, msg, opts, False, False)
             lsn = staging.rejoin(outer)
-        waiting = w.limit > 1 and w.room > len(data)  # after this one: the wait goes on
-        first = not lsn and not self.deliveries and not waiting
-        # Its GetResult is made only if asked for (Delivery.result): the driver writes the
-        # reply from these parts.
-        delivery = Delivery(wid, None, None, lsn, waiting, md, raw, data, token_of(seq), seq, q.name,
-                            msg.properties if msg is not None else None, gmo.msg_handle)
-        if later and first and not taking and not report & _COA:
-            self.unsettled.append((delivery, w, conn, q, now))
-            return delivery
-        self._book(delivery, w, conn, q, now, taking)
-        if report & _COA:
-            if msg is None:
-                msg = Message(q.name, seq, md, data, now, fifo)
-            self.confirm(msg, None)
-        return delivery if first else None
-
-    def settle(self, written: Delivery | None = None) -> None:
-        """Complete the bookkeeping ``give`` left for later, if any: the driver wrote
-        ``written`` (that answer is then not among ``deliveries``). Every engine call makes
-        this first (QueueManager), so nothing sees a hand-over half done."""
-        unsettled = self.unsettled
-        if unsettled:
-            delivery, w, conn, q, now = unsettled.pop()
-            self._book(delivery, w, conn, q, now, False, delivery is written)
-
-    def _book(self, delivery: Delivery, w: Waiter, conn: Connection, q: QueueObject, now: float, taken: bool,
-              written: bool = False) -> None:
-        """A hand-over's bookkeeping: the counts (take counted its own), the wait's end or
-        its next turn, the answer among ``deliveries`` unless the driver wrote it (``written``)."""
-        data = delivery.data
-        q.last_get = now
-        q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
-        if not taken:
+            q.last_get = now
+            q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
+        else:
+            q.last_get = now
+            q.enqueued += 1
             q.dequeued += 1  # (take counted it otherwise)
             if self.monitor.on:
-                md = delivery.md
-                self.monitor.got(conn, q, md is not None and md.persistence == C.MQPER_PERSISTENT, len(data), now,
-                                 False)
+                self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, len(data), now, False)
         w.limit -= 1
         w.room -= len(data)
-        wid = delivery.waiter_id
-        if not delivery.waiting:
+        waiting = w.limit > 0 and w.room > 0
+        if not waiting:
             self.end_wait(wid)
         else:
             ids = self.queue_waiters[w.queue]
             if len(ids) > 1:  # its next get begins now: after those already waiting
                 ids.remove(wid)
                 ids.append(wid)
-        if not written:
-            self.deliveries.append(delivery)
+        deliveries = self.deliveries
+        first = not lsn and not deliveries and not waiting
+        # Its GetResult is made only if asked for (Delivery.result): the driver writes the
+        # reply from these parts.
+        delivery = Delivery(wid, None, None, lsn, waiting, md, raw, data, token_of(seq), seq, q.name,
+                            msg.properties if msg is not None else None, gmo.msg_handle)
+        deliveries.append(delivery)
+        if report & _COA:
+            if msg is None:
+                msg = Message(q.name, seq, md, data, now, fifo)
+            self.confirm(msg, None)
+        return delivery if first else None
 
 
 def _matches_rarely(mo: int, group_id: bytes, token: bytes) -> bool:

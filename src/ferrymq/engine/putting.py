@@ -134,7 +134,7 @@ class Putter:
             assert conn is not None
             plan, md, msg_id, correl_id = self._planned(h, req.options, md)
             if plan is not None:
-                return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data, None, req.answer_first)
+                return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
         if isinstance(md, bytes):  # decoding is taking the bytes: nothing is read until asked
             md = _decode(md)
         steady = md
@@ -222,13 +222,11 @@ class Putter:
             self.close(hconn, opened.hobj)
 
     def _put_planned(self, conn: Connection, h: Handle, plan: PutPlan, md: MQMD | bytes, msg_id: bytes,
-                     correl_id: bytes, data: bytes, gather: list[Message] | None = None,
-                     later: bool = False) -> PutResult:
+                     correl_id: bytes, data: bytes, gather: list[Message] | None = None) -> PutResult:
         """``place`` for a put that its handle's plan covers: what ``_check_put`` and
         ``place`` would work out from the handle, options and descriptor is the plan's
         (the descriptor's own: its MsgId and CorrelId, and with MQPMO_SET_ALL_CONTEXT its
-        PutDate and PutTime). ``gather``: see Arrivals.place (a put in a unit of work);
-        ``later``: PutRequest.answer_first (see HandOver.give)."""
+        PutDate and PutTime). ``gather``: see Arrivals.place (a put in a unit of work)."""
         limits = plan.limits
         q = limits.queue
         in_uow = plan.in_uow
@@ -253,7 +251,7 @@ class Putter:
         delivered: Delivery | None = None
         stored = plan.base.with_ids(msg_id, correl_id, stamp=stamp)  # the plan's descriptor, this put's own
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
-            delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo, later)
+            delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:
             msg = Message(q.name, seq, stored, data, now, plan.fifo, report=plan.report)
             self.place_message(q, msg, self.uow_of(conn) if in_uow else None, gather)

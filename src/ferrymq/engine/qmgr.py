@@ -23,13 +23,6 @@ it uses of the others then, so no call looks its way through several objects):
   tree seen through TopicView (engine.pubtopics).
 
 The facade adds recovery, MQINQ and MQSET, and the periodic work.
-
-A put asked for it (PutRequest.answer_first) may leave the bookkeeping of its hand-over to
-a waiting get (engine.handover) until the driver has written the answer: the driver then
-calls ``answered`` (or ``settle``, when it did not write it). Every other call of the
-facade completes that bookkeeping first (its own calls begin so; those bound from the
-collaborators are wrapped by ``_settles_first``), so no call ever sees it half done, even when the driver never comes back; the driver reads the state it holds
-(``deliveries``, ``waiters``) only after one of these.
 """
 
 from __future__ import annotations
@@ -38,13 +31,12 @@ import gc
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from ferrymq.engine import attrs as A
 from ferrymq.engine import sequence_access
 from ferrymq.engine.api import (
     Clock,
-    Delivery,
     GetOptions,
     GetResult,
     InquireResult,
@@ -110,22 +102,6 @@ _CATALOGUE = {KIND_QMGR: "qmgr", KIND_OBJECT: "queue", KIND_SEQUENCE: "sequence"
 _UNREADABLE = (DecodeError, ValueError, KeyError, TypeError, IndexError, MQError)
 """What reading a record that passed its checksum raises when its content is not what this
 version writes (JSON's and UTF-8's errors are ValueErrors)."""
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-_BOUND = ("need_sync", "next_sequence", "new_record_id", "write_record", "take_deliveries",
-          "cancel_wait", "wake", "discard_expired", "deliver_generated", "report_arrival", "new_id", "stamp_put",
-          "qmgr_attr", "dead_letter_queue", "conn", "open_list", "put_list", "put1_list")
-"""The collaborators' calls the facade binds as its own: each settles first too."""
-
-
-def _settles_first(settle: Callable[[], None], unsettled: list[Any], fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``fn``, made to complete a hand-over's pending bookkeeping first (see the module docstring)."""
-    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if unsettled:
-            settle()
-        return fn(*args, **kwargs)
-    call.__name__, call.__doc__, call.__wrapped__ = fn.__name__, fn.__doc__, fn  # type: ignore[attr-defined]
-    return call
 
 
 class QueueManager:
@@ -173,38 +149,15 @@ class QueueManager:
         self.waiters, self.queue_waiters, self.deliveries = waits.waiters, waits.queue_waiters, waits.deliveries
         # The MQI, bound once: a call through the facade is the collaborator's own call.
         # What drivers, the command server and admin use of the collaborators.
-        self.need_sync = staging.need_sync
+        self.take_sync_lsn, self.need_sync = staging.take_sync_lsn, staging.need_sync
         self.next_sequence, self.new_record_id = staging.next_sequence, staging.new_record_id
         self.write_record = staging.write_record
         self.take_deliveries, self.cancel_wait, self.wake = waits.take_deliveries, waits.cancel_wait, waits.wake
+        self.answered = waits.answered
         self.discard_expired = getter.discard_expired
         self.deliver_generated, self.report_arrival = reports.deliver_generated, reports.report_arrival
         self.new_id, self.stamp_put, self.qmgr_attr = state.new_id, state.stamp_put, state.qmgr_attr
         self.dead_letter_queue, self.conn = state.dead_letter_queue, state.conn
-        self.unsettled = handover.unsettled
-        for bound in _BOUND:
-            setattr(self, bound, _settles_first(self.settle, self.unsettled, getattr(self, bound)))
-
-    def take_sync_lsn(self) -> int:
-        """The LSN the last call's reply waits for (engine.staging); 0 when none."""
-        if self.unsettled:
-            self.settle()
-        return self.staging.take_sync_lsn()
-
-    def settle(self) -> None:
-        """Complete a put's pending hand-over bookkeeping (PutRequest.answer_first): the
-        driver did not write its answer, which is among ``deliveries`` now."""
-        self.handover.settle()
-
-    def answered(self, d: Delivery) -> None:
-        """The driver wrote ``d`` itself (PutResult.delivered): it is no longer to take,
-        and its hand-over's bookkeeping, if left pending, is completed."""
-        unsettled = self.unsettled
-        if unsettled and unsettled[-1][0] is d:
-            self.handover.settle(d)
-        else:
-            self.settle()
-            self.waits.answered(d)
 
     @property
     def quiescing(self) -> bool:
@@ -241,8 +194,6 @@ class QueueManager:
 
     # -- recovery --------------------------------------------------------------------------
     def recover(self, loaded: LoadResult) -> None:
-        if self.unsettled:
-            self.settle()
         messages: list[Message] = []
         message_records: list[Record] = []
         reserved: dict[str, tuple[int, int]] = {}
@@ -374,8 +325,6 @@ class QueueManager:
         Raises:
             MQError: IBM's reason for every refusal.
         """
-        if self.unsettled:
-            self.settle()
         try:
             result = self.opener.open(hconn, od, options)
         except MQError as exc:
@@ -402,8 +351,6 @@ class QueueManager:
             MQError: MQRC_Q_MGR_QUIESCING while ending; 2035 without connect authority;
                 MQRC_OPTIONS_ERROR (2046) for an accounting option both enabled and disabled.
         """
-        if self.unsettled:
-            self.settle()
         try:
             if (options & _ACCT_MQI_BOTH) == _ACCT_MQI_BOTH or (options & _ACCT_Q_BOTH) == _ACCT_Q_BOTH:
                 raise failed(C.MQRC_OPTIONS_ERROR, "MQCNO_ACCOUNTING_*_ENABLED and _DISABLED together")
@@ -419,8 +366,6 @@ class QueueManager:
     def disconnect(self, hconn: int, *, commit: bool = True) -> None:
         """MQDISC (engine.opening); ``commit=False``: the connection was lost (an implicit
         disconnect), its unit of work backed out. Its accounting messages follow."""
-        if self.unsettled:
-            self.settle()
         conn = self.connections.get(hconn)
         self.opener.disconnect(hconn, commit=commit)
         if conn is not None:
@@ -433,8 +378,6 @@ class QueueManager:
         Raises:
             MQError: as Opener.close.
         """
-        if self.unsettled:
-            self.settle()
         conn = self.connections.get(hconn)
         h = conn.handles.get(hobj) if conn is not None else None
         kind = C.MQOT_Q if h is not None and h.queue is not None else C.MQOT_TOPIC if h is not None and h.topic else C.MQOT_Q_MGR
@@ -459,8 +402,6 @@ class QueueManager:
         Raises:
             MQError: IBM's reason for every refusal.
         """
-        if self.unsettled:
-            self.settle()
         try:
             result = self.subscriber.subscribe(hconn, sd, hobj)
         except MQError as exc:
@@ -492,8 +433,6 @@ class QueueManager:
         Raises:
             MQError: as Subscriber.sub_request.
         """
-        if self.unsettled:
-            self.settle()
         try:
             sent = self.subscriber.sub_request(hconn, hsub, action, options)
         except MQError:
@@ -510,8 +449,6 @@ class QueueManager:
         Raises:
             MQError: IBM's reason for every refusal.
         """
-        if self.unsettled:
-            self.settle()
         try:
             result = self.putter.put(req)
             if self.monitor.on:
@@ -550,8 +487,6 @@ class QueueManager:
         Raises:
             MQError: IBM's reason for every refusal.
         """
-        if self.unsettled:
-            self.settle()
         try:
             return self.getter.get(hconn, hobj, md, gmo, buffer_length)
         except MQError as exc:
@@ -563,8 +498,6 @@ class QueueManager:
                  ahead: bool = False, streamed: bool = False) -> tuple[list[GetResult], Waiting | MQError | None]:
         """Several destructive MQGETs in one call (engine.getting ``Getter.get_many``): a
         refused first get is counted and reported as MQGET's refusal is."""
-        if self.unsettled:
-            self.settle()
         results, stop = self.getter.get_many(hconn, hobj, md, gmo, buffer_length, limit, max_bytes,
                                              frame_bytes=frame_bytes, framing=framing, ahead=ahead,
                                              streamed=streamed)
@@ -590,15 +523,11 @@ class QueueManager:
         Raises:
             MQError: IBM's reason for every refusal.
         """
-        if self.unsettled:
-            self.settle()
         return self.put_request(PutRequest(hconn, hobj, md, pmo.options, pmo.context, data, properties))
 
     def put_raw(self, hconn: int, hobj: int, raw: bytes, options: int, context: int, data: bytes) -> PutResult:
         """MQPUT with the descriptor still in its bytes (a plain one: StrucId and Version
         checked, all its bytes there)."""
-        if self.unsettled:
-            self.settle()
         return self.put_request(PutRequest(hconn, hobj, raw, options, context, data))
 
     def put1(self, hconn: int, od: ObjectDescriptor, md: MQMD, pmo: PutOptions, data: bytes,
@@ -608,8 +537,6 @@ class QueueManager:
         Raises:
             MQError: any reason MQOPEN or MQPUT would give; nothing stays open.
         """
-        if self.unsettled:
-            self.settle()
         return self.put_request(PutRequest(hconn, 0, md, pmo.options, pmo.context, data, properties, od))
 
     def put_each(self, hconn: int, hobj: int, pmo: PutOptions, items: Sequence[tuple[MQMD, bytes]],
@@ -617,8 +544,6 @@ class QueueManager:
         """MQPUTs of ``items[start:]`` (descriptor, data) through one handle in order, each
         as ``put`` makes it, in one call (a receiving channel agent's batch); the first
         refusal stops them. How many were put, and that refusal (None: every one was)."""
-        if self.unsettled:
-            self.settle()
         if self.monitor.on:  # each put counted as it is made
             for i in range(start, len(items)):
                 try:
@@ -636,8 +561,6 @@ class QueueManager:
                  items: Sequence[tuple[bytes, bytes]]) -> list[MQError | None]:
         """Several MQPUTs on one handle that differ only in MsgId and data (asynchronous
         puts a client sent as one batch); see ``put_columns``."""
-        if self.unsettled:
-            self.settle()
         return self.put_columns(hconn, hobj, md, pmo, [data for _, data in items], [m for m, _ in items])
 
     def put_columns(self, hconn: int, hobj: int, md: MQMD, pmo: PutOptions, datas: Sequence[bytes],
@@ -645,8 +568,6 @@ class QueueManager:
                     correl_ids: Sequence[bytes] | None = None) -> list[MQError | None]:
         """Several MQPUTs on one handle whose descriptors are ``md`` but for each message's
         MsgId and CorrelId; one outcome per message (see PutRequest and PutResult.outcomes)."""
-        if self.unsettled:
-            self.settle()
         outcomes = self.put_request(PutRequest(hconn, hobj, md, pmo.options, pmo.context, datas=datas,
                                                msg_ids=msg_ids, correl_ids=correl_ids)).outcomes
         assert outcomes is not None
@@ -654,8 +575,6 @@ class QueueManager:
 
     def commit(self, hconn: int) -> None:
         """MQCMIT (engine.units)."""
-        if self.unsettled:
-            self.settle()
         conn = self.state.conn(hconn)
         try:
             self.units.commit(conn)
@@ -666,8 +585,6 @@ class QueueManager:
 
     def backout(self, hconn: int) -> None:
         """MQBACK (engine.units)."""
-        if self.unsettled:
-            self.settle()
         conn = self.state.conn(hconn)
         self.units.backout(conn)
         self.monitor.unit(conn, False, True)
@@ -679,8 +596,6 @@ class QueueManager:
         Raises:
             MQError: 2018/2019 for the connection or handle; 2331 as Units.return_ahead.
         """
-        if self.unsettled:
-            self.settle()
         conn = self.state.conn(hconn)
         q = self.state.handle(conn, hobj).queue
         if q is None:
@@ -689,14 +604,10 @@ class QueueManager:
 
     def prepare(self, hconn: int, xid: bytes) -> int:
         """Phase one of a global unit of work (engine.xa)."""
-        if self.unsettled:
-            self.settle()
         return self.xa.prepare(self.state.conn(hconn), xid)
 
     def resolve(self, hconn: int, xid: bytes, commit: bool) -> bool:
         """Phase two by XID from any connection (engine.xa)."""
-        if self.unsettled:
-            self.settle()
         return self.xa.resolve(self.state.conn(hconn), xid, commit)
 
     # -- inquire / set ---------------------------------------------------------------------
@@ -706,8 +617,6 @@ class QueueManager:
         Raises:
             MQError: MQRC_NOT_OPEN_FOR_INQUIRE, MQRC_SELECTOR_ERROR for an unknown selector.
         """
-        if self.unsettled:
-            self.settle()
         conn = self.state.conn(hconn)
         h = self.state.handle(conn, hobj)
         self.monitor.counted(conn, "inqs", C.MQOT_Q if h.queue is not None else C.MQOT_Q_MGR,
@@ -758,8 +667,6 @@ class QueueManager:
         Raises:
             MQError: MQRC_NOT_OPEN_FOR_SET, MQRC_SELECTOR_ERROR, and the value reasons (2020, 2075..2078).
         """
-        if self.unsettled:
-            self.settle()
         conn = self.state.conn(hconn)
         h = self.state.handle(conn, hobj)
         self.monitor.counted(conn, "sets", C.MQOT_Q if h.queue is not None else C.MQOT_Q_MGR,
@@ -784,8 +691,6 @@ class QueueManager:
     def altered(self, obj: QueueObject, changes: Mapping[str, object]) -> None:
         """After ALTER, a PCF change or MQSET of a queue: waiting gets see GET(ENABLED); TRIGGER
         set on triggers a queue whose messages already meet the conditions (IBM)."""
-        if self.unsettled:
-            self.settle()
         if changes.get("GET") in (C.MQQA_GET_ALLOWED, "ENABLED") and obj.is_local:
             self.wake(obj)
         if changes.get("TRIGGER") in (C.MQTC_ON, "TRIGGER"):
@@ -795,8 +700,6 @@ class QueueManager:
     def tick(self) -> None:
         """Periodic work: discard expired messages so they stop counting in CURDEPTH, and
         remove expired subscriptions."""
-        if self.unsettled:
-            self.settle()
         now = self.clock.now()
         self.monitor.tick(now)
         if self.subscriptions.expiring:
@@ -818,9 +721,6 @@ class QueueManager:
 
     def quiesce(self) -> None:
         """Begin ending: FAIL_IF_QUIESCING callers and waits get MQRC_Q_MGR_QUIESCING."""
-        if self.unsettled:
-            self.settle()
         self.state.quiescing = True
         self.objects.epoch += 1  # puts planned with MQPMO_FAIL_IF_QUIESCING now fail (engine.putplan)
         self.waits.quiesce(self.name)
-

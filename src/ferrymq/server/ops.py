@@ -341,7 +341,7 @@ def _close(h: ClientHandler, ev: E.Close) -> None:
 def _put(h: ClientHandler, ev: E.Put) -> None:
     # ev.md: a plain MQMD's bytes decoded in place (no properties), or the MQMD
     r = h.qmgr.put_request(PutRequest(h.hconn, ev.hobj, ev.md, ev.options & ~_ASYNC_PMO, ev.context, ev.data,
-                                      ev.properties, answer_first=True))
+                                      ev.properties))
     if r.delivered is not None:  # a waiting getter's answer goes out before the putter's reply
         h.server.answer_first(r.delivered)
     _after_put(h, ev.corr, ev.reply, r)

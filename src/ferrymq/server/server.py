@@ -483,35 +483,28 @@ class QueueManagerServer:
         (a plain get's wait, on another connection than the one being worked through, the
         reply's usual frame), and tell the engine it is answered; else the Delivery takes
         the usual way (False). Called before the putter's own reply is made: one hop of a
-        request/reply round trip ends here. Either way the engine completes the hand-over's
-        bookkeeping (PutRequest.answer_first) then, before anything reads it."""
-        answered = False
+        request/reply round trip ends here."""
+        w = self.waiters.get(d.waiter_id)
+        if w is None or not w.corr:  # not ours (the command server's), or a read-ahead's wait
+            return False
+        h, md_bytes = w.handler, d.md_bytes
+        # Written from the Delivery's parts (no GetResult is made). A GetReply carries no
+        # properties: a message with some takes ops.get_reply's way.
+        if h._in_loop or h.closed or md_bytes is None or d.properties:
+            return False
+        data = d.data
         try:
-            w = self.waiters.get(d.waiter_id)
-            if w is None or not w.corr:  # not ours (the command server's), or a read-ahead's wait
-                return False
-            h, md_bytes = w.handler, d.md_bytes
-            # Written from the Delivery's parts (no GetResult is made). A GetReply carries no
-            # properties: a message with some takes ops.get_reply's way.
-            if h._in_loop or h.closed or md_bytes is None or d.properties:
-                return False
-            data = d.data
-            try:
-                frame = h.conn.send(E.GetReply(w.corr, md_bytes, data, len(data), d.msg_token, d.queue))
-            except LocalProtocolError:  # the usual way then says what is wrong
-                return False
-            try:
-                h.send_now(frame)
-            except RuntimeError:  # its transport was closed under it (a reset): connection_lost is on its way
-                log.info("event=answer_lost peer=%s hconn=%d", h.peer, h.hconn)
-            del self.waiters[d.waiter_id]
-            self.deadlines.discard(d.waiter_id)
-            self.qmgr.answered(d)
-            answered = True
-            return True
-        finally:
-            if not answered:  # among the deliveries now, for the usual way
-                self.qmgr.settle()
+            frame = h.conn.send(E.GetReply(w.corr, md_bytes, data, len(data), d.msg_token, d.queue))
+        except LocalProtocolError:  # the usual way then says what is wrong
+            return False
+        try:
+            h.send_now(frame)
+        except RuntimeError:  # its transport was closed under it (a reset): connection_lost is on its way
+            log.info("event=answer_lost peer=%s hconn=%d", h.peer, h.hconn)
+        del self.waiters[d.waiter_id]
+        self.deadlines.discard(d.waiter_id)
+        self.qmgr.answered(d)
+        return True
 
     def flush_dirty(self) -> None:
         # Every connection answer_waits would write is dirty too: written here, so no
