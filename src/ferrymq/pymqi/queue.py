@@ -215,7 +215,12 @@ class Queue:
             self._decide_ahead(client, hobj)
         ra = self._ahead
         if ra is not None and not ra.off and ra.serves(gmo.Options, match, md):
-            return self._get_ahead(ra, client, hobj, buffer, md, gmo, handle)
+            # served by read-ahead: the next pushed message (see ferrymq.pymqi.ahead)
+            try:
+                msg = ra.take(client._handles.current(hobj), gmo.Options, gmo.WaitInterval)
+            except MQError as exc:
+                raise from_mq_error(exc) from None
+            return _deliver(msg, ra.view.name, ra.propctl, ra.put_back, buffer, md, gmo, handle)
         sa = self._sync
         if sa is not None and (ra is None or ra.off):
             if syncahead.serves(gmo.Options, match, md.MsgId, md.CorrelId, md.GroupId):
@@ -255,15 +260,6 @@ class Queue:
             raise MQMIError(reply.comp, reply.reason, message=reply.data, original_length=reply.data_length,
                             detail=reply.detail)
         return reply.data
-
-    def _get_ahead(self, ra: ahead.ReadAhead, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO,
-                   handle: Any) -> bytes:
-        """``get`` served by read-ahead: the next pushed message (see ferrymq.pymqi.ahead)."""
-        try:
-            msg = ra.take(client.handles.current(hobj), gmo.Options, gmo.WaitInterval)
-        except MQError as exc:
-            raise from_mq_error(exc) from None
-        return _deliver(msg, ra.view.name, ra.propctl, ra.put_back, buffer, md, gmo, handle)
 
     def _get_sync_ahead(self, sa: syncahead.SyncAhead, client: Client, hobj: int, buffer: int, md: MD, gmo: GMO,
                         handle: Any, match: int) -> bytes:
@@ -355,10 +351,13 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
     long for the buffer is ``put_back`` unless accepted truncated."""
     if handle is None and msg._properties:  # without_handle's own test, first: most messages have none
         data, raw = ahead.without_handle(msg, gmo.Options, propctl)
+        length = max(len(data), msg.data_length + len(data) - len(msg.data))
     else:
         data, raw = msg.data, msg.md_bytes
-    length, reason = max(len(data), msg.data_length + len(data) - len(msg.data)), C.MQRC_NONE
-    if length > buffer:
+        length = max(len(data), msg.data_length)
+    if length <= buffer:  # most gets: the whole message
+        reason = 0  # MQRC_NONE
+    else:
         if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             put_back(msg)
             reason = C.MQRC_TRUNCATED_MSG_FAILED
@@ -368,7 +367,7 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
     _received(md, gmo, raw, name, len(data), msg.msg_token)
     if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
         handles.fill(handle, msg._properties, msg.md)
-    if reason != C.MQRC_NONE:
+    if reason:
         comp = C.MQCC_FAILED if reason == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCC_WARNING
         raise MQMIError(comp, reason, message=data, original_length=length)
     return data
@@ -396,13 +395,15 @@ def _received(md: MD, gmo: GMO, raw: bytes, resolved_q_name: str, returned: int,
         if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
             version = int.from_bytes(raw[4:8], "little")
         md.received(raw, version)  # decoded when first read
+        # MsgFlags's low byte (little-endian) holds every group and segment flag (_GROUPED)
+        flags = 0 if version < C.MQMD_VERSION_2 else raw[MSG_FLAGS_AT]
     else:
         md.unpack(raw)
         if version in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
             md.Version = version
         version = int(md.Version)
-    flags = 0 if version < C.MQMD_VERSION_2 else int.from_bytes(raw[MSG_FLAGS_AT:MSG_FLAGS_AT + 4], "little",
-                                                                 signed=True)
+        # a version 1 MQMD (324 bytes) into an MD of version 2: no MsgFlags, none set
+        flags = raw[MSG_FLAGS_AT] if version >= C.MQMD_VERSION_2 and len(raw) > MSG_FLAGS_AT else 0
     resolved = _RESOLVED.get(resolved_q_name)
     if resolved is None:
         resolved = as_bytes(resolved_q_name).ljust(48)
