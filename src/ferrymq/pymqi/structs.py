@@ -346,9 +346,14 @@ class MD(MQOpts):
         program that reads only the data never pays for the 39 of them. MsgId and CorrelId
         are taken at once: a responder reads one of them for its reply, and a read that
         finds them needs no ``__getattr__``."""
-        object.__setattr__(self, "__dict__", {"_raw": raw, "_ver": version, "_w": None,
-                                              "MsgId": raw[MSG_ID_AT:MSG_ID_AT + _ID_LEN],
-                                              "CorrelId": raw[CORREL_ID_AT:CORREL_ID_AT + _ID_LEN]})
+        # the MD's own dict cleared and filled: cheaper than giving it a new one
+        d = self.__dict__
+        d.clear()
+        d["_raw"] = raw
+        d["_ver"] = version
+        d["_w"] = None
+        d["MsgId"] = raw[MSG_ID_AT:MSG_ID_AT + _ID_LEN]
+        d["CorrelId"] = raw[CORREL_ID_AT:CORREL_ID_AT + _ID_LEN]
 
     def _decode(self) -> None:
         d = self.__dict__
