@@ -75,7 +75,7 @@ async def start(name: str, home: Path, *defs: str) -> tuple[QueueManager, QueueM
     initiator.POLL = 3600
     server = QueueManagerServer(qm, "127.0.0.1", 0, tick_interval=3600)
     await server.start(listen=False)
-    channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done),
+    channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, wait=server.agent_wait),
                                 may_listen=lambda host: host == "127.0.0.1", pipeline_length=2)
     mqsc(qm, *defs)
     await channels.start()

@@ -37,7 +37,7 @@ async def start_node(name: str, journal: FileJournal, *defs: str, pipeline_lengt
     qm = QueueManager.start(name, journal, SystemClock())
     server = QueueManagerServer(qm, "127.0.0.1", 0, tick_interval=0.1)
     await server.start()
-    node = Node(qm, server, ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done),
+    node = Node(qm, server, ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, wait=server.agent_wait),
                                              may_listen=lambda host: host == "127.0.0.1",
                                              pipeline_length=pipeline_length))
     node.mqsc(*defs)

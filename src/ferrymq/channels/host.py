@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ferrymq.engine.api import Delivery
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.tls.cipherspecs import CipherSpec
 from ferrymq.tls.ocsp import Outcome
@@ -61,6 +62,10 @@ class EngineHost:
     # LISTENER objects serve plain channels only.
     keys: ChannelKeys | None = None
     listen: ListenerFactory | None = None
+    # ``wait(waiter_id, answer)``: the driver hands the answer to an engine wait (MQGMO_WAIT)
+    # to ``answer`` (the server's ``agent_wait``). Without it the initiator looks at its
+    # initiation queue every POLL instead of waiting on it.
+    wait: Callable[[int, Callable[[Delivery], None]], None] | None = None
 
     def done(self) -> int:
         return self.after_call()

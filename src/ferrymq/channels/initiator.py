@@ -9,6 +9,13 @@ INITQ(SYSTEM.CHANNEL.INITQ) is not polled: its trigger messages, read there as I
 initiator reads them (channels.initq), start its channel. ``stop`` ends agents and listeners;
 their units of work are backed out, a prepared batch stays in doubt for the next start.
 
+It polls only while there is something to poll for: a sending channel, neither running
+nor STOPPED, whose transmission queue is served by polling (or an initiation queue it
+cannot wait on). Otherwise it sleeps until woken: by a request, a trigger message handed to
+its wait on SYSTEM.CHANNEL.INITQ, a sender ending, or a change of definitions
+(ChannelControl.wake). The timers of a running channel (SHORTTMR, LONGTMR, DISCINT, HBINT)
+are its agent's own. An idle queue manager's initiator so costs nothing.
+
 START CHANNEL of a requester (RQSTR) connects to its CONNAME and sends REQUEST
 (channels.requester); this end is then the receiver of that conversation. A REQUEST
 taken by a listener starts the named server (SVR, with or without CONNAME) over that
@@ -73,12 +80,12 @@ class ChannelInitiator:
         self.requesting: set[str] = set()  # requesters whose REQUEST has not been answered yet
         self.inbound: set[asyncio.Task[None]] = set()
         self.pings: set[asyncio.Task[None]] = set()
-        self.initq = InitiationQueue(host.qmgr)
+        self.initq = InitiationQueue(host.qmgr, host.wait, self._wake)
         self.listeners: dict[str, asyncio.Server | Listening] = {}
         self.resets: dict[str, int] = {}
         self.committed: dict[str, Committed] = {}  # receivers' last committed batches (see ReceiverAgent)
         self._task: asyncio.Task[None] | None = None
-        self._woken = asyncio.Event()  # a request was queued (``ChannelControl.wake``)
+        self._woken = asyncio.Event()  # a request was queued (``ChannelControl.wake``), ...
         self.stopping = False
 
     async def start(self) -> None:
@@ -297,6 +304,8 @@ class ChannelInitiator:
             final = F.MQCHS_INACTIVE
         finally:
             self.senders.pop(name, None)
+            # Its queue may start it again (``trigger``), as the poll would: not before POLL.
+            asyncio.get_running_loop().call_later(POLL, self._wake)
             agent.row.status = final
             agent.row.substate = F.MQCHSSTATE_OTHER
             if final == F.MQCHS_STOPPED and not agent.stop_requested.is_set():
@@ -353,20 +362,27 @@ class ChannelInitiator:
         if request.answer is not None:
             request.answer(reason, detail)
 
-    def trigger(self) -> None:
+    def _wake(self) -> None:
+        self._woken.set()
+
+    def trigger(self) -> bool:
         """Start the sending channel of each transmission queue with messages waiting, or
-        with a batch in doubt to resolve."""
+        with a batch in doubt to resolve. Whether a channel is left whose queue must be
+        looked at again (polled: messages arriving there wake nobody)."""
         control = self.control
+        polled = False
         for chl in self.qm.state.channels:
             if chl.chltype not in K.SENDING or chl.name in self.senders or chl.name in control.stopped:
                 continue
             q = self.qm.objects.find(chl.text("XMITQ"))
-            waiting = (q is not None and q.is_local and len(q.messages.by_seq) > 0
-                       and not served_by_trigger(q.attrs))  # its trigger message starts it
+            watched = q is not None and q.is_local and not served_by_trigger(q.attrs)  # else its trigger message starts it
+            depth = len(q.messages.by_seq) if watched and q is not None else 0
             row = control.channels.get(chl.name)
-            if waiting or (row is not None and row.indoubt) or any(
+            if depth > 0 or (row is not None and row.indoubt) or any(
                     x.startswith(b"ferrymq-channel:" + chl.name.encode() + b":") for x in self.qm.in_doubt):
                 self.start_sender(chl.name)
+            polled = polled or (watched and chl.name not in self.senders)
+        return polled
 
     def triggered(self) -> None:
         """Start the channels that trigger messages on SYSTEM.CHANNEL.INITQ name, unless
@@ -383,13 +399,17 @@ class ChannelInitiator:
 
     async def _run(self) -> None:
         while True:
+            self._woken.clear()
+            poll = True
             try:
                 for req in self.control.take_requests():
                     self.handle(req)
                 self.triggered()
-                self.trigger()
+                poll = self.trigger() or not self.initq.waiting
             except Exception:  # the initiator must not die of one bad definition
                 log.exception("event=channel_initiator_tick_failed")
+            if not poll:
+                await self._woken.wait()
+                continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._woken.wait(), POLL)
-            self._woken.clear()

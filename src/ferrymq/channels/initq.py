@@ -6,14 +6,18 @@ TRIGDATA naming its channel gets its trigger messages made by the engine's trigg
 for input, DEPTH, EVERY, TRIGINT) once this queue is open for input. Each MQTM names the
 channel to start: its TrigData, or when that is blank the sending channel whose XMITQ is
 the MQTM's queue. Such a queue is no longer polled: the trigger message starts its channel.
+
+Given the driver's ``wait`` (EngineHost.wait), the handle waits on the queue between looks
+(MQGMO_WAIT, unlimited): a trigger message arriving is handed to it and ``arrived`` is
+called, so that an idle initiator does not look at an empty queue again and again.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from ferrymq.engine.api import GetOptions, GetResult, ObjectDescriptor
+from ferrymq.engine.api import Delivery, GetOptions, GetResult, ObjectDescriptor, Waiting
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.errors import DecodeError, MQError
 from ferrymq.mq import constants as C
@@ -24,6 +28,7 @@ log = logging.getLogger("ferrymq.channels")
 
 INITQ = "SYSTEM.CHANNEL.INITQ"
 _GET = GetOptions(options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
+_GET_WAIT = GetOptions(options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=C.MQWI_UNLIMITED)
 _MAX_TM = 4096  # an MQTM is 684 bytes; a longer message there is not one
 
 
@@ -35,9 +40,31 @@ def served_by_trigger(attrs: Mapping[str, object]) -> bool:
 class InitiationQueue:
     """The initiator's handle on SYSTEM.CHANNEL.INITQ (``open``, ``channels``, ``close``)."""
 
-    def __init__(self, qm: QueueManager) -> None:
+    def __init__(self, qm: QueueManager, wait: Callable[[int, Callable[[Delivery], None]], None] | None = None,
+                 arrived: Callable[[], None] = lambda: None) -> None:
+        """``wait``: the driver's EngineHost.wait; ``arrived``: called when the wait is
+        answered (a trigger message, or the error that ended it)."""
         self.qm = qm
         self.hconn = self.hobj = 0
+        self.wait, self.arrived = wait, arrived
+        self.waiter_id = 0  # the wait in progress (0: none)
+        self.handed: list[GetResult] = []  # trigger messages its wait was answered with
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a trigger message arriving is handed to this handle (no need to look)."""
+        return self.waiter_id != 0
+
+    def _answered(self, d: Delivery) -> None:
+        if d.waiter_id != self.waiter_id:  # a wait of a handle closed since
+            return
+        self.waiter_id = 0
+        if isinstance(d.result, GetResult):
+            self.handed.append(d.result)
+        elif d.error is not None:
+            log.warning("event=channel_initq_wait_ended error=%s", d.error)
+            self.hobj = 0  # opened again at the next look
+        self.arrived()
 
     def open(self) -> None:
         """Open it for input (its trigger conditions then hold; queues that already meet
@@ -58,14 +85,25 @@ class InitiationQueue:
             if not self.hobj:
                 return []
         out: list[str] = []
+        handed, self.handed = self.handed, []
         while True:
-            try:
-                res = self.qm.get(self.hconn, self.hobj, MQMD(), _GET, _MAX_TM)
-            except MQError as exc:
-                if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
-                    log.warning("event=channel_initq_get_failed reason=%d detail=%s", exc.reason, exc.detail)
-                    self.hobj = 0  # opened again at the next look
+            if handed:
+                res: GetResult | Waiting = handed.pop(0)
+            elif self.waiting:  # what arrives is handed to the wait
                 return out
+            else:
+                try:
+                    res = self.qm.get(self.hconn, self.hobj, MQMD(), _GET if self.wait is None else _GET_WAIT, _MAX_TM)
+                except MQError as exc:
+                    if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
+                        log.warning("event=channel_initq_get_failed reason=%d detail=%s", exc.reason, exc.detail)
+                        self.hobj = 0  # opened again at the next look
+                    return out
+                if isinstance(res, Waiting):
+                    assert self.wait is not None
+                    self.waiter_id = res.waiter_id
+                    self.wait(res.waiter_id, self._answered)
+                    return out
             assert isinstance(res, GetResult)
             try:
                 tm = MQTM.unpack_from(res.data)
@@ -80,5 +118,5 @@ class InitiationQueue:
 
     def close(self) -> None:
         if self.hconn and self.hconn in self.qm.connections:
-            self.qm.disconnect(self.hconn)
-        self.hconn = self.hobj = 0
+            self.qm.disconnect(self.hconn)  # ends its wait unanswered
+        self.hconn = self.hobj = self.waiter_id = 0

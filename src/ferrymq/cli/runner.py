@@ -318,7 +318,8 @@ async def _serve(qdir: QmgrDir, config: Config, notifier: Notifier, quiesce_time
     exits = ExitSettings(qdir.name, Path(config.exit_path) if config.exit_path else None,
                          Path(config.bulk_data_dir) if config.bulk_data_dir else None)
     channels = ChannelInitiator(EngineHost(qm, server.committer.after, server.agent_done, keys=server.tls,
-                                           listen=server.listener_for), default_host=config.host,
+                                           listen=server.listener_for, wait=server.agent_wait),
+                                default_host=config.host,
                                 may_listen=lambda host: config.allow_remote or is_loopback(host), exit_settings=exits,
                                 clients=server.stop_channel,
                                 **server_options.channel_keywords(options))

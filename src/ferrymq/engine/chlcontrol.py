@@ -236,6 +236,11 @@ class ChannelControl:
 
     def request(self, req: Request) -> None:
         self.requests.append(req)
+        self.changed()
+
+    def changed(self) -> None:
+        """A request, or definitions that may change which channels start: the initiator
+        looks again now (it sleeps while nothing is to be looked at)."""
         if self.wake is not None:
             self.wake()
 

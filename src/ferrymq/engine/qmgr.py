@@ -687,6 +687,7 @@ class QueueManager:
                 raise failed(_SET_REASON.get(attr.name, C.MQRC_INHIBIT_VALUE_ERROR), exc.detail) from None
         self.objects.alter(obj.name, changes)
         self.altered(obj, changes)
+        self.state.channel_control.changed()  # TRIGGER: whether a transmission queue is polled
 
     def altered(self, obj: QueueObject, changes: Mapping[str, object]) -> None:
         """After ALTER, a PCF change or MQSET of a queue: waiting gets see GET(ENABLED); TRIGGER

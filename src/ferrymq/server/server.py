@@ -110,6 +110,9 @@ class QueueManagerServer:
         # Read-ahead consumers given messages by a wait that goes on, to send (dispatch_deliveries).
         self._gathering: dict[int, tuple[ClientHandler, Consumer]] = {}
         self.waiters: dict[int, Waiter] = {}
+        # Waits of the queue manager's own agents (the channel initiator's on its initiation
+        # queue): each answer goes to its function (``agent_wait``).
+        self.agent_waits: dict[int, Callable[[Delivery], None]] = {}
         self.deadlines = Deadlines(self._wait_expired)
         self.committer = GroupCommitter(qmgr.journal)
         self.committer.on_failure = self._journal_failed
@@ -337,6 +340,10 @@ class QueueManagerServer:
         self.dispatch_deliveries()
         self.flush_dirty()
 
+    def agent_wait(self, waiter_id: int, answer: Callable[[Delivery], None]) -> None:
+        """An agent's engine wait (no deadline): its Delivery goes to ``answer``."""
+        self.agent_waits[waiter_id] = answer
+
     def add_waiter(self, waiter_id: int, h: ClientHandler, corr: int, hobj: int, timeout: float | None) -> None:
         self.waiters[waiter_id] = Waiter(h, corr, hobj)
         if timeout is not None:
@@ -438,6 +445,11 @@ class QueueManagerServer:
         cs = self.command_server
         if cs is not None and d.waiter_id == cs.waiter_id and cs.deliver(d):
             return
+        if self.agent_waits:
+            answer = self.agent_waits.pop(d.waiter_id, None)
+            if answer is not None:
+                answer(d)
+                return
         if d.waiting:  # a read-ahead's wait, which goes on (engine.handover)
             w = self.waiters.get(d.waiter_id)
             if w is None or w.handler.closed:

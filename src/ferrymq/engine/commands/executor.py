@@ -50,6 +50,8 @@ def execute(qm: QueueManager, cmd: Command, user: str | None = None) -> list[Res
     watched = cmd.command in _CONFIGURING and qm.events.on("CONFIGEV")
     before = _described(qm, cmd, cmd.command) if watched else None
     out = handler(qm, cmd)
+    if cmd.command not in _INQUIRIES:  # a channel or queue defined, altered, deleted...
+        qm.state.channel_control.changed()
     if watched:
         _configured(qm, cmd, before)
     if qm.events.on("CMDEV"):
