@@ -61,6 +61,8 @@ HEAD_SIZE = _HEAD.size
 _RECORD_VERSION = 1
 _SHARED_DATA_VERSION = 2  # the data in a record of its own, named by record id
 _DATA_REF = struct.Struct("<Q")
+_REPORT = struct.Struct("<i")  # an MQMD's Report, read from a record's descriptor in place
+_REPORT_AT = 8  # after StrucId and Version, either MQMD version
 
 
 class Source(Protocol):
@@ -92,9 +94,9 @@ class Message:
     (``_md_off`` into ``_buf``, or into the record read back through ``_source``).
     """
 
-    __slots__ = ("_buf", "_md", "_md_off", "_off", "_report", "_rlen", "_source", "_tpl", "correl_id", "data_record",
+    __slots__ = ("_buf", "_md", "_md_off", "_off", "_rlen", "_source", "_tpl", "correl_id", "data_record",
                  "expires_at", "key", "locked_by", "msg_id", "persistence", "priority", "properties", "put_at", "queue",
-                 "record_id", "seq", "v6")
+                 "record_id", "report", "seq", "v6")
 
     def __init__(self, queue: str, seq: int, md: MQMD | None, data: bytes, put_at: float, fifo: bool,
                  md_offset: int = -1, fields: tuple[int, int, int, bytes, bytes] | None = None,
@@ -104,14 +106,22 @@ class Message:
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         self._tpl = template
-        # Read from the descriptor when first asked (``report``), unless the maker knows it
-        # (a template's, the same for every message made from it).
-        self._report = report
         if md is not None:
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = md.queue_fields()
         else:
             assert fields is not None
             expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
+        # The descriptor's Report options, read now (a plain attribute, not a property: the
+        # arrival (COA) and the take (COD) of every message ask), unless the maker knows
+        # them (a template's, the same for every message made from it).
+        if report is None:
+            if md is not None:
+                report = md.report
+            elif template is not None:
+                report = template.report
+            else:
+                (report,) = _REPORT.unpack_from(data, md_offset + _REPORT_AT)
+        self.report: int = report
         # A recovered message keeps its whole record and the offset of its data: slicing it out
         # would copy every body once more at restart (a gigabyte for a million 1 KiB messages).
         # Paged out, _buf is None and _rlen is its record's length (see page_out).
@@ -146,7 +156,7 @@ class Message:
 
     @md.setter
     def md(self, md: MQMD) -> None:
-        self._md, self._md_off, self._tpl, self._report = md, -1, None, None
+        self._md, self._md_off, self._tpl, self.report = md, -1, None, md.report
 
     def md_packed(self) -> tuple[MQMD, bytes]:
         """``md`` and ``md.pack()``, for a get: a run's message's made from its template and
@@ -171,16 +181,6 @@ class Message:
         """The template whose bytes, with this message's identifiers, are its stored MQMD
         (``md_bytes``), or None when they come from elsewhere (its own MQMD, its record)."""
         return self._tpl if self._md is None and self._md_off < 0 else None
-
-    @property
-    def report(self) -> int:
-        """The descriptor's Report options (read without making a run's descriptor), kept:
-        the arrival (COA) and the take (COD) each ask."""
-        report = self._report
-        if report is None:
-            md = self._md or self._tpl
-            report = self._report = (md or self.md).report
-        return report
 
     @property
     def data(self) -> bytes:
