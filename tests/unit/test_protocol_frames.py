@@ -11,7 +11,7 @@ from ferrymq.mq import constants as C
 from ferrymq.properties.model import PropertySet
 from ferrymq.protocol import body, codec, columnframes, seqframes
 from ferrymq.protocol import events as E
-from ferrymq.protocol.connection import ClientConnection, ServerConnection
+from ferrymq.protocol.connection import NEED_DATA, ClientConnection, ServerConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md, unpack_md
 from ferrymq.wire.gpacket import MAGIC, GPacket
@@ -247,3 +247,23 @@ def test_a_reply_queue_name_is_decoded_once_and_the_table_is_bounded() -> None:
         assert body.name_str(b"Q%d" % i) == f"Q{i}"
     assert len(body.NAME_STRS) <= 1024
     assert body.name_str("Q.\u00e9".encode()) is None
+
+
+def test_frame_begun_says_when_packet_room_can_give_room() -> None:
+    """A driver asks ``packet_room`` only while ``frame_begun``: it is set when a frame's
+    header is in and its body is not, and cleared once the frame is taken (a whole reply
+    never sets it)."""
+    c, s = connected_pair()
+    s.receive_data(c.send(E.Get(2, 3, MD, 0, 0, 0, 1024, bytes(16))))
+    s.next_event()
+    whole = s.send(E.GetReply(2, MD.pack(version=2), b"x" * 300, 300, bytes(16), "Q1"))
+    assert isinstance(c.receive_event(whole), E.GetReply)
+    assert not c.frame_begun and c.packet_room(1) is None
+    s.receive_data(c.send(E.Get(3, 3, MD, 0, 0, 0, 1024, bytes(16))))
+    s.next_event()
+    split = s.send(E.GetReply(3, MD.pack(version=2), b"y" * 300, 300, bytes(16), "Q1"))
+    assert c.receive_event(split[:40]) is NEED_DATA
+    assert c.frame_begun  # the header is in: room may be given (for the frames that take it)
+    ev = c.receive_event(split[40:])
+    assert isinstance(ev, E.GetReply) and ev.data == b"y" * 300
+    assert not c.frame_begun

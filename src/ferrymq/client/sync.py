@@ -226,7 +226,8 @@ class Client(SequenceCalls):
                         self._bound.at_most(wait)
                 else:  # time is up: take only what is already there
                     flags = socket.MSG_DONTWAIT
-            room = s.conn.packet_room(_RECV_INTO_FROM)
+            conn = s.conn
+            room = conn.packet_room(_RECV_INTO_FROM) if conn.frame_begun else None
             try:
                 if room is None:
                     data: bytes | memoryview = self._sock.recv(_RECV, flags)

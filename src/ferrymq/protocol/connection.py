@@ -117,6 +117,9 @@ class _Machine(Conversation):
         """next_event has returned every event of the bytes received so far: its next call
         would return NEED_DATA, and a driver may leave it out. False after the end of the
         stream until CLOSED has been returned, and after an error (the call raises it)."""
+        self.frame_begun = False
+        """A frame's header is in and its body is not (set when next_event returns NEED_DATA):
+        only then can ``packet_room`` give room, so a driver asks it only then, not per read."""
 
     def _negotiated(self, max_msg_length: int, version: int) -> None:
         super()._negotiated(max_msg_length, version)
@@ -165,10 +168,10 @@ class _Machine(Conversation):
             RuntimeError: as ``receive_data``.
         """
         reader = self._reader
-        if reader.drained and len(data) >= HEADER_SIZE:
+        have = len(data)
+        if reader.drained and have >= HEADER_SIZE:
             take = self._taking.get(data[3])
             if take is not None:
-                have = len(data)
                 try:
                     got = take(self, data, 0, have, reader.max_size)
                 except DecodeError:  # next_event says what is wrong
@@ -197,7 +200,7 @@ class _Machine(Conversation):
     def packet_room(self, least: int) -> memoryview | None:
         """The missing rest of a frame of ``least`` bytes or more that has begun, to read
         into, then ``packet_filled`` (GPacketReader.packet_room); None otherwise: then
-        read as usual (``receive_data``)."""
+        read as usual (``receive_data``). Always None while ``frame_begun`` is False."""
         if self._error is not None or self._eof:
             return None
         return self._reader.packet_room(least, OWN_BUFFER_FRAMES)
@@ -266,7 +269,9 @@ class _Machine(Conversation):
                     if self._eof:
                         return self._no_frame()
                     self.drained = True
+                    self.frame_begun = reader._header is not None
                     return NEED_DATA
+                self.frame_begun = False
                 ptype, flags, corr, props_size, buf, start, end = frame
                 entry = self._theirs.get(ptype)
                 if entry is None or props_size:
