@@ -49,6 +49,7 @@ OUTPUT_ONLY = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 
 
 _U64 = struct.Struct(">Q").pack
+_monotonic = time.monotonic  # a module global: one lookup, not a module's attribute, per read
 
 _IDLE_HEARTBEAT = b"".join(PACKERS[E.Heartbeat](E.Heartbeat(0, reply=True)))
 """The server's heartbeat packet, byte for byte: it is sent alone, after a heartbeat interval
@@ -240,7 +241,9 @@ class Session:
         Raises:
             ConnectionBroken: the server broke the protocol.
         """
-        self._arrived(data.startswith(_IDLE_HEARTBEAT))
+        if data.startswith(_IDLE_HEARTBEAT):
+            self._heartbeat_first()
+        self.last_rx = _monotonic()
         try:
             self._sort(self.conn.receive_event(data))  # a reply alone, as a request/reply loop receives, in one step
         except RemoteProtocolError as exc:
@@ -254,7 +257,9 @@ class Session:
         Raises:
             ConnectionBroken: the server broke the protocol.
         """
-        self._arrived(read[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT)
+        if read[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT:
+            self._heartbeat_first()
+        self.last_rx = _monotonic()
         try:
             self.conn.packet_filled(len(read))
             self._sort(self.conn.next_event())
@@ -262,12 +267,13 @@ class Session:
             self.eof = True
             raise broken(f"protocol error from the server: {exc}") from None
 
-    def _arrived(self, heartbeat_first: bool) -> None:
+    def _heartbeat_first(self) -> None:
+        """A read begins with the server's heartbeat packet (before ``last_rx`` is moved):
+        inside a frame after a pause, the frame is torn (see ``_torn``). Not a call per read:
+        the reader tests the read's first bytes first."""
         now = time.monotonic()
-        if heartbeat_first and self.conn.buffered and self.heartbeat_ms \
-                and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
+        if self.conn.buffered and self.heartbeat_ms and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
             self._torn(now)
-        self.last_rx = now
 
     def _sort(self, ev: Next) -> None:
         """Sort ``ev`` and every later event of what was received (replies by correlation
