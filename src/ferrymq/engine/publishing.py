@@ -133,23 +133,37 @@ class _Run:
     connection and topic handle, the descriptor (but the identifiers), the put options,
     priority and persistence resolved, the properties, the warning; after the first
     publication, the stored descriptor, the put time, the subscriptions (None: chosen per
-    publication) and the copies' descriptors and properties."""
+    publication) and the copies' descriptors and properties. What the put options and the
+    persistence say of each publication is read from them once, here."""
 
-    __slots__ = ("conn", "copies", "fill_descriptor", "handle", "max_length", "md", "not_own", "now", "options",
-                 "persistence", "pmo", "priority", "properties", "stored", "subs", "topic", "unit", "warning")
+    __slots__ = ("conn", "copies", "fill_descriptor", "handle", "in_uow", "max_length", "md", "new_correl_id",
+                 "new_msg_id", "not_own", "now", "options", "own", "persistence", "persistent", "pmo", "priority",
+                 "properties", "pub", "retain", "stored", "subs", "topic", "unit", "warn_if_none", "warning")
 
     def __init__(self, conn: Connection, h: Handle, md: MQMD, pmo: PutOptions, priority: int, persistence: int,
                  fill_descriptor: FillDescriptor, properties: PropertySet | None, warning: int) -> None:
         assert h.topic is not None
         self.conn, self.handle, self.topic, self.md, self.pmo = conn, h, h.topic, md, pmo
         self.options = pmo.options
-        self.not_own = bool(pmo.options & C.MQPMO_NOT_OWN_SUBS)
+        options = pmo.options
+        self.not_own = bool(options & C.MQPMO_NOT_OWN_SUBS)
+        self.new_msg_id = bool(options & C.MQPMO_NEW_MSG_ID)
+        self.new_correl_id = bool(options & C.MQPMO_NEW_CORREL_ID)
+        self.in_uow = bool(options & C.MQPMO_SYNCPOINT)
+        self.retain = bool(options & C.MQPMO_RETAIN)
+        self.warn_if_none = bool(options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED)
         self.priority, self.persistence, self.fill_descriptor = priority, persistence, fill_descriptor
+        self.persistent = persistence == C.MQPER_PERSISTENT
         self.properties, self.warning = properties, warning
         self.max_length = 0  # the queue manager's MAXMSGL, read by Publisher._run
         self.stored: MQMD | None = None
         self.now = 0.0
         self.subs: list[Subscription] | None = None
+        # Whether every publication needs its own descriptor whatever asked for it (a
+        # selector decides who receives it, or it is kept as the retained one); else the
+        # run's publication (``_settle``), which each one takes as its own data and CorrelId.
+        self.own = True
+        self.pub: Publication | None = None
         self.copies = _Copies()
         self.unit: UnitOfWork | None = None  # its persistent copies outside syncpoint (Publisher._end_run)
 
@@ -284,8 +298,9 @@ class Publisher:
         run.stored = stored = run.fill_descriptor(conn, run.handle, run.md, pmo, run.priority, run.persistence, now,
                                                   NONE_ID)
         if not any(sub.selector is not None for sub in self.subscriptions.matching(topic, self.topics.epoch)):
-            run.subs = self.receivers(Publication(topic, stored, b"", run.properties, now, conn.hconn),
-                                      not_own=run.not_own)
+            run.pub = Publication(topic, stored, b"", run.properties, now, conn.hconn)
+            run.subs = self.receivers(run.pub, not_own=run.not_own)
+            run.own = run.retain
         return stored
 
     def _publish_in(self, run: _Run, msg_id: bytes, correl_id: bytes, data: bytes,
@@ -300,16 +315,15 @@ class Publisher:
         qmgr_max = run.max_length
         if len(data) > qmgr_max:
             raise failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"message of {len(data)} bytes exceeds MAXMSGL({qmgr_max})")
-        persistent = run.persistence == C.MQPER_PERSISTENT
+        persistent = run.persistent
         if persistent and self.journal.refusal:
             raise failed(C.MQRC_RESOURCE_PROBLEM, self.journal.refusal)
         base = run.stored or self._settle(run)
-        opts, subs = run.options, run.subs
-        new_msg_id = bool(opts & C.MQPMO_NEW_MSG_ID or msg_id == NONE_ID)
-        new_correl_id = bool(opts & C.MQPMO_NEW_CORREL_ID)
+        subs, new_correl_id = run.subs, run.new_correl_id
+        new_msg_id = run.new_msg_id or msg_id == NONE_ID
         # The publication's own descriptor: for its answer, a selector or the retained one.
         # Without them no one sees its MsgId (each copy has its own): none is made for it.
-        own = answered or subs is None or opts & C.MQPMO_RETAIN
+        own = answered or run.own
         ids: tuple[bytes, int] | None = None
         if subs is None:  # a selector: who receives it depends on its own descriptor
             if new_msg_id:
@@ -328,29 +342,30 @@ class Publisher:
                 correl_id = prefix + tail.to_bytes(8, "big")
                 tail += 1
             ids = prefix, tail
-        conn, now = run.conn, run.now
         stored: MQMD | None = None
-        if own:
+        pub = run.pub
+        if own or pub is None:
             stored = base.with_ids(msg_id, correl_id)
-            pub = Publication(run.topic, stored, bytes(data), run.properties, now, conn.hconn)
-        else:  # the copies' descriptors need the run's and the CorrelId only
-            pub = Publication(run.topic, base, bytes(data), run.properties, now, conn.hconn, correl_id)
+            pub = Publication(run.topic, stored, bytes(data), run.properties, run.now, run.conn.hconn)
+        else:  # the run's: the copies' descriptors need its descriptor and the CorrelId only
+            pub.data, pub.correl_id = bytes(data), correl_id
         if subs is None:
             subs = self.receivers(pub, not_own=run.not_own)
-        in_uow = bool(opts & C.MQPMO_SYNCPOINT)
-        uow = conn.uow if in_uow else None
-        if uow is not None and len(uow) + len(subs) > self.state.qmgr_attr("MAXUMSGS"):
-            raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED, f"unit of work would exceed MAXUMSGS with {len(subs)} copies")
+        uow = None
+        if run.in_uow:
+            uow = run.conn.uow
+            if uow is not None and len(uow) + len(subs) > self.state.qmgr_attr("MAXUMSGS"):
+                raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED,
+                             f"unit of work would exceed MAXUMSGS with {len(subs)} copies")
         plans = self._plan(pub, subs, False, copies=run.copies, ids=ids)
-        if in_uow:
-            uow = self.units.uow_of(conn)
+        if run.in_uow:
+            uow = self.units.uow_of(run.conn)
         self._place(plans, uow, persistent, pub.data, run)
-        if opts & C.MQPMO_RETAIN:
-            self.retained.keep(Retained(run.topic, pub.md, pub.data, run.properties, now), uow)
-        reason = run.warning
-        if not subs and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and not reason:
-            reason = C.MQRC_NO_SUBS_MATCHED
-        return stored, reason
+        if run.retain:
+            self.retained.keep(Retained(run.topic, pub.md, pub.data, run.properties, run.now), uow)
+        if subs or not run.warn_if_none:
+            return stored, run.warning
+        return stored, run.warning or C.MQRC_NO_SUBS_MATCHED
 
     def receivers(self, pub: Publication, *, not_own: bool = False) -> list[Subscription]:
         """The subscriptions that receive ``pub`` now (see the module docstring, step 3)."""
