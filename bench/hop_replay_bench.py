@@ -23,7 +23,8 @@ cProfile of one replay. ``--cold KIB`` writes over KIB KiB of memory before each
 (``Cooler``) and prints the critical parts only: what they cost with the caches a live hop
 finds. ``--calls`` counts the Python functions run in each critical part instead (a
 profile hook, so no times): unlike times it does not move with the machine's load, and
-cold, the functions a hop runs are much of what it costs. ``--recording FILE`` keeps the recording: replayed from FILE when it
+cold, the functions a hop runs are much of what it costs. ``--opcodes`` counts the Python
+bytecode instructions of each critical part the same way (a trace hook). ``--recording FILE`` keeps the recording: replayed from FILE when it
 exists (so versions of the server are compared on the same bytes), written there otherwise.
 """
 
@@ -221,6 +222,40 @@ class CallCounter:
             self.hops.append((self.upto, len(set(self.codes[:self.upto]))))
 
 
+class OpcodeCounter(CallCounter):
+    """``--opcodes``: the Python bytecode instructions run in each critical part (a trace
+    hook with ``f_trace_opcodes``): what the interpreter executes before the answer is
+    written, where ``--calls`` counts only the calls. Each part's count is kept as a call
+    count is, with the distinct functions it ran."""
+
+    def step(self, own: CountingTransport, fn: Any, data: bytes) -> None:
+        self.codes, self.upto, self.own = [], 0, own
+        ops = 0
+
+        def trace(frame: Any, event: str, arg: Any) -> Any:
+            nonlocal ops
+            if self.upto:
+                return None
+            if event == "call":
+                code = frame.f_code
+                if code is _WRITE_CODE and frame.f_locals.get("self") is not self.own:
+                    self.upto = ops
+                    return None
+                self.codes.append(code)
+                frame.f_trace_opcodes = True
+            elif event == "opcode":
+                ops += 1
+            return trace
+
+        sys.settrace(trace)
+        try:
+            fn(data)
+        finally:
+            sys.settrace(None)
+        if self.upto:
+            self.hops.append((self.upto, len(set(self.codes))))
+
+
 _WRITE_CODE = CountingTransport.write.__code__
 
 
@@ -298,6 +333,8 @@ def main() -> None:
                          "critical parts then include the cache misses a live hop meets")
     ap.add_argument("--calls", action="store_true",
                     help="count the Python calls and distinct functions of each critical part (no times)")
+    ap.add_argument("--opcodes", action="store_true",
+                    help="count the Python bytecode instructions of each critical part (no times)")
     ap.add_argument("--recording", metavar="FILE", type=Path,
                     help="replay FILE if it exists (--n and --size then come from it), else record into it")
     a = ap.parse_args()
@@ -313,11 +350,11 @@ def main() -> None:
     trips = a.n - 200
     runs: list[dict[str, float]] = []
     with asyncio.Runner(loop_factory=eventloop.loop_factory("auto")) as runner:
-        if a.calls:
-            counter = CallCounter()
+        if a.calls or a.opcodes:
+            counter = OpcodeCounter() if a.opcodes else CallCounter()
             runner.run(replay(chunks, trips, None, counter=counter))
             print(f"{len(counter.hops)} critical parts of hops (median): "
-                  f"{statistics.median(c for c, _ in counter.hops):.0f} Python calls, "
+                  f"{statistics.median(c for c, _ in counter.hops):.0f} Python {'opcodes' if a.opcodes else 'calls'}, "
                   f"{statistics.median(d for _, d in counter.hops):.0f} distinct functions")
             return
         for _ in range(a.replays):
