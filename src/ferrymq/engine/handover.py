@@ -49,13 +49,8 @@ from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, Handle, UnitOfWork, Waiter
 from ferrymq.engine.waits import Waits
 from ferrymq.mq import constants as C
-from ferrymq.wire.mqmd import MQMD, NONE_ID
+from ferrymq.wire.mqmd import MQMD
 
-# Get options under which a wait's attempt may do more than take the first match.
-_NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR
-              | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_CONVERT)
-# Match options that compare what only the full descriptor or the queue's own index knows.
-_RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
 # take puts the message in the getter's unit of work (the message is never persistent here).
 _IN_UOW = C.MQGMO_SYNCPOINT
 _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
@@ -107,10 +102,11 @@ class HandOver:
         if messages.by_seq or messages.watchers:
             return None
         ids = self.queue_waiters.get(q.name)
+        attrs = q.attrs
         # GET(DISABLED): wake would answer the waits with MQRC_GET_INHIBITED.
-        if not ids or q.attrs["GET"] == _GET_INHIBITED:
+        if not ids or attrs["GET"] == _GET_INHIBITED:
             return None
-        if q.attrs.get("TRIGGER") == _TRIGGER_ON:  # the arrival is a trigger event (engine.triggering)
+        if attrs.get("TRIGGER") == _TRIGGER_ON:  # the arrival is a trigger event (engine.triggering)
             return None
         waiters, connections = self.waiters, self.connections
         for wid in ids:
@@ -119,11 +115,7 @@ class HandOver:
                 return None
             conn = connections.get(w.hconn)
             h = conn.handles.get(w.hobj) if conn is not None else None
-            if conn is None or h is None or h.selection is not None:
-                return None
-            gmo = w.gmo
-            mo = gmo.match_options
-            if gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, w.md.group_id, gmo.msg_token)):
+            if conn is None or h is None or h.selection is not None or not w.plain:
                 return None
             alias = h.alias
             if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
@@ -136,8 +128,8 @@ class HandOver:
                 continue
             if size > w.buffer_length:
                 return None  # truncation: the message stays on the queue, under the getter's cursor
-            if props and not propctl.in_handle_as_stored(int((alias or q)["PROPCTL"]), gmo.options,
-                                                         gmo.msg_handle):
+            if props and not propctl.in_handle_as_stored(int((alias or q)["PROPCTL"]), w.gmo.options,
+                                                         w.gmo.msg_handle):
                 return None  # its properties are re-formed for this getter (propctl.on_get)
             return wid, w, conn, h
         return None
@@ -155,6 +147,7 @@ class HandOver:
         wid, w, conn, h = taken
         gmo = w.gmo
         opts = gmo.options
+        size = len(data)
         lsn = 0
         # take: only what applies to a message never queued, locked or journaled.
         if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
@@ -171,13 +164,15 @@ class HandOver:
             q.enqueued += 1
             q.dequeued += 1  # (take counted it otherwise)
             if self.monitor.on:
-                self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, len(data), now, False)
-        w.limit -= 1
-        w.room -= len(data)
-        waiting = w.limit > 0 and w.room > 0
+                self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, size, now, False)
+        # Whether the wait goes on after this message: only a read-ahead's, whose limit and
+        # room count down (a plain get's limit is 1, its room 0; its wait ends here).
+        waiting = w.limit > 1 and w.room > size
         if not waiting:
             self.end_wait(wid)
         else:
+            w.limit -= 1
+            w.room -= size
             ids = self.queue_waiters[w.queue]
             if len(ids) > 1:  # its next get begins now: after those already waiting
                 ids.remove(wid)
@@ -195,9 +190,3 @@ class HandOver:
             self.confirm(msg, None)
         return delivery if first else None
 
-
-def _matches_rarely(mo: int, group_id: bytes, token: bytes) -> bool:
-    """Whether a match option beyond MsgId and CorrelId is in force (search would use it)."""
-    return bool((mo & C.MQMO_MATCH_GROUP_ID and group_id != NONE_ID)
-                or mo & (C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
-                or (mo & C.MQMO_MATCH_MSG_TOKEN and token != bytes(16)))

@@ -137,6 +137,10 @@ class Waiter:
     # take more: how many more, and about how many more bytes of data (engine.handover).
     limit: int = 1
     room: int = 0
+    # Its get may do no more than take the first message its MsgId and CorrelId match: no
+    # browse, cursor, lock, skip-backout mark, conversion, nor a match beyond those two
+    # (what a hand-over asks of every wait it passes, engine.handover), read once as it begins.
+    plain: bool = False
 
 
 @dataclass(slots=True)

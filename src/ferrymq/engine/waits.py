@@ -27,6 +27,25 @@ Attempt = Callable[[Connection, Handle, MQMD, GetOptions, int], GetResult | None
 
 
 _MATCH_MSG_ID, _MATCH_CORREL_ID = C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_CORREL_ID
+# Get options under which a wait's attempt may do more than take the first match.
+_NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR
+              | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_CONVERT)
+# Match options that compare what only the full descriptor or the queue's own index knows.
+_RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
+
+
+def plain_get(gmo: GetOptions, group_id: bytes) -> bool:
+    """Whether a get with ``gmo`` (and this GroupId in its descriptor) may do no more than take
+    the first message that its MsgId and CorrelId match (Waiter.plain)."""
+    mo = gmo.match_options
+    return not (gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, group_id, gmo.msg_token)))
+
+
+def _matches_rarely(mo: int, group_id: bytes, token: bytes) -> bool:
+    """Whether a match option beyond MsgId and CorrelId is in force (search would use it)."""
+    return bool((mo & C.MQMO_MATCH_GROUP_ID and group_id != NONE_ID)
+                or mo & (C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
+                or (mo & C.MQMO_MATCH_MSG_TOKEN and token != bytes(16)))
 
 
 def _unbound(*_: object) -> None:  # pragma: no cover - replaced by serve_with at composition
@@ -62,7 +81,8 @@ class Waits:
         msg_id = md.msg_id if mo & _MATCH_MSG_ID else NONE_ID
         correl_id = md.correl_id if mo & _MATCH_CORREL_ID else NONE_ID
         self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue,
-                                   None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id)
+                                   None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id,
+                                   plain=plain_get(gmo, md.group_id))
         ids = self.queue_waiters.get(queue)
         if ids is None:
             self.queue_waiters[queue] = [wid]
