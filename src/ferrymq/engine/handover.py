@@ -74,7 +74,7 @@ class HandOver:
     def __init__(self, waits: Waits, take: Take, confirm: Callable[[Message, UnitOfWork | None], None]) -> None:
         self.waiters, self.queue_waiters = waits.waiters, waits.queue_waiters
         self.connections, self.deliveries = waits.connections, waits.deliveries
-        self.end_wait = waits.end_wait
+        self.ended = waits.ended
         self.staging = waits.staging
         self.take, self.confirm = take, confirm
 
@@ -169,7 +169,7 @@ class HandOver:
         # room count down (a plain get's limit is 1, its room 0; its wait ends here).
         waiting = w.limit > 1 and w.room > size
         if not waiting:
-            self.end_wait(wid)
+            self.ended(wid, w, conn)
         else:
             w.limit -= 1
             w.room -= size

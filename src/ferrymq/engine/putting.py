@@ -57,6 +57,7 @@ _CONTEXT_OPTIONS = (C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO
 # Put options under which place() decides something per message (a run cannot share it):
 # passing context may fail per put (MQRC_CONTEXT_HANDLE_ERROR); set or no context is the
 # descriptor's or none, the same for every message of a run.
+_SET_ALL_CONTEXT = C.MQPMO_SET_ALL_CONTEXT
 _PLANNED_RARE = C.MQPMO_NEW_MSG_ID | C.MQPMO_NEW_CORREL_ID  # a planned put's options that make identifiers
 _PER_MESSAGE_PUT_OPTIONS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT | C.MQPMO_NEW_CORREL_ID
 _CONTEXT_RULES = (
@@ -128,13 +129,14 @@ class Putter:
                 returns each message's outcome instead (PutResult.outcomes).
         """
         conn = self.connections.get(req.hconn)
-        h = None if conn is None else conn.handles.get(req.hobj)
+        h = None
         md = req.md
-        if h is not None and req.datas is None and not req.properties:  # MQPUT1 opens its own handle: never one of these
-            assert conn is not None
-            plan, md, msg_id, correl_id = self._planned(h, req.options, md)
-            if plan is not None:
-                return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
+        if conn is not None:
+            h = conn.handles.get(req.hobj)
+            if h is not None and req.datas is None and not req.properties:  # MQPUT1 opens its own handle: never one of these
+                plan, md, msg_id, correl_id = self._planned(h, req.options, md)
+                if plan is not None:
+                    return self._put_planned(conn, h, plan, md, msg_id, correl_id, req.data)
         if isinstance(md, bytes):  # decoding is taking the bytes: nothing is read until asked
             md = _decode(md)
         steady = md
@@ -241,7 +243,7 @@ class Putter:
                 msg_id = self.new_id()
             if opts & C.MQPMO_NEW_CORREL_ID:
                 correl_id = self.new_id()
-        if opts & C.MQPMO_SET_ALL_CONTEXT:  # the putter's own put time (md: as it came, perhaps its bytes), kept as it lies
+        if opts & _SET_ALL_CONTEXT:  # the putter's own put time (md: as it came, perhaps its bytes), kept as it lies
             stamp = (_decode(md) if isinstance(md, bytes) else md).put_stamp()
         else:
             stamp = self.put_stamp(now)

@@ -142,18 +142,23 @@ class Waits:
                 self.deliveries.append(Delivery(wid, found, None, lsn))
 
     def end_wait(self, waiter_id: int) -> Waiter | None:
-        w = self.waiters.pop(waiter_id, None)
-        if w is None:
-            return None
-        ids = self.queue_waiters.get(w.queue)
+        w = self.waiters.get(waiter_id)
+        if w is not None:
+            self.ended(waiter_id, w, self.connections.get(w.hconn))
+        return w
+
+    def ended(self, waiter_id: int, w: Waiter, conn: Connection | None) -> None:
+        """``end_wait`` for a wait its caller holds: ``w``, of the connection ``conn``
+        (a hand-over has both at hand)."""
+        del self.waiters[waiter_id]
+        queue_waiters = self.queue_waiters
+        ids = queue_waiters.get(w.queue)
         if ids is not None:
             ids.remove(waiter_id)
             if not ids:
-                del self.queue_waiters[w.queue]
-        conn = self.connections.get(w.hconn)
+                del queue_waiters[w.queue]
         if conn is not None:
             conn.waiters.discard(waiter_id)
-        return w
 
     def end_handle_waits(self, hobj: int) -> None:
         """The handle closes: its waits end unanswered."""
