@@ -51,10 +51,8 @@ from ferrymq.engine.waits import Waits
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
-# take puts the message in the getter's unit of work (the message is never persistent here).
-_IN_UOW = C.MQGMO_SYNCPOINT
 _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
-_SAVE_ALL_CONTEXT, _COD, _COA = C.MQOO_SAVE_ALL_CONTEXT, C.MQRO_COD, C.MQRO_COA
+_COD, _COA = C.MQRO_COD, C.MQRO_COA
 _TRIGGER_ON = C.MQTC_ON
 
 
@@ -146,16 +144,16 @@ class HandOver:
         is among ``deliveries`` too, for a driver that does not."""
         wid, w, conn, h = taken
         gmo = w.gmo
-        opts = gmo.options
         size = len(data)
         lsn = 0
-        # take: only what applies to a message never queued, locked or journaled.
-        if opts & _IN_UOW or h.options & _SAVE_ALL_CONTEXT or report & _COD:
+        # take (the getter's unit of work, its saved context, a COD): only what applies to a
+        # message never queued, locked or journaled (the message is never persistent here).
+        if not w.bare or report & _COD:
             if msg is None:
                 msg = Message(q.name, seq, md, data, now, fifo)
             staging = self.staging
             outer = staging.apart()
-            self.take(conn, h, q, msg, opts, False, False)
+            self.take(conn, h, q, msg, gmo.options, False, False)
             lsn = staging.rejoin(outer)
             q.last_get = now
             q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them

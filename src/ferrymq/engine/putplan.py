@@ -20,6 +20,7 @@ context, and there are no message properties, no MQRFH2 and no PROPCTL(V6COMPAT)
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sized
 
 from ferrymq.engine.objects import QueueObject
@@ -27,6 +28,8 @@ from ferrymq.errors import MQError, failed
 from ferrymq.mq import constants as C
 from ferrymq.store.journal import Journal
 from ferrymq.wire.mqmd import MQMD
+
+_NO_BOUND = sys.maxsize
 
 
 class PutLimits:
@@ -41,21 +44,26 @@ class PutLimits:
     is read once. ``store`` is the journal for a persistent message (None otherwise): its
     ``refusal`` changes without the epoch moving, so it is read per message."""
 
-    __slots__ = ("fixed", "max_depth", "max_uow", "np_limit", "q_max", "qmgr_max", "queue", "store")
+    __slots__ = ("fixed", "max_depth", "max_size", "max_uow", "np_limit", "np_room", "q_max", "qmgr_max", "queue",
+                 "store")
 
     def __init__(self, queue: QueueObject, qmgr_max: int, q_max: int, fixed: MQError | None, max_depth: int,
                  max_uow: int, store: Journal | None = None, np_limit: int = -1) -> None:
         self.queue, self.qmgr_max, self.q_max, self.fixed = queue, qmgr_max, q_max, fixed
         self.max_depth, self.max_uow, self.store, self.np_limit = max_depth, max_uow, store, np_limit
+        # Read as one test each in the usual case: the lesser MAXMSGL, and the memory limit
+        # with none (-1) as a bound no put reaches.
+        self.max_size = min(qmgr_max, q_max)
+        self.np_room = np_limit if np_limit >= 0 else _NO_BOUND
 
     def refusal(self, size: int, uow: Sized | None) -> MQError | None:
         """The first rule a put of ``size`` bytes breaks now; None when it may go ahead.
         ``uow``: the unit of work the put joins (None: outside syncpoint, or none yet)."""
-        if size > self.qmgr_max:
-            return failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
-                          f"message of {size} bytes exceeds queue manager MAXMSGL({self.qmgr_max})")
         q = self.queue
-        if size > self.q_max:
+        if size > self.max_size:
+            if size > self.qmgr_max:
+                return failed(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+                              f"message of {size} bytes exceeds queue manager MAXMSGL({self.qmgr_max})")
             return failed(C.MQRC_MSG_TOO_BIG_FOR_Q, f"message of {size} bytes exceeds {q.name} MAXMSGL({self.q_max})")
         if self.fixed is not None:
             return self.fixed
@@ -64,7 +72,7 @@ class PutLimits:
         messages = q.messages
         if len(messages.by_seq) + messages.uncommitted >= self.max_depth:
             return failed(C.MQRC_Q_FULL, f"{q.name} holds MAXDEPTH({self.max_depth}) messages")
-        if self.np_limit >= 0 and messages.meter.transient + size > self.np_limit:
+        if messages.meter.transient + size > self.np_room:
             return failed(C.MQRC_Q_SPACE_NOT_AVAILABLE,
                           f"non-persistent messages on this queue manager hold {messages.meter.transient} bytes; "
                           f"{size} more exceed its non-persistent memory limit ({self.np_limit} bytes)")
@@ -87,6 +95,8 @@ class PutPlan:
         self.warning, self.comp = warning, C.MQCC_WARNING if warning else C.MQCC_OK
         self.in_uow = bool(options & C.MQPMO_SYNCPOINT)
         self.report = base.report
-        # What a hand-over to a waiting get asks of the message itself (engine.handover).
-        self.handable = base.expiry == C.MQEI_UNLIMITED and base.persistence != C.MQPER_PERSISTENT
+        # What a hand-over to a waiting get asks of the put itself (engine.handover): outside
+        # syncpoint, a message without expiry, not persistent.
+        self.handable = (not self.in_uow and base.expiry == C.MQEI_UNLIMITED
+                         and base.persistence != C.MQPER_PERSISTENT)
         self.base = base

@@ -249,7 +249,7 @@ class Putter:
             stamp = self.put_stamp(now)
         seq = self.next_sequence(q)
         data = bytes(data)
-        taken = None if in_uow or not plan.handable else self.taker(q, msg_id, correl_id, len(data))
+        taken = self.taker(q, msg_id, correl_id, len(data)) if plan.handable else None
         delivered: Delivery | None = None
         stored = plan.base.with_ids(msg_id, correl_id, stamp=stamp)  # the plan's descriptor, this put's own
         if taken is not None:  # handed over: no Message is made unless take or a report needs one

@@ -141,6 +141,9 @@ class Waiter:
     # browse, cursor, lock, skip-backout mark, conversion, nor a match beyond those two
     # (what a hand-over asks of every wait it passes, engine.handover), read once as it begins.
     plain: bool = False
+    # A message handed over to it is taken by counting alone: its get is outside syncpoint
+    # and its handle saves no context (engine.handover), read once as it begins.
+    bare: bool = False
 
 
 @dataclass(slots=True)

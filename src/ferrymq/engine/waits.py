@@ -27,6 +27,7 @@ Attempt = Callable[[Connection, Handle, MQMD, GetOptions, int], GetResult | None
 
 
 _MATCH_MSG_ID, _MATCH_CORREL_ID = C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_CORREL_ID
+_SYNCPOINT, _SAVE_ALL_CONTEXT = C.MQGMO_SYNCPOINT, C.MQOO_SAVE_ALL_CONTEXT
 # Get options under which a wait's attempt may do more than take the first match.
 _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR
               | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_CONVERT)
@@ -82,7 +83,8 @@ class Waits:
         correl_id = md.correl_id if mo & _MATCH_CORREL_ID else NONE_ID
         self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue,
                                    None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id,
-                                   plain=plain_get(gmo, md.group_id))
+                                   plain=plain_get(gmo, md.group_id),
+                                   bare=not (gmo.options & _SYNCPOINT or h.options & _SAVE_ALL_CONTEXT))
         ids = self.queue_waiters.get(queue)
         if ids is None:
             self.queue_waiters[queue] = [wid]
