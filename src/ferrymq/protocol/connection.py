@@ -345,7 +345,7 @@ class _Machine(Conversation):
             send(self, ev, parts)
         except _ENCODING_ERRORS as exc:
             raise LocalProtocolError(f"cannot encode {type(ev).__name__}: {exc}") from None
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+        return b"".join(parts)  # (a frame of one piece is that piece: join returns a lone bytes as it is)
 
     def send_parts(self, ev: E.Event | columnframes.PutColumns) -> list[bytes]:
         """``send``'s frame as pieces, not joined, for frames of megabytes (a page of

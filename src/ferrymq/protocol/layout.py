@@ -573,7 +573,7 @@ class Frame(Generic[Ev]):
                 unusual.append(f"h_{attr} != _V2")
                 at = f"pos + {size}" if size else "pos"
                 if kind == "md_bytes" or md_as_bytes:
-                    after.append(f"{v} = buf[{at}:{at} + _V2_LENGTH]")
+                    after.append(f"{v} = buf[{at}:pos + {size + C.MQMD_LENGTH_2}]")
                     slices.append(v)
                 else:
                     after.append(f"{v} = _v2_le(buf, {at})")

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ferrymq.server")
 
 _ASYNC_PMO = C.MQPMO_ASYNC_RESPONSE | C.MQPMO_SYNC_RESPONSE
+_NOT_ASYNC = ~_ASYNC_PMO  # a put's options as the engine takes them: the client's response mode masked off
 _READ_AHEAD_MD = MQMD(version=C.MQMD_VERSION_2)
 _UNLIMITED = -1
 VECTORED_FROM = 256 * 1024
@@ -340,10 +341,11 @@ def _close(h: ClientHandler, ev: E.Close) -> None:
 
 def _put(h: ClientHandler, ev: E.Put) -> None:
     # ev.md: a plain MQMD's bytes decoded in place (no properties), or the MQMD
-    r = h.qmgr.put_request(PutRequest(h.hconn, ev.hobj, ev.md, ev.options & ~_ASYNC_PMO, ev.context, ev.data,
+    r = h.qmgr.put_request(PutRequest(h.hconn, ev.hobj, ev.md, ev.options & _NOT_ASYNC, ev.context, ev.data,
                                       ev.properties))
-    if r.delivered is not None:  # a waiting getter's answer goes out before the putter's reply
-        h.server.answer_first(r.delivered)
+    delivered = r.delivered
+    if delivered is not None:  # a waiting getter's answer goes out before the putter's reply
+        h.server.answer_first(delivered)
     _after_put(h, ev.corr, ev.reply, r)
 
 
