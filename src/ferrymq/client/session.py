@@ -29,7 +29,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MAX_BATCH, PACKERS, PROCESS_ID_LIMIT
 from ferrymq.protocol.columnframes import PutColumns, largest
 from ferrymq.protocol.columnframes import check as check_columns
-from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, Next
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.wire.mqmd import MQMD
@@ -235,34 +235,55 @@ class Session:
 
     # -- receiving -------------------------------------------------------------------------
 
-    def feed(self, data: bytes) -> None:
-        """Take bytes from the server and sort the frames they complete.
+    def feed(self, data: bytes | memoryview, filled: bool = False) -> None:
+        """Take bytes from the server and sort the frames they complete: replies by
+        correlation id, pushed messages to their consumers, heartbeats, an Ending.
+        ``filled``: ``data`` (a view of them) were read into the start of the room
+        ``conn.packet_room`` gave. One method for both reads, the sorting loop in it: a
+        request/reply round trip's reply is received and sorted in one call.
 
         Raises:
             ConnectionBroken: the server broke the protocol.
         """
-        if data.startswith(_IDLE_HEARTBEAT):
+        if (data[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT) if filled else data.startswith(_IDLE_HEARTBEAT):  # type: ignore[union-attr]
             self._heartbeat_first()
         self.last_rx = _monotonic()
+        conn = self.conn
         try:
-            self._sort(self.conn.receive_event(data))  # a reply alone, as a request/reply loop receives, in one step
-        except RemoteProtocolError as exc:
-            self.eof = True
-            raise broken(f"protocol error from the server: {exc}") from None
-
-    def filled(self, read: memoryview) -> None:
-        """Bytes from the server were read into the start of the room ``conn.packet_room``
-        gave (``read``: those bytes): sort the frames they complete, as ``feed`` does.
-
-        Raises:
-            ConnectionBroken: the server broke the protocol.
-        """
-        if read[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT:
-            self._heartbeat_first()
-        self.last_rx = _monotonic()
-        try:
-            self.conn.packet_filled(len(read))
-            self._sort(self.conn.next_event())
+            if filled:
+                conn.packet_filled(len(data))
+                ev = conn.next_event()
+            else:  # a reply alone, as a request/reply loop receives, in one step
+                ev = conn.receive_event(data)  # type: ignore[arg-type]  # not filled: bytes
+            while True:
+                t = type(ev)
+                if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
+                    corr = ev.corr  # type: ignore[union-attr]
+                    if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
+                        self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
+                    else:
+                        self.replies[corr] = ev
+                elif ev is NEED_DATA:
+                    return
+                elif ev is CLOSED:
+                    self.eof = True
+                    return
+                elif t is E.Pushed:
+                    self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
+                        (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
+                elif t is E.PushedBatch:
+                    self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
+                elif t is E.PersistentNext:
+                    self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
+                elif t is E.Heartbeat:
+                    self.heartbeats_in += 1
+                    if ev.reply:  # type: ignore[union-attr]
+                        self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
+                else:  # Ending
+                    self.ending = ev  # type: ignore[assignment]
+                if conn.drained:  # the next next_event would say NEED_DATA
+                    return
+                ev = conn.next_event()
         except RemoteProtocolError as exc:
             self.eof = True
             raise broken(f"protocol error from the server: {exc}") from None
@@ -274,40 +295,6 @@ class Session:
         now = time.monotonic()
         if self.conn.buffered and self.heartbeat_ms and (now - self.last_rx) * 2000 >= self.heartbeat_ms:
             self._torn(now)
-
-    def _sort(self, ev: Next) -> None:
-        """Sort ``ev`` and every later event of what was received (replies by correlation
-        id, pushed messages to their consumers, heartbeats, an Ending)."""
-        conn = self.conn
-        while True:
-            t = type(ev)
-            if t not in _NOT_REPLIES:  # first: what a request/reply loop receives
-                corr = ev.corr  # type: ignore[union-attr]
-                if corr in self._consume_corr:  # a Consume's reply ends its read-ahead
-                    self.consumers[self._consume_corr.pop(corr)].ended = ev  # type: ignore[assignment]
-                else:
-                    self.replies[corr] = ev
-            elif ev is NEED_DATA:
-                return
-            elif ev is CLOSED:
-                self.eof = True
-                return
-            elif t is E.Pushed:
-                self.consumers[ev.hobj].buffer.append(  # type: ignore[union-attr]
-                    (ev.md_bytes, ev.data, ev.data_length, ev.msg_token, ev.properties))  # type: ignore[union-attr]
-            elif t is E.PushedBatch:
-                self.consumers[ev.hobj].buffer.extend(ev.items)  # type: ignore[union-attr,arg-type]
-            elif t is E.PersistentNext:
-                self.consumers[ev.hobj].paused = True  # type: ignore[union-attr]
-            elif t is E.Heartbeat:
-                self.heartbeats_in += 1
-                if ev.reply:  # type: ignore[union-attr]
-                    self.send(E.HeartbeatReply(ev.corr))  # type: ignore[union-attr]
-            else:  # Ending
-                self.ending = ev  # type: ignore[assignment]
-            if conn.drained:  # the next next_event would say NEED_DATA
-                return
-            ev = conn.next_event()
 
     def _torn(self, now: float) -> None:
         """A heartbeat came, after a pause, where the rest of a frame was due: the frame's

@@ -248,10 +248,7 @@ class Client(SequenceCalls):
                 s.eof = True
                 s.feed(b"")
                 s.check_alive()
-            if room is None:
-                s.feed(data)  # type: ignore[arg-type]
-            else:
-                s.filled(data)  # type: ignore[arg-type]
+            s.feed(data, room is not None)
             if s.out_bytes:  # heartbeat replies
                 self._flush()
             return True
