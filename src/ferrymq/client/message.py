@@ -40,12 +40,12 @@ class _Described:
     @property
     def msg_id(self) -> bytes:
         md = self._md
-        return md[MSG_ID_BYTES] if isinstance(md, bytes) else md.msg_id
+        return md.msg_id if type(md) is MQMD else md[MSG_ID_BYTES]  # type: ignore[index]  # type(): no call
 
     @property
     def correl_id(self) -> bytes:
         md = self._md
-        return md[CORREL_ID_BYTES] if isinstance(md, bytes) else md.correl_id
+        return md.correl_id if type(md) is MQMD else md[CORREL_ID_BYTES]  # type: ignore[index]  # as msg_id
 
 
 class Message(_Described):

@@ -103,6 +103,7 @@ class Session:
         self.heartbeats_in = 0
         self.qmgr_name = ""
         self.heartbeat_ms = 0
+        self.idle_after: float | None = None  # idle_limit(), made when heartbeat_ms is agreed
         self.max_msg_length = 0
         self._salt = int.from_bytes(os.urandom(3), "big") << 40
         self._msg_counter = itertools.count(int(time.time() * 1000) & 0xFFFFFFFFFF)
@@ -315,7 +316,7 @@ class Session:
 
     def idle_limit(self) -> float | None:
         """Seconds of silence after which the server is presumed gone (heartbeats stopped)."""
-        return None if not self.heartbeat_ms else self.heartbeat_ms / 1000 * 2 + 5
+        return self.idle_after
 
     # -- read-ahead ------------------------------------------------------------------------
 
@@ -372,6 +373,8 @@ class Session:
     def connected(self, reply: E.ConnectReply) -> None:
         self.qmgr_name = reply.qmgr_name
         self.heartbeat_ms = reply.heartbeat_ms
+        # Worked out once, not per read: a read's wait is bounded by it.
+        self.idle_after = None if not reply.heartbeat_ms else reply.heartbeat_ms / 1000 * 2 + 5
         self.max_msg_length = reply.max_msg_length
         self._id_prefix = b"AMQ " + reply.qmgr_name.encode("latin-1", "replace")[:12].ljust(12)
 
@@ -576,6 +579,18 @@ def wait_ms(wait: float | None) -> int:
 __all__ = ["MQError", "Session", "check", "message_from", "put_result", "stat_result"]
 
 
+# A put's and a get's options, combined once: module globals, one lookup each per request,
+# not two (the module C, then its attribute).
+_PMO_SYNCPOINT = C.MQPMO_FAIL_IF_QUIESCING | C.MQPMO_SYNCPOINT
+_PMO_NO_SYNCPOINT = C.MQPMO_FAIL_IF_QUIESCING | C.MQPMO_NO_SYNCPOINT
+_PMO_ASYNC_RESPONSE = C.MQPMO_ASYNC_RESPONSE
+_FMT_STRING = C.MQFMT_STRING
+_GMO_SYNCPOINT = C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT
+_GMO_NO_SYNCPOINT = C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT
+_GMO_WAIT = C.MQGMO_WAIT
+_MATCH_CORREL_ID = C.MQMO_MATCH_CORREL_ID
+
+
 def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytearray | memoryview | str,
               spec: PutSpec, correl_id: bytes | None, msg_id: bytes | None, properties: dict[str, Any] | None,
               syncpoint: bool, async_put: bool, md: MQMD | None, options: int) -> tuple[E.Put | E.Put1, PutResult | None]:
@@ -594,16 +609,16 @@ def put_event(session: Session, corr: int, hobj: int | str, data: bytes | bytear
         msg_id = session.new_msg_id()  # one place makes MsgIds: their uniqueness rests on it
     if md is None:
         fmt = implied if spec[5] is None else spec[5]
-        ccsid = 1208 if fmt == C.MQFMT_STRING else 0
+        ccsid = 1208 if fmt == _FMT_STRING else 0
         tpl = _md_cache.get((spec, fmt, ccsid)) or _template(spec, fmt, ccsid)  # the cache's hit, inline
         md_bytes = _splice(tpl, msg_id, correl_id)
     else:
         md_bytes = _pack_v2(md)
-    opts = options | C.MQPMO_FAIL_IF_QUIESCING | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
+    opts = options | (_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
     if msg_id is None and (md is None or md.msg_id == bytes(24)):
         opts |= C.MQPMO_NEW_MSG_ID
     if async_put:
-        opts |= C.MQPMO_ASYNC_RESPONSE
+        opts |= _PMO_ASYNC_RESPONSE
     ev: E.Put | E.Put1
     props = PropertySet.of(properties) if properties else None
     if isinstance(hobj, str):
@@ -713,14 +728,15 @@ def get_event(corr: int, hobj: int, wait: float | None, msg_id: bytes | None, co
         if correl_id is None:
             md, match = tpl[0], 0
         elif len(correl_id) == 24:
-            md, match = tpl[3] + correl_id + tpl[4], C.MQMO_MATCH_CORREL_ID
+            md, match = tpl[3] + correl_id + tpl[4], _MATCH_CORREL_ID
         else:
             md, match = get_md(msg_id, correl_id)
     else:
         md, match = get_md(msg_id, correl_id)
-    opts = options | browse | C.MQGMO_FAIL_IF_QUIESCING
-    if not browse:
-        opts |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+    if browse:
+        opts = options | browse | C.MQGMO_FAIL_IF_QUIESCING
+    else:
+        opts = options | (_GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
     if wait is None:  # wait_ms(), inline on the hot path (and without max(): a call less)
         ms = C.MQWI_UNLIMITED
     else:
@@ -728,7 +744,7 @@ def get_event(corr: int, hobj: int, wait: float | None, msg_id: bytes | None, co
         if ms < 0:
             ms = 0
     if ms != 0:
-        opts |= C.MQGMO_WAIT
+        opts |= _GMO_WAIT
     if accept_truncated:
         opts |= C.MQGMO_ACCEPT_TRUNCATED_MSG
     return E.Get(corr, hobj, md, opts, ms, match, max_length, _NO_TOKEN, True)  # positional: cheaper to bind

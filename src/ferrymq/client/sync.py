@@ -207,8 +207,7 @@ class Client(SequenceCalls):
         """Read once, waiting until ``deadline`` at most; False if it passed first.
         ``now``: the time, if the caller has just read it."""
         s = self._s
-        hb = s.heartbeat_ms
-        limit = hb / 1000 * 2 + 5 if hb else None  # Session.idle_limit(), inline on the hot path
+        limit = s.idle_after  # Session.idle_limit()'s value, without the call
         while True:
             if now is None:
                 now = time.monotonic()
