@@ -150,3 +150,27 @@ def test_a_copy_and_its_original_change_apart() -> None:
     twice = original.copy().copy()
     twice.set("z", True)
     assert dict(original) == {"a": 1, "b": "x"}
+
+
+def test_a_framed_set_is_its_length_and_packed_form_as_it_changes() -> None:
+    """framed (a frame's props field) is pack's form after its length, for a set and its
+    copies, framed before or after copying, and again after either changes."""
+    import struct
+
+    from ferrymq.properties.model import PropertySet, framed, pack
+
+    def field(s: PropertySet) -> bytes:
+        raw = pack(PropertySet(dict(s)))
+        return struct.pack(">I", len(raw)) + raw
+
+    for frame_first in (True, False):
+        original = PropertySet({"a": 1, "b": "x"})
+        if frame_first:
+            framed(original)
+        copy = original.copy()
+        assert framed(copy) == framed(original) == field(original)
+        copy.set("c", 2)
+        assert framed(copy) == field(copy) != framed(original)
+        original.pop("a")
+        assert framed(original) == field(original)
+    assert framed({"k": "v"}) == field(PropertySet({"k": "v"}))

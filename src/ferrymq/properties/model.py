@@ -137,13 +137,16 @@ class PropertySet(MutableMapping[str, Value]):
 
     # ``_packed`` keeps the binary form once made (``pack``), until the set next changes:
     # a publication's copies share one set, which each copy's journal record, reply frame
-    # and size check would otherwise pack again. ``_shared``: ``_items`` is another set's
-    # too (``copy``), so the first change makes a dict of this set's own.
-    __slots__ = ("_items", "_packed", "_shared")
+    # and size check would otherwise pack again. ``_framed``: the same after its length, as
+    # a frame's ``props`` field carries it (``framed``), kept alike: each copy of a
+    # publication pushed to its subscriber sends it. ``_shared``: ``_items`` is another
+    # set's too (``copy``), so the first change makes a dict of this set's own.
+    __slots__ = ("_framed", "_items", "_packed", "_shared")
 
     def __init__(self, items: Mapping[str, object] | None = None) -> None:
         self._items: dict[str, Property] = {}
         self._packed: bytes | None = None
+        self._framed: bytes | None = None
         self._shared = False
         if items:
             self.update_from(items)
@@ -200,7 +203,7 @@ class PropertySet(MutableMapping[str, Value]):
     def _own(self) -> dict[str, Property]:
         """The items, about to change: a dict of this set's own (see ``copy``), and the
         packed form dropped."""
-        self._packed = None
+        self._packed = self._framed = None
         if self._shared:
             self._items = dict(self._items)
             self._shared = False
@@ -225,7 +228,7 @@ class PropertySet(MutableMapping[str, Value]):
         is seldom changed."""
         out = _new_set(PropertySet)  # without __init__
         out._items = self._items
-        out._packed = self._packed
+        out._packed, out._framed = self._packed, self._framed
         out._shared = self._shared = True
         return out
 
@@ -269,7 +272,25 @@ def pack(props: PropertySet | Mapping[str, object]) -> bytes:
             data = v.encode("utf-8", "surrogatepass") if isinstance(v, str) else bytes(v)  # type: ignore[arg-type]
             out += [_U32.pack(len(data)), data]
     ps._packed = packed = b"".join(out)
+    # Framed now too, while the set may still be the one its copies are made from: a copy
+    # made later carries both (``copy``), a copy framing itself would keep it alone.
+    ps._framed = _U32.pack(len(packed)) + packed
     return packed
+
+
+def framed(props: PropertySet | Mapping[str, object]) -> bytes:
+    """``pack(props)`` after its length (big-endian, 4 bytes): a frame's ``props`` field,
+    kept with the set's packed form until the set changes."""
+    if not isinstance(props, PropertySet):
+        raw = pack(props)
+        return _U32.pack(len(raw)) + raw
+    out = props._framed
+    if out is None:
+        raw = pack(props)  # frames it as it packs it
+        out = props._framed
+        if out is None:
+            out = props._framed = _U32.pack(len(raw)) + raw
+    return out
 
 
 def unpack(buf: bytes | bytearray | memoryview, start: int = 0, end: int | None = None) -> PropertySet:

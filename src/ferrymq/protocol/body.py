@@ -171,8 +171,7 @@ def props(value: props_model.PropertySet | None) -> bytes:
     """A ``props`` field (None or an empty set: length 0)."""
     if not value:
         return NO_PROPS
-    raw = props_model.pack(value)
-    return _U32.pack(len(raw)) + raw
+    return props_model.framed(value)
 
 
 def read_string(buf: bytes | memoryview, pos: int, end: int) -> tuple[str, int] | None:
