@@ -44,11 +44,11 @@ def receiver_refusal(chl: ChannelObject, peer: TLSPeer) -> tuple[str, str] | Non
     return rules.peer_refusal(chl.name, chl.text("SSLPEER"), peer)
 
 
-def peer_check(chl: ChannelObject) -> Callable[[asyncio.StreamWriter], None]:
+def peer_check(chl: ChannelObject) -> Callable[[asyncio.WriteTransport], None]:
     """``open_link``'s check for a calling end that only answers (PING, a requester): the
     receiver's handshake against ``receiver_refusal``, the connection closed and
     ChannelError(MQRC_CHANNEL_SSL_ERROR) raised when it is refused."""
-    def check(writer: asyncio.StreamWriter) -> None:
+    def check(writer: asyncio.WriteTransport) -> None:
         refused = receiver_refusal(chl, peer_of(writer.get_extra_info("ssl_object")))
         if refused is not None:
             writer.close()

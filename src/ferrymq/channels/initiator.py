@@ -36,7 +36,7 @@ from collections.abc import Callable
 from ferrymq.channels.exits import ExitSettings
 from ferrymq.channels.host import EngineHost, Listening
 from ferrymq.channels.initq import InitiationQueue, served_by_trigger
-from ferrymq.channels.link import ChannelError, Link
+from ferrymq.channels.link import ChannelError, Inbound, Link
 from ferrymq.channels.ping import ping
 from ferrymq.channels.receiver import Committed, ReceiverAgent, check_records
 from ferrymq.channels.requester import refusal, request
@@ -145,7 +145,8 @@ class ChannelInitiator:
                 server = self.host.listen(self._stream, backlog, f"LISTENER({name})")
                 bound = await server.start(host, port)
             else:
-                server = await asyncio.start_server(self._accepted, host, port, backlog=backlog, reuse_address=True)
+                server = await asyncio.get_running_loop().create_server(lambda: self._stream(0.0), host, port,
+                                                                        backlog=backlog, reuse_address=True)
                 bound = server.sockets[0].getsockname()[1]
         except OSError as exc:
             log.error("event=listener_failed listener=%s host=%s port=%d error=%s", name, host, port, exc)
@@ -166,17 +167,16 @@ class ChannelInitiator:
             row.status = C.MQSVC_STATUS_STOPPED
 
     def _stream(self, accepted: float) -> asyncio.BaseProtocol:
-        """A connection the listener accepted, as asyncio streams (what start_server makes)."""
-        return asyncio.StreamReaderProtocol(asyncio.StreamReader(), self._accepted)
+        """A connection the listener accepted: its conversation runs in ``_accepted``."""
+        return Inbound(self._accepted)
 
-    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
+    async def _accepted(self, link: Link) -> None:
+        peer = link.writer.get_extra_info("peername")
         where = f"{peer[0]}({peer[1]})" if isinstance(peer, tuple) else str(peer)
         task = asyncio.current_task()
         if task is not None:
             self.inbound.add(task)
         try:
-            link = Link(reader, writer, sender=False)
             try:
                 first = await link.next_event(30)
             except (OSError, ChannelError, TimeoutError, RemoteProtocolError) as exc:

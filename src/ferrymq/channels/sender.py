@@ -240,7 +240,7 @@ class SenderAgent:
         """Raises: ChannelError: MQRC_CHANNEL_SSL_ERROR (``calltls.calling_context``)."""
         return calltls.calling_context(self.chl, self.host.keys)
 
-    def check_peer(self, writer: asyncio.StreamWriter) -> None:
+    def check_peer(self, writer: asyncio.WriteTransport) -> None:
         """The receiver's certificate against this channel's SSLPEER, the suite against a
         single TLS 1.3 CipherSpec.
 
