@@ -584,6 +584,7 @@ class AsyncQueue:
         self.async_put = async_put
         self.closed = False
         self.record = record  # what re-opens it after a reconnect
+        self._waited_since: float | None = None  # when a read-ahead get began to wait (_get_ahead)
 
     async def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
                   expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
@@ -639,28 +640,34 @@ class AsyncQueue:
         c = self.client
         sp = c._tx.active if syncpoint is None else syncpoint
         if self.read_ahead and not options and ccsid is None and S.can_read_ahead(msg_id, correl_id, sp):
-            started = time.monotonic()
             generation = c._generation
+            self._waited_since = None  # the clock is read only once the get must wait (_get_ahead)
             try:
                 msg = await self._get_ahead(wait)
             except MQError as exc:
                 if not c._lost_conversation(exc, generation):
                     raise
                 await c._reconnect(exc, generation)  # pushed messages not yet taken are gone, as in MQ
-                return await self.get(None if wait is None else max(0.0, wait - (time.monotonic() - started)),
-                                      syncpoint=syncpoint, max_length=max_length, accept_truncated=accept_truncated)
+                return await self.get(self._wait_left(wait), syncpoint=syncpoint, max_length=max_length,
+                                      accept_truncated=accept_truncated)
             if msg is not None:
                 return msg
             # The next message is persistent and was not sent ahead: an ordinary get, in
             # what is left of the wait.
-            if wait is not None:
-                wait = max(0.0, wait - (time.monotonic() - started))
+            wait = self._wait_left(wait)
         s = c._s
         ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
                          accept_truncated, 0, options)  # positional: cheaper to bind
         if ccsid is not None:
             ev = S.converting(ev, ccsid, encoding)
         return S.message_from(await c._call(ev))
+
+    def _wait_left(self, wait: float | None) -> float | None:
+        """What is left of a read-ahead get's ``wait`` (all of it if it did not wait)."""
+        since = self._waited_since
+        if wait is None or since is None:
+            return wait
+        return max(0.0, wait - (time.monotonic() - since))
 
     async def get_batch(self, max_messages: int = 100, *, wait: float | None = 0.0, syncpoint: bool | None = None,
                         max_bytes: int = 1024 * 1024) -> list[Message]:
@@ -685,7 +692,7 @@ class AsyncQueue:
         if self.hobj not in s.consumers:
             s.start_consume(self.hobj, self.read_ahead, C.MQGMO_FAIL_IF_QUIESCING)
             c._schedule_flush()
-        deadline = None if wait is None else time.monotonic() + wait
+        deadline: float | None = None
         while True:
             msg = s.take_pushed(self.hobj)
             if msg is not None:
@@ -696,6 +703,10 @@ class AsyncQueue:
                 return msg
             if s.take_pause(self.hobj):
                 return None
+            if self._waited_since is None:  # a message already pushed was taken before the clock was read
+                self._waited_since = time.monotonic()
+                if wait is not None:
+                    deadline = self._waited_since + wait
             s.check_alive()
             c._arrived.clear()
             remaining = None if deadline is None else deadline - time.monotonic()

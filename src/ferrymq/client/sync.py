@@ -556,6 +556,7 @@ class Queue:
         self.async_put = async_put
         self.closed = False
         self.record = record  # what re-opens it after a reconnect
+        self._waited_since: float | None = None  # when a read-ahead get began to wait (_get_ahead)
 
     def put(self, data: bytes | str, *, priority: int | None = None, persistent: bool | None = None,
             expiry: float | None = None, correl_id: bytes | None = None, msg_id: bytes | None = None,
@@ -618,22 +619,21 @@ class Queue:
         c = self.client
         sp = c._tx.active if syncpoint is None else syncpoint
         if self.read_ahead and not options and ccsid is None and S.can_read_ahead(msg_id, correl_id, sp):
-            started = time.monotonic()
             generation = c._generation
+            self._waited_since = None  # the clock is read only once the get must wait (_get_ahead)
             try:
                 msg = self._get_ahead(wait)
             except MQError as exc:
                 if not c._lost_conversation(exc, generation):
                     raise
                 c._reconnect(exc, generation)  # pushed messages not yet taken are gone, as in MQ
-                return self.get(None if wait is None else max(0.0, wait - (time.monotonic() - started)),
-                                syncpoint=syncpoint, max_length=max_length, accept_truncated=accept_truncated)
+                return self.get(self._wait_left(wait), syncpoint=syncpoint, max_length=max_length,
+                                accept_truncated=accept_truncated)
             if msg is not None:
                 return msg
             # The next message is persistent and was not sent ahead: an ordinary get, in
             # what is left of the wait.
-            if wait is not None:
-                wait = max(0.0, wait - (time.monotonic() - started))
+            wait = self._wait_left(wait)
         s = c._s
         ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
                          accept_truncated, 0, options)  # positional: cheaper to bind
@@ -668,24 +668,40 @@ class Queue:
         return out
 
     def _get_ahead(self, wait: float | None) -> Message | None:
-        """A pushed message; None when the next one is persistent (get it synchronously)."""
+        """A pushed message; None when the next one is persistent (get it synchronously).
+
+        A message already pushed is taken before the clock is read: most gets of a consumer
+        that keeps up find one, and the deadline (``_waited_since``) matters only to a get
+        that waits."""
         c = self.client
         s = c._s
-        if self.hobj not in s.consumers:
-            s.start_consume(self.hobj, self.read_ahead, C.MQGMO_FAIL_IF_QUIESCING)
-        deadline = None if wait is None else time.monotonic() + wait
+        hobj = self.hobj
+        if hobj not in s.consumers:
+            s.start_consume(hobj, self.read_ahead, C.MQGMO_FAIL_IF_QUIESCING)
+        deadline: float | None = None
         while True:
-            msg = s.take_pushed(self.hobj)
+            msg = s.take_pushed(hobj)
             if msg is not None:
                 if s.credit_due or s.out_bytes >= S.FLUSH_AT:
                     c._flush()  # credit goes out while half the window is still here
                 return msg
-            if s.take_pause(self.hobj):
+            if s.take_pause(hobj):
                 return None
+            if self._waited_since is None:
+                self._waited_since = time.monotonic()
+                if wait is not None:
+                    deadline = self._waited_since + wait
             s.check_alive()
             c._flush()
             if not c._read(deadline):
                 raise NoMessageAvailable(C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE, "no message arrived within the wait")
+
+    def _wait_left(self, wait: float | None) -> float | None:
+        """What is left of a read-ahead get's ``wait`` (all of it if it did not wait)."""
+        since = self._waited_since
+        if wait is None or since is None:
+            return wait
+        return max(0.0, wait - (time.monotonic() - since))
 
     def messages(self, wait: float | None = 0.0, **kw: Any) -> Iterator[Message]:
         """Get messages until none arrives within ``wait`` seconds."""
