@@ -253,10 +253,9 @@ def _setup(cls: type[MQOpts], layouts: _Layouts, wire_default: Any, **overrides:
 
 
 MSG_ID_AT, CORREL_ID_AT, _ID_LEN = 48, 72, 24  # the identifiers' offsets and length in a packed MQMD
-_START: dict[type, dict[str, Any]] = {}  # a default MD's fields and wire(), made once per class
 _KW_WIRE: dict[tuple[Any, ...], bytes] = {}  # MD(**fields)'s wire, by fields (ids aside)
 _UNSET = object()  # MD(**kw) without an identifier
-_HELD = ("Version", "MsgId", "CorrelId", "GroupId")  # what a new MD holds (the rest: defaults)
+_HELD = ("Version", "MsgId", "CorrelId", "GroupId")  # MD's class attributes (with _w): a new MD's values
 
 
 class MD(MQOpts):
@@ -267,24 +266,22 @@ class MD(MQOpts):
 
     A put or get sends ``wire()`` on every call, so the MD keeps it packed (``_w``) until a
     field changes; the MsgId and CorrelId an asynchronous put writes back, and a program
-    sets before a get, are spliced into it rather than packing all 39 fields again."""
+    sets before a get, are spliced into it rather than packing all 39 fields again.
+
+    A new MD holds nothing of its own: the fields every get reads (``_HELD``) and the
+    default ``_w`` are class attributes (set below), read without ``__getattr__``, and the
+    rest read as their defaults through it. A get's answer (``received``) puts its own
+    values of them in the MD's dict, so that they hide the class's."""
+
+    _w: bytes | None  # the packed wire(); None: to be packed again
 
     def __init__(self, *, MsgId: Any = _UNSET, CorrelId: Any = _UNSET, **kw: Any) -> None:
         # MsgId and CorrelId: per message, so spliced, never part of the key (named here: no
         # pop from kw, and MD(CorrelId=...) finds kw empty)
-        # Only the Version and the packed wire() are held at first; every other field reads
-        # as its default through __getattr__ until it is set. Most MDs are made for a get,
-        # whose answer replaces them whole (``received``): filling 39 fields first was waste.
-        d = self.__dict__
-        start = _START.get(type(self))
-        if start is None:
-            d.update(self._defaults)
-            # the fields every get reads (Version; its match fields) held, as after ``received``
-            start = _START[type(self)] = {name: getattr(self, name) for name in _HELD} | {
-                "_w": self._pack_layout(self.Version)}
-            d.clear()
-        d.update(start)
+        # MD() sets nothing: most MDs are made for a get, whose answer replaces them whole
+        # (``received``), and a get reads the class's defaults of the fields it needs.
         if kw:
+            d = self.__dict__
             key: tuple[Any, ...] | None = (type(self), *kw.items())
             try:
                 cached = _KW_WIRE.get(key)  # type: ignore[arg-type]
@@ -300,7 +297,8 @@ class MD(MQOpts):
         if MsgId is not _UNSET:
             set_id(self, "MsgId", MSG_ID_AT, MsgId)
         if CorrelId is not _UNSET:  # set_id's work for a new MD, inline: a reply's MD and a matching get's name one
-            w = d["_w"]
+            d = self.__dict__
+            w = self._w
             if w is not None and type(CorrelId) is bytes and len(CorrelId) == _ID_LEN:
                 d["CorrelId"] = CorrelId
                 d["_w"] = b"".join((w[:CORREL_ID_AT], CorrelId, w[CORREL_ID_AT + _ID_LEN:]))
@@ -312,7 +310,7 @@ class MD(MQOpts):
         if "_raw" in d:
             self._decode()
         d[name] = value
-        w = d.get("_w")
+        w = self._w
         if w is not None:
             d["_w"] = _spliced(w, name, value)
 
@@ -329,8 +327,6 @@ class MD(MQOpts):
                 if kind == "l":
                     return int.from_bytes(raw[start:start + 4], "little", signed=True)
                 return raw[start:start + size]
-            if name == "Version":
-                return d["_ver"]
             if name == "StrucId":
                 return raw[:4]
         else:  # a field not set since the MD was made (__init__) reads as its default
@@ -343,22 +339,24 @@ class MD(MQOpts):
     def received(self, raw: bytes, version: int) -> None:
         """Become the MQMD a get brought (a whole MQMD v2, as ``unpack`` reads it) with
         Version ``version``: its fields are decoded when one is first read or set, so a
-        program that reads only the data never pays for the 39 of them. MsgId and CorrelId
-        are taken at once: a responder reads one of them for its reply, and a read that
-        finds them needs no ``__getattr__``."""
+        program that reads only the data never pays for the 39 of them. The class's
+        attributes (``_HELD``, ``_w``) are given their values here, to hide the defaults:
+        MsgId and CorrelId a responder reads for its reply, GroupId a get under syncpoint."""
         # the MD's own dict cleared and filled: cheaper than giving it a new one
         d = self.__dict__
         d.clear()
         d["_raw"] = raw
-        d["_ver"] = version
+        if version != C.MQMD_VERSION_1:  # the class's Version: five entries fit a dict's first table
+            d["Version"] = version
         d["_w"] = None
-        d["MsgId"] = raw[MSG_ID_AT:MSG_ID_AT + _ID_LEN]
-        d["CorrelId"] = raw[CORREL_ID_AT:CORREL_ID_AT + _ID_LEN]
+        d["MsgId"] = raw[_MSG_ID]
+        d["CorrelId"] = raw[_CORREL_ID]
+        d["GroupId"] = raw[_GROUP_ID]
 
     def _decode(self) -> None:
         d = self.__dict__
         raw = d.pop("_raw")
-        version = d.pop("_ver")
+        version = self.Version
         lay = self._layouts
         assert lay is not None
         d.update(zip(_V2_NAMES, lay.structs[C.MQMD_VERSION_2].unpack_from(raw), strict=True))
@@ -369,7 +367,7 @@ class MD(MQOpts):
 
     def wire(self) -> bytes:
         """The MQMD in its own version's length (324 bytes for version 1, 364 for version 2)."""
-        w: bytes | None = self.__dict__.get("_w")
+        w = self._w
         if w is None:
             w = self._pack_layout(self.Version) if self.Version == C.MQMD_VERSION_1 else self.pack()
             self.__dict__["_w"] = w
@@ -416,10 +414,10 @@ def set_id(md: MD, name: str, at: int, value: Any) -> bytes | None:
     bytes; anything else takes ``__setattr__``'s way. Returns the MD's kept ``wire()``
     bytes (None: to be packed again)."""
     d = md.__dict__
-    w = d.get("_w")
+    w = md._w
     if w is None or type(value) is not bytes or len(value) != _ID_LEN or "_raw" in d:
         setattr(md, name, value)
-        return d.get("_w")
+        return md._w
     d[name] = value
     w = d["_w"] = b"".join((w[:at], value, w[at + _ID_LEN:]))
     return w
@@ -472,6 +470,12 @@ _setup(MD, _from_md(), MQMD(), StrucId=as_bytes(C.MQMD_STRUC_ID), Version=C.MQMD
        Format=as_bytes(C.MQFMT_NONE))
 _V2_NAMES = tuple(name for name, _, _ in MD._layouts.versions[C.MQMD_VERSION_2])  # type: ignore[union-attr]
 _MD_AT = _offsets()
+GROUP_ID_AT = _MD_AT["GroupId"][0]
+# the identifiers' slices of a packed MQMD, made once (received takes three per get)
+_MSG_ID, _CORREL_ID, _GROUP_ID = (slice(at, at + _ID_LEN) for at in (MSG_ID_AT, CORREL_ID_AT, GROUP_ID_AT))
+for _name in _HELD:
+    setattr(MD, _name, MD._defaults[_name])
+MD._w = MD()._pack_layout(C.MQMD_VERSION_1)
 MSG_FLAGS_AT = _MD_AT["MsgFlags"][0]  # MsgFlags's offset in a packed MQMD v2
 _setup(GMO, _from_api(A.MQGMO), A.MQGMO(), StrucId=as_bytes(C.MQGMO_STRUC_ID), Version=C.MQGMO_VERSION_4)
 _setup(PMO, _from_api(A.MQPMO), A.MQPMO(), StrucId=as_bytes(C.MQPMO_STRUC_ID), Version=C.MQPMO_VERSION_3)
