@@ -35,16 +35,9 @@ _NOT_PLAIN = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UN
 _RARE_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET | C.MQMO_MATCH_MSG_TOKEN
 
 
-def plain_get(gmo: GetOptions, group_id: bytes) -> bool:
-    """Whether a get with ``gmo`` (and this GroupId in its descriptor) may do no more than take
-    the first message that its MsgId and CorrelId match (Waiter.plain)."""
-    mo = gmo.match_options
-    return not (gmo.options & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, group_id, gmo.msg_token)))
-
-
-def _matches_rarely(mo: int, group_id: bytes, token: bytes) -> bool:
+def _matches_rarely(mo: int, md: MQMD, token: bytes) -> bool:
     """Whether a match option beyond MsgId and CorrelId is in force (search would use it)."""
-    return bool((mo & C.MQMO_MATCH_GROUP_ID and group_id != NONE_ID)
+    return bool((mo & C.MQMO_MATCH_GROUP_ID and md.group_id != NONE_ID)
                 or mo & (C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
                 or (mo & C.MQMO_MATCH_MSG_TOKEN and token != bytes(16)))
 
@@ -78,13 +71,15 @@ class Waits:
         """A get that found nothing waits on ``queue``, after those already waiting there."""
         wid = self._next_waiter
         self._next_waiter = wid + 1
-        mo = gmo.match_options
+        mo, opts = gmo.match_options, gmo.options
         msg_id = md.msg_id if mo & _MATCH_MSG_ID else NONE_ID
         correl_id = md.correl_id if mo & _MATCH_CORREL_ID else NONE_ID
+        plain = not (opts & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, md, gmo.msg_token)))
+        bare = not (opts & _SYNCPOINT or h.options & _SAVE_ALL_CONTEXT)
+        # (all positional: a class called with keywords is called through a dict of them)
         self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue,
                                    None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id,
-                                   plain=plain_get(gmo, md.group_id),
-                                   bare=not (gmo.options & _SYNCPOINT or h.options & _SAVE_ALL_CONTEXT))
+                                   1, 0, plain, bare)
         ids = self.queue_waiters.get(queue)
         if ids is None:
             self.queue_waiters[queue] = [wid]
