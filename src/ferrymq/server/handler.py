@@ -292,13 +292,14 @@ class ClientHandler(asyncio.BufferedProtocol):
                     self.flush()
                     self.close()
                     break
-                self.counters.requests += 1
                 try:
                     ops.handle(self, ev)  # type: ignore[arg-type]
                 except Exception as exc:  # our bug: tell the client why (2195) rather than drop it unsaid
                     log.exception("event=internal_error peer=%s error=%s", self.peer, exc)
                     self.end(C.MQRC_UNEXPECTED_ERROR, f"internal error: {exc}")
                     break
+                finally:  # counted after: a waiting getter's answer that it makes goes out first
+                    self.counters.requests += 1
                 if server.qmgr.deliveries:
                     server.answer_waits()
                 if conn.drained:  # the next next_event would say NEED_DATA
