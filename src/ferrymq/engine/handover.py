@@ -87,8 +87,10 @@ class HandOver:
         taken = self.taker(q, msg.msg_id, msg.correl_id, msg.data_length, bool(msg.properties))
         if taken is None:
             return False, None
-        md = msg.md
-        return True, self.give(q, taken, md, md.pack(), md.report, msg.data, msg.seq, now, msg)
+        # A run's message (every publication copy) is spliced from its template once, its
+        # descriptor not kept: it is leaving before it was ever queued.
+        md, raw = msg.md_packed()
+        return True, self.give(q, taken, md, raw, msg.report, msg.data, msg.seq, now, msg)
 
     def taker(self, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int,
               props: bool = False) -> Taker | None:
