@@ -251,7 +251,7 @@ class ReadAhead:
         view.hobj = hobj  # a reconnect renumbers the conversation's handles
         wait: float | None = 0.0
         if options & C.MQGMO_WAIT:
-            wait = None if wait_interval == C.MQWI_UNLIMITED else max(0, wait_interval) / 1000
+            wait = None if wait_interval == C.MQWI_UNLIMITED else wait_interval / 1000 if wait_interval > 0 else 0.0
         if wait:
             return view.get(wait, syncpoint=False)
         try:

@@ -351,10 +351,14 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
     long for the buffer is ``put_back`` unless accepted truncated."""
     if handle is None and msg._properties:  # without_handle's own test, first: most messages have none
         data, raw = ahead.without_handle(msg, gmo.Options, propctl)
-        length = max(len(data), msg.data_length + len(data) - len(msg.data))
+        returned = len(data)
+        length = msg.data_length + returned - len(msg.data)
     else:
         data, raw = msg.data, msg.md_bytes
-        length = max(len(data), msg.data_length)
+        returned = len(data)
+        length = msg.data_length
+    if length < returned:
+        length = returned
     if length <= buffer:  # most gets: the whole message
         reason = 0  # MQRC_NONE
     else:
@@ -364,7 +368,8 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
         else:
             reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
         data = data[:buffer]
-    _received(md, gmo, raw, name, len(data), msg.msg_token)
+        returned = len(data)
+    _received(md, gmo, raw, name, returned, msg.msg_token)
     if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
         handles.fill(handle, msg._properties, msg.md)
     if reason:
@@ -390,8 +395,10 @@ def _received(md: MD, gmo: GMO, raw: bytes, resolved_q_name: str, returned: int,
     keeps its Version 1 or 2, as pymqi's does), and into the GMO the ResolvedQName, the
     ReturnedLength, the MsgToken and the group and segment status (from MsgFlags, for an
     MD of version 2). One call for both: every get makes it."""
-    version = int(md.Version)
-    if raw[:8] in _WHOLE_V2 and len(raw) >= C.MQMD_LENGTH_2:
+    version = md.Version
+    if type(version) is not int:  # a program may have set it as another number
+        version = int(version)
+    if raw.startswith(_WHOLE_V2) and len(raw) >= C.MQMD_LENGTH_2:
         if version not in (C.MQMD_VERSION_1, C.MQMD_VERSION_2):
             version = int.from_bytes(raw[4:8], "little")
         md.received(raw, version)  # decoded when first read
