@@ -292,3 +292,17 @@ def test_sharecnv_0_heartbeats_only_while_a_get_waits(qm: QueueManagerProcess, c
         time.sleep(8.0)
         q.put(b"still here")
         assert q.get(wait=1.0).data == b"still here"
+
+
+def test_sharecnv_0_a_held_put_and_get_after_idling_is_not_taken_for_gone(qm: QueueManagerProcess) -> None:
+    # An asynchronous put held by the client leaves in one write with the get after it. That
+    # request is as much a request as any: the silence of a SHARECNV(0) server, which sends
+    # no heartbeat while no get waits, is counted from it, not from before the idle spell.
+    qm.mqsc("DEFINE QLOCAL(HB.HELD)\n")
+    with fc.connect("QM1", qm.conn_name, channel="HB0.SVRCONN", heartbeat=1.0) as c:
+        q, held = c.open("HB.HELD"), c.open("HB.HELD", async_put=True)
+        held.put(b"first")
+        assert q.get(wait=1.0).data == b"first"
+        time.sleep(8.0)  # past the client's limit for a silent server (2 x 1 s + 5 s)
+        held.put(b"after idling")
+        assert q.get(wait=1.0).data == b"after idling"

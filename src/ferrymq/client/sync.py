@@ -321,7 +321,10 @@ class Client(SequenceCalls):
             raise broken(f"send failed: {exc}") from None
         s.sent_request = True
         corr = ev.corr
-        now = time.monotonic()
+        # When the request left: a silent server (SHARECNV(0) between gets) is counted as
+        # gone from the later of this and the last receive (take_with's one-write way of a
+        # held put and its request does not set it, take_out's way does).
+        now = s.last_tx = time.monotonic()
         if type(ev) is not E.Get:
             deadline: float | None = now + self._timeout
         elif ev.wait_interval >= 0:
