@@ -638,7 +638,10 @@ class Queue:
             # what is left of the wait.
             wait = self._wait_left(wait)
         s = c._s
-        ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp, S.buffer_length(s, max_length),
+        # S.buffer_length is called only for a max_length given: the connection's maximum
+        # is what a get asks for otherwise (a request/reply loop's gets), without a call.
+        ev = S.get_event(s.next_corr(), self.hobj, wait, msg_id, correl_id, sp,
+                         S.buffer_length(s, max_length) if max_length else s.max_msg_length,
                          accept_truncated, 0, options)  # positional: cheaper to bind
         if ccsid is not None:
             ev = S.converting(ev, ccsid, encoding)
