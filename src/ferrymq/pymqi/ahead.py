@@ -209,10 +209,11 @@ class ReadAhead:
     """One read-ahead handle's state: the client queue whose ``get`` serves it, and the
     options its first get fixed (None until then; ``off`` once a first get turned it off)."""
 
-    __slots__ = ("fixed", "off", "propctl", "view")
+    __slots__ = ("fixed", "name", "off", "propctl", "view")
 
     def __init__(self, client: Client, hobj: int, name: str, propctl: int) -> None:
         self.view = sync.Queue(client, hobj, name, WINDOW, False, R.OpenRecord(name, 0, "", ""))
+        self.name = name
         self.fixed: int | None = None
         self.off = False
         self.propctl = propctl  # the queue's PROPCTL, for a getter without a message handle

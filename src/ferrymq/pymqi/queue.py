@@ -9,9 +9,8 @@ at once. MD, GMO, PMO and OD passed in are updated in place from the reply.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from ferrymq.client import mqi
 from ferrymq.client.message import Message
@@ -220,7 +219,7 @@ class Queue:
                 msg = ra.take(client._handles.current(hobj), gmo.Options, gmo.WaitInterval)
             except MQError as exc:
                 raise from_mq_error(exc) from None
-            return _deliver(msg, ra.view.name, ra.propctl, ra.put_back, buffer, md, gmo, handle)
+            return _deliver(msg, ra, buffer, md, gmo, handle)
         sa = self._sync
         if sa is not None and (ra is None or ra.off):
             if syncahead.serves(gmo.Options, match, md.MsgId, md.CorrelId, md.GroupId):
@@ -267,7 +266,7 @@ class Queue:
         ahead, else the queue manager's answer with the next ones read ahead (syncahead)."""
         msg = sa.take()
         if msg is not None:
-            return _deliver(msg, sa.name, sa.propctl, sa.put_back, buffer, md, gmo, handle)
+            return _deliver(msg, sa, buffer, md, gmo, handle)
         n = sa.want()
         if n == 1 or gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:  # a get of its own, as IBM's
             data = self._get_plain(client, hobj, buffer, md, gmo, handle, match)
@@ -281,13 +280,13 @@ class Queue:
             msg = Message(reply.md_bytes, reply.data, reply.data_length, reply.msg_token, reply.properties,
                           reply.reason)
             if reply.reason == C.MQRC_TRUNCATED_MSG_FAILED:  # not taken: it stays on the queue
-                return _deliver(msg, sa.name, sa.propctl, _kept, buffer, md, gmo, handle)
+                return _deliver(msg, _Kept(sa.name, sa.propctl), buffer, md, gmo, handle)
         else:
             got = [Message(*item) for item in reply.items]
             msg = got[0]
             sa.keep(got[1:])
         sa.counted()
-        return _deliver(msg, sa.name, sa.propctl, sa.put_back, buffer, md, gmo, handle)
+        return _deliver(msg, sa, buffer, md, gmo, handle)
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
         """``get`` with MQGMO_NO_PROPERTIES: the data without an MQRFH2 folder."""
@@ -344,13 +343,23 @@ class Queue:
         return f"<Queue {self.name!r} {'open' if self._hobj else 'closed'}>"
 
 
-def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message], None], buffer: int, md: MD,
-             gmo: GMO, handle: Any) -> bytes:
-    """A message the client holds (pushed, or read ahead under syncpoint, from queue
-    ``name``), as MQGET gives it: into the MD and GMO (and the message handle); one too
-    long for the buffer is ``put_back`` unless accepted truncated."""
+class _Holder(Protocol):
+    """What held a message the client delivers: its queue's name and PROPCTL, and where a
+    message too long for the get's buffer goes back."""
+
+    name: str
+    propctl: int
+
+    def put_back(self, msg: Message) -> None: ...
+
+
+def _deliver(msg: Message, holder: _Holder, buffer: int, md: MD, gmo: GMO, handle: Any) -> bytes:
+    """A message the client holds (pushed, or read ahead under syncpoint, by ``holder``),
+    as MQGET gives it: into the MD and GMO (and the message handle); one too long for the
+    buffer goes back to ``holder`` unless accepted truncated. The holder itself is passed,
+    not a bound ``put_back``: most gets never need one, and making it costs every get."""
     if handle is None and msg._properties:  # without_handle's own test, first: most messages have none
-        data, raw = ahead.without_handle(msg, gmo.Options, propctl)
+        data, raw = ahead.without_handle(msg, gmo.Options, holder.propctl)
         returned = len(data)
         length = msg.data_length + returned - len(msg.data)
     else:
@@ -363,13 +372,13 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
         reason = 0  # MQRC_NONE
     else:
         if not gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-            put_back(msg)
+            holder.put_back(msg)
             reason = C.MQRC_TRUNCATED_MSG_FAILED
         else:
             reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
         data = data[:buffer]
         returned = len(data)
-    _received(md, gmo, raw, name, returned, msg.msg_token)
+    _received(md, gmo, raw, holder.name, returned, msg.msg_token)
     if handle is not None and reason != C.MQRC_TRUNCATED_MSG_FAILED:
         handles.fill(handle, msg._properties, msg.md)
     if reason:
@@ -379,8 +388,17 @@ def _deliver(msg: Message, name: str, propctl: int, put_back: Callable[[Message]
 
 
 
-def _kept(msg: Message) -> None:
+class _Kept:
     """A message the queue manager did not take (2080): nothing here holds it."""
+
+    __slots__ = ("name", "propctl")
+
+    def __init__(self, name: str, propctl: int) -> None:
+        self.name = name
+        self.propctl = propctl
+
+    def put_back(self, msg: Message) -> None:
+        """It stays on the queue: nothing to put back."""
 
 
 _GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP | C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT
