@@ -218,38 +218,34 @@ class ReadAhead:
         self.off = False
         self.propctl = propctl  # the queue's PROPCTL, for a getter without a message handle
 
-    def serves(self, options: int, match: int, md: MD) -> bool:
-        """Whether this get is served from the pushed messages (False: ask the queue manager).
+    def next(self, handles: R.Handles, number: int, options: int, match: int, md: MD,
+             wait_interval: int) -> Message | None:
+        """The next message, pushed or (before a persistent one) got outside syncpoint; None
+        when this get is not one read-ahead serves (ask the queue manager). One call per get,
+        the check and the take together: the get path is hot.
 
         Raises:
             MQMIError: 2046 for an option read-ahead does not permit on a later get; 2457
                 for a change to the options the first get fixed.
+            MQError: 2033 when none came within the wait, or what the get met.
         """
         if self.off:
-            return False
+            return None
         if self.fixed is None:
             if options & (NOT_PERMITTED | NOT_HERE):
                 self.off = True
-                return False
+                return None
             self.fixed = options & FIXED
         elif options & NOT_PERMITTED:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR,
                             detail="an option read-ahead does not permit, on a read-ahead handle")
         elif options & FIXED != self.fixed:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_CHANGED)
-        if options & _BROWSE:
-            return False
-        return not ((match & C.MQMO_MATCH_MSG_ID and md.MsgId != _NO_ID)
-                    or (match & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NO_ID))
-
-    def take(self, hobj: int, options: int, wait_interval: int) -> Message:
-        """The next message, pushed or (before a persistent one) got outside syncpoint.
-
-        Raises:
-            MQError: 2033 when none came within the wait, or what the get met.
-        """
+        if options & _BROWSE or ((match & C.MQMO_MATCH_MSG_ID and md.MsgId != _NO_ID)
+                                 or (match & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NO_ID)):
+            return None
         view = self.view
-        view.hobj = hobj  # a reconnect renumbers the conversation's handles
+        view.hobj = handles.current(number)  # a reconnect renumbers the conversation's handles
         wait: float | None = 0.0
         if options & C.MQGMO_WAIT:
             wait = None if wait_interval == C.MQWI_UNLIMITED else wait_interval / 1000 if wait_interval > 0 else 0.0

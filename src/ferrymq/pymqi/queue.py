@@ -213,13 +213,16 @@ class Queue:
         if not self._ahead_known:
             self._decide_ahead(client, hobj)
         ra = self._ahead
-        if ra is not None and not ra.off and ra.serves(gmo.Options, match, md):
+        if ra is not None and not ra.off:
             # served by read-ahead: the next pushed message (see ferrymq.pymqi.ahead)
             try:
-                msg = ra.take(client._handles.current(hobj), gmo.Options, gmo.WaitInterval)
+                msg = ra.next(client._handles, hobj, gmo.Options, match, md, gmo.WaitInterval)
+            except MQMIError:
+                raise
             except MQError as exc:
                 raise from_mq_error(exc) from None
-            return _deliver(msg, ra, buffer, md, gmo, handle)
+            if msg is not None:
+                return _deliver(msg, ra, buffer, md, gmo, handle)
         sa = self._sync
         if sa is not None and (ra is None or ra.off):
             if syncahead.serves(gmo.Options, match, md.MsgId, md.CorrelId, md.GroupId):
