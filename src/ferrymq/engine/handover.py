@@ -56,9 +56,6 @@ _COD, _COA = C.MQRO_COD, C.MQRO_COA
 _TRIGGER_ON = C.MQTC_ON
 
 
-Taker = tuple[int, Waiter, Connection, Handle]
-"""The wait that takes a message handed over: its id, the wait, its connection and handle."""
-
 Take = Callable[[Connection, Handle, QueueObject, Message, int, bool, bool], None]
 """The get path's destructive take (engine.getting): connection, handle, queue, message,
 get options, whether it holds the first key, whether it is queued."""
@@ -71,7 +68,7 @@ class HandOver:
 
     def __init__(self, waits: Waits, take: Take, confirm: Callable[[Message, UnitOfWork | None], None]) -> None:
         self.waiters, self.queue_waiters = waits.waiters, waits.queue_waiters
-        self.connections, self.deliveries = waits.connections, waits.deliveries
+        self.deliveries = waits.deliveries
         self.ended = waits.ended
         self.staging = waits.staging
         self.take, self.confirm = take, confirm
@@ -93,7 +90,7 @@ class HandOver:
         return True, self.give(q, taken, md, raw, msg.report, msg.data, msg.seq, now, msg)
 
     def taker(self, q: QueueObject, msg_id: bytes, correl_id: bytes, size: int,
-              props: bool = False) -> Taker | None:
+              props: bool = False) -> Waiter | None:
         """The wait that a message just put to ``q`` (non-persistent, without expiry; these
         identifiers, ``size`` bytes of data, ``props``: with properties) would go to, when a
         hand-over is provably what placing it would do (see the module docstring); None
@@ -108,16 +105,12 @@ class HandOver:
             return None
         if attrs.get("TRIGGER") == _TRIGGER_ON:  # the arrival is a trigger event (engine.triggering)
             return None
-        waiters, connections = self.waiters, self.connections
+        waiters = self.waiters
         for wid in ids:
             w = waiters.get(wid)
-            if w is None:
+            if w is None or not w.plain:
                 return None
-            conn = connections.get(w.hconn)
-            h = conn.handles.get(w.hobj) if conn is not None else None
-            if conn is None or h is None or h.selection is not None or not w.plain:
-                return None
-            alias = h.alias
+            alias = w.handle.alias
             if alias is not None and alias.attrs["GET"] == _GET_INHIBITED:
                 return None
             wanted = w.match_msg_id
@@ -131,10 +124,10 @@ class HandOver:
             if props and not propctl.in_handle_as_stored(int((alias or q)["PROPCTL"]), w.gmo.options,
                                                          w.gmo.msg_handle):
                 return None  # its properties are re-formed for this getter (propctl.on_get)
-            return wid, w, conn, h
+            return w
         return None
 
-    def give(self, q: QueueObject, taken: Taker, md: MQMD, raw: bytes, report: int, data: bytes, seq: int,
+    def give(self, q: QueueObject, w: Waiter, md: MQMD, raw: bytes, report: int, data: bytes, seq: int,
              now: float, msg: Message | None, fifo: bool = False) -> Delivery | None:
         """What wake and attempt do for the wait ``taker`` found, for the message of sequence
         number ``seq`` with this descriptor (``raw``: packed; ``report``: its Report field) and
@@ -144,7 +137,7 @@ class HandOver:
         Returns the answer when the driver may write it before anything else: it needs no
         disk write and comes after no earlier answer (deliveries are answered in order). It
         is among ``deliveries`` too, for a driver that does not."""
-        wid, w, conn, h = taken
+        wid, conn = w.waiter_id, w.conn
         gmo = w.gmo
         size = len(data)
         lsn = 0
@@ -155,7 +148,7 @@ class HandOver:
                 msg = Message(q.name, seq, md, data, now, fifo)
             staging = self.staging
             outer = staging.apart()
-            self.take(conn, h, q, msg, gmo.options, False, False)
+            self.take(conn, w.handle, q, msg, gmo.options, False, False)
             lsn = staging.rejoin(outer)
             q.last_get = now
             q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them

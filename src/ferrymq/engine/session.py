@@ -128,6 +128,10 @@ class Waiter:
     gmo: GetOptions
     buffer_length: int
     queue: str
+    # Its connection and handle, for a put that hands its message over (engine.handover) to
+    # read without looking them up: a wait ends before either goes (MQCLOSE, MQDISC).
+    conn: Connection
+    handle: Handle
     # The MsgId and CorrelId its search compares (matched by the options and not none), or
     # None: read once as the wait begins, so that a put looking for the wait to hand its
     # message to (engine.handover) compares them as they are.
@@ -138,8 +142,9 @@ class Waiter:
     limit: int = 1
     room: int = 0
     # Its get may do no more than take the first message its MsgId and CorrelId match: no
-    # browse, cursor, lock, skip-backout mark, conversion, nor a match beyond those two
-    # (what a hand-over asks of every wait it passes, engine.handover), read once as it begins.
+    # browse, cursor, lock, skip-backout mark, conversion, selection string, nor a match
+    # beyond those two (what a hand-over asks of every wait it passes, engine.handover),
+    # read once as it begins.
     plain: bool = False
     # A message handed over to it is taken by counting alone: its get is outside syncpoint
     # and its handle saves no context (engine.handover), read once as it begins.

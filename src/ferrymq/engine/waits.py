@@ -74,10 +74,11 @@ class Waits:
         mo, opts = gmo.match_options, gmo.options
         msg_id = md.msg_id if mo & _MATCH_MSG_ID else NONE_ID
         correl_id = md.correl_id if mo & _MATCH_CORREL_ID else NONE_ID
-        plain = not (opts & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, md, gmo.msg_token)))
+        plain = not (opts & _NOT_PLAIN or (mo & _RARE_MATCH and _matches_rarely(mo, md, gmo.msg_token))
+                     or h.selection is not None)
         bare = not (opts & _SYNCPOINT or h.options & _SAVE_ALL_CONTEXT)
         # (all positional: a class called with keywords is called through a dict of them)
-        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue,
+        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue, conn, h,
                                    None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id,
                                    1, 0, plain, bare)
         ids = self.queue_waiters.get(queue)
