@@ -6,7 +6,8 @@
 - a frame's sender (layout.Frame.sender: its packer and its rule at once) gives the packer's
   bytes and leaves the conversation as the rule does, or raises the rule's error having
   changed nothing;
-- ``receive_event(data)`` gives what ``receive_data(data)`` then ``next_event()`` give.
+- ``take_event(data)`` gives the first event ``receive_data(data)`` then ``next_event()``
+  give, with the rest of the read buffered as they leave it, or None having changed nothing.
 """
 
 from __future__ import annotations
@@ -175,11 +176,17 @@ def _events(m: Any, first: Any) -> list[Any]:
     [_SERVER_EVENTS[3]], [_SERVER_EVENTS[1]], [_SERVER_EVENTS[12], _SERVER_EVENTS[0]]])
 @pytest.mark.parametrize("cut", [0, 1, 37])
 @pytest.mark.parametrize("outstanding", [E.Get, E.Put, None])
-def test_receive_event_is_receive_data_then_next_event(read: list[Any], cut: int, outstanding: type | None) -> None:
+def test_take_event_is_receive_data_then_next_event(read: list[Any], cut: int, outstanding: type | None) -> None:
     data = b"".join(b"".join(codec.pack(ev)) for ev in read)
     data = data[: len(data) - cut]
     one, two = (_set_up(ClientConnection(), State.CONNECTED, outstanding, True, 4096) for _ in range(2))
-    got = _events(one, _outcome(lambda: one.receive_event(data)))
+    before = _state(one)
+    taken = one.take_event(data)
+    if taken is None:  # not taken: nothing changed, and the general way reads it
+        assert _state(one) == before and one.buffered == 0 and one.drained
+        one.receive_data(data)
+        taken = _outcome(one.next_event)
+    got = _events(one, taken)
     two.receive_data(data)
     expected = _events(two, _outcome(two.next_event))
     assert got == expected

@@ -238,7 +238,7 @@ def test_a_reply_queue_name_is_decoded_once_and_the_table_is_bounded() -> None:
         s.receive_data(c.send(E.Get(corr, 3, MD, 0, 0, 0, 1024, bytes(16))))
         assert isinstance(s.next_event(), E.Get)
         data = s.send(E.GetReply(corr, MD.pack(version=2), b"body", 4, bytes(16), "REPLY.QUEUE"))
-        ev = c.receive_event(data)
+        ev = c.take_event(data)
         assert isinstance(ev, E.GetReply) and ev.resolved_q_name == "REPLY.QUEUE"
         got.append(ev.resolved_q_name)
     assert got[0] is got[1]
@@ -257,13 +257,17 @@ def test_frame_begun_says_when_packet_room_can_give_room() -> None:
     s.receive_data(c.send(E.Get(2, 3, MD, 0, 0, 0, 1024, bytes(16))))
     s.next_event()
     whole = s.send(E.GetReply(2, MD.pack(version=2), b"x" * 300, 300, bytes(16), "Q1"))
-    assert isinstance(c.receive_event(whole), E.GetReply)
+    assert isinstance(c.take_event(whole), E.GetReply)
     assert not c.frame_begun and c.packet_room(1) is None
     s.receive_data(c.send(E.Get(3, 3, MD, 0, 0, 0, 1024, bytes(16))))
     s.next_event()
     split = s.send(E.GetReply(3, MD.pack(version=2), b"y" * 300, 300, bytes(16), "Q1"))
-    assert c.receive_event(split[:40]) is NEED_DATA
+    assert c.take_event(split[:40]) is None  # not a whole packet: the general way's
+    c.receive_data(split[:40])
+    assert c.next_event() is NEED_DATA
     assert c.frame_begun  # the header is in: room may be given (for the frames that take it)
-    ev = c.receive_event(split[40:])
+    assert c.take_event(split[40:]) is None  # a frame is begun: the general way's
+    c.receive_data(split[40:])
+    ev = c.next_event()
     assert isinstance(ev, E.GetReply) and ev.data == b"y" * 300
     assert not c.frame_begun

@@ -29,7 +29,7 @@ from ferrymq.protocol import events as E
 from ferrymq.protocol.codec import MAX_BATCH, PACKERS, PROCESS_ID_LIMIT
 from ferrymq.protocol.columnframes import PutColumns, largest
 from ferrymq.protocol.columnframes import check as check_columns
-from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection
+from ferrymq.protocol.connection import CLOSED, NEED_DATA, ClientConnection, Next
 from ferrymq.protocol.errors import LocalProtocolError, RemoteProtocolError
 from ferrymq.protocol.mdcodec import pack_md
 from ferrymq.wire.mqmd import MQMD
@@ -246,16 +246,20 @@ class Session:
         Raises:
             ConnectionBroken: the server broke the protocol.
         """
-        if (data[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT) if filled else data.startswith(_IDLE_HEARTBEAT):  # type: ignore[union-attr]
-            self._heartbeat_first()
-        self.last_rx = _monotonic()
         conn = self.conn
         try:
-            if filled:
-                conn.packet_filled(len(data))
+            # A reply alone, as a request/reply loop receives, is taken with nothing buffered:
+            # no frame can be torn then, so the test for one is made only on the other way.
+            ev: Next | None = None if filled else conn.take_event(data)  # type: ignore[arg-type]  # not filled: bytes
+            if ev is None:
+                if (data[: len(_IDLE_HEARTBEAT)] == _IDLE_HEARTBEAT) if filled else data.startswith(_IDLE_HEARTBEAT):  # type: ignore[union-attr]
+                    self._heartbeat_first()
+                if filled:
+                    conn.packet_filled(len(data))
+                else:
+                    conn.receive_data(data)
                 ev = conn.next_event()
-            else:  # a reply alone, as a request/reply loop receives, in one step
-                ev = conn.receive_event(data)  # type: ignore[arg-type]  # not filled: bytes
+            self.last_rx = _monotonic()
             while True:
                 t = type(ev)
                 if t not in _NOT_REPLIES:  # first: what a request/reply loop receives

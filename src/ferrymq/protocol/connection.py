@@ -112,7 +112,7 @@ class _Machine(Conversation):
         self._eof = False
         self._error: RemoteProtocolError | None = None
         self._taking = self._takers
-        """The takers ``receive_event`` may use: none once the stream has ended or broken."""
+        """The takers ``take_event`` may use: none once the stream has ended or broken."""
         self.drained = True
         """next_event has returned every event of the bytes received so far: its next call
         would return NEED_DATA, and a driver may leave it out. False after the end of the
@@ -157,15 +157,13 @@ class _Machine(Conversation):
                 return
             reader.feed(data)
 
-    def receive_event(self, data: bytes) -> Next:
-        """``receive_data(data)`` then ``next_event()``: the first event of a read, for a
-        driver that reads bytes objects. A read that begins with a whole usual packet (what
-        a request/reply loop receives, a reply alone) is taken where it lies by its frame's
-        taker, without being buffered first.
-
-        Raises:
-            RemoteProtocolError: as ``next_event``.
-            RuntimeError: as ``receive_data``.
+    def take_event(self, data: bytes) -> E.Event | None:
+        """The first event of a read that begins with a whole usual packet while nothing is
+        buffered (what a request/reply loop receives: a reply alone), taken where it lies by
+        its frame's taker, the event ``receive_data(data)`` then ``next_event()`` would give
+        (the read's rest buffered after it). None for any other read, having taken nothing:
+        the driver feeds it with ``receive_data``. Apart, so that what a driver does before
+        bytes are buffered (the client's test for a torn frame) costs nothing on this way.
         """
         reader = self._reader
         have = len(data)
@@ -175,13 +173,13 @@ class _Machine(Conversation):
                 try:
                     got = take(self, data, 0, have, reader.max_size)
                 except DecodeError:  # next_event says what is wrong
-                    got = None
+                    return None
                 if got is not None:
                     ev, end = got
                     self._fed += have
-                    if end == have:
-                        self.drained = True
-                    else:  # more after it: buffered from there (receive_data's way, or copied)
+                    # ``drained`` is left as it is: True, as nothing was buffered (or, after a
+                    # read of no bytes into the buffer, False: next_event then says NEED_DATA).
+                    if end != have:  # more after it: buffered from there (receive_data's way, or copied)
                         self.drained = False
                         if type(data) is bytes and reader._rx is None:
                             reader._buf, reader._pos, reader._end = data, end, have
@@ -189,8 +187,7 @@ class _Machine(Conversation):
                         else:
                             reader.feed(data[end:])
                     return ev
-        self.receive_data(data)
-        return self.next_event()
+        return None
 
     def get_buffer(self, sizehint: int = -1) -> memoryview:
         """Room for the peer's next bytes to be read into, then ``buffer_updated``: the way
