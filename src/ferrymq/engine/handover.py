@@ -137,9 +137,6 @@ class HandOver:
         Returns the answer when the driver may write it before anything else: it needs no
         disk write and comes after no earlier answer (deliveries are answered in order). It
         is among ``deliveries`` too, for a driver that does not."""
-        wid, conn = w.waiter_id, w.conn
-        gmo = w.gmo
-        size = len(data)
         lsn = 0
         # take (the getter's unit of work, its saved context, a COD): only what applies to a
         # message never queued, locked or journaled (the message is never persistent here).
@@ -148,7 +145,7 @@ class HandOver:
                 msg = Message(q.name, seq, md, data, now, fifo)
             staging = self.staging
             outer = staging.apart()
-            self.take(conn, w.handle, q, msg, gmo.options, False, False)
+            self.take(w.conn, w.handle, q, msg, w.gmo.options, False, False)
             lsn = staging.rejoin(outer)
             q.last_get = now
             q.enqueued += 1  # put and taken at once: both counted, as the ordinary path counts them
@@ -157,25 +154,25 @@ class HandOver:
             q.enqueued += 1
             q.dequeued += 1  # (take counted it otherwise)
             if self.monitor.on:
-                self.monitor.got(conn, q, md.persistence == C.MQPER_PERSISTENT, size, now, False)
+                self.monitor.got(w.conn, q, md.persistence == C.MQPER_PERSISTENT, len(data), now, False)
         # Whether the wait goes on after this message: only a read-ahead's, whose limit and
         # room count down (a plain get's limit is 1, its room 0; its wait ends here).
-        waiting = w.limit > 1 and w.room > size
+        waiting = w.limit > 1 and w.room > len(data)
         if not waiting:
-            self.ended(wid, w, conn)
+            self.ended(w)
         else:
             w.limit -= 1
-            w.room -= size
+            w.room -= len(data)
             ids = self.queue_waiters[w.queue]
             if len(ids) > 1:  # its next get begins now: after those already waiting
-                ids.remove(wid)
-                ids.append(wid)
+                ids.remove(w.waiter_id)
+                ids.append(w.waiter_id)
         deliveries = self.deliveries
         first = not lsn and not deliveries and not waiting
         # Its GetResult is made only if asked for (Delivery.result): the driver writes the
         # reply from these parts.
-        delivery = Delivery(wid, None, None, lsn, waiting, md, raw, data, token_of(seq), seq, q.name,
-                            msg.properties if msg is not None else None, gmo.msg_handle)
+        delivery = Delivery(w.waiter_id, None, None, lsn, waiting, md, raw, data, token_of(seq), seq, q.name,
+                            msg.properties if msg is not None else None, w.gmo.msg_handle)
         deliveries.append(delivery)
         if report & _COA:
             if msg is None:

@@ -142,12 +142,12 @@ class Waits:
     def end_wait(self, waiter_id: int) -> Waiter | None:
         w = self.waiters.get(waiter_id)
         if w is not None:
-            self.ended(waiter_id, w, self.connections.get(w.hconn))
+            self.ended(w)
         return w
 
-    def ended(self, waiter_id: int, w: Waiter, conn: Connection | None) -> None:
-        """``end_wait`` for a wait its caller holds: ``w``, of the connection ``conn``
-        (a hand-over has both at hand)."""
+    def ended(self, w: Waiter) -> None:
+        """``end_wait`` for a wait its caller holds (a hand-over has it at hand)."""
+        waiter_id = w.waiter_id
         del self.waiters[waiter_id]
         queue_waiters = self.queue_waiters
         ids = queue_waiters.get(w.queue)
@@ -155,8 +155,7 @@ class Waits:
             ids.remove(waiter_id)
             if not ids:
                 del queue_waiters[w.queue]
-        if conn is not None:
-            conn.waiters.discard(waiter_id)
+        w.conn.waiters.discard(waiter_id)
 
     def end_handle_waits(self, hobj: int) -> None:
         """The handle closes: its waits end unanswered."""
