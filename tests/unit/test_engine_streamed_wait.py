@@ -4,9 +4,13 @@ in order, while its credit and room last; everything else keeps the one-message 
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from engine_helpers import Env
 
 from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, SubDescriptor, Waiting
+from ferrymq.engine.message import Message
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
@@ -96,3 +100,42 @@ def test_a_wait_that_goes_on_takes_its_turn_after_the_others() -> None:
     got = [(d.waiter_id, d.result.data) for d in env.qm.take_deliveries() if d.result is not None]
     assert got == [(first, b"0"), (second, b"1"), (first, b"2"), (second, b"3")]
     assert env.depth("Q1") == 0
+
+
+def test_a_copy_handed_over_is_never_made_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A publication's copy given to a waiting read-ahead goes as the publication's parts
+    (its run's template and the copy's identifiers, the shared data and properties): no
+    Message is made for it; the copies left after the credit are queued, each a Message."""
+    env = Env()
+    hconn, hobj, qname = _subscriber(env, "news/m")
+    _wait(env, hconn, hobj, 3)
+    pub = _publisher(env, "news/m")
+    made: list[str] = []
+    init = Message.__init__
+
+    def counted(self: Message, queue: str, *args: Any, **kwargs: Any) -> None:
+        made.append(queue)
+        init(self, queue, *args, **kwargs)
+
+    monkeypatch.setattr(Message, "__init__", counted)
+    assert env.qm.put_columns(env.hconn, pub, MQMD(), PutOptions(), [b"%d" % i for i in range(5)]) == [None] * 5
+    deliveries = env.qm.take_deliveries()
+    assert [d.result.data for d in deliveries if d.result is not None] == [b"0", b"1", b"2"]
+    assert made == [qname, qname]
+    assert [env.get(hobj, hconn=hconn).data for _ in range(2)] == [b"3", b"4"]
+
+
+def test_a_copy_handed_over_with_a_confirmation_keeps_its_properties() -> None:
+    """A copy whose arrival is confirmed (MQRO_COA) is made a Message as it is handed over,
+    for the report: the getter still receives the copy's mqps properties."""
+    env = Env()
+    env.define("REPLIES")
+    hconn, hobj, _ = _subscriber(env, "news/r")
+    wid = _wait(env, hconn, hobj, 2)
+    pub = _publisher(env, "news/r")
+    md = MQMD(report=C.MQRO_COA, reply_to_q="REPLIES")
+    assert env.qm.put_columns(env.hconn, pub, md, PutOptions(), [b"x"]) == [None]
+    (d,) = env.qm.take_deliveries()
+    assert d.waiter_id == wid and d.result is not None and d.result.data == b"x"
+    assert d.result.properties is not None and d.result.properties["mqps.Top"] == "news/r"
+    assert env.depth("REPLIES") == 1

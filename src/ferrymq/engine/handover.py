@@ -28,9 +28,11 @@ Anything else returns False and the caller places the message the ordinary way. 
 gets exactly what ``attempt`` would give: the same ``take`` (unit of work, COD, saved
 context), the same result, the same Delivery; COA follows, as after ``wake``.
 
-A put that its handle's memo covers (engine.putplan) asks ``taker`` before it makes a
-Message at all, and ``give`` makes one only for what needs it (take, a COA): the message a
-plain hand-over moves is never held anywhere.
+A put that its handle's memo covers (engine.putplan), and a publication's copy
+(engine.publishing), ask ``taker`` before they make a Message at all, and ``give`` makes one
+only for what needs it (take, a COA): the message a plain hand-over moves is never held
+anywhere. A copy is handed over as its publication's shared parts (data, properties, its
+run's template spliced with the copy's identifiers).
 
 The engine never calls up into its driver: ``give`` returns the answer it made when the
 driver may write it before anything else (it needs no disk write and no earlier answer is
@@ -49,6 +51,7 @@ from ferrymq.engine.objects import QueueObject
 from ferrymq.engine.session import Connection, Handle, UnitOfWork, Waiter
 from ferrymq.engine.waits import Waits
 from ferrymq.mq import constants as C
+from ferrymq.properties.model import PropertySet
 from ferrymq.wire.mqmd import MQMD
 
 _PERSISTENT, _GET_INHIBITED = C.MQPER_PERSISTENT, C.MQQA_GET_INHIBITED
@@ -128,11 +131,13 @@ class HandOver:
         return None
 
     def give(self, q: QueueObject, w: Waiter, md: MQMD, raw: bytes, report: int, data: bytes, seq: int,
-             now: float, msg: Message | None, fifo: bool = False) -> Delivery | None:
+             now: float, msg: Message | None, fifo: bool = False,
+             properties: PropertySet | None = None) -> Delivery | None:
         """What wake and attempt do for the wait ``taker`` found, for the message of sequence
         number ``seq`` with this descriptor (``raw``: packed; ``report``: its Report field) and
         data. ``msg``: the message, or None when the putter made none (it is made here if take
-        or a report needs it, as placing it would have made it; ``fifo``: the queue's order).
+        or a report needs it, as placing it would have made it; ``fifo``: the queue's order;
+        ``properties``: its properties, a publication's copy's, shared with the others).
 
         Returns the answer when the driver may write it before anything else: it needs no
         disk write and comes after no earlier answer (deliveries are answered in order). It
@@ -143,6 +148,7 @@ class HandOver:
         if not w.bare or report & _COD:
             if msg is None:
                 msg = Message(q.name, seq, md, data, now, fifo)
+                msg.properties = properties
             staging = self.staging
             outer = staging.apart()
             self.take(w.conn, w.handle, q, msg, w.gmo.options, False, False)
@@ -172,11 +178,12 @@ class HandOver:
         # Its GetResult is made only if asked for (Delivery.result): the driver writes the
         # reply from these parts.
         delivery = Delivery(w.waiter_id, None, None, lsn, waiting, md, raw, data, token_of(seq), seq, q.name,
-                            msg.properties if msg is not None else None, w.gmo.msg_handle)
+                            msg.properties if msg is not None else properties, w.gmo.msg_handle)
         deliveries.append(delivery)
         if report & _COA:
             if msg is None:
                 msg = Message(q.name, seq, md, data, now, fifo)
+                msg.properties = properties
             self.confirm(msg, None)
         return delivery if first else None
 

@@ -21,7 +21,8 @@ topic handle to ``Publisher.publish``, which:
    nothing is dropped silently.
 5. places every copy through arrival.Arrivals.place: in the putter's unit of work under
    syncpoint (visible at commit), else at once (handed to a waiting get as a put to the
-   queue would be, engine.handover); persistent copies outside syncpoint are
+   queue would be, engine.handover: as the publication's shared parts, no Message made for
+   the copy); persistent copies outside syncpoint are
    journaled in one transaction, so a crash delivers all of them or none. When several
    copies are journaled, the data is journaled once, in a record of its own that their
    records name (engine.message, record version 2; engine.staging counts them);
@@ -34,7 +35,7 @@ Retained publications reach a new subscription, or one that asks with MQSUBRQ, t
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -102,8 +103,15 @@ class Publication:
 
 _Limits = tuple[int, int, int, bool]
 """A queue's attributes as a copy's refusal reads them (``Publisher._limits``)."""
-_Shape = tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None, _Limits, bool, int]
+_Shape = tuple[QueueObject | None, str, MQMD, PropertySet, int, int, bytes | None, _Limits, bool, int, int, bool]
 """A subscription's copies (``_Copies.shapes``)."""
+_Copy = tuple[QueueObject, Subscription, bytes, bytes, _Shape]
+"""A copy of a publication planned (``Publisher._plan``): its queue and subscription, MsgId
+and CorrelId and its subscription's shape. No Message is made for it until it is queued
+(``Publisher._place``): one handed over to a waiting get never is."""
+_Dead = tuple[QueueObject, Message]
+"""A copy its queue refused, as a dead letter, and the dead-letter queue it goes to."""
+_PERSISTENT = C.MQPER_PERSISTENT
 
 
 class _Copies:
@@ -122,9 +130,11 @@ class _Copies:
         self.properties: dict[str, PropertySet] = {}
         # Per subscription: its queue (None: gone) and the queue's name, its copies'
         # template, properties, priority and persistence, its CorrelId (None: each
-        # publication's own), the queue's limits, whether it is FIFO and the template's
-        # Report options (a copy's arrival and take each read them). Nothing a run
-        # does changes the queues, their attributes or the subscriptions.
+        # publication's own), the queue's limits, whether it is FIFO, the template's
+        # Report options (a copy's arrival and take each read them), the Expiry and
+        # whether a copy may be handed over to a waiting get (engine.handover: neither
+        # persistent nor expiring). Nothing a run does changes the queues, their
+        # attributes or the subscriptions.
         self.shapes: dict[Subscription, _Shape] = {}
 
 
@@ -181,6 +191,7 @@ class Publisher:
         self.reserve_ids, self.next_sequence = state.reserve_ids, state.staging.next_sequence
         self.place_message = arrivals.place
         self.queue_waiters, self.hand_over = arrivals.queue_waiters, handover.hand_over
+        self.taker, self.give = handover.taker, handover.give
         self.units = units
         self.subscriptions, self.retained, self.topics = subscriptions, retained, topics
         # The mqps properties of publications that carry none of their own, per (topic
@@ -357,10 +368,10 @@ class Publisher:
             if uow is not None and len(uow) + len(subs) > self.state.qmgr_attr("MAXUMSGS"):
                 raise failed(C.MQRC_SYNCPOINT_LIMIT_REACHED,
                              f"unit of work would exceed MAXUMSGS with {len(subs)} copies")
-        plans = self._plan(pub, subs, False, copies=run.copies, ids=ids)
+        copies, dead = self._plan(pub, subs, False, copies=run.copies, ids=ids)
         if run.in_uow:
             uow = self.units.uow_of(run.conn)
-        self._place(plans, uow, persistent, pub.data, run)
+        self._place(pub, copies, dead, uow, persistent, True, run)
         if run.retain:
             self.retained.keep(Retained(run.topic, pub.md, pub.data, run.properties, run.now), uow)
         if subs or not run.warn_if_none:
@@ -404,37 +415,46 @@ class Publisher:
         Raises:
             MQError: MQRC_RETAINED_NOT_DELIVERED.
         """
-        plans: list[tuple[QueueObject, Message, Subscription | None]] = []
+        plans: list[tuple[Publication, list[_Copy], Sequence[_Dead]]] = []
         planned: dict[str, int] = {}
         for r in pubs:
             pub = Publication(r.topic, r.md, r.data, r.properties, r.put_at)
             try:
-                plans += self._plan(pub, [sub], True, planned, strict)
+                plans.append((pub, *self._plan(pub, [sub], True, planned, strict)))
             except MQError:
                 raise failed(C.MQRC_RETAINED_NOT_DELIVERED,
                              f"a retained publication on {r.topic!r} can reach neither {sub.destination} "
                              "nor the dead-letter queue") from None
-        self._place(plans, None, any(m.persistent for _, m, _ in plans))
-        return len(plans)
+        count = sum(len(copies) + len(dead) for _, copies, dead in plans)
+        persistent = any(shape[5] == _PERSISTENT for _, copies, _ in plans for *_, shape in copies) or any(
+            m.persistence == _PERSISTENT for _, _, dead in plans for _, m in dead)
+        # Persistent copies to more than one queue: in one unit, one journal transaction.
+        unit = UnitOfWork(self.staging.new_txid()) if persistent and count > 1 else None
+        for pub, copies, dead in plans:
+            self._place(pub, copies, dead, unit, persistent, share=False)
+        if unit is not None:
+            self.units.commit_unit(unit)
+        return count
 
     # -- planning and placing copies -------------------------------------------------------
     def _plan(self, pub: Publication, subs: list[Subscription], retained: bool,
               planned: dict[str, int] | None = None, strict: bool = False,
               copies: _Copies | None = None,
-              ids: tuple[bytes, int] | None = None) -> list[tuple[QueueObject, Message, Subscription | None]]:
-        """Each subscription's copy and the queue it goes to (a dead-letter queue for one
-        its own queue refuses), or MQRC_PUBLICATION_FAILURE as PMSGDLV/NPMSGDLV decide.
-        ``planned`` counts copies already planned per queue (depth is checked with them).
-        ``copies``: the descriptors and properties made for the other publications of a run
-        (they are the same for every one), added to as they are made. ``ids``: the copies'
-        MsgIds reserved already (``reserve_ids``'s prefix and first tail), else reserved here."""
+              ids: tuple[bytes, int] | None = None) -> tuple[list[_Copy], Sequence[_Dead]]:
+        """Each subscription's copy and the queue it goes to, and the dead letters of those
+        their own queues refuse (to a dead-letter queue), or MQRC_PUBLICATION_FAILURE as
+        PMSGDLV/NPMSGDLV decide. ``planned`` counts copies already planned per queue (depth
+        is checked with them). ``copies``: the descriptors and properties made for the
+        other publications of a run (they are the same for every one), added to as they
+        are made. ``ids``: the copies' MsgIds reserved already (``reserve_ids``'s prefix
+        and first tail), else reserved here."""
         if planned is None:
             planned = {}
-        plans: list[tuple[QueueObject, Message, Subscription | None]] = []
+        plans: list[_Copy] = []
         if not subs:
-            return plans
+            return plans, []
         md = pub.md
-        data, put_at, md_correl = pub.data, pub.put_at, pub.correl_id or md.correl_id
+        data, md_correl = pub.data, pub.correl_id or md.correl_id
         size = len(data)
         # The copies of one publication differ in MsgId, CorrelId and what the subscription
         # sets (identity, priority, persistence): one stored descriptor (a template, see
@@ -447,7 +467,7 @@ class Publisher:
             fields = copies.fields = (md.expiry, md.persistence, md.priority)
         expiry, md_persistence, md_priority = fields
         templates, props_for = copies.templates, copies.properties
-        failures: list[tuple[Subscription, Message, int, str]] = []
+        failures: list[tuple[Subscription, MQMD, PropertySet, int, str]] = []
         queues, refusal = self.objects.queues, self._refusal
         id_prefix, id_tail = self.reserve_ids(len(subs)) if ids is None else ids
         shapes = copies.shapes
@@ -475,25 +495,21 @@ class Publisher:
                         priority, persistence, sub.user[:12], sub.pub_accounting_token, sub.pub_appl_identity_data)
                 shape = shapes[sub] = (q, q.name if q is not None else sub.destination, template, props, priority,
                                        persistence, sub.correl_id if sub.correl_id != NONE_ID else None,
-                                       self._limits(q), q is not None and q.fifo, template.report)
-            q, qname, template, props, priority, persistence, correl, limits, fifo, report = shape
+                                       self._limits(q), q is not None and q.fifo, template.report, expiry,
+                                       persistence != _PERSISTENT and expiry == C.MQEI_UNLIMITED)
+            q, qname, _, _, _, persistence, correl, limits, _, _, _, _ = shape
             if correl is None:
                 correl = md_correl
             msg_id = id_prefix + id_tail.to_bytes(8, "big")
             id_tail += 1
-            msg = Message(qname, 0, None, data, put_at, fifo, fields=(expiry, priority, persistence, msg_id, correl),
-                          template=template, report=report)
-            msg.properties = props
             reason = refusal(q, size, persistence, planned.get(qname, 0), limits)
             if reason:
-                failures.append((sub, msg, reason, qname))
+                failures.append((sub, shape[2].with_ids(msg_id, correl), shape[3], reason, qname))
                 continue
             assert q is not None
             planned[qname] = planned.get(qname, 0) + 1
-            plans.append((q, msg, sub))
-        if failures:
-            plans += self._undeliverable(pub, failures, planned, strict)
-        return plans
+            plans.append((q, sub, msg_id, correl, shape))
+        return plans, self._undeliverable(pub, failures, planned, strict) if failures else ()
 
     def _copy_properties(self, pub: Publication, user_data: str, retained: bool) -> PropertySet:
         own = pub.properties
@@ -549,22 +565,28 @@ class Publisher:
             return C.MQRC_Q_SPACE_NOT_AVAILABLE
         return 0
 
-    def _undeliverable(self, pub: Publication, failures: list[tuple[Subscription, Message, int, str]],
-                       planned: dict[str, int], strict: bool) -> list[tuple[QueueObject, Message, Subscription | None]]:
+    def _undeliverable(self, pub: Publication, failures: list[tuple[Subscription, MQMD, PropertySet, int, str]],
+                       planned: dict[str, int], strict: bool) -> list[_Dead]:
+        """The dead letters of the copies their queues refused (each: its subscription,
+        descriptor, properties, the reason and the queue), as the module docstring says.
+
+        Raises:
+            MQError: MQRC_PUBLICATION_FAILURE.
+        """
         topics = self.topics
         dlq = self.state.dead_letter_queue() if topics.effective(pub.topic, "USEDLQ") == C.MQUSEDLQ_YES else None
         policy = int(topics.effective(pub.topic, "PMSGDLV" if pub.persistent else "NPMSGDLV"))
-        out: list[tuple[QueueObject, Message, Subscription | None]] = []
+        out: list[_Dead] = []
         date, tod = self.state.stamp_put(self.clock.now())
         ccsid = self.state.qmgr_attr("CCSID")
-        for sub, msg, reason, qname in failures:
+        for sub, md, props, reason, qname in failures:
             if dlq is not None:
-                dl_md, dl_data = dead_letter(self.name, ccsid, msg.md, pub.data, reason, qname, date, tod)
+                dl_md, dl_data = dead_letter(self.name, ccsid, md, pub.data, reason, qname, date, tod)
                 dead = Message(dlq.name, 0, dl_md, dl_data, pub.put_at, dlq.fifo)
-                dead.properties = msg.properties
+                dead.properties = props
                 if not self._refusal(dlq, dead.data_length, dead.persistence, planned.get(dlq.name, 0)):
                     planned[dlq.name] = planned.get(dlq.name, 0) + 1
-                    out.append((dlq, dead, None))
+                    out.append((dlq, dead))
                     log.warning("event=publication_dead_lettered topic=%s subscription=%s queue=%s reason=%d",
                                 pub.topic, sub.key, qname, reason)
                     continue
@@ -576,16 +598,23 @@ class Publisher:
                         pub.topic, sub.key, qname, reason)
         return out
 
-    def _place(self, plans: list[tuple[QueueObject, Message, Subscription | None]], uow: UnitOfWork | None,
-               persistent: bool, data: bytes | None = None, run: _Run | None = None) -> None:
-        """Place planned copies: in ``uow``; or, for persistent copies to more than one
-        queue, in a unit of their own (one journal transaction): the ``run``'s, which
-        ``_end_run`` commits once for all its publications, or one committed at once; or one
-        by one. The persistent copies of ``data`` (not a dead letter's) share one data
-        record when there are several."""
-        if not plans:
+    def _place(self, pub: Publication, copies: list[_Copy], dead: Sequence[_Dead], uow: UnitOfWork | None,
+               persistent: bool, share: bool, run: _Run | None = None) -> None:
+        """Place the planned copies of ``pub``, then the dead letters: in ``uow``; or, for
+        persistent copies to more than one queue, in a unit of their own (one journal
+        transaction): the ``run``'s, which ``_end_run`` commits once for all its
+        publications, or one committed at once; or one by one. With ``share``, the
+        persistent copies (not the dead letters) share one record of the data when there
+        are several.
+
+        A copy outside a unit of work goes straight to a get waiting for it, when that is
+        provably what placing it would do (engine.handover), as the publication's parts
+        (template, identifiers, data, properties): a Message is made only for a copy that
+        is queued, or that the taking needs (HandOver.give)."""
+        if not copies and not dead:
             return
-        own_unit = uow is None and persistent and (len(plans) > 1 or (run is not None and run.unit is not None))
+        own_unit = uow is None and persistent and (len(copies) + len(dead) > 1
+                                                   or (run is not None and run.unit is not None))
         unit = uow
         if own_unit:
             unit = run.unit if run is not None else None
@@ -593,30 +622,46 @@ class Publisher:
                 unit = UnitOfWork(self.staging.new_txid())
                 if run is not None:
                     run.unit = unit
-        if data is not None and unit is not None:
-            sharing = [msg for _, msg, sub in plans if sub is not None and msg.persistent]
-            if len(sharing) > 1:
-                rid = self.staging.journal_data(data, unit.txid)
-                for msg in sharing:
-                    msg.share_data(rid, data)
+        data, put_at = pub.data, pub.put_at
+        # The queues with waiting gets (None in a unit of work: no hand-over there), and the
+        # record of the data the persistent copies share (0: none).
+        waiting: dict[str, list[int]] | None = self.queue_waiters
+        shared = 0
+        if unit is not None:
+            waiting = None
+            if persistent and share and sum(1 for *_, shape in copies if shape[5] == _PERSISTENT) > 1:
+                shared = self.staging.journal_data(data, unit.txid)
         next_sequence, place, monitor = self.next_sequence, self.place_message, self.monitor
-        waiting, hand_over = self.queue_waiters, self.hand_over
         # The persistent copies placed in a unit: their records staged with one journal call.
         gather: list[Message] | None = [] if unit is not None else None
-        for q, msg, sub in plans:
-            # Each copy was made for its queue's order (_plan): only its sequence number is new.
-            msg.seq = seq = next_sequence(q)
-            msg.key = (msg.key[0], seq)
-            # A copy outside a unit of work goes straight to a get waiting for it, when that
-            # is provably what placing it would do (engine.handover).
-            if unit is not None or q.name not in waiting or not hand_over(q, msg, None, msg.put_at)[0]:
+        for q, sub, msg_id, correl, shape in copies:
+            seq = next_sequence(q)
+            _, qname, template, props, priority, persistence, _, _, fifo, report, expiry, handable = shape
+            # (a copy always has properties: MQTopicString)
+            if (waiting and handable and qname in waiting
+                    and (taken := self.taker(q, msg_id, correl, len(data), True)) is not None):
+                md, raw = template.with_ids_packed(msg_id, correl)
+                self.give(q, taken, md, raw, report, data, seq, put_at, None, fifo, props)
+            else:
+                msg = Message(qname, seq, None, data, put_at, fifo, fields=(expiry, priority, persistence, msg_id, correl),
+                              template=template, report=report)
+                msg.properties = props
+                if shared and persistence == _PERSISTENT:
+                    msg.share_data(shared, data)
                 place(q, msg, unit, gather)
-            q.last_put = msg.put_at
-            if sub is not None:
-                sub.delivered += 1
-                sub.last_msg_at = msg.put_at
-                if monitor.on:
-                    monitor.published(msg.persistent, msg.data_length)
+            q.last_put = put_at
+            sub.delivered += 1
+            sub.last_msg_at = put_at
+            if monitor.on:
+                monitor.published(persistence == _PERSISTENT, len(data))
+        if dead:
+            hand_over = self.hand_over
+            for q, msg in dead:
+                msg.seq = seq = next_sequence(q)
+                msg.key = (msg.key[0], seq)
+                if unit is not None or q.name not in self.queue_waiters or not hand_over(q, msg, None, put_at)[0]:
+                    place(q, msg, unit, gather)
+                q.last_put = put_at
         if gather:
             assert unit is not None
             self.staging.journal_messages(gather, unit.txid)
