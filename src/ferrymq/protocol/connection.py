@@ -68,16 +68,21 @@ def _incoming(frames: dict[int, codec.Decoder], packets: dict[int, codec.PacketD
             for ptype, decode in frames.items()}
 
 
-Takers = dict[int, "layout.Take[E.Event]"]
+Takers = list["layout.Take[E.Event] | None"]
 """The step that takes each usual packet (layout.Frame.taker: its decoder and its rule at
 once), by the low byte of its type: every packet type of the client protocol lies in
 1024..1279 (codec), so that byte alone tells the frames apart, and the taker checks the
-whole type (another goes the general way)."""
+whole type (another goes the general way). A list of 256, None where no frame has a
+taker: indexed by a byte, one step of the interpreter's own, where a dict's ``get`` is
+a method call per frame."""
+
+NO_TAKERS: Final[Takers] = [None] * 256
+"""The takers of a machine whose stream has ended or broken: none."""
 
 
 def _make_takers(incoming: Incoming, md_as_bytes: bool = False) -> Takers:
     assert all(ptype >> 8 == 4 for ptype in incoming), "a packet type outside 1024..1279"
-    out: Takers = {}
+    out: Takers = [None] * 256
     for ptype, (_, rule, _) in incoming.items():
         lines, names = rules.USUAL.get(rule, (None, {}))
         take = codec.FRAMES[codec.EVENTS[ptype]].taker(
@@ -142,7 +147,7 @@ class _Machine(Conversation):
         self.drained = False
         if not data:
             self._eof = True
-            self._taking = {}
+            self._taking = NO_TAKERS
             return
         if self._eof:
             raise RuntimeError("received data after the end of the stream")
@@ -168,7 +173,7 @@ class _Machine(Conversation):
         reader = self._reader
         have = len(data)
         if reader.drained and have >= HEADER_SIZE:
-            take = self._taking.get(data[3])
+            take = self._taking[data[3]]
             if take is not None:
                 try:
                     got = take(self, data, 0, have, reader.max_size)
@@ -239,7 +244,7 @@ class _Machine(Conversation):
                 # kept by its frame's taker, the frame told by the type in the header (the
                 # taker checks the header as GPacketReader.next_in_place does, and leaves
                 # every other case, and every error, to the general way below).
-                take = self._takers.get(buf[pos + 3])
+                take = self._takers[buf[pos + 3]]
                 if take is not None:
                     try:
                         got = take(self, buf, pos, have, reader.max_size)
@@ -287,7 +292,7 @@ class _Machine(Conversation):
                     raise RemoteProtocolError(str(exc)) from None
         except RemoteProtocolError as exc:
             self._error = exc
-            self._taking = {}
+            self._taking = NO_TAKERS
             self.state = State.ERROR
             raise
         self.drained = reader.drained and not self._eof
@@ -313,9 +318,10 @@ class _Machine(Conversation):
         """The packet of ``ev`` as pieces, once the rule of ``ev`` has allowed it and
         applied it (an event that cannot be encoded changes nothing)."""
         parts: list[bytes] = []
-        send = self._mine.get(type(ev))
-        if send is None:
-            raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
+        try:  # a subscript, not get(): no method call per frame
+            send = self._mine[type(ev)]
+        except KeyError:
+            raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends") from None
         try:
             send(self, ev, parts)
         except _ENCODING_ERRORS as exc:
@@ -335,9 +341,10 @@ class _Machine(Conversation):
         """
         # _send's work, inline: every reply a server writes comes through here
         parts: list[bytes] = []
-        send = self._mine.get(type(ev))
-        if send is None:
-            raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
+        try:  # a subscript, not get(): no method call per frame
+            send = self._mine[type(ev)]
+        except KeyError:
+            raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends") from None
         try:
             send(self, ev, parts)
         except _ENCODING_ERRORS as exc:
@@ -364,9 +371,10 @@ class _Machine(Conversation):
         parts: list[bytes] = []
         mine = self._mine
         for ev in events:  # _send's work, inline: a request/reply loop's every write comes here
-            send = mine.get(type(ev))
-            if send is None:
-                raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends")
+            try:
+                send = mine[type(ev)]
+            except KeyError:
+                raise LocalProtocolError(f"{type(ev).__name__} is not a frame this side sends") from None
             try:
                 send(self, ev, parts)
             except _ENCODING_ERRORS as exc:
