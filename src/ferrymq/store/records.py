@@ -131,14 +131,16 @@ the memory fresh each time)."""
 
 
 class Gather:
-    """The records of one write: headers and small payloads copied into a buffer, large
-    payloads kept as they are (the caller never changes a payload it handed over). A
-    payload may come as a tuple of parts, each treated so."""
+    """The records of one write: headers and small payloads gathered as pieces and joined
+    once when taken (one copy of each byte, into a buffer of the exact size: a bytearray
+    grown record by record copied the batch again at each reallocation), large payloads
+    kept as they are (the caller never changes a payload it handed over). A payload may
+    come as a tuple of parts, each treated so."""
 
-    __slots__ = ("_buf", "_parts", "size")
+    __slots__ = ("_parts", "_pieces", "size")
 
     def __init__(self) -> None:
-        self._buf = bytearray()
+        self._pieces: list[Payload] = []  # small pieces, in order, since the last large part
         self._parts: list[Payload] = []
         self.size = 0
 
@@ -154,30 +156,30 @@ class Gather:
                 items: Sequence[tuple[int, Payload | tuple[bytes, ...]]]) -> list[int]:
         """A record for each ``(record_id, payload)``, as ``add`` frames it, LSNs from
         ``lsn`` on; their sizes."""
-        buf = self._buf
+        pieces = self._pieces
         sizes = []
-        total = 0
-        pack = TAIL.pack
+        pack, crc_pack = TAIL.pack, CRC.pack
         for record_id, payload in items:
             parts = payload if isinstance(payload, tuple) else (payload,)
             n = sum(map(len, parts))
             tail = pack(MAGIC, rtype, flags, n, kind, lsn, record_id, txid)
-            crc = crc32c(tail, salt)
-            for part in parts:
-                crc = crc32c(part, crc)
-            buf += CRC.pack(crc)
-            buf += tail
-            for part in parts:
-                if len(part) < BY_REFERENCE:
-                    buf += part
-                else:
-                    self._parts += (buf, part)
-                    buf = self._buf = bytearray()
-            n += HEADER_SIZE
-            sizes.append(n)
-            total += n
+            if n < BY_REFERENCE:  # small: the record joined, checksummed with one call
+                framed = b"".join((tail, *parts))
+                pieces += (crc_pack(crc32c(framed, salt)), framed)
+            else:
+                crc = crc32c(tail, salt)
+                for part in parts:
+                    crc = crc32c(part, crc)
+                pieces += (crc_pack(crc), tail)
+                for part in parts:
+                    if len(part) < BY_REFERENCE:
+                        pieces.append(part)
+                    else:  # written from where it lies, between the joined pieces
+                        self._parts += (b"".join(pieces), part)
+                        pieces.clear()
+            sizes.append(n + HEADER_SIZE)
             lsn += 1
-        self.size += total
+        self.size += sum(sizes)
         return sizes
 
     def add_pad(self, salt: int, lsn: int, end: int) -> int:
@@ -188,15 +190,15 @@ class Gather:
 
     def add_encoded(self, data: bytes) -> None:
         """Bytes already framed (a file's SEGMENT record)."""
-        self._buf += data
+        self._pieces.append(data)
         self.size += len(data)
 
     def take(self) -> list[Payload]:
         """The parts in write order; the gather starts empty again."""
         parts = self._parts
-        if self._buf:
-            parts.append(self._buf)
-        self._buf, self._parts, self.size = bytearray(), [], 0
+        if self._pieces:
+            parts.append(b"".join(self._pieces))
+        self._pieces, self._parts, self.size = [], [], 0
         return parts
 
 
