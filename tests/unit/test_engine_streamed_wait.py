@@ -9,8 +9,17 @@ from typing import Any
 import pytest
 from engine_helpers import Env
 
-from ferrymq.engine.api import GetOptions, ObjectDescriptor, PutOptions, SubDescriptor, Waiting
+from ferrymq.engine.api import (
+    Delivery,
+    GetOptions,
+    GetResult,
+    ObjectDescriptor,
+    PutOptions,
+    SubDescriptor,
+    Waiting,
+)
 from ferrymq.engine.message import Message
+from ferrymq.errors import failed
 from ferrymq.mq import constants as C
 from ferrymq.wire.mqmd import MQMD
 
@@ -139,3 +148,31 @@ def test_a_copy_handed_over_with_a_confirmation_keeps_its_properties() -> None:
     assert d.waiter_id == wid and d.result is not None and d.result.data == b"x"
     assert d.result.properties is not None and d.result.properties["mqps.Top"] == "news/r"
     assert env.depth("REPLIES") == 1
+
+
+def test_a_handed_over_copy_is_pushed_as_its_own_parts() -> None:
+    """What a read-ahead pushes of a copy handed to its wait (Delivery.parts) is what get
+    returns of it, but with the publication's own property set, shared by the copies (a
+    frame only reads it), where ``result`` gives the getter a copy of its own."""
+    env = Env()
+    hconn, hobj, _ = _subscriber(env, "news/p")
+    _wait(env, hconn, hobj, 3)
+    pub = _publisher(env, "news/p")
+    env.qm.put_columns(env.hconn, pub, MQMD(), PutOptions(), [b"a", b"bb"])
+    first, second = env.qm.take_deliveries()
+    parts, others = first.parts(), second.parts()
+    assert parts is not None and others is not None
+    md_bytes, data, length, token, props = parts
+    assert props is not None and props is others[4] and props["mqps.Top"] == "news/p"
+    r = first.result
+    assert r is not None and r.md_bytes is not None
+    assert (md_bytes, data, length, token) == (r.md_bytes, r.data, r.data_length, r.msg_token) == (
+        r.md.pack(), b"a", 1, r.msg_token)
+    assert r.properties == props and r.properties is not props
+    assert others[1:3] == (b"bb", 2)
+
+
+def test_a_delivery_made_from_a_result_or_an_error_has_its_parts_or_none() -> None:
+    result = GetResult(MQMD(version=2), b"xyz", 5, bytes(16), "Q1")
+    assert Delivery(7, result).parts() == (MQMD(version=2).pack(), b"xyz", 5, bytes(16), None) == result.parts()
+    assert Delivery(8, None, failed(C.MQRC_NO_MSG_AVAILABLE, "timed out")).parts() is None

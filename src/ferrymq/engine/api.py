@@ -205,6 +205,15 @@ class GetResult:
     # pack ``md``). A driver that sends the descriptor uses it instead of packing again.
     md_bytes: bytes | None = None
 
+    def parts(self) -> MessageParts:
+        """The message as a driver sends it (see MessageParts)."""
+        return self.md_bytes or self.md.pack(), self.data, self.data_length, self.msg_token, self.properties
+
+
+MessageParts = tuple[bytes, bytes, int, bytes, PropertySet | None]
+"""A message got, as a driver sends it: its MQMD (little-endian version 2), the data
+returned, DataLength, MsgToken and properties (None or empty: none)."""
+
 
 @dataclass(slots=True)  # made per waiting get: a plain __init__ is 4x cheaper than frozen
 class Waiting:
@@ -250,6 +259,18 @@ class Delivery:
         self.queue = queue
         self.properties = properties
         self._handle = handle  # the getter gave a message handle: its result carries a PropertySet
+
+    def parts(self) -> MessageParts | None:
+        """The message as a driver sends it (a read-ahead's push); None for a wait that
+        ended in ``error``. A handed-over message's are its own parts: no GetResult is made,
+        and its properties are the message's (a frame only reads them), not the getter's
+        copy that ``result`` makes."""
+        md_bytes = self.md_bytes
+        if md_bytes is not None:
+            data = self.data
+            return md_bytes, data, len(data), self.msg_token, self.properties
+        r = self.result
+        return None if r is None else r.parts()
 
     @property
     def result(self) -> GetResult | None:

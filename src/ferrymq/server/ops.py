@@ -19,6 +19,7 @@ from ferrymq.engine import chlattrs as K
 from ferrymq.engine.api import (
     GetOptions,
     GetResult,
+    MessageParts,
     ObjectDescriptor,
     PersistentNext,
     PutOptions,
@@ -639,7 +640,7 @@ def pump(h: ClientHandler, c: Consumer) -> None:
                                           max(limit, 1), streamed=True)
             lsn = qmgr.take_sync_lsn()
             for r in results:
-                gather(h, c, r, lsn, limit)
+                gather(h, c, r.parts(), lsn, limit)
             if stop is None:
                 continue
             push_gathered(h, c)  # what was taken goes out before the wait, pause or end
@@ -660,21 +661,21 @@ def batch_bytes(h: ClientHandler) -> int:
     return min(PUSH_BATCH_BYTES, h.conn.batch_limit())
 
 
-def gather(h: ClientHandler, c: Consumer, r: GetResult, lsn: int, limit: int) -> None:
-    """Count ``r``, taken for read-ahead consumer ``c``, against its credit and add it to
-    the PushedBatch being gathered (``limit``: ``batch_bytes``); one that needs a disk
-    write first (``lsn``) or fills a frame alone goes in a Pushed of its own."""
-    props = r.properties
+def gather(h: ClientHandler, c: Consumer, item: MessageParts, lsn: int, limit: int) -> None:
+    """Count ``item``, a message taken for read-ahead consumer ``c``, against its credit
+    and add it to the PushedBatch being gathered (``limit``: ``batch_bytes``); one that
+    needs a disk write first (``lsn``) or fills a frame alone goes in a Pushed of its own."""
+    _, data, _, _, props = item
     # MQMD v2 and the item's header, generously, and the properties' binary form
-    item_size = len(r.data) + 420 + (len(props_model.pack(props)) if props else 0)
+    item_size = len(data) + 420 + (len(props_model.pack(props)) if props else 0)
     if lsn > 0 or item_size > limit:
         push_gathered(h, c)
-        push(h, c, r, lsn)
+        push(h, c, item, lsn)
         return
     if c.gathered_bytes + item_size > limit:
         push_gathered(h, c)
     c.credit -= 1
-    c.gathered.append((r.md_bytes or r.md.pack(), r.data, r.data_length, r.msg_token, props))
+    c.gathered.append(item)
     c.gathered_bytes += item_size
 
 
@@ -706,10 +707,10 @@ def pause(h: ClientHandler, c: Consumer) -> None:
     h.emit(E.PersistentNext(c.hobj))
 
 
-def push(h: ClientHandler, c: Consumer, r: GetResult, lsn: int) -> None:
+def push(h: ClientHandler, c: Consumer, item: MessageParts, lsn: int) -> None:
     push_gathered(h, c)  # in the order they were taken
     c.credit -= 1
-    h.emit_after(lsn, E.Pushed(c.hobj, r.md.pack(), r.data, r.data_length, r.msg_token, r.properties))
+    h.emit_after(lsn, E.Pushed(c.hobj, *item))
 
 
 def stop_consumer(h: ClientHandler, c: Consumer, error: MQError | None = None, *, reply: bool = True) -> None:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ferrymq.engine.api import Delivery, GetResult, PersistentNext
+from ferrymq.engine.api import Delivery, PersistentNext
 from ferrymq.engine.chlcontrol import Request
 from ferrymq.engine.qmgr import QueueManager
 from ferrymq.engine.session import connection_id
@@ -456,8 +456,9 @@ class QueueManagerServer:
                 return
             h = w.handler
             c = h.consumers.get(w.hobj)
-            if c is not None and d.result is not None:
-                ops.gather(h, c, d.result, d.sync_lsn, ops.batch_bytes(h))
+            # Pushed as the message's parts: no GetResult is made for it (Delivery.parts).
+            if c is not None and (parts := d.parts()) is not None:
+                ops.gather(h, c, parts, d.sync_lsn, ops.batch_bytes(h))
                 self._gathering[id(c)] = (h, c)
             return
         w = self.waiters.pop(d.waiter_id, None)
@@ -472,9 +473,10 @@ class QueueManagerServer:
             if c is None:
                 return
             c.waiter_id = 0
-            if isinstance(d.result, GetResult):
+            parts = d.parts()
+            if parts is not None:
                 self._gathering.pop(id(c), None)
-                ops.gather(h, c, d.result, d.sync_lsn, ops.batch_bytes(h))
+                ops.gather(h, c, parts, d.sync_lsn, ops.batch_bytes(h))
                 ops.pump(h, c)  # sends it with what it takes next
             elif isinstance(d.error, PersistentNext):
                 ops.pause(h, c)
