@@ -122,14 +122,12 @@ class Waiter:
     """A get that is waiting for a message (MQGMO_WAIT)."""
 
     waiter_id: int
-    hconn: int
-    hobj: int
     md: MQMD
     gmo: GetOptions
     buffer_length: int
     queue: str
-    # Its connection and handle, for a put that hands its message over (engine.handover) to
-    # read without looking them up: a wait ends before either goes (MQCLOSE, MQDISC).
+    # Its connection and handle (a put that hands its message over, engine.handover, reads
+    # them without looking them up): a wait ends before either goes (MQCLOSE, MQDISC).
     conn: Connection
     handle: Handle
     # The MsgId and CorrelId its search compares (matched by the options and not none), or

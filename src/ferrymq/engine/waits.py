@@ -78,7 +78,7 @@ class Waits:
                      or h.selection is not None)
         bare = not (opts & _SYNCPOINT or h.options & _SAVE_ALL_CONTEXT)
         # (all positional: a class called with keywords is called through a dict of them)
-        self.waiters[wid] = Waiter(wid, conn.hconn, h.hobj, md, gmo, buffer_length, queue, conn, h,
+        self.waiters[wid] = Waiter(wid, md, gmo, buffer_length, queue, conn, h,
                                    None if msg_id == NONE_ID else msg_id, None if correl_id == NONE_ID else correl_id,
                                    1, 0, plain, bare)
         ids = self.queue_waiters.get(queue)
@@ -121,11 +121,7 @@ class Waits:
             w = self.waiters.get(wid)
             if w is None:
                 continue
-            conn = self.connections.get(w.hconn)
-            h = conn.handles.get(w.hobj) if conn is not None else None
-            if conn is None or h is None:
-                self.end_wait(wid)
-                continue
+            conn, h = w.conn, w.handle
             outer = staging.apart()  # the waiter's own durability is separate from the call that woke it
             try:
                 self._check_get_allowed(h)
@@ -159,7 +155,7 @@ class Waits:
 
     def end_handle_waits(self, hobj: int) -> None:
         """The handle closes: its waits end unanswered."""
-        for wid in [w.waiter_id for w in self.waiters.values() if w.hobj == hobj]:
+        for wid in [w.waiter_id for w in self.waiters.values() if w.handle.hobj == hobj]:
             self.end_wait(wid)
 
     def cancel_wait(self, waiter_id: int) -> bool:

@@ -55,7 +55,7 @@ def handle_status(qm: QueueManager, h: Handle) -> dict[str, Value]:
         "INPUT": {C.MQOO_INPUT_SHARED: F.MQQSO_SHARED, C.MQOO_INPUT_EXCLUSIVE: F.MQQSO_EXCLUSIVE}.get(h.input_mode, F.MQQSO_NO),
         "OUTPUT": yes[bool(h.options & C.MQOO_OUTPUT)], "BROWSE": yes[bool(h.options & C.MQOO_BROWSE)],
         "INQUIRE": yes[bool(h.options & C.MQOO_INQUIRE)], "SET": yes[bool(h.options & C.MQOO_SET)],
-        "HSTATE": F.MQHSTATE_ACTIVE if any(w.hobj == h.hobj for w in qm.waiters.values()) else F.MQHSTATE_INACTIVE,
+        "HSTATE": F.MQHSTATE_ACTIVE if any(w.handle is h for w in qm.waiters.values()) else F.MQHSTATE_INACTIVE,
     })
     return values
 
