@@ -285,10 +285,13 @@ class Message:
         """``encode()``'s bytes in parts, the data as it is held: what the journal is given,
         so that a large body is not copied into a joined record first."""
         shared = self.data_record
-        if self._buf is None and self._md is None and not shared:  # paged out and unchanged: the record as it is
+        buf, md = self._buf, self._md
+        if buf is None and md is None and not shared:  # paged out and unchanged: the record as it is
             return (self._record(),)
         name = self.queue.encode("ascii")
-        raw = self.md_bytes()
+        raw = md._raw if md is not None else b""
+        if not raw.startswith(V2_LE_HEAD):  # its own MQMD as stored (a put's): the bytes themselves, no calls
+            raw = self.md_bytes()
         props = props_model.pack(self.properties) if self.properties else b""
         flags = FLAG_TYPED_PROPERTIES | (FLAG_V6_BODY if self.v6 else 0)
         head = _HEAD.pack(_SHARED_DATA_VERSION if shared else _RECORD_VERSION, flags, len(name), self.seq, self.put_at,
@@ -298,7 +301,7 @@ class Message:
         # data (a publication's) is all small parts: one.
         if shared:
             return (b"".join((head, name, raw, props, _DATA_REF.pack(shared))),)
-        return b"".join((head, name, raw, props)), self.data
+        return b"".join((head, name, raw, props)), buf if buf is not None and not self._off else self.data
 
     def share_data(self, record_id: int, data: bytes) -> None:
         """From now on the data is ``data`` (the same bytes object as the messages that share
