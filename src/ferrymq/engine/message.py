@@ -106,11 +106,10 @@ class Message:
         self._md = md
         self._md_off = md_offset  # where the stored MQMD v2 sits in _buf (-1: not there)
         self._tpl = template
-        if md is not None:
-            expiry, self.priority, self.persistence, self.msg_id, self.correl_id = md.queue_fields()
-        else:
-            assert fields is not None
-            expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
+        if fields is None:  # else the maker knows them (a plan's put, a run's message, a record's)
+            assert md is not None
+            fields = md.queue_fields()
+        expiry, self.priority, self.persistence, self.msg_id, self.correl_id = fields
         # The descriptor's Report options, read now (a plain attribute, not a property: the
         # arrival (COA) and the take (COD) of every message ask), unless the maker knows
         # them (a template's, the same for every message made from it).

@@ -86,8 +86,8 @@ class PutPlan:
     (see the module docstring). ``base`` is the stored descriptor of a put with the plan's
     inputs, whatever its identifiers and put time."""
 
-    __slots__ = ("base", "comp", "epoch", "fifo", "handable", "in_uow", "limits", "options", "report", "steady",
-                 "warning")
+    __slots__ = ("base", "comp", "epoch", "expiry", "fifo", "handable", "in_uow", "limits", "options", "persistence",
+                 "priority", "report", "steady", "warning")
 
     def __init__(self, epoch: int, options: int, steady: bytes, warning: int, limits: PutLimits, fifo: bool,
                  base: MQMD) -> None:
@@ -95,6 +95,9 @@ class PutPlan:
         self.warning, self.comp = warning, C.MQCC_WARNING if warning else C.MQCC_OK
         self.in_uow = bool(options & C.MQPMO_SYNCPOINT)
         self.report = base.report
+        # Expiry, Priority and Persistence of every message the plan puts (the Message's
+        # fields with its identifiers: read from its descriptor once, not per put).
+        self.expiry, self.priority, self.persistence = base.queue_fields()[:3]
         # What a hand-over to a waiting get asks of the put itself (engine.handover): outside
         # syncpoint, a message without expiry, not persistent.
         self.handable = (not self.in_uow and base.expiry == C.MQEI_UNLIMITED

@@ -255,7 +255,8 @@ class Putter:
         if taken is not None:  # handed over: no Message is made unless take or a report needs one
             delivered = self.give(q, taken, stored, stored.image, plan.report, data, seq, now, None, plan.fifo)
         else:
-            msg = Message(q.name, seq, stored, data, now, plan.fifo, report=plan.report)
+            msg = Message(q.name, seq, stored, data, now, plan.fifo, report=plan.report,
+                          fields=(plan.expiry, plan.priority, plan.persistence, msg_id, correl_id))
             self.place_message(q, msg, self.uow_of(conn) if in_uow else None, gather)
         q.last_put = now
         return PutResult(stored, q.name, self.name, plan.comp, plan.warning, seq, delivered)
