@@ -341,7 +341,9 @@ class Frame(Generic[Ev]):
             if rule is None:
                 return [f"return [{packed}, {', '.join(rest)}]" if rest else f"return [{packed}]"]
             made = [f"h = {packed}", *(line.format(unusual="_full(c, e)") for line in rule)]
-            return [*made, f"parts += (h, {', '.join(rest)})" if rest else "parts.append(h)"]
+            # One append a piece (a step the interpreter specialises), not ``parts += (...)``:
+            # that makes a tuple and goes the generic way of ``+=`` to list.extend.
+            return [*made, *(f"parts += {p[1:]}" if p.startswith("*") else f"parts.append({p})" for p in ["h", *rest])]
 
         if status_head is not None:
             # The usual status first, as a branch of its own: the general lines after it
